@@ -1,0 +1,71 @@
+"""prefscore's rules engine: pure functions from a table's rules, its state and a deal
+to the entries the deal writes and the new state. No I/O, no web, no database.
+
+    rules = make_rules("piter", players=3, pool_target=20, options={"stalingrad": False})
+    state = TableState.new(rules, first_dealer=0)
+    result = apply_deal(rules, state, Deal.from_dict(body))   # -> DealResult(entries, state)
+    state = replay(rules, 0, deals).state                      # fold a whole log
+    settle(rules, state, stake=Fraction(1, 2))                 # -> Settlement
+"""
+
+from .conventions import (
+    CONTRACT_VALUE,
+    CONVENTION_NAMES,
+    CONVENTIONS,
+    Convention,
+    OptionSpec,
+    Rules,
+    conventions_catalog,
+    make_rules,
+)
+from .deal import Deal
+from .errors import (
+    DealerMismatch,
+    FieldError,
+    InvalidDeal,
+    InvalidTable,
+    ReplayError,
+    RulesError,
+    TableFinished,
+)
+from .scoring import DealResult, Replay, apply_deal, replay
+from .settlement import Settlement, Transfer, settle
+from .state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
+
+# Bumped whenever a rule change can change a stored sheet; part of the sheet's ETag.
+RULES_VERSION = 1
+
+__all__ = [
+    "CONTRACT_VALUE",
+    "CONVENTION_NAMES",
+    "CONVENTIONS",
+    "RULES_VERSION",
+    "Amount",
+    "Bonus",
+    "Convention",
+    "Deal",
+    "DealResult",
+    "DealerMismatch",
+    "Entry",
+    "FieldError",
+    "InvalidDeal",
+    "InvalidTable",
+    "OptionSpec",
+    "Replay",
+    "ReplayError",
+    "Rules",
+    "RulesError",
+    "Settlement",
+    "TableFinished",
+    "TableState",
+    "Transfer",
+    "amount_from_json",
+    "amount_to_json",
+    "apply_deal",
+    "conventions_catalog",
+    "exact",
+    "make_rules",
+    "replay",
+    "settle",
+    "sheet",
+]

@@ -1,0 +1,232 @@
+"""Typed deal inputs (API.md "Deals") and their shape checks.
+
+``Deal.from_dict`` takes the JSON body of a deal and checks its shape: known
+fields, types, seat keys. Whether the deal fits the table (active seats, tricks
+adding up, the lowest contract, the convention's options) is checked by
+``scoring.score_deal`` against the rules and the current state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import FieldError, InvalidDeal
+
+DEAL_TYPES = ("contract", "misere", "remise", "allpass")
+STRAINS = ("S", "C", "D", "H", "NT")
+DEFENCE = ("whist", "pass", "half_whist")
+TALON_BONUSES = {"ace": 10, "marriage": 10, "ace_king": 20, "two_aces": 30}
+NOTE_MAX = 500
+
+_CONTRACT_RE = re.compile(r"^(6|7|8|9|10)(S|C|D|H|NT)$")
+
+_FIELDS = {
+    "contract": {"type", "declarer", "contract", "defenders", "tricks"},
+    "misere": {"type", "declarer", "tricks"},
+    "remise": {"type", "declarer", "contract"},
+    "allpass": {"type", "tricks"},
+}
+_COMMON = {"dealer", "choices", "talon", "over_misere", "note"}
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    type: str
+    declarer: int | None = None
+    level: int | None = None
+    strain: str | None = None
+    defenders: tuple[tuple[int, str], ...] = ()  # (seat, "whist" | "pass" | "half_whist")
+    tricks: tuple[tuple[int, int], ...] | None = None  # (seat, tricks) as given
+    dealer: int | None = None
+    writeoff: tuple[int, ...] = ()  # choices.writeoff: seats that write off instead of the pool
+    help: int | None = None  # choices.help: whom an overflow helps first
+    talon_bonus: str | None = None
+    talon_discarded: bool = False
+    talon_returned: bool = False
+    over_misere: bool = False
+    note: str | None = None
+
+    @property
+    def contract(self) -> str | None:
+        return None if self.level is None else f"{self.level}{self.strain}"
+
+    def defence(self, seat: int) -> str | None:
+        for s, d in self.defenders:
+            if s == seat:
+                return d
+        return None
+
+    def tricks_of(self, seat: int) -> int:
+        for s, t in self.tricks or ():
+            if s == seat:
+                return t
+        return 0
+
+    @classmethod
+    def from_dict(cls, body: Any) -> "Deal":
+        """Parse a deal body; raise InvalidDeal naming every bad field."""
+        errors: list[FieldError] = []
+        if not isinstance(body, dict):
+            raise InvalidDeal([FieldError("body", "must be a JSON object")])
+        kind = body.get("type")
+        if kind not in DEAL_TYPES:
+            raise InvalidDeal([FieldError("type", f"must be one of {', '.join(DEAL_TYPES)}")])
+        allowed = _FIELDS[kind] | _COMMON
+        for name in body:
+            if name not in allowed:
+                errors.append(FieldError(str(name), f"not a field of a {kind} deal"))
+        values: dict[str, Any] = {"type": kind}
+
+        if "declarer" in _FIELDS[kind]:
+            values["declarer"] = _seat(body.get("declarer"), "declarer", errors, required=True)
+        if "contract" in _FIELDS[kind]:
+            raw = body.get("contract")
+            match = _CONTRACT_RE.match(raw) if isinstance(raw, str) else None
+            if match is None:
+                errors.append(FieldError("contract", "must be a level 6-10 and a strain S, C, D, H or NT, e.g. \"7H\""))
+            else:
+                values["level"], values["strain"] = int(match.group(1)), match.group(2)
+        if kind == "contract":
+            defenders = body.get("defenders")
+            if not isinstance(defenders, dict) or not defenders:
+                errors.append(FieldError("defenders", "must map each of the two defending seats to whist, pass or half_whist"))
+            else:
+                pairs = []
+                for key, value in defenders.items():
+                    seat = _seat_key(key, f"defenders.{key}", errors)
+                    if value not in DEFENCE:
+                        errors.append(FieldError(f"defenders.{key}", "must be whist, pass or half_whist"))
+                    elif seat is not None:
+                        pairs.append((seat, value))
+                values["defenders"] = tuple(sorted(pairs))
+        if "tricks" in _FIELDS[kind] and "tricks" in body:
+            tricks = body["tricks"]
+            if not isinstance(tricks, dict) or not tricks:
+                errors.append(FieldError("tricks", "must map seats to the tricks they took"))
+            else:
+                pairs = []
+                for key, value in tricks.items():
+                    seat = _seat_key(key, f"tricks.{key}", errors)
+                    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
+                        errors.append(FieldError(f"tricks.{key}", "must be a whole number of tricks from 0 to 10"))
+                    elif seat is not None:
+                        pairs.append((seat, value))
+                values["tricks"] = tuple(sorted(pairs))
+        elif kind == "allpass":
+            errors.append(FieldError("tricks", "required: every player's tricks"))
+
+        if "dealer" in body:
+            values["dealer"] = _seat(body["dealer"], "dealer", errors, required=True)
+        if "choices" in body:
+            _parse_choices(body["choices"], values, errors)
+        if "talon" in body:
+            if kind not in ("contract", "misere"):
+                errors.append(FieldError("talon", "only on contract and misère deals"))
+            else:
+                _parse_talon(body["talon"], values, errors)
+        if "over_misere" in body:
+            if not isinstance(body["over_misere"], bool):
+                errors.append(FieldError("over_misere", "must be true or false"))
+            elif body["over_misere"] and kind != "contract":
+                errors.append(FieldError("over_misere", "only on a contract deal of 9 or 10"))
+            else:
+                values["over_misere"] = body["over_misere"]
+        if "note" in body and body["note"] is not None:
+            note = body["note"]
+            if not isinstance(note, str) or len(note) > NOTE_MAX:
+                errors.append(FieldError("note", f"must be text of at most {NOTE_MAX} characters"))
+            else:
+                values["note"] = note
+        if errors:
+            raise InvalidDeal(errors)
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical JSON body of this deal (from_dict(to_dict()) == self)."""
+        out: dict[str, Any] = {"type": self.type}
+        if self.declarer is not None:
+            out["declarer"] = self.declarer
+        if self.level is not None:
+            out["contract"] = self.contract
+        if self.type == "contract":
+            out["defenders"] = {str(s): d for s, d in self.defenders}
+        if self.tricks is not None:
+            out["tricks"] = {str(s): t for s, t in self.tricks}
+        if self.dealer is not None:
+            out["dealer"] = self.dealer
+        choices: dict[str, Any] = {}
+        if self.writeoff:
+            choices["writeoff"] = list(self.writeoff)
+        if self.help is not None:
+            choices["help"] = self.help
+        if choices:
+            out["choices"] = choices
+        talon: dict[str, Any] = {}
+        if self.talon_bonus is not None:
+            talon["bonus"] = self.talon_bonus
+        if self.talon_discarded:
+            talon["discarded"] = True
+        if self.talon_returned:
+            talon["returned"] = True
+        if talon:
+            out["talon"] = talon
+        if self.over_misere:
+            out["over_misere"] = True
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
+def _seat(value: Any, name: str, errors: list[FieldError], required: bool) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        errors.append(FieldError(name, "must be a seat number 0-3"))
+        return None
+    return value
+
+
+def _seat_key(key: Any, name: str, errors: list[FieldError]) -> int | None:
+    if isinstance(key, str) and key in ("0", "1", "2", "3"):
+        return int(key)
+    errors.append(FieldError(name, "keys must be seat numbers \"0\"-\"3\""))
+    return None
+
+
+def _parse_choices(choices: Any, values: dict[str, Any], errors: list[FieldError]) -> None:
+    if not isinstance(choices, dict):
+        errors.append(FieldError("choices", "must be an object with writeoff and/or help"))
+        return
+    for name in choices:
+        if name not in ("writeoff", "help"):
+            errors.append(FieldError(f"choices.{name}", "not a choice (writeoff, help)"))
+    if "writeoff" in choices:
+        seats = choices["writeoff"]
+        if not isinstance(seats, list) or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 3 for s in seats):
+            errors.append(FieldError("choices.writeoff", "must be a list of seat numbers"))
+        elif len(set(seats)) != len(seats):
+            errors.append(FieldError("choices.writeoff", "lists a seat twice"))
+        else:
+            values["writeoff"] = tuple(sorted(seats))
+    if "help" in choices:
+        values["help"] = _seat(choices["help"], "choices.help", errors, required=True)
+
+
+def _parse_talon(talon: Any, values: dict[str, Any], errors: list[FieldError]) -> None:
+    if not isinstance(talon, dict):
+        errors.append(FieldError("talon", "must be an object"))
+        return
+    for name in talon:
+        if name not in ("bonus", "discarded", "returned"):
+            errors.append(FieldError(f"talon.{name}", "not a talon field (bonus, discarded, returned)"))
+    if "bonus" in talon and talon["bonus"] is not None:
+        if talon["bonus"] not in TALON_BONUSES:
+            errors.append(FieldError("talon.bonus", "must be ace, marriage, ace_king or two_aces"))
+        else:
+            values["talon_bonus"] = talon["bonus"]
+    for flag in ("discarded", "returned"):
+        if flag in talon:
+            if not isinstance(talon[flag], bool):
+                errors.append(FieldError(f"talon.{flag}", "must be true or false"))
+            else:
+                values[f"talon_{flag}"] = talon[flag]
