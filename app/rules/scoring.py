@@ -530,7 +530,8 @@ def _failed_whist(sheet: _Sheet, level: int, value: int, whisters: list[int], tr
     factor = sheet.rules.convention.failed_whist_factor
     for seat, count in charges.items():
         sheet.mountain(seat, exact(factor * value * count) if factor != 1 else value * count)
-        sheet.unhelpable.add(seat)
+        if sheet.rules.convention.failed_whister_unhelped:
+            sheet.unhelpable.add(seat)
 
 
 def _compulsory_cost(rules: Rules, count: int) -> int:
