@@ -1,0 +1,382 @@
+"""Random VALID deal logs, generated from RULES.md and the table's current state.
+
+Plain ``random.Random`` only: the benchmark (``bench/engine.py``) calls it with a
+fixed seed, the hypothesis strategies (``tests/rules/strategies.py``) call it
+with a hypothesis-driven ``Random`` so that failures shrink.
+
+The generator does not try deals until the engine takes one: it computes what
+is allowed from the rules (RULES.md sections 2-7, options of 4.1) and from the
+state the engine exposes (``sheet(...)["allpass"]``: ``min_contract``,
+``compulsory``; ``state.next_dealer``, ``state.pools``, ``state.finished``), and
+the caller asserts that the engine accepts every deal it makes.
+
+The convention parameters that the generator needs are written down here again
+from RULES.md section 4 (not read from the engine's convention table), so that a
+wrong row in the engine shows up as a refused deal.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from app.rules import Deal, Rules, TableState, apply_deal, sheet
+
+CONVENTIONS = ("sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races")
+STRAINS = ("S", "C", "D", "H", "NT")
+VALUE = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
+OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
+
+# RULES.md section 4: the fixed values of parameters a convention does not offer as an option.
+_FIXED: dict[str, dict[str, Any]] = {
+    "sochi": {"return_talon": False},
+    "piter": {},
+    "piter_gentleman": {"return_talon": False},
+    "rostov": {"remise": False, "return_talon": False},
+    "vmk": {"stalingrad": True, "whisted_tens": False, "remise": True, "return_talon": False},
+    "piter_races": {"stalingrad": True, "whisted_tens": True, "remise": False, "return_talon": False},
+}
+# Pools stop at the target and the overflow helps others (7.2): "pool overflow" row.
+CAPPED = {"sochi", "piter", "rostov", "vmk"}
+
+# RULES.md 4.1: every option with every value it may take (games kept small so matches end).
+OPTION_VALUES: dict[str, dict[str, tuple[Any, ...]]] = {
+    "sochi": {
+        "stalingrad": (False, True),
+        "gentlemen_whist": (False, True),
+        "whisted_tens": (False, True),
+        "remise": (True, False),
+        "allpass_costs": ([1], [1, 2, 3]),
+        "exit_levels": ([6], [6, 7, 7]),
+    },
+    "piter": {
+        "stalingrad": (True, False),
+        "whisted_tens": (False, True),
+        "remise": (True, False),
+        "allpass_costs": ([2, 4, 6], [2, 4, 8]),
+        "exit_levels": ([6, 7, 7], [6, 7, 8]),
+        "unwhisted_exit": (False, True),
+        "clean_writeoff": (1, 2),
+        "sliding_allpass": (True, False),
+        "return_talon": (False, True),
+        "pass_pass_whist": (True, False),
+    },
+    "piter_gentleman": {
+        "stalingrad": (False, True),
+        "whisted_tens": (False, True),
+        "remise": (True, False),
+        "dealer_clean": (False, True),
+    },
+    "rostov": {
+        "stalingrad": (True, False),
+        "whisted_tens": (False, True),
+        "dealer_clean": (False, True),
+    },
+    "vmk": {},
+    "piter_races": {"games": (1, 2, 3, 7)},
+}
+
+
+def param(rules: Rules, name: str) -> Any:
+    """A parameter's effective value: the table's option, else RULES.md section 4's fixed value."""
+    opts = rules.options
+    if name in opts:
+        return opts[name]
+    return _FIXED[rules.convention.name][name]
+
+
+def random_options(convention: str, rng: random.Random) -> dict[str, Any]:
+    """A random subset of the convention's options (4.1) with random valid values."""
+    out: dict[str, Any] = {}
+    for name, values in OPTION_VALUES[convention].items():
+        if rng.random() < 0.6:
+            out[name] = rng.choice(values)
+    return out
+
+
+# --- the table, as the generator sees it -------------------------------------------------
+
+@dataclass
+class Situation:
+    """What decides validity before one deal."""
+
+    rules: Rules
+    state: TableState
+    conv: str
+    n: int
+    dealer: int
+    active: tuple[int, ...]
+    compulsory: bool
+    min_contract: int | None
+
+    @classmethod
+    def of(cls, rules: Rules, state: TableState) -> "Situation":
+        n = rules.players
+        dealer = state.next_dealer
+        active = tuple(s for s in range(n) if not (n == 4 and s == dealer))
+        allpass = sheet(rules, state)["allpass"]
+        return cls(
+            rules=rules,
+            state=state,
+            conv=rules.convention.name,
+            n=n,
+            dealer=dealer,
+            active=active,
+            compulsory=bool(allpass["compulsory"]),
+            min_contract=allpass["min_contract"],
+        )
+
+    def defenders_of(self, declarer: int) -> tuple[int, int]:
+        """(first, second) defender: clockwise from the declarer's left among active seats."""
+        order = [(declarer + i) % self.n for i in range(1, self.n)]
+        first, second = [s for s in order if s in self.active]
+        return first, second
+
+    def open_seats(self) -> list[int]:
+        target = self.rules.pool_target
+        return [s for s in range(self.n) if self.state.pools[s] < target]
+
+    def overflow(self, seat: int, gain: int) -> int:
+        """Points beyond the target if ``seat`` writes ``gain`` to a capped pool."""
+        if self.conv not in CAPPED or gain <= 0:
+            return 0
+        target = self.rules.pool_target
+        pool = self.state.pools[seat]
+        return gain if pool >= target else max(0, pool + gain - target)
+
+
+# --- pieces -----------------------------------------------------------------------------
+
+def split(rng: random.Random, total: int, parts: int, zero_bias: float = 0.15) -> list[int]:
+    """A random composition of ``total`` into ``parts`` non-negative ints (zeros made likelier)."""
+    out = [0] * parts
+    live = [i for i in range(parts) if rng.random() >= zero_bias] or [rng.randrange(parts)]
+    for _ in range(total):
+        out[rng.choice(live)] += 1
+    return out
+
+
+def _tricks_body(sit: Situation, counts: dict[int, int], rng: random.Random, dealer_may: bool = True) -> dict[str, int]:
+    body = {str(s): t for s, t in sorted(counts.items())}
+    if sit.n == 4 and sit.dealer not in counts and dealer_may and rng.random() < 0.2:
+        body[str(sit.dealer)] = 0  # "he may be listed with 0"
+    return body
+
+
+def _extras(sit: Situation, body: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    if rng.random() < 0.25:
+        body["dealer"] = sit.dealer
+    if rng.random() < 0.05:
+        body["note"] = rng.choice(["", "ok", "пуля", "x" * 500])
+    return body
+
+
+def _talon(sit: Situation, body: dict[str, Any], rng: random.Random, kind: str) -> None:
+    if sit.conv == "rostov" and rng.random() < 0.3:
+        talon: dict[str, Any] = {}
+        if rng.random() < 0.7:
+            talon["bonus"] = rng.choice(["ace", "marriage", "ace_king", "two_aces"])
+        if rng.random() < 0.5 or not talon:
+            talon["discarded"] = rng.random() < 0.8
+        body["talon"] = talon
+    elif kind == "contract" and sit.n == 4 and param(sit.rules, "return_talon") and rng.random() < 0.2:
+        body["talon"] = {"returned": True}
+
+
+def _level(sit: Situation, rng: random.Random) -> int:
+    low = sit.min_contract or 6
+    levels = list(range(low, 11))
+    weights = [8, 5, 3, 2, 1][: len(levels)] if low == 6 else [5, 3, 2, 1, 1][: len(levels)]
+    return rng.choices(levels, weights=weights)[0]
+
+
+def _pool_choices(sit: Situation, body: dict[str, Any], rng: random.Random, declarer: int, gain: int,
+                  failed_whisters: tuple[int, ...] = ()) -> None:
+    """help / overflow write-off where the declarer's pool write overflows (7.2)."""
+    over = sit.overflow(declarer, gain)
+    if over <= 0 or "choices" in body:
+        return
+    if sit.conv == "vmk" and rng.random() < 0.3:
+        body["choices"] = {"writeoff": [declarer]}
+        return
+    candidates = [s for s in sit.open_seats() if s != declarer]
+    if sit.conv == "vmk":
+        candidates = [s for s in candidates if s not in failed_whisters]
+    if candidates and rng.random() < 0.4:
+        body["choices"] = {"help": rng.choice(candidates)}
+
+
+# --- deal kinds -------------------------------------------------------------------------
+
+def contract_deal(sit: Situation, rng: random.Random, *, declarer: int | None = None, level: int | None = None,
+                  strain: str | None = None, defence: tuple[str, str] | None = None,
+                  outcome: str | None = None) -> dict[str, Any]:
+    """A valid contract deal. ``defence`` is (first defender, second defender)."""
+    rules = sit.rules
+    declarer = rng.choice(sit.active) if declarer is None else declarer
+    level = _level(sit, rng) if level is None else level
+    strain = rng.choice(STRAINS) if strain is None else strain
+    first, second = sit.defenders_of(declarer)
+    if defence is None:
+        if level == 6 and strain == "S" and param(rules, "stalingrad"):
+            defence = ("whist", "whist")
+        elif level == 10 and not param(rules, "whisted_tens"):
+            defence = ("pass", "pass")
+        else:
+            options = [("whist", "whist")] * 4 + [("whist", "pass"), ("pass", "whist")] * 2 + [("pass", "pass")]
+            if level <= 7:
+                options += [("pass", "half_whist")]
+            defence = rng.choice(options)
+    body: dict[str, Any] = {
+        "type": "contract",
+        "declarer": declarer,
+        "contract": f"{level}{strain}",
+        "defenders": {str(first): defence[0], str(second): defence[1]},
+    }
+    V = VALUE[level]
+    gain = 0
+    failed_whisters: tuple[int, ...] = ()
+    if "whist" in defence:
+        if outcome is None:
+            outcome = "made" if rng.random() < 0.7 else "failed"
+        if outcome == "made":
+            mine = level + rng.choices(range(0, 11 - level), weights=[6, 3, 2, 1, 1][: 11 - level])[0]
+        else:
+            mine = max(0, level - rng.choice([1, 1, 1, 2, 2, 3, 4]))
+        a, b = split(rng, 10 - mine, 2, zero_bias=0.1)
+        counts = {declarer: mine, first: a, second: b}
+        keys = list(counts.items())
+        rng.shuffle(keys)
+        body["tricks"] = _tricks_body(sit, dict(keys), rng)
+        if mine >= level:
+            gain = V
+        if a + b < OBLIGATION[level]:
+            failed_whisters = tuple(s for s, d in zip((first, second), defence) if d == "whist")
+    else:
+        gain = V  # unwhisted or half-whist: +V to the pool
+        if defence == ("pass", "pass") and rng.random() < 0.35:
+            if sit.conv == "vmk" or (sit.conv == "piter_races" and level >= 8):
+                body["choices"] = {"writeoff": [declarer]}
+    _pool_choices(sit, body, rng, declarer, gain, failed_whisters)
+    if sit.conv == "piter_races" and level >= 9 and rng.random() < 0.3:
+        body["over_misere"] = True
+    _talon(sit, body, rng, "contract")
+    return _extras(sit, body, rng)
+
+
+def misere_deal(sit: Situation, rng: random.Random, *, declarer: int | None = None, taken: int | None = None,
+                full: bool | None = None) -> dict[str, Any]:
+    declarer = rng.choice(sit.active) if declarer is None else declarer
+    if taken is None:
+        taken = 0 if rng.random() < 0.55 else rng.choices(range(1, 7), weights=[6, 4, 3, 2, 1, 1])[0]
+    body: dict[str, Any] = {"type": "misere", "declarer": declarer}
+    if full is None:
+        full = rng.random() < 0.5
+    if full:
+        first, second = sit.defenders_of(declarer)
+        a, b = split(rng, 10 - taken, 2, zero_bias=0.05)
+        body["tricks"] = _tricks_body(sit, {declarer: taken, first: a, second: b}, rng)
+    else:
+        body["tricks"] = {str(declarer): taken}
+    if taken == 0:
+        if sit.conv in ("vmk", "piter_races") and rng.random() < 0.35:
+            body["choices"] = {"writeoff": [declarer]}
+        else:
+            _pool_choices(sit, body, rng, declarer, 10)
+    _talon(sit, body, rng, "misere")
+    return _extras(sit, body, rng)
+
+
+def remise_deal(sit: Situation, rng: random.Random, *, declarer: int | None = None,
+                level: int | None = None) -> dict[str, Any]:
+    declarer = rng.choice(sit.active) if declarer is None else declarer
+    level = _level(sit, rng) if level is None else level
+    body = {"type": "remise", "declarer": declarer, "contract": f"{level}{rng.choice(STRAINS)}"}
+    return _extras(sit, body, rng)
+
+
+def allpass_deal(sit: Situation, rng: random.Random) -> dict[str, Any]:
+    counts: dict[int, int] = {}
+    talon = 0
+    dealer_may_hold = sit.n == 4 and sit.conv != "rostov"
+    if dealer_may_hold and rng.random() < 0.5:
+        talon = rng.choice([0, 1, 1, 2, 2])
+    parts = split(rng, 10 - talon, 3, zero_bias=0.3)
+    for seat, t in zip(sit.active, parts):
+        counts[seat] = t
+    if sit.n == 4 and (talon or rng.random() < 0.3):
+        counts[sit.dealer] = talon  # rostov: listed with 0 only
+    body: dict[str, Any] = {"type": "allpass", "tricks": {str(s): t for s, t in sorted(counts.items())}}
+    if sit.conv == "piter_races":
+        clean = [s for s in sit.active if counts[s] == 0]
+        chosen = [s for s in clean if rng.random() < 0.5]
+        if chosen:
+            body["choices"] = {"writeoff": sorted(chosen)}
+    return _extras(sit, body, rng)
+
+
+def next_deal(rules: Rules, state: TableState, rng: random.Random) -> dict[str, Any]:
+    """A random valid deal body for the table in ``state`` (which must not be finished)."""
+    if state.finished:
+        raise ValueError("the table is finished: no deal is valid")
+    sit = Situation.of(rules, state)
+    if sit.compulsory:
+        return allpass_deal(sit, rng)
+    kinds = ["contract", "allpass", "misere"]
+    weights = [60, 22, 10]
+    if param(rules, "remise"):
+        kinds.append("remise")
+        weights.append(6)
+    kind = rng.choices(kinds, weights=weights)[0]
+    if kind == "contract":
+        return contract_deal(sit, rng)
+    if kind == "allpass":
+        return allpass_deal(sit, rng)
+    if kind == "misere":
+        return misere_deal(sit, rng)
+    return remise_deal(sit, rng)
+
+
+# --- whole logs ---------------------------------------------------------------------------
+
+class GeneratedDealRefused(AssertionError):
+    """The engine refused a deal the generator derived as valid from RULES.md."""
+
+    def __init__(self, number: int, body: dict[str, Any], error: Exception, state: TableState):
+        self.number, self.body, self.error, self.state = number, body, error, state
+        super().__init__(f"deal {number} {body!r} refused: {error!r} (state before: {state.to_dict()!r})")
+
+
+@dataclass
+class Log:
+    rules: Rules
+    first_dealer: int
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    deals: list[Deal] = field(default_factory=list)
+    states: list[TableState] = field(default_factory=list)  # states[0] new, states[i] after deal i
+    entries: list[tuple] = field(default_factory=list)
+
+
+def generate_log(rules: Rules, first_dealer: int, rng: random.Random, deals: int,
+                 apply: Callable = apply_deal) -> Log:
+    """Up to ``deals`` deals (fewer if the table finishes), each applied with the engine."""
+    state = TableState.new(rules, first_dealer)
+    log = Log(rules, first_dealer, states=[state])
+    for number in range(1, deals + 1):
+        if state.finished:
+            break
+        body = next_deal(rules, state, rng)
+        try:
+            deal = Deal.from_dict(body)
+            result = apply(rules, state, deal)
+        except NotImplementedError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported with the deal and the state
+            raise GeneratedDealRefused(number, body, exc, state) from exc
+        state = result.state
+        log.bodies.append(body)
+        log.deals.append(deal)
+        log.entries.append(result.entries)
+        log.states.append(state)
+    return log
