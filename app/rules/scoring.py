@@ -86,7 +86,7 @@ class _Sheet:
         self.pools = list(state.pools)
         self.mountains = list(state.mountains)
         self.whists = [list(row) for row in state.whists]
-        self.entries: list[Entry] = []
+        self.entries: dict[tuple[str, int, int | None], Amount] = {}
         self.pending_pools: list[tuple[int, Amount]] = []
         self.exit = False  # this deal ends the all-pass streak
         self.compulsory_next: int | None = None  # races: the next deal is an all-pass at this cost
@@ -95,17 +95,23 @@ class _Sheet:
         self.writeoff_used: set[int] = set()
 
     # writing -------------------------------------------------------------
+    # Entries are summed per (kind, seat, on) as they are written: one line per
+    # seat and kind, in the order first written.
+    def _enter(self, key: tuple[str, int, int | None], amount: Amount) -> None:
+        lines = self.entries
+        lines[key] = exact(lines[key] + amount) if key in lines else amount
+
     def mountain(self, seat: int, amount: Amount) -> None:
         if amount:
             amount = exact(amount)
             self.mountains[seat] = exact(self.mountains[seat] + amount)
-            self.entries.append(Entry("mountain", seat, amount))
+            self._enter(("mountain", seat, None), amount)
 
     def whist(self, seat: int, on: int, amount: Amount) -> None:
         if amount:
             amount = exact(amount)
             self.whists[seat][on] = exact(self.whists[seat][on] + amount)
-            self.entries.append(Entry("whists", seat, amount, on))
+            self._enter(("whists", seat, on), amount)
 
     def pool(self, seat: int, amount: Amount) -> None:
         """Queue a pool write; they go through the overflow rule in seat order (7.2)."""
@@ -114,7 +120,7 @@ class _Sheet:
     def _raw_pool(self, seat: int, amount: Amount) -> None:
         amount = exact(amount)
         self.pools[seat] = exact(self.pools[seat] + amount)
-        self.entries.append(Entry("pool", seat, amount))
+        self._enter(("pool", seat, None), amount)
 
     # pools and overflow (RULES.md 7.2) --------------------------------------
     def write_pools(self, deal: Deal) -> None:
@@ -212,7 +218,7 @@ class _Sheet:
             bonuses=state.bonuses,
         )
         new = self._end_of_game(new)
-        return DealResult(_merge(self.entries), new)
+        return DealResult(_entries(self.entries), new)
 
     def _end_of_game(self, new: TableState) -> TableState:
         rules, conv, n = self.rules, self.rules.convention, self.n
@@ -284,13 +290,9 @@ def _replace(state: TableState, **changes) -> TableState:
     return TableState(**values)
 
 
-def _merge(entries: list[Entry]) -> tuple[Entry, ...]:
-    """One entry per (kind, seat, on), in the order first written; zero sums dropped."""
-    merged: dict[tuple[str, int, int | None], Amount] = {}
-    for e in entries:
-        key = (e.kind, e.seat, e.on)
-        merged[key] = exact(merged.get(key, 0) + e.amount)
-    return tuple(Entry(kind, seat, amount, on) for (kind, seat, on), amount in merged.items() if amount)
+def _entries(lines: dict[tuple[str, int, int | None], Amount]) -> tuple[Entry, ...]:
+    """The summed lines as entries; lines that cancelled out are dropped."""
+    return tuple(Entry(kind, seat, amount, on) for (kind, seat, on), amount in lines.items() if amount)
 
 
 def _half(value: int) -> Amount:

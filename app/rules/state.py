@@ -20,7 +20,9 @@ STATE_VERSION = 1
 
 def exact(value: Amount) -> Amount:
     """An amount in canonical form: an int when whole, else a Fraction."""
-    if isinstance(value, Fraction) and value.denominator == 1:
+    if type(value) is int:  # the common case; isinstance on Fraction goes through the ABC machinery
+        return value
+    if value.denominator == 1:
         return int(value.numerator)
     return value
 
