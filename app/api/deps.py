@@ -1,0 +1,50 @@
+"""Dependencies: the database and settings of the running app, and the caller's owner.
+
+No dependency here holds a transaction across the endpoint: each use case opens and commits
+its own (code after ``yield`` in a dependency runs after the response is sent)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from app.db import Database
+from app.services.errors import Forbidden, Unauthorized
+from app.services.keys import ADMIN_OWNER, authenticate
+from app.settings import Settings
+
+_bearer = HTTPBearer(auto_error=False, description="an API key: `Authorization: Bearer pk_...`")
+
+
+def get_db(request: Request) -> Database:
+    return request.app.state.db
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def current_owner(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise Unauthorized("an API key is required: Authorization: Bearer <key>")
+    owner = authenticate(request.app.state.db, credentials.credentials.strip(), request.app.state.settings.admin_key)
+    if owner is None:
+        raise Unauthorized("this API key is not valid")
+    return owner
+
+
+def admin_owner(owner: Annotated[str, Depends(current_owner)], request: Request) -> str:
+    settings: Settings = request.app.state.settings
+    if owner != ADMIN_OWNER or not settings.admin_key:
+        raise Forbidden("only the admin key (PREFSCORE_ADMIN_KEY) can create keys")
+    return owner
+
+
+DB = Annotated[Database, Depends(get_db)]
+Owner = Annotated[str, Depends(current_owner)]
+Admin = Annotated[str, Depends(admin_owner)]

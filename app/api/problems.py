@@ -1,0 +1,139 @@
+"""RFC 9457 problem details for every error: 4xx from the services and the router, pydantic's
+validation errors (with the bad fields named), and a 500 fallback that says nothing inside."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.rules import FieldError
+from app.services.errors import ServiceError
+
+PROBLEM = "application/problem+json"
+log = logging.getLogger("prefscore.api")
+
+_TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    412: "Precondition failed",
+    413: "Content too large",
+    415: "Unsupported media type",
+    422: "Invalid request",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
+_SLUGS = {
+    400: "bad-request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    409: "conflict",
+    412: "precondition-failed",
+    413: "content-too-large",
+    422: "invalid",
+    500: "internal",
+    503: "unavailable",
+}
+DEAL_TAGS = ("contract", "misere", "remise", "allpass")
+
+
+def problem_type(status: int) -> str:
+    return f"https://prefscore.example/problems/{_SLUGS.get(status, str(status))}"
+
+
+def problem(
+    status: int,
+    detail: str,
+    *,
+    title: str | None = None,
+    errors: list[FieldError] | list[dict[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": problem_type(status),
+        "title": title or _TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+    }
+    if errors is not None:
+        body["errors"] = [e if isinstance(e, dict) else {"field": e.field, "reason": e.reason} for e in errors]
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+def _field(error: dict[str, Any]) -> str:
+    loc = [str(p) for p in error.get("loc", ())]
+    if error.get("type") in ("union_tag_invalid", "union_tag_not_found"):
+        return "type"
+    if loc and loc[0] in ("body", "query", "path", "header"):
+        where, loc = loc[0], loc[1:]
+        if where == "body" and error.get("type") == "json_invalid":
+            return "body"
+        # A deal body is a union tagged by "type": pydantic puts the tag in the location.
+        if where == "body" and len(loc) >= 2 and loc[0] in DEAL_TAGS:
+            loc = loc[1:]
+        if where == "header" and loc:
+            return loc[0].replace("_", "-").title()
+    loc = [p for p in loc if p != "[key]"]
+    return ".".join(loc) if loc else "body"
+
+
+def _reason(error: dict[str, Any]) -> str:
+    kind = error.get("type")
+    if kind == "extra_forbidden":
+        return "unknown field"
+    if kind == "missing":
+        return "required"
+    if kind == "json_invalid":
+        return "the body is not valid JSON"
+    return str(error.get("msg", "invalid"))
+
+
+def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for error in exc.errors():
+        item = (_field(error), _reason(error))
+        if item not in seen:
+            seen.add(item)
+            out.append({"field": item[0], "reason": item[1]})
+    return out
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ServiceError)
+    async def _service_error(_request: Request, exc: ServiceError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return problem(exc.status, exc.detail, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = validation_errors(exc)
+        fields = ", ".join(sorted({e["field"] for e in errors}))
+        return problem(422, f"the request is not valid: {fields}", errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else _TITLES.get(exc.status_code, "Error")
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = "no such resource"
+        elif exc.status_code == 405 and detail == "Method Not Allowed":
+            detail = "this method is not allowed on this resource"
+        return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem(500, "an unexpected error occurred; it has been logged")

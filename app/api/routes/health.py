@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+import logging
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from ..deps import DB
+from ..problems import problem
+from ..schemas import HealthOut, problem_responses
+
+router = APIRouter(tags=["health"])
+log = logging.getLogger("prefscore.api")
+
+
+@router.get("/health", response_model=HealthOut, responses=problem_responses(503))
+def health(db: DB) -> JSONResponse:
+    """200 when the database answers ``SELECT 1``, else 503."""
+    try:
+        db.ping()
+    except Exception:  # noqa: BLE001 - any failure of the database is "down"
+        log.warning("health check: the database does not answer", exc_info=True)
+        return problem(503, "the database does not answer", database="down")
+    return JSONResponse({"status": "ok", "database": "ok"})

@@ -1,0 +1,1 @@
+"""The command-line client of the API (owned by the client work)."""

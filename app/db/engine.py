@@ -1,0 +1,110 @@
+"""Engine and sessions per dialect.
+
+SQLite: WAL, a busy timeout, and writing transactions that start with BEGIN IMMEDIATE
+(SQLAlchemy's pysqlite recipe: pysqlite's own transaction handling is switched off and the
+"begin" event emits the BEGIN), so concurrent writers wait for each other instead of failing
+with "database is locked". Read-only sessions begin DEFERRED so readers never queue behind
+writers (WAL lets them read the last committed state).
+
+PostgreSQL: a plain pooled engine; writers lock the table row with SELECT ... FOR UPDATE.
+
+The pool is sized to the worker thread pool (pool_size + max_overflow == threads): a sync
+endpoint holds at most one connection at a time, so no thread can wait forever for a pool
+slot held by another waiting thread.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.settings import Settings
+
+_READONLY = "prefscore_readonly"
+
+
+def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+        # Let SQLAlchemy (the "begin" event below) decide when transactions start.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):  # noqa: ANN001
+        if conn.get_execution_options().get(_READONLY):
+            conn.exec_driver_sql("BEGIN")
+        else:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(settings: Settings) -> Engine:
+    url = make_url(settings.database_url)
+    threads = max(1, settings.threads)
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if database in ("", ":memory:") or database.startswith("file::memory:"):
+            raise ValueError("prefscore needs a SQLite file (sqlite:///path.db), not an in-memory database")
+        engine = create_engine(
+            url,
+            pool_size=min(threads, 10),
+            max_overflow=max(0, threads - min(threads, 10)),
+            pool_timeout=60,
+            connect_args={"check_same_thread": False, "timeout": settings.sqlite_busy_timeout_ms / 1000},
+        )
+        _sqlite_events(engine, settings.sqlite_busy_timeout_ms)
+        return engine
+    return create_engine(
+        url,
+        pool_size=min(threads, 10),
+        max_overflow=max(0, threads - min(threads, 10)),
+        pool_timeout=60,
+        pool_pre_ping=True,
+    )
+
+
+class Database:
+    """An engine with two session factories: ``write()`` (one transaction that locks as it
+    writes) and ``read()`` (a consistent read). Both commit or roll back on leaving the block,
+    so a use case has committed before it returns."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.dialect = engine.dialect.name
+        self._writer = sessionmaker(engine, expire_on_commit=False)
+        self._reader = sessionmaker(engine.execution_options(**{_READONLY: True}), expire_on_commit=False)
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        with self._writer.begin() as session:
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._reader() as session:
+            try:
+                yield session
+            finally:
+                session.rollback()
+
+    def ping(self) -> None:
+        with self.engine.connect().execution_options(**{_READONLY: True}) as conn:
+            conn.execute(text("SELECT 1"))
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def make_database(settings: Settings) -> Database:
+    return Database(make_engine(settings))

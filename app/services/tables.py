@@ -1,0 +1,175 @@
+"""Tables: create, read (by id for its owner, or by share token), and the helpers the deal
+use cases share (loading a table with its effective rules and current state, the ETag)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db import Database, DealRow, TableRow
+from app.rules import (
+    RULES_VERSION,
+    Deal,
+    FieldError,
+    InvalidTable,
+    Rules,
+    TableState,
+    make_rules,
+    replay,
+)
+
+from .errors import NotFound, Unprocessable
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    id: str
+    owner: str
+    convention: str
+    players: tuple[str, ...]
+    pool_target: int
+    options: dict[str, Any]
+    first_dealer: int
+    share_token: str
+    deal_count: int
+    revision: int
+    created_at: datetime
+    rules: Rules
+    state: TableState
+
+    @property
+    def etag(self) -> str:
+        return sheet_etag(self.id, self.revision, self.deal_count)
+
+
+def sheet_etag(table_id: str, revision: int, deal_count: int) -> str:
+    """A strong ETag of the sheet, derived without rendering it. ``revision`` changes on
+    every write (an undo then another deal leaves deal_count as it was)."""
+    raw = f"{table_id}:{revision}:{deal_count}:{RULES_VERSION}".encode()
+    return '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
+
+
+@lru_cache(maxsize=1024)
+def _rules_cached(convention: str, players: int, pool_target: int, options_json: str) -> Rules:
+    return make_rules(convention, players=players, pool_target=pool_target, options=json.loads(options_json))
+
+
+def rules_of(row: TableRow) -> Rules:
+    return _rules_cached(row.convention, len(row.players), row.pool_target, json.dumps(row.options, sort_keys=True))
+
+
+def state_of(session: Session, row: TableRow, rules: Rules, *, persist: bool) -> TableState:
+    """The engine state after the table's last deal: the stored one, or, when it was written
+    by another rules version, the log folded again (and stored, in a write transaction)."""
+    if row.rules_version == RULES_VERSION:
+        return TableState.from_dict(row.state)
+    bodies = session.scalars(
+        select(DealRow.body).where(DealRow.table_id == row.id).order_by(DealRow.number)
+    ).all()
+    state = replay(rules, row.first_dealer, [Deal.from_dict(b) for b in bodies]).state
+    if persist:
+        row.state = state.to_dict()
+        row.rules_version = RULES_VERSION
+    return state
+
+
+def info(row: TableRow, rules: Rules, state: TableState) -> TableInfo:
+    return TableInfo(
+        id=row.id,
+        owner=row.owner,
+        convention=row.convention,
+        players=tuple(row.players),
+        pool_target=row.pool_target,
+        options=dict(row.options),
+        first_dealer=row.first_dealer,
+        share_token=row.share_token,
+        deal_count=row.deal_count,
+        revision=row.revision,
+        created_at=row.created_at,
+        rules=rules,
+        state=state,
+    )
+
+
+def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> TableRow:
+    """The table row, locked for update when asked (PostgreSQL: SELECT ... FOR UPDATE; SQLite
+    holds the database write lock from BEGIN IMMEDIATE). Another owner's table is not found."""
+    query = select(TableRow).where(TableRow.id == table_id, TableRow.owner == owner)
+    if lock:
+        query = query.with_for_update()
+    row = session.scalars(query).one_or_none()
+    if row is None:
+        raise NotFound(f"no table {table_id}")
+    return row
+
+
+def create_table(
+    db: Database,
+    owner: str,
+    *,
+    players: list[str],
+    convention: str,
+    pool_target: int | None = None,
+    first_dealer: int = 0,
+    options: dict[str, Any] | None = None,
+) -> TableInfo:
+    errors: list[FieldError] = []
+    names = [p.strip() for p in players]
+    if any(not n for n in names):
+        errors.append(FieldError("players", "names must not be empty"))
+    elif len(set(n.casefold() for n in names)) != len(names):
+        errors.append(FieldError("players", "names must be distinct"))
+    try:
+        rules = make_rules(convention, players=len(names), pool_target=pool_target, options=options or {})
+    except InvalidTable as exc:
+        errors.extend(exc.errors)
+        rules = None
+    if not 0 <= first_dealer < len(names):
+        errors.append(FieldError("first_dealer", f"must be a seat 0-{len(names) - 1}"))
+    if errors or rules is None:
+        raise Unprocessable("the table's settings do not fit", errors)
+    state = TableState.new(rules, first_dealer=first_dealer)
+    row = TableRow(
+        id=uuid.uuid4().hex,
+        owner=owner,
+        convention=convention,
+        players=names,
+        pool_target=rules.pool_target,
+        options=rules.options,
+        first_dealer=first_dealer,
+        share_token=secrets.token_urlsafe(24),
+        state=state.to_dict(),
+        rules_version=RULES_VERSION,
+        deal_count=0,
+        revision=0,
+    )
+    with db.write() as session:
+        session.add(row)
+        session.flush()
+        result = info(row, rules, state)
+    return result
+
+
+def get_table(db: Database, owner: str, table_id: str) -> TableInfo:
+    with db.read() as session:
+        row = load_row(session, owner, table_id, lock=False)
+        rules = rules_of(row)
+        return info(row, rules, state_of(session, row, rules, persist=False))
+
+
+def get_shared(db: Database, token: str) -> TableInfo:
+    with db.read() as session:
+        row = session.scalars(select(TableRow).where(TableRow.share_token == token)).one_or_none()
+        if row is None or not secrets.compare_digest(row.share_token, token):
+            raise NotFound("no shared table with this token")
+        rules = rules_of(row)
+        return info(row, rules, state_of(session, row, rules, persist=False))

@@ -1,0 +1,1 @@
+"""Alembic environment and versions: the only way prefscore's schema is made."""
