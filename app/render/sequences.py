@@ -1,0 +1,135 @@
+"""Running sequences, the way players write a sheet: every time a value changes the new
+running total is appended (a pool written 2, then 4, then 4 reads "2.6.10").
+
+Pure: folds a deal history (each deal's entries, API.md shape) into, per seat, the pool,
+mountain and whists-on-each-opponent sequences. Amounts are kept exact (Fraction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+
+def to_fraction(value: Any) -> Fraction:
+    """An amount from JSON or the engine (int, Fraction, a float such as 2.5, or "p/q")."""
+    if isinstance(value, bool):
+        raise TypeError("an amount is not a boolean")
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    if isinstance(value, float):
+        # JSON numbers of the sheet are multiples of 0.5 or rounded to 0.01: str() is exact.
+        return Fraction(str(value))
+    if isinstance(value, str):
+        return Fraction(value)
+    raise TypeError(f"not an amount: {value!r}")
+
+
+def fmt_amount(value: Any) -> str:
+    """An amount as written on paper: 12, 7½, −3, 33,33 (a comma for other decimals, so
+    that the dot stays the separator of a sequence)."""
+    v = to_fraction(value)
+    sign = "−" if v < 0 else ""
+    v = abs(v)
+    whole, rest = divmod(v, 1)
+    if rest == 0:
+        return f"{sign}{int(whole)}"
+    if rest == Fraction(1, 2):
+        return f"{sign}{int(whole) if whole else ''}½"
+    cents = round(v * 100)
+    return f"{sign}{cents // 100},{cents % 100:02d}"
+
+
+@dataclass
+class Sequences:
+    """Per seat: the running totals of its pool, mountain and whists on each other seat."""
+
+    players: int
+    pool: list[list[Fraction]] = field(default_factory=list)
+    mountain: list[list[Fraction]] = field(default_factory=list)
+    whists: list[dict[int, list[Fraction]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        n = self.players
+        if not self.pool:
+            self.pool = [[] for _ in range(n)]
+            self.mountain = [[] for _ in range(n)]
+            self.whists = [{j: [] for j in range(n) if j != i} for i in range(n)]
+
+
+def _entries_of(item: Any) -> tuple[list[Mapping[str, Any]], int | None]:
+    if isinstance(item, Mapping):
+        return list(item.get("entries") or []), item.get("game")
+    return list(item), None
+
+
+def fold(players: int, history: Iterable[Any]) -> Sequences:
+    """Fold a deal history into running sequences.
+
+    ``history`` items are either a deal's entry list or a mapping with ``entries`` (a stored
+    deal as the API returns it) and optionally ``game`` (the piter_races game the deal was
+    played in: pools and mountains start again at zero in a new game; whists never do).
+    """
+    seq = Sequences(players)
+    pool = [Fraction(0)] * players
+    mountain = [Fraction(0)] * players
+    whists = [[Fraction(0)] * players for _ in range(players)]
+    current_game: int | None = None
+    for item in history:
+        entries, game = _entries_of(item)
+        if game is not None and current_game is not None and game != current_game:
+            pool = [Fraction(0)] * players
+            mountain = [Fraction(0)] * players
+            for s in range(players):
+                _append(seq.pool[s], Fraction(0))
+                _append(seq.mountain[s], Fraction(0))
+        if game is not None:
+            current_game = game
+        touched: dict[tuple[str, int, int | None], None] = {}
+        for e in entries:
+            kind, seat = e["kind"], int(e["seat"])
+            amount = to_fraction(e["amount"])
+            if kind == "pool":
+                pool[seat] += amount
+            elif kind == "mountain":
+                mountain[seat] += amount
+            elif kind == "whists":
+                whists[seat][int(e["on"])] += amount
+            else:
+                continue
+            touched[(kind, seat, None if kind != "whists" else int(e["on"]))] = None
+        # one new running total per value the deal changed (several entries of one deal
+        # on the same value are one write on paper)
+        for kind, seat, on in touched:
+            if kind == "pool":
+                _append(seq.pool[seat], pool[seat])
+            elif kind == "mountain":
+                _append(seq.mountain[seat], mountain[seat])
+            else:
+                _append(seq.whists[seat][on], whists[seat][on])
+    return seq
+
+
+def _append(values: list[Fraction], value: Fraction) -> None:
+    last = values[-1] if values else Fraction(0)
+    if value != last:
+        values.append(value)
+
+
+def reconcile(values: list[Fraction], current: Any) -> list[Fraction]:
+    """The sequence, ending with the sheet's current value: without a history (or a partial
+    one) the sheet's value is what is written."""
+    cur = to_fraction(current)
+    if values and values[-1] == cur:
+        return values
+    if not values and cur == 0:
+        return []
+    return values + [cur]
+
+
+def sequence_text(values: Sequence[Fraction]) -> list[str]:
+    """The tokens of a written sequence: "2." "6." "10" (each but the last ends with a dot)."""
+    tokens = [fmt_amount(v) for v in values]
+    return [t + "." for t in tokens[:-1]] + tokens[-1:]
