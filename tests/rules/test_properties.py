@@ -1,0 +1,315 @@
+"""Property tests of the rules engine over random valid deal logs (issue 2).
+
+The logs come from ``bench/deallog.py``: every deal is derived from RULES.md and
+the table's state, for every convention, both table sizes (races: 4), random
+options (RULES.md 4.1) and random pool targets; the engine must accept each one
+(a refusal fails the test and shows the deal and the state before it).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from dataclasses import replace
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from app.rules import (
+    Deal,
+    InvalidDeal,
+    ReplayError,
+    TableFinished,
+    TableState,
+    apply_deal,
+    make_rules,
+    replay,
+    settle,
+    sheet,
+)
+from bench.deallog import CONVENTIONS, Situation, allpass_deal, contract_deal, generate_log, misere_deal, random_options
+
+try:
+    from .strategies import deal_logs, logs_with_invalid_deal
+except ImportError:  # collected without the package
+    from strategies import deal_logs, logs_with_invalid_deal
+
+# Each property runs per convention (so that every convention gets its share of examples).
+PROPS = settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+HALF = Fraction(1, 2)
+per_convention = pytest.mark.parametrize("convention", CONVENTIONS)
+
+
+def _is_exact(x) -> bool:
+    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+
+
+def _half_multiple(x) -> bool:
+    return _is_exact(x) and Fraction(x) / HALF == int(Fraction(x) / HALF)
+
+
+def _describe(log) -> None:
+    note(f"rules: {log.rules.convention.name}, {log.rules.players} players, target {log.rules.pool_target}, "
+         f"options {log.rules.options}, first dealer {log.first_dealer}")
+    for i, body in enumerate(log.bodies, 1):
+        note(f"deal {i}: {json.dumps(body, ensure_ascii=False)}")
+
+
+# --- the generator itself --------------------------------------------------------------------
+
+@per_convention
+@PROPS
+@given(data=st.data())
+def test_generated_logs_are_accepted_and_counted(convention, data):
+    """Every deal the generator derives from RULES.md is accepted; deal count and dealer move per RULES.md 2."""
+    log = data.draw(deal_logs(conventions=(convention,)), label="log")
+    _describe(log)
+    sliding = log.rules.options.get("sliding_allpass", True)
+    n = log.rules.players
+    for i, (body, old, new) in enumerate(zip(log.bodies, log.states, log.states[1:]), 1):
+        assert new.deal_count == old.deal_count + 1 == i
+        assert not old.finished
+        if body["type"] == "allpass" and not sliding:
+            assert new.next_dealer == old.next_dealer
+        else:
+            assert new.next_dealer == (old.next_dealer + 1) % n
+
+
+# --- fold == step by step ------------------------------------------------------------------------
+
+@per_convention
+@PROPS
+@given(data=st.data())
+def test_replay_equals_applying_deals_one_at_a_time(convention, data):
+    log = data.draw(deal_logs(max_deals=40, conventions=(convention,)), label="log")
+    _describe(log)
+    rep = replay(log.rules, log.first_dealer, log.deals)
+    assert rep.state == log.states[-1]
+    assert rep.state.to_dict() == log.states[-1].to_dict()
+    assert list(rep.entries) == list(log.entries)
+    # a prefix folds to the state reached after that many deals
+    k = len(log.deals) // 2
+    assert replay(log.rules, log.first_dealer, log.deals[:k]).state == log.states[k]
+
+
+# --- store -> load -> identical ----------------------------------------------------------------
+
+@per_convention
+@PROPS
+@given(data=st.data())
+def test_state_and_deal_round_trip_through_json(convention, data):
+    log = data.draw(deal_logs(conventions=(convention,)), label="log")
+    _describe(log)
+    for state in log.states:
+        stored = json.loads(json.dumps(state.to_dict()))
+        assert TableState.from_dict(stored) == state
+        assert TableState.from_dict(stored).to_dict() == state.to_dict()
+    for body, deal in zip(log.bodies, log.deals):
+        stored = json.loads(json.dumps(deal.to_dict()))
+        assert Deal.from_dict(stored) == deal
+        assert Deal.from_dict(stored).to_dict() == deal.to_dict()
+
+
+# --- settlement ----------------------------------------------------------------------------------
+
+def _fewest_transfers(cents: tuple[int, ...]) -> int:
+    """Fewest payments settling ``cents``: nonzero players minus the most disjoint zero-sum groups."""
+    seats = [i for i, c in enumerate(cents) if c]
+
+    def best(rest: tuple[int, ...]) -> int:
+        if not rest:
+            return 0
+        first, others = rest[0], rest[1:]
+        top = 0
+        for r in range(len(others) + 1):
+            for group in combinations(others, r):
+                if cents[first] + sum(cents[g] for g in group) == 0:
+                    left = tuple(s for s in others if s not in group)
+                    top = max(top, 1 + best(left))
+        return top
+
+    return len(seats) - best(tuple(seats))
+
+
+def _check_settlement(rules, state, stake):
+    s = settle(rules, state, stake)
+    n = rules.players
+    assert len(s.balances) == len(s.cents) == n
+    assert all(isinstance(b, Fraction) or type(b) is int for b in s.balances)
+    assert sum(s.balances) == 0
+    assert sum(s.cents) == 0
+    assert all(type(c) is int for c in s.cents)
+    for b, c in zip(s.balances, s.cents):
+        assert abs(Fraction(c) - 100 * Fraction(b)) < 1, (b, c)
+    net = [0] * n
+    for t in s.transfers:
+        assert t.payer != t.payee and t.cents > 0 and type(t.cents) is int
+        net[t.payer] -= t.cents
+        net[t.payee] += t.cents
+    assert net == list(s.cents)
+    assert len(s.transfers) <= n - 1
+    assert len(s.transfers) == _fewest_transfers(s.cents)
+    assert s.final == state.finished
+    return s
+
+
+@per_convention
+@PROPS
+@given(data=st.data(), stake=st.sampled_from([None, Fraction(1, 2), Fraction(1, 3), Fraction(7, 100), Fraction(3)]))
+def test_settlement_sums_to_zero_and_transfers_settle_it(convention, data, stake):
+    log = data.draw(deal_logs(conventions=(convention,)), label="log")
+    _describe(log)
+    for state in (log.states[len(log.states) // 2], log.states[-1]):
+        plain = _check_settlement(log.rules, state, None)
+        staked = _check_settlement(log.rules, state, stake)
+        if stake is not None:
+            assert staked.balances == tuple(b * stake for b in plain.balances)
+
+
+@per_convention
+@PROPS
+@given(data=st.data(), c=st.integers(-50, 50))
+def test_balances_ignore_a_constant_added_to_every_mountain(convention, data, c):
+    """Amnesty of the mountain changes nothing in the balances (RULES.md 8)."""
+    log = data.draw(deal_logs(conventions=(convention,)), label="log")
+    _describe(log)
+    state = log.states[-1]
+    shifted = replace(state, mountains=tuple(m + c for m in state.mountains))
+    assert settle(log.rules, shifted).balances == settle(log.rules, state).balances
+
+
+# --- invalid deals ---------------------------------------------------------------------------------
+
+@per_convention
+@PROPS
+@given(data=st.data())
+def test_an_invalid_deal_is_refused_and_changes_nothing(convention, data):
+    log, state, invalid = data.draw(logs_with_invalid_deal(conventions=(convention,)), label="case")
+    _describe(log)
+    note(f"state before: {state.to_dict()}")
+    note(f"invalid ({invalid.rule}): {invalid.body!r}")
+    before = state.to_dict()
+    deal = None
+    with pytest.raises(InvalidDeal) as refused:
+        deal = Deal.from_dict(invalid.body)
+        apply_deal(log.rules, state, deal)
+    assert refused.value.errors, "a refusal names at least one field"
+    assert all(e.field and e.reason for e in refused.value.errors)
+    assert state.to_dict() == before
+    if deal is not None:
+        # in a log, replay names that deal (1-based) and refuses the same way
+        k = log.states.index(state)
+        with pytest.raises(ReplayError) as failed:
+            replay(log.rules, log.first_dealer, log.deals[:k] + [deal] + log.deals[k:])
+        assert failed.value.number == k + 1
+        assert failed.value.kind == refused.value.kind
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+def test_a_finished_table_refuses_every_deal(convention):
+    """Deals after the end of the game (the match in piter_races) are refused and change nothing."""
+    rng = random.Random(f"finish {convention}")
+    finished = 0
+    for _ in range(30):
+        players = 4 if convention == "piter_races" else rng.choice([3, 4])
+        options = random_options(convention, rng)
+        if convention == "piter_races":
+            options["games"] = rng.choice([1, 2])
+        rules = make_rules(convention, players, rng.choice([1, 2, 4]), options)
+        log = generate_log(rules, rng.randrange(players), rng, 400)
+        state = log.states[-1]
+        if not state.finished:
+            continue
+        finished += 1
+        # the finished state is the first finished one and stays finished
+        assert not any(s.finished for s in log.states[:-1])
+        before = state.to_dict()
+        sit = Situation.of(rules, state)
+        sit.compulsory, sit.min_contract = False, 7
+        for make in (allpass_deal, contract_deal, misere_deal):
+            with pytest.raises(TableFinished) as refused:
+                apply_deal(rules, state, Deal.from_dict(make(sit, rng)))
+            assert refused.value.kind == "finished"
+        assert state.to_dict() == before
+    assert finished >= 20, "most small-target tables should finish within 400 deals"
+
+
+# --- the sheet -----------------------------------------------------------------------------------
+
+def _bonus_whists(state: TableState, n: int) -> dict[tuple[int, int], Fraction]:
+    written: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
+    for b in state.bonuses:
+        for other in range(n):
+            if other != b.seat:
+                written[b.seat, other] += b.amount
+    return written
+
+
+@per_convention
+@PROPS
+@given(data=st.data())
+def test_every_sheet_amount_is_a_multiple_of_one_half(convention, data):
+    """RULES.md 3: except the shared piter_races bonuses (300/t, 200/t), which may be thirds."""
+    log = data.draw(deal_logs(max_deals=40, conventions=(convention,)), label="log")
+    _describe(log)
+    races = log.rules.convention.name == "piter_races"
+    n = log.rules.players
+    for state in log.states:
+        sh = sheet(log.rules, state)
+        bonus = _bonus_whists(state, n) if races else {}
+        for p in sh["players"]:
+            assert _half_multiple(p["pool"]), p
+            assert _half_multiple(p["mountain"]), p
+            for on, amount in p["whists"].items():
+                assert _is_exact(amount), p
+                assert _half_multiple(amount - bonus.get((p["seat"], int(on)), 0)), (p, bonus)
+        if races:
+            for t in sh["match"]["totals"]:
+                assert _half_multiple(t["pool"]) and _half_multiple(t["mountain"]), t
+            for b in sh["match"]["bonuses"]:
+                assert any(b["amount"] * t in (300, 200) for t in range(1, n + 1)), b
+        else:
+            assert all(amount == int(amount) for amount in (Fraction(x) for x in bonus.values()))
+
+
+@per_convention
+@PROPS
+@given(data=st.data())
+def test_entries_add_up_to_the_change_of_the_sheet(convention, data):
+    """A deal's entries, summed, are the change in pools, mountains and whists.
+
+    Pools and mountains are compared as match totals (the current game plus the
+    ended games), which a piter_races game rollover does not change.
+    """
+    log = data.draw(deal_logs(max_deals=40, conventions=(convention,)), label="log")
+    _describe(log)
+    n = log.rules.players
+    for i, (entries, old, new) in enumerate(zip(log.entries, log.states, log.states[1:]), 1):
+        pool = [0] * n
+        mountain = [0] * n
+        whists = [[0] * n for _ in range(n)]
+        for e in entries:
+            assert _is_exact(e.amount), e
+            assert e.kind in ("pool", "mountain", "whists"), e
+            assert 0 <= e.seat < n
+            if e.kind == "whists":
+                assert e.on is not None and e.on != e.seat and 0 <= e.on < n, e
+                whists[e.seat][e.on] += e.amount
+            else:
+                assert e.on is None, e
+                (pool if e.kind == "pool" else mountain)[e.seat] += e.amount
+        (op, om), (np_, nm) = old.totals(), new.totals()
+        assert [b - a for a, b in zip(op, np_)] == pool, f"deal {i}: pools"
+        assert [b - a for a, b in zip(om, nm)] == mountain, f"deal {i}: mountains"
+        assert [[new.whists[r][c] - old.whists[r][c] for c in range(n)] for r in range(n)] == whists, f"deal {i}: whists"
+        if new.game == old.game:
+            assert [b - a for a, b in zip(old.pools, new.pools)] == pool
+            assert [b - a for a, b in zip(old.mountains, new.mountains)] == mountain
