@@ -1,0 +1,136 @@
+"""Benchmark of the rules engine: score a 1,000-deal mixed log for each convention.
+
+    python -m bench.engine                 # from the repository root
+    python -m bench.engine --deals 5000 --repeat 5 --seed 7
+
+For each convention and table size it generates one log with ``bench.deallog``
+(fixed seed; every deal valid by RULES.md, a mix of contracts, all-passes,
+misères and remises with their defences and choices) and times, best of
+``--repeat`` runs:
+
+- ``apply``: ``apply_deal`` deal after deal from a new table (what posting a deal costs);
+- ``replay``: ``replay`` of the whole log (what an undo or a correction costs).
+
+Two log shapes are measured, and the output says which is which:
+
+- ``one table``: pool target 10,000, so that the 1,000 deals never end the game;
+- ``new tables``: the convention's default pool target; when a table finishes
+  (or a races match ends) the log goes on at a new table, until 1,000 deals in
+  all — this exercises overflow, the end of game and the races game rollover.
+
+Deal bodies are parsed once, before timing (``Deal.from_dict`` is timed apart as ``parse``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import sys
+import time
+from typing import Any
+
+from app.rules import Deal, TableState, apply_deal, make_rules, replay
+
+from .deallog import CONVENTIONS, generate_log
+
+TARGET_US = 50.0
+
+
+def _tables(convention: str, players: int, deals: int, seed: int, shape: str) -> list[tuple[Any, int, list[dict], list[Deal]]]:
+    """(rules, first dealer, bodies, deals) per table, ``deals`` deals in all."""
+    rng = random.Random(f"{seed}/{convention}/{players}/{shape}")
+    target = 10_000 if shape == "one table" else None
+    rules = make_rules(convention, players, target)
+    out = []
+    left = deals
+    while left > 0:
+        log = generate_log(rules, rng.randrange(players), rng, left)
+        if not log.deals:
+            break
+        out.append((rules, log.first_dealer, log.bodies, log.deals))
+        left -= len(log.deals)
+        if shape == "one table" and left > 0:
+            raise RuntimeError(f"{convention}: the table finished after {len(log.deals)} deals")
+    return out
+
+
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return best
+
+
+def measure(convention: str, players: int, deals: int, seed: int, shape: str, repeat: int) -> dict[str, Any]:
+    tables = _tables(convention, players, deals, seed, shape)
+    count = sum(len(t[3]) for t in tables)
+
+    def stepwise() -> None:
+        for rules, first, _, log in tables:
+            state = TableState.new(rules, first)
+            for deal in log:
+                state = apply_deal(rules, state, deal).state
+
+    def fold() -> None:
+        for rules, first, _, log in tables:
+            replay(rules, first, log)
+
+    def parse() -> None:
+        for _, _, bodies, _ in tables:
+            for body in bodies:
+                Deal.from_dict(body)
+
+    # the timed runs must score what the generator scored
+    for rules, first, _, log in tables:
+        assert len(replay(rules, first, log).entries) == len(log)
+
+    results = {"convention": convention, "players": players, "shape": shape, "tables": len(tables), "deals": count}
+    for name, fn in (("apply", stepwise), ("replay", fold), ("parse", parse)):
+        seconds = _best(fn, repeat)
+        results[name + "_us"] = seconds / count * 1e6
+        results[name + "_per_s"] = count / seconds
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.engine", description=__doc__.split("\n")[0])
+    parser.add_argument("--deals", type=int, default=1000, help="deals per log (default 1000)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs, the best is shown (default 3)")
+    parser.add_argument("--seed", type=int, default=2, help="seed of the deal logs (default 2)")
+    parser.add_argument("--convention", action="append", choices=CONVENTIONS, help="only these (repeatable)")
+    args = parser.parse_args(argv)
+
+    print(f"prefscore rules engine: {args.deals}-deal mixed logs, seed {args.seed}, best of {args.repeat}, "
+          f"Python {sys.version.split()[0]}")
+    print("one table  = pool target 10,000, the game never ends inside the log")
+    print("new tables = default pool target, a new table (or races match) whenever one finishes")
+    header = (f"{'convention':<16}{'n':>2} {'log':<11}{'tables':>6}{'deals':>7}"
+              f"{'apply µs':>10}{'deals/s':>10}{'replay µs':>11}{'deals/s':>10}{'parse µs':>10}")
+    print(header)
+    print("-" * len(header))
+    worst = 0.0
+    started = time.perf_counter()
+    for convention in args.convention or CONVENTIONS:
+        for players in ((4,) if convention == "piter_races" else (3, 4)):
+            for shape in ("one table", "new tables"):
+                r = measure(convention, players, args.deals, args.seed, shape, args.repeat)
+                worst = max(worst, r["apply_us"], r["replay_us"])
+                print(f"{convention:<16}{players:>2} {shape:<11}{r['tables']:>6}{r['deals']:>7}"
+                      f"{r['apply_us']:>10.1f}{r['apply_per_s']:>10,.0f}{r['replay_us']:>11.1f}"
+                      f"{r['replay_per_s']:>10,.0f}{r['parse_us']:>10.1f}")
+    verdict = "within" if worst < TARGET_US else "OVER"
+    print(f"slowest: {worst:.1f} µs per deal ({verdict} the {TARGET_US:.0f} µs target); "
+          f"total {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
