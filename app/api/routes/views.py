@@ -1,6 +1,283 @@
-"""Visual routes (sheet.svg, the /shared/{token} HTML page, events): owned by the views work.
-create_app includes this router; it is empty until then."""
+"""Pictures of a table: the paper sheet as SVG (by key or by share link), the share link's
+deal log, and the live HTML page at ``/shared/{token}``.
 
-from fastapi import APIRouter
+The page is plain HTML with a small inline script, no front-end build. It stays live by
+polling ``/v1/shared/{token}/sheet.svg`` every 2 s with ``If-None-Match``: an unchanged
+table costs one row read and a 304, works through any proxy and with any number of
+viewers without holding a connection (or a worker thread) per viewer the way server-sent
+events over this sync stack would. When the picture changes the page also refreshes the
+balances and the deal log.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from app.render import render_sheet as render_svg
+from app.rules import settle, sheet
+from app.services.tables import TableInfo
+from app.services.views import Picture, shared_picture, table_picture
+
+from ..deps import DB, Owner
+from ..render import render_deal, render_settlement
+from ..schemas import problem_responses
 
 router = APIRouter()
+
+SVG = "image/svg+xml"
+# Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
+RENDER_VERSION = 1
+
+_svg_responses: dict[int | str, dict[str, Any]] = {
+    200: {"content": {SVG: {"schema": {"type": "string"}}}, "description": "the sheet drawn as on paper (SVG)"},
+    304: {"description": "the picture has not changed (If-None-Match)"},
+}
+
+
+def svg_etag(table: TableInfo) -> str:
+    return f'"{table.etag.strip(chr(34))}-svg{RENDER_VERSION}"'
+
+
+def _matches(header: str | None, etag: str) -> bool:
+    if header is None:
+        return False
+    tags = [t.strip() for t in header.split(",")]
+    return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
+
+
+def picture_svg(picture: Picture) -> str:
+    """The SVG of a table with its log: exact sheet and entries, names, balances."""
+    table = picture.table
+    exact = sheet(table.rules, table.state)
+    exact["players"] = [{**p, "name": table.players[p["seat"]]} for p in exact["players"]]
+    deals = picture.deals or ()
+    games = picture.games
+    history = [
+        {"entries": [e.to_dict() for e in d.entries], **({"game": games[i]} if games else {})}
+        for i, d in enumerate(deals)
+    ]
+    settlement = render_settlement(table, settle(table.rules, table.state, None), None)
+    return render_svg(exact, history=history, settlement=settlement, pool_target=table.pool_target)
+
+
+def _svg_response(picture: Picture, etag: str, cache: str) -> Response:
+    headers = {"ETag": etag, "Cache-Control": cache}
+    if picture.deals is None:
+        return Response(status_code=304, headers=headers)
+    return Response(picture_svg(picture), media_type=SVG, headers=headers)
+
+
+@router.get(
+    "/v1/tables/{table_id}/sheet.svg",
+    tags=["views"],
+    response_class=Response,
+    responses={**_svg_responses, **problem_responses(401, 404)},
+)
+def get_sheet_svg(
+    table_id: str,
+    db: DB,
+    owner: Owner,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Response:
+    """The sheet drawn as the paper pulka: sectors with pool, mountain and whists as running
+    sequences, the all-pass level, the balances. ``ETag``; ``If-None-Match`` answers 304."""
+    picture = table_picture(db, owner, table_id, current=lambda t: _matches(if_none_match, svg_etag(t)))
+    return _svg_response(picture, svg_etag(picture.table), "private, no-cache")
+
+
+@router.get(
+    "/v1/shared/{token}/sheet.svg",
+    tags=["shared"],
+    response_class=Response,
+    responses={**_svg_responses, **problem_responses(404)},
+    openapi_extra={"security": []},
+)
+def get_shared_sheet_svg(
+    token: str,
+    db: DB,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Response:
+    """The picture of the sheet through the read-only share link (no key)."""
+    picture = shared_picture(db, token, current=lambda t: _matches(if_none_match, svg_etag(t)))
+    return _svg_response(picture, svg_etag(picture.table), "private, no-cache")
+
+
+@router.get(
+    "/v1/shared/{token}/deals",
+    tags=["shared"],
+    responses={
+        200: {"description": "every deal of the table, in order: `{\"deals\": [stored deal, ...]}`"},
+        304: {"description": "unchanged (If-None-Match)"},
+        **problem_responses(404),
+    },
+    openapi_extra={"security": []},
+)
+def get_shared_deals(
+    token: str,
+    db: DB,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Response:
+    """The deal log through the read-only share link: each stored deal with its entries."""
+    picture = shared_picture(db, token, current=lambda t: _matches(if_none_match, t.etag))
+    headers = {"ETag": picture.table.etag, "Cache-Control": "private, no-cache"}
+    if picture.deals is None:
+        return Response(status_code=304, headers=headers)
+    return JSONResponse({"deals": [render_deal(d) for d in picture.deals]}, headers=headers)
+
+
+@router.get(
+    "/shared/{token}",
+    tags=["shared"],
+    response_class=HTMLResponse,
+    responses={200: {"content": {"text/html": {}}, "description": "the live page of a shared table"}, **problem_responses(404)},
+    openapi_extra={"security": []},
+)
+def shared_page(token: str, db: DB) -> HTMLResponse:
+    """A page for people at the table: the paper sheet, the balances and the deal log, kept
+    up to date while it is open (no key needed; nothing can be changed from it)."""
+    picture = shared_picture(db, token, current=lambda _t: True)  # 404 for an unknown token
+    names = ", ".join(picture.table.players)
+    return HTMLResponse(
+        page_html(token, names),
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"},
+    )
+
+
+def _html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def page_html(token: str, names: str) -> str:
+    # json.dumps, then "<" escaped: the token cannot end the script element.
+    token_js = json.dumps(token).replace("<", "\\u003c")
+    return PAGE.replace("__TITLE__", _html_escape(f"Пулька: {names}")).replace("__TOKEN__", token_js)
+
+
+PAGE = """<!doctype html>
+<html lang="ru">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>__TITLE__</title>
+<style>
+  body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; background: #f4f1ea; color: #14213d; }
+  main { max-width: 720px; margin: 0 auto; padding: 8px; }
+  h1 { font-size: 1.15rem; margin: 8px 0; }
+  h2 { font-size: 1rem; margin: 16px 0 6px; }
+  #sheet { background: #fff; border-radius: 6px; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
+  #sheet svg { display: block; width: 100%; height: auto; }
+  table { border-collapse: collapse; width: 100%; background: #fff; font-size: .95rem; }
+  th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid #e3ddd0; vertical-align: top; }
+  td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+  .pos { color: #2a7d2a; } .neg { color: #b02a2a; }
+  #status { font-size: .8rem; color: #6c757d; }
+  #status.offline { color: #b02a2a; }
+  .entries { color: #495057; font-size: .85rem; }
+</style>
+</head>
+<body>
+<main>
+  <h1 id="title">__TITLE__</h1>
+  <div id="status" role="status">загрузка…</div>
+  <div id="sheet" aria-live="polite"></div>
+  <h2>Расчёт</h2>
+  <table id="balances"><thead><tr><th>Игрок</th><th class="num">Баланс</th></tr></thead><tbody></tbody></table>
+  <div id="transfers" class="entries"></div>
+  <h2>Сдачи</h2>
+  <table id="deals"><thead><tr><th>№</th><th>Сдача</th><th>Записи</th></tr></thead><tbody></tbody></table>
+</main>
+<script>
+"use strict";
+const TOKEN = __TOKEN__;
+const BASE = "/v1/shared/" + encodeURIComponent(TOKEN);
+const POLL_MS = 2000;
+let etag = null;
+let names = [];
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+function money(v) {
+  const s = (Math.round(v * 100) / 100).toFixed(2).replace(/\\.00$/, "");
+  return v > 0 ? "+" + s : s;
+}
+function who(seat) { return names[seat] !== undefined ? names[seat] : "#" + seat; }
+const WORDS = {whist: "вист", pass: "пас", half_whist: "полвиста"};
+function describe(d) {
+  if (d.type === "allpass") return "распасы " + Object.entries(d.tricks || {}).map(([s, t]) => who(+s) + " " + t).join(", ");
+  if (d.type === "misere") return "мизер " + who(d.declarer) + (d.tricks && d.tricks[d.declarer] !== undefined ? ", взял " + d.tricks[d.declarer] : "");
+  if (d.type === "remise") return who(d.declarer) + " " + d.contract + " без трёх";
+  let s = who(d.declarer) + " " + d.contract;
+  const def = Object.entries(d.defenders || {}).map(([k, v]) => who(+k) + " " + (WORDS[v] || v));
+  if (def.length) s += " (" + def.join(", ") + ")";
+  if (d.tricks) s += "; взятки " + Object.entries(d.tricks).map(([k, v]) => who(+k) + " " + v).join(", ");
+  return s;
+}
+const KINDS = {pool: "пуля", mountain: "гора", whists: "висты"};
+function entries(d) {
+  return (d.entries || []).map(e => who(e.seat) + ": " + (KINDS[e.kind] || e.kind) +
+    (e.kind === "whists" ? " на " + who(e.on) : "") + " " + (e.amount > 0 ? "+" : "") + e.amount).join("; ");
+}
+function showTable(t) {
+  names = t.players.map(p => p.name);
+  const body = document.querySelector("#balances tbody");
+  body.replaceChildren();
+  for (const p of t.settlement.players) {
+    const tr = el("tr");
+    tr.append(el("td", p.name), el("td", money(p.balance), "num " + (p.balance > 0 ? "pos" : p.balance < 0 ? "neg" : "")));
+    body.append(tr);
+  }
+  const tr = t.settlement.transfers.map(x => who(x.from) + " → " + who(x.to) + " " + x.amount);
+  document.getElementById("transfers").textContent =
+    (t.settlement.final ? "Игра окончена. " : "") + (tr.length ? "Платежи: " + tr.join("; ") : "");
+}
+function showDeals(deals) {
+  const body = document.querySelector("#deals tbody");
+  body.replaceChildren();
+  for (const d of deals.slice().reverse()) {
+    const tr = el("tr");
+    tr.append(el("td", String(d.number), "num"), el("td", describe(d) + (d.note ? " — " + d.note : "")), el("td", entries(d), "entries"));
+    body.append(tr);
+  }
+  document.body.dataset.dealCount = String(deals.length);
+}
+async function json(url) {
+  const r = await fetch(url, {cache: "no-store"});
+  if (!r.ok) throw new Error(url + ": " + r.status);
+  return r.json();
+}
+async function poll() {
+  const status = document.getElementById("status");
+  try {
+    const headers = etag ? {"If-None-Match": etag} : {};
+    const r = await fetch(BASE + "/sheet.svg", {headers, cache: "no-store"});
+    if (r.status === 200) {
+      const svg = await r.text();
+      const [t, d] = await Promise.all([json(BASE), json(BASE + "/deals")]);
+      showTable(t);
+      showDeals(d.deals);
+      document.getElementById("sheet").innerHTML = svg;
+      etag = r.headers.get("ETag");
+    } else if (r.status !== 304) {
+      throw new Error("status " + r.status);
+    }
+    status.className = "";
+    status.textContent = "обновлено " + new Date().toLocaleTimeString();
+  } catch (err) {
+    status.className = "offline";
+    status.textContent = "нет связи, повторяю… (" + err.message + ")";
+  }
+  setTimeout(poll, POLL_MS);
+}
+poll();
+</script>
+</body>
+</html>
+"""

@@ -1,0 +1,74 @@
+"""Reads for the pictures of a table (sheet.svg, the share page): the table with its whole
+deal log, in one read transaction, by owner or by share token.
+
+When the caller already has the current version (its ETag), the log is not read at all, so
+that a page polling for changes costs one indexed row read per poll.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db import Database, DealRow, TableRow
+from app.rules import Deal, TableState, apply_deal
+
+from .deals import DealInfo, deal_info
+from .errors import NotFound
+from .tables import TableInfo, info, load_row, rules_of, state_of
+
+
+@dataclass(frozen=True)
+class Picture:
+    table: TableInfo
+    deals: tuple[DealInfo, ...] | None  # None when the caller's version is current
+    games: tuple[int, ...] | None = None  # piter_races: the game each deal was played in
+
+
+def _shared_row(session: Session, token: str) -> TableRow:
+    row = session.scalars(select(TableRow).where(TableRow.share_token == token)).one_or_none()
+    if row is None or not secrets.compare_digest(row.share_token, token):
+        raise NotFound("no shared table with this token")
+    return row
+
+
+def _games(table: TableInfo, deals: tuple[DealInfo, ...]) -> tuple[int, ...] | None:
+    """The game of each deal of a piter_races match (pools restart in each game)."""
+    if not table.rules.convention.races:
+        return None
+    state = TableState.new(table.rules, first_dealer=table.first_dealer)
+    out = []
+    for deal in deals:
+        out.append(state.game)
+        state = apply_deal(table.rules, state, Deal.from_dict(deal.body)).state
+    return tuple(out)
+
+
+def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], bool] | None) -> Picture:
+    rules = rules_of(row)
+    table = info(row, rules, state_of(session, row, rules, persist=False))
+    if current is not None and current(table):
+        return Picture(table, None)
+    rows = session.scalars(select(DealRow).where(DealRow.table_id == row.id).order_by(DealRow.number)).all()
+    deals = tuple(deal_info(r) for r in rows)
+    return Picture(table, deals, _games(table, deals))
+
+
+def table_picture(
+    db: Database, owner: str, table_id: str, *, current: Callable[[TableInfo], bool] | None = None
+) -> Picture:
+    """The owner's table and its deal log (another owner's table is not found).
+
+    ``current(table)`` true means the caller has this version: the log is not read."""
+    with db.read() as session:
+        return _picture(session, load_row(session, owner, table_id, lock=False), current)
+
+
+def shared_picture(db: Database, token: str, *, current: Callable[[TableInfo], bool] | None = None) -> Picture:
+    """The same through the read-only share token."""
+    with db.read() as session:
+        return _picture(session, _shared_row(session, token), current)
