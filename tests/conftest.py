@@ -1,0 +1,158 @@
+"""Shared fixtures: a database made by the migrations, the app, an HTTP client and keys.
+
+The database comes from ``PREFSCORE_TEST_DATABASE_URL``:
+- unset: SQLite files in a temporary directory;
+- ``postgresql+psycopg://user@host:port/db``: a fresh database ``prefscore_t_<random>`` is
+  created on that server for the session (connecting to the URL's database) and dropped at
+  the end, so that runs never collide.
+Schemas are always made with Alembic, never ``create_all``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ADMIN_KEY = "pk_test_admin_" + secrets.token_urlsafe(16)
+TEST_DB_ENV = "PREFSCORE_TEST_DATABASE_URL"
+
+
+def test_database_base_url() -> str | None:
+    return os.environ.get(TEST_DB_ENV) or None
+
+
+@contextmanager
+def fresh_database(tmp_dir: Path, label: str = "db") -> Iterator[str]:
+    """A new, empty database on the configured server (or a new SQLite file); dropped after."""
+    base = test_database_base_url()
+    if base is None or base.startswith("sqlite"):
+        path = tmp_dir / f"{label}-{uuid.uuid4().hex[:8]}.db"
+        yield f"sqlite:///{path}"
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+    from sqlalchemy.engine import make_url
+
+    url = make_url(base)
+    if url.get_backend_name() != "postgresql":
+        raise pytest.UsageError(f"{TEST_DB_ENV} must be a sqlite or postgresql URL")
+    name = f"prefscore_t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        try:
+            yield url.set(database=name).render_as_string(hide_password=False)
+        finally:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from app.db import migrate
+
+    with fresh_database(tmp_path_factory.mktemp("db"), "api") as url:
+        migrate.upgrade(url)
+        yield url
+
+
+@pytest.fixture(scope="session")
+def settings(database_url: str):
+    from app.settings import Settings
+
+    return Settings(database_url=database_url, admin_key=ADMIN_KEY, threads=8)
+
+
+@pytest.fixture(scope="session")
+def db(settings) -> Iterator[Any]:
+    from app.db import make_database
+
+    database = make_database(settings)
+    yield database
+    database.dispose()
+
+
+@pytest.fixture(scope="session")
+def app(settings, db):
+    from app.api import create_app
+
+    return create_app(settings, db=db)
+
+
+@pytest.fixture(scope="session")
+def client(app) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def admin_headers() -> dict[str, str]:
+    return {"Authorization": f"Bearer {ADMIN_KEY}"}
+
+
+class Api:
+    """A client acting as one owner (a fresh key per test), with small helpers."""
+
+    def __init__(self, client: Any, key: str, owner: str):
+        self.client = client
+        self.key = key
+        self.owner = owner
+        self.headers = {"Authorization": f"Bearer {key}"}
+
+    def _h(self, headers: dict[str, str] | None) -> dict[str, str]:
+        return {**self.headers, **(headers or {})}
+
+    def get(self, url: str, headers: dict[str, str] | None = None, **kw: Any):
+        return self.client.get(url, headers=self._h(headers), **kw)
+
+    def post(self, url: str, json: Any = None, headers: dict[str, str] | None = None, **kw: Any):
+        return self.client.post(url, json=json, headers=self._h(headers), **kw)
+
+    def put(self, url: str, json: Any = None, headers: dict[str, str] | None = None, **kw: Any):
+        return self.client.put(url, json=json, headers=self._h(headers), **kw)
+
+    def delete(self, url: str, headers: dict[str, str] | None = None, **kw: Any):
+        return self.client.delete(url, headers=self._h(headers), **kw)
+
+    def table(self, **body: Any) -> dict[str, Any]:
+        body.setdefault("players", ["Anna", "Boris", "Vera"])
+        body.setdefault("convention", "sochi")
+        r = self.post("/v1/tables", json=body)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    def deal(self, table_id: str, body: dict[str, Any], expect: int = 201, **kw: Any) -> dict[str, Any]:
+        r = self.post(f"/v1/tables/{table_id}/deals", json=body, **kw)
+        assert r.status_code == expect, r.text
+        return r.json()
+
+
+def new_owner_key(client: Any, admin_headers: dict[str, str], owner: str | None = None) -> tuple[str, str]:
+    owner = owner or f"owner-{uuid.uuid4().hex[:10]}"
+    r = client.post("/v1/keys", json={"owner": owner}, headers=admin_headers)
+    assert r.status_code == 201, r.text
+    return owner, r.json()["key"]
+
+
+@pytest.fixture
+def api(client, admin_headers) -> Api:
+    owner, key = new_owner_key(client, admin_headers)
+    return Api(client, key, owner)
+
+
+@pytest.fixture
+def other_api(client, admin_headers) -> Api:
+    owner, key = new_owner_key(client, admin_headers)
+    return Api(client, key, owner)
