@@ -1,0 +1,1 @@
+"""Hardening: concurrency, faults, hostile input, security and operations (issue 4)."""
