@@ -1,12 +1,383 @@
-"""Client commands (``prefscore table ...``, ``prefscore deal ...``): owned by the client work.
+"""Client commands of the ``prefscore`` tool, talking to a running service over HTTP (httpx):
 
-``register`` is called by app.cli with the ``prefscore`` click group."""
+    prefscore table create --convention piter --players Anna,Boris,Vera [--pool-target 20] [--option k=v ...]
+    prefscore deal add TABLE_ID 7H 1 w2 p0 1:6 2:3 0:1        (notation: app/client/notation.py)
+    prefscore sheet TABLE_ID
+    prefscore settle TABLE_ID [--stake 0.5]
+    prefscore import TABLE_ID deals.json
+
+The server is ``--url`` / ``PREFSCORE_URL`` (default http://127.0.0.1:8000), the API key
+``--key`` / ``PREFSCORE_KEY``. Tables and progress are drawn with rich.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import click
+import httpx
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .notation import NotationError, format_deal, parse_deal
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+# Fields of a stored deal (GET .../deals) that are outputs, not part of a deal body.
+STORED_ONLY = ("number", "entries", "created_at")
+
+
+class ApiError(click.ClickException):
+    """A refused request: the problem+json reason, printed by click; exit code 1."""
+
+    def __init__(self, response: httpx.Response):
+        self.response = response
+        self.problem = problem_of(response)
+        super().__init__(describe_problem(self.problem))
+
+
+def problem_of(response: httpx.Response) -> dict[str, Any]:
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        data = {"status": response.status_code, "title": response.reason_phrase, "detail": response.text[:300]}
+    return data
+
+
+def describe_problem(problem: dict[str, Any]) -> str:
+    text = f"{problem.get('status', '?')} {problem.get('title', '')}".strip()
+    if problem.get("detail"):
+        text += f": {problem['detail']}"
+    for err in problem.get("errors") or []:
+        if isinstance(err, dict):
+            text += f"\n  - {err.get('field', '?')}: {err.get('reason') or err.get('message') or err}"
+    return text
+
+
+class Client:
+    """The few API calls the commands make."""
+
+    def __init__(self, url: str, key: str | None, http: httpx.Client | None = None):
+        headers = {"Accept": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        self.http = http or httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=TIMEOUT)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        try:
+            response = self.http.request(method, path, **kw)
+        except httpx.HTTPError as exc:
+            raise click.ClickException(f"cannot reach {self.http.base_url}: {exc}") from exc
+        if response.status_code >= 400:
+            raise ApiError(response)
+        return response
+
+    def create_table(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self.request("POST", "/v1/tables", json=body).json()
+
+    def post_deal(self, table_id: str, body: dict[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        return self.request("POST", f"/v1/tables/{table_id}/deals", json=body, headers=headers).json()
+
+    def table(self, table_id: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/tables/{table_id}").json()
+
+    def settlement(self, table_id: str, stake: str | None) -> dict[str, Any]:
+        params = {"stake": stake} if stake is not None else {}
+        return self.request("GET", f"/v1/tables/{table_id}/settlement", params=params).json()
+
+
+# Tests replace this to talk to an app in the same process.
+make_client: Callable[[str, str | None], Client] = Client
+
+
+def _server_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = click.option(
+        "--key", envvar="PREFSCORE_KEY", show_envvar=True, help="API key (Authorization: Bearer ...)"
+    )(f)
+    f = click.option(
+        "--url", envvar="PREFSCORE_URL", default=DEFAULT_URL, show_default=True, show_envvar=True, help="the service"
+    )(f)
+    return f
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+# --- terminal tables -----------------------------------------------------------------------
+def sheet_table(sheet: dict[str, Any], title: str | None = None) -> Table:
+    players = sorted(sheet["players"], key=lambda p: p["seat"])
+    names = {p["seat"]: p.get("name", f"#{p['seat']}") for p in players}
+    table = Table(title=title or f"Sheet after {sheet.get('deal_count', 0)} deals", title_justify="left")
+    table.add_column("seat", justify="right")
+    table.add_column("player")
+    table.add_column("pool", justify="right")
+    table.add_column("mountain", justify="right")
+    for p in players:
+        table.add_column(f"whists on {names[p['seat']]}", justify="right")
+    for p in players:
+        pool = _num(p["pool"]) + (" ✓" if p.get("pool_closed") else "")
+        whists = [("" if q["seat"] == p["seat"] else _num(p["whists"].get(str(q["seat"]), 0))) for q in players]
+        table.add_row(str(p["seat"]), names[p["seat"]], pool, _num(p["mountain"]), *whists)
+    allpass = sheet.get("allpass") or {}
+    parts = [f"all-pass level {allpass.get('level', 1)}"]
+    if allpass.get("next_trick_cost") is not None:
+        parts.append(f"trick cost {allpass['next_trick_cost']}")
+    if allpass.get("min_contract") is not None:
+        parts.append(f"lowest contract {allpass['min_contract']}")
+    if allpass.get("compulsory"):
+        parts.append("compulsory")
+    state = "finished" if sheet.get("finished") else f"next dealer {names.get(sheet.get('next_dealer'), '?')}"
+    table.caption = ", ".join(parts) + f"; {state}"
+    table.caption_justify = "left"
+    return table
+
+
+def settlement_tables(settlement: dict[str, Any]) -> list[Table]:
+    names = {p["seat"]: p["name"] for p in settlement["players"]}
+    stake = settlement.get("stake")
+    title = "Settlement" + (" (final)" if settlement.get("final") else " (if the game ended now)")
+    if stake is not None:
+        title += f", stake {stake}"
+    balances = Table(title=title, title_justify="left")
+    balances.add_column("player")
+    balances.add_column("balance", justify="right")
+    balances.add_column("exact", justify="right", style="dim")
+    for p in settlement["players"]:
+        b = p["balance"]
+        style = "green" if b > 0 else "red" if b < 0 else ""
+        balances.add_row(p["name"], f"[{style}]{_num(b)}[/]" if style else _num(b), str(p.get("balance_exact", "")))
+    transfers = Table(title="Transfers", title_justify="left")
+    transfers.add_column("from")
+    transfers.add_column("to")
+    transfers.add_column("amount", justify="right")
+    for t in settlement.get("transfers", []):
+        transfers.add_row(names.get(t["from"], str(t["from"])), names.get(t["to"], str(t["to"])), _num(t["amount"]))
+    return [balances, transfers]
+
+
+def entries_table(entries: list[dict[str, Any]], names: dict[int, str]) -> Table:
+    table = Table(title="Written", title_justify="left")
+    table.add_column("player")
+    table.add_column("what")
+    table.add_column("amount", justify="right")
+    for e in entries:
+        what = e["kind"] + (f" on {names.get(e['on'], e['on'])}" if e["kind"] == "whists" else "")
+        table.add_row(names.get(e["seat"], str(e["seat"])), what, _num(e["amount"]))
+    return table
+
+
+# --- commands ------------------------------------------------------------------------------
+def _parse_option(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise click.BadParameter(f"{text!r}: write NAME=VALUE, e.g. stalingrad=false or allpass_costs=[2,4,8]")
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    return key.strip(), value
+
+
+@click.group("table")
+def table_group() -> None:
+    """Tables on the service."""
+
+
+@table_group.command("create")
+@click.option("--convention", required=True, help="sochi, piter, piter_gentleman, rostov, vmk, piter_races")
+@click.option("--players", required=True, help="3 or 4 names, comma-separated: Anna,Boris,Vera")
+@click.option("--pool-target", type=click.IntRange(min=1), help="default 20 (piter_races 22)")
+@click.option("--first-dealer", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="a convention option (JSON value)")
+@_server_options
+def table_create(
+    convention: str, players: str, pool_target: int | None, first_dealer: int, options: tuple[str, ...], url: str, key: str | None
+) -> None:
+    """Create a table and print its id and share link."""
+    body: dict[str, Any] = {
+        "players": [p.strip() for p in players.split(",")],
+        "convention": convention,
+        "first_dealer": first_dealer,
+        "options": dict(_parse_option(o) for o in options),
+    }
+    if pool_target is not None:
+        body["pool_target"] = pool_target
+    client = make_client(url, key)
+    try:
+        table = client.create_table(body)
+    finally:
+        client.close()
+    # The id alone on stdout (TABLE=$(prefscore table create ...)); the rest on stderr.
+    err = Console(stderr=True, highlight=False)
+    names = ", ".join(p["name"] for p in table["players"])
+    err.print(f"table for {names} ({table['convention']}, pool to {table['pool_target']}); share link:")
+    err.print(f"{url.rstrip('/')}/shared/{table['share_token']}", markup=False)
+    click.echo(table["id"])
+
+
+@click.group("deal")
+def deal_group() -> None:
+    """Deals of a table."""
+
+
+@deal_group.command("add", context_settings={"ignore_unknown_options": True})
+@click.argument("table_id")
+@click.argument("notation", nargs=-1, required=True)
+@_server_options
+def deal_add(table_id: str, notation: tuple[str, ...], url: str, key: str | None) -> None:
+    """Post one deal written in the short notation, e.g.
+
+    \b
+      7H 1 w2 p0 1:6 2:3 0:1   contract 7H by seat 1, seat 2 whists, seat 0 passes, tricks
+      8NT 2 p0 p1              both defenders pass
+      7D 1 p2 h0               half-whist
+      mis 0 0:1                misère, seat 0 took one trick
+      rem 2 8S                 remise (without three)
+      pass 0:2 1:5 2:3         all-pass
+    \b
+    Options: dealer=N writeoff=S,S help=S talon=ace|marriage|ace_king|two_aces discarded
+    returned over_misere note=free text to the end.
+    """
+    try:
+        body = parse_deal(" ".join(notation))
+    except NotationError as exc:
+        raise click.BadParameter(str(exc), param_hint="NOTATION") from exc
+    client = make_client(url, key)
+    try:
+        result = client.post_deal(table_id, body)
+    finally:
+        client.close()
+    sheet = result["sheet"]
+    names = {p["seat"]: p["name"] for p in sheet["players"]}
+    console = _console()
+    console.print(f"deal {result['deal']['number']}: {format_deal(body)}")
+    console.print(entries_table(result["deal"]["entries"], names))
+    console.print(sheet_table(sheet))
+
+
+@click.command("sheet")
+@click.argument("table_id")
+@_server_options
+def sheet_command(table_id: str, url: str, key: str | None) -> None:
+    """Show a table's sheet: pools, mountains, whists, the all-pass level."""
+    client = make_client(url, key)
+    try:
+        table = client.table(table_id)
+    finally:
+        client.close()
+    title = f"{table['convention']}, pool to {table['pool_target']}: {table['deal_count']} deals"
+    _console().print(sheet_table(table["sheet"], title))
+
+
+@click.command("settle")
+@click.argument("table_id")
+@click.option("--stake", help="money per whist, e.g. 0.5")
+@_server_options
+def settle_command(table_id: str, stake: str | None, url: str, key: str | None) -> None:
+    """Show the balances and the fewest transfers that settle them."""
+    client = make_client(url, key)
+    try:
+        settlement = client.settlement(table_id, stake)
+    finally:
+        client.close()
+    console = _console()
+    for table in settlement_tables(settlement):
+        console.print(table)
+
+
+def load_deals(path: Path) -> list[dict[str, Any]]:
+    """Deal bodies from a JSON file: a list (or ``{"deals": [...]}``, as the deal listings
+    return) of deal bodies, stored deals (their number and entries are dropped) or notation
+    strings."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(f"{path}: {exc}", param_hint="DEALS_JSON") from exc
+    if isinstance(data, dict) and isinstance(data.get("deals"), list):
+        data = data["deals"]
+    if not isinstance(data, list):
+        raise click.BadParameter(f"{path}: expected a JSON list of deals", param_hint="DEALS_JSON")
+    bodies = []
+    for i, item in enumerate(data, start=1):
+        if isinstance(item, str):
+            try:
+                item = parse_deal(item)
+            except NotationError as exc:
+                raise click.BadParameter(f"{path}: deal {i}: {exc}", param_hint="DEALS_JSON") from exc
+        if not isinstance(item, dict):
+            raise click.BadParameter(f"{path}: deal {i} is not an object", param_hint="DEALS_JSON")
+        bodies.append({k: v for k, v in item.items() if k not in STORED_ONLY})
+    return bodies
+
+
+@click.command("import")
+@click.argument("table_id")
+@click.argument("deals_json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_server_options
+def import_command(table_id: str, deals_json: Path, url: str, key: str | None) -> None:
+    """Post every deal of DEALS_JSON in order, stopping at the first one the service refuses.
+
+    Each deal carries an Idempotency-Key made from the file and its position, so running the
+    same import again after a stop does not write the deals already posted twice."""
+    bodies = load_deals(deals_json)
+    digest = hashlib.sha256(deals_json.read_bytes()).hexdigest()[:16]
+    console = Console(stderr=True, highlight=False)
+    client = make_client(url, key)
+    posted = 0
+    try:
+        with Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        ) as progress:
+            task = progress.add_task("importing deals", total=len(bodies))
+            for number, body in enumerate(bodies, start=1):
+                try:
+                    client.post_deal(table_id, body, idempotency_key=f"import-{digest}-{number}")
+                except ApiError as exc:
+                    progress.stop()
+                    console.print(f"[red]deal {number} of {deals_json.name} refused[/] ({format_deal_safe(body)})")
+                    console.print(describe_problem(exc.problem), markup=False)
+                    raise SystemExit(1) from None
+                posted += 1
+                progress.advance(task)
+    finally:
+        client.close()
+    console.print(f"imported {posted} deals into table {table_id}")
+
+
+def format_deal_safe(body: dict[str, Any]) -> str:
+    try:
+        return format_deal(body)
+    except (KeyError, TypeError, AttributeError):
+        return json.dumps(body, ensure_ascii=False)[:200]
 
 
 def register(group: click.Group) -> None:
-    """Add the client commands to ``group``. Nothing yet."""
-
+    """Add the client commands to the ``prefscore`` group."""
+    group.add_command(table_group)
+    group.add_command(deal_group)
+    group.add_command(sheet_command)
+    group.add_command(settle_command)
+    group.add_command(import_command)
