@@ -1,0 +1,76 @@
+"""The picture routes: content type, ETag, owners, the share link and the page."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+DEAL = {"type": "contract", "declarer": 1, "contract": "7H",
+        "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}}
+
+
+def test_sheet_svg_of_a_table(api):
+    table = api.table(players=["Anna", "Boris & <Co>", "Vera"], convention="piter")
+    api.deal(table["id"], DEAL)
+    r = api.get(f"/v1/tables/{table['id']}/sheet.svg")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("image/svg+xml")
+    root = ET.fromstring(r.text)
+    words = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "Boris & <Co>" in words and "Anna" in words
+    assert "8" in words  # Boris's mountain: 7H one down in piter
+    assert "Расчёт, если закончить сейчас" in words
+    etag = r.headers["etag"]
+    again = api.get(f"/v1/tables/{table['id']}/sheet.svg", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.headers["etag"] == etag
+    api.deal(table["id"], {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}})
+    changed = api.get(f"/v1/tables/{table['id']}/sheet.svg", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["etag"] != etag
+    # the JSON sheet and the picture are different representations: different ETags
+    assert api.get(f"/v1/tables/{table['id']}/sheet").headers["etag"] != changed.headers["etag"]
+
+
+def test_sheet_svg_needs_the_owner(api, other_api, client):
+    table = api.table()
+    assert other_api.get(f"/v1/tables/{table['id']}/sheet.svg").status_code == 404
+    assert client.get(f"/v1/tables/{table['id']}/sheet.svg").status_code == 401
+    r = api.get("/v1/tables/nosuchtable/sheet.svg")
+    assert r.status_code == 404 and r.headers["content-type"].startswith("application/problem+json")
+
+
+def test_share_link_pictures_and_page_work_without_a_key(api, client):
+    table = api.table(players=["Anna", "Boris", "Vera"], convention="piter")
+    api.deal(table["id"], DEAL)
+    token = table["share_token"]
+    svg = client.get(f"/v1/shared/{token}/sheet.svg")
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    assert client.get(f"/v1/shared/{token}/sheet.svg", headers={"If-None-Match": svg.headers["etag"]}).status_code == 304
+    deals = client.get(f"/v1/shared/{token}/deals")
+    assert deals.status_code == 200
+    [deal] = deals.json()["deals"]
+    assert deal["number"] == 1 and deal["contract"] == "7H"
+    assert {"kind": "mountain", "seat": 1, "amount": 8} in deal["entries"]
+    assert client.get(f"/v1/shared/{token}/deals", headers={"If-None-Match": deals.headers["etag"]}).status_code == 304
+    page = client.get(f"/shared/{token}")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "Anna, Boris, Vera" in page.text and "/sheet.svg" in page.text
+    # nothing can be written through the share link
+    assert client.post(f"/v1/shared/{token}/deals", json=DEAL).status_code in (404, 405)
+
+
+def test_unknown_share_tokens_are_404(client):
+    for url in ("/shared/nope", "/v1/shared/nope/sheet.svg", "/v1/shared/nope/deals"):
+        assert client.get(url).status_code == 404, url
+
+
+def test_page_cannot_be_broken_by_names(api, client):
+    table = api.table(players=["</script><script>alert(1)</script>", "Boris", "Vera"])
+    page = client.get(f"/shared/{table['share_token']}").text
+    assert "<script>alert(1)" not in page
+    assert "&lt;/script&gt;" in page
+
+
+def test_openapi_describes_the_pictures(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/v1/tables/{table_id}/sheet.svg", "/v1/shared/{token}/sheet.svg", "/v1/shared/{token}/deals", "/shared/{token}"):
+        assert "get" in paths[path], path
+    assert "image/svg+xml" in paths["/v1/tables/{table_id}/sheet.svg"]["get"]["responses"]["200"]["content"]
