@@ -335,10 +335,10 @@ def load_deals(path: Path) -> list[dict[str, Any]]:
 def import_command(table_id: str, deals_json: Path, url: str, key: str | None) -> None:
     """Post every deal of DEALS_JSON in order, stopping at the first one the service refuses.
 
-    Each deal carries an Idempotency-Key made from the file and its position, so running the
-    same import again after a stop does not write the deals already posted twice."""
+    Each deal carries an Idempotency-Key made from the table, its position in the file and
+    its body, so running the import again after fixing the refused deal does not post the
+    deals before it twice."""
     bodies = load_deals(deals_json)
-    digest = hashlib.sha256(deals_json.read_bytes()).hexdigest()[:16]
     console = Console(stderr=True, highlight=False)
     client = make_client(url, key)
     posted = 0
@@ -354,7 +354,7 @@ def import_command(table_id: str, deals_json: Path, url: str, key: str | None) -
             task = progress.add_task("importing deals", total=len(bodies))
             for number, body in enumerate(bodies, start=1):
                 try:
-                    client.post_deal(table_id, body, idempotency_key=f"import-{digest}-{number}")
+                    client.post_deal(table_id, body, idempotency_key=import_key(table_id, number, body))
                 except ApiError as exc:
                     progress.stop()
                     console.print(f"[red]deal {number} of {deals_json.name} refused[/] ({format_deal_safe(body)})")
@@ -365,6 +365,11 @@ def import_command(table_id: str, deals_json: Path, url: str, key: str | None) -
     finally:
         client.close()
     console.print(f"imported {posted} deals into table {table_id}")
+
+
+def import_key(table_id: str, position: int, body: dict[str, Any]) -> str:
+    raw = json.dumps([table_id, position, body], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "import-" + hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
 def format_deal_safe(body: dict[str, Any]) -> str:

@@ -1,0 +1,102 @@
+"""The command-line client against the app served by uvicorn on 127.0.0.1 (real httpx)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import main
+
+
+@pytest.fixture
+def run(live_url, owner_key):
+    runner = CliRunner()
+
+    def invoke(*args: str, expect: int = 0):
+        result = runner.invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key,
+                                                      "COLUMNS": "160"})
+        assert result.exit_code == expect, (result.output, result.exception)
+        return result
+
+    return invoke
+
+
+def create(run, *extra: str) -> str:
+    result = run("table", "create", "--convention", "piter", "--players", "Anna,Boris,Vera", *extra)
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_create_add_sheet_settle(run, client, owner_key):
+    table_id = create(run, "--pool-target", "10", "--option", "stalingrad=false", "--option", "allpass_costs=[2,4,8]")
+    table = client.get(f"/v1/tables/{table_id}", headers={"Authorization": f"Bearer {owner_key}"}).json()
+    assert table["pool_target"] == 10
+    assert table["options"]["stalingrad"] is False and table["options"]["allpass_costs"] == [2, 4, 8]
+
+    out = run("deal", "add", table_id, "7H", "1", "w2", "p0", "1:6", "2:3", "0:1").output
+    assert "deal 1: 7H 1 w2 p0 1:6 2:3 0:1" in out
+    assert "mountain" in out and "whists on Boris" in out
+    run("deal", "add", table_id, "pass 0:2 1:5 2:3")
+
+    out = run("sheet", table_id).output
+    assert "Anna" in out and "Boris" in out and "Vera" in out
+    assert "all-pass level 2" in out and "trick cost 4" in out and "lowest contract 7" in out
+    assert "2 deals" in out
+
+    out = run("settle", table_id, "--stake", "0.5").output
+    assert "Settlement" in out and "stake 1/2" in out and "Transfers" in out
+
+
+def test_refused_deal_prints_the_reason(run):
+    table_id = create(run)
+    result = run("deal", "add", table_id, "7H 1 w2 p0 1:6 2:3 0:2", expect=1)
+    assert "422" in result.output and "tricks" in result.output
+    bad = run("deal", "add", table_id, "7Q 1", expect=2)
+    assert "a deal starts with a contract" in bad.output
+
+
+def test_wrong_key_and_unreachable_server(live_url, owner_key):
+    runner = CliRunner()
+    r = runner.invoke(main, ["sheet", "abc", "--url", live_url, "--key", "pk_wrong"])
+    assert r.exit_code == 1 and "401" in r.output
+    r = runner.invoke(main, ["sheet", "abc", "--url", "http://127.0.0.1:9", "--key", owner_key])
+    assert r.exit_code == 1 and "cannot reach" in r.output
+
+
+def test_import_stops_at_the_first_refused_deal(run, tmp_path, client, owner_key):
+    table_id = create(run)
+    deals = [
+        {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"},
+         "tricks": {"1": 7, "2": 3, "0": 0}},
+        "pass 0:2 1:5 2:3",
+        {"number": 3, "type": "misere", "declarer": 0, "tricks": {"0": 0},
+         "entries": [{"kind": "pool", "seat": 0, "amount": 10}]},
+        {"type": "contract", "declarer": 2, "contract": "6S", "defenders": {"0": "whist", "1": "whist"},
+         "tricks": {"2": 6, "0": 2, "1": 2}},  # refused: below the lowest contract after an all-pass
+        "pass 0:2 1:5 2:3",
+    ]
+    path = tmp_path / "deals.json"
+    path.write_text(json.dumps({"deals": deals}))
+    result = run("import", table_id, str(path), expect=1)
+    assert "deal 4 of deals.json refused" in result.output
+    assert "422" in result.output and "contract" in result.output
+    assert "3/5" in result.output  # the bar stopped there
+    headers = {"Authorization": f"Bearer {owner_key}"}
+    assert client.get(f"/v1/tables/{table_id}", headers=headers).json()["deal_count"] == 3
+
+    # fixed and run again: the first three are not posted twice (idempotency keys)
+    deals[3]["contract"] = "7S"
+    deals[3]["tricks"] = {"2": 7, "0": 2, "1": 1}
+    path.write_text(json.dumps(deals))
+    result = run("import", table_id, str(path))
+    assert "imported 5 deals" in result.output
+    assert client.get(f"/v1/tables/{table_id}", headers=headers).json()["deal_count"] == 5
+
+
+def test_import_of_a_bad_file(run, tmp_path):
+    path = tmp_path / "deals.json"
+    path.write_text('{"not": "a list"}')
+    assert "expected a JSON list" in run("import", "x", str(path), expect=2).output
+    path.write_text('["7Z 1"]')
+    assert "deal 1" in run("import", "x", str(path), expect=2).output
