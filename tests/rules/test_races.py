@@ -265,3 +265,61 @@ def test_match_end_bonuses_and_final_settlement():
     assert s.balances == (-1150, 510, 1746, -1106)
     assert s.cents == (-115000, 51000, 174600, -110600)
     t.refuse(allpass({1: 3, 2: 3, 3: 4}))
+
+
+def test_second_game_bonus_uses_that_games_mountains_and_match_bonuses_use_totals():
+    t = _near_target((0, 0, 20, 0), (10, 4, 6, 8), games=2)
+    t.deal(contract(2, "7H", {3: "whist", 1: "pass"}, {2: 7, 3: 3, 1: 0}))
+    # game 1: first to target 2 (300), min mountain 1 (200); game 2 begins
+    assert t.state.game == 2
+    # a position in game 2 near its end: pools (20, 0, 0, 0), mountains (3, 9, 5, 4)
+    t.set(compulsory_cost=None, streak=1, pools=(20, 0, 0, 0), mountains=(3, 9, 5, 4))
+    # dealer 1 (active 0, 2, 3): declarer 0, defenders 2 (first), 3
+    t.deal(contract(0, "7H", {2: "whist", 3: "pass"}, {0: 7, 2: 3, 3: 0}))
+    # game 2: first to target 0 (24) -> 300; min mountain of this game: 0 (3) -> 200
+    # (over the match it would be 2: totals 13, 13, 11, 12).
+    # Match: total pools (24, 0, 24, 0): 0 and 2 tie -> 150 each; total mountains
+    # (13, 13, 11, 12): 2 -> 200.
+    assert t.state.finished is True
+    assert t.state.bonuses == (
+        Bonus(1, "first_to_target", 2, 300),
+        Bonus(1, "min_mountain", 1, 200),
+        Bonus(2, "first_to_target", 0, 300),
+        Bonus(2, "min_mountain", 0, 200),
+        Bonus(None, "max_pool", 0, 150),
+        Bonus(None, "max_pool", 2, 150),
+        Bonus(None, "min_mountain", 2, 200),
+    )
+    assert t.pools == [24, 0, 0, 0]
+    assert t.mountains == [3, 9, 5, 4]
+    # 2: 300 + 150 + 200 on each other, plus 24 trick whists on 0 in game 2
+    # 0: 300 + 200 + 150 on each other; 1: 200 on each other; 3: 24 on 2 (game 1)
+    assert t.whists == {
+        (2, 0): 674, (2, 1): 650, (2, 3): 650,
+        (0, 1): 650, (0, 2): 650, (0, 3): 650,
+        (1, 0): 200, (1, 2): 200, (1, 3): 200,
+        (3, 2): 24,
+    }
+    totals = [(r["pool"], r["mountain"]) for r in t.sheet["match"]["totals"]]
+    assert totals == [(24, 13), (0, 13), (24, 11), (0, 12)]
+
+
+def test_next_game_compulsory_allpass_counts_in_the_match_totals():
+    t = _near_target((0, 0, 20, 0), (10, 4, 6, 8))
+    t.deal(contract(2, "7H", {3: "whist", 1: "pass"}, {2: 7, 3: 3, 1: 0}))
+    # game 2, deal by dealer 1 (active 0, 2, 3): its compulsory all-pass at 2
+    t.deal(allpass({0: 2, 2: 4, 3: 4}))
+    assert t.mountains == [4, 0, 8, 8]
+    totals = [(r["pool"], r["mountain"]) for r in t.sheet["match"]["totals"]]
+    assert totals == [(0, 14), (0, 4), (24, 14), (0, 16)]
+    assert (t.allpass["streak"], t.allpass["min_contract"]) == (1, 7)
+
+
+@pytest.mark.parametrize("declarer_tricks,cost", [(9, 2), (8, 4), (7, 6), (5, 6)])
+def test_failed_ten_over_misere_compulsory_by_undertricks(declarer_tricks, cost):
+    t = _after_compulsory()
+    rest = 10 - declarer_tricks
+    t.deal(contract(2, "10H", {3: "whist", 0: "pass"}, {2: declarer_tricks, 3: rest, 0: 0}, over_misere=True))
+    # u = 10 - declarer_tricks: 1 -> 2, 2 -> 4, 3 or more -> 6; mountain 2V*u = 20u
+    assert t.mountains == [0, 6, 6 + 20 * (10 - declarer_tricks), 8]
+    assert (t.allpass["compulsory"], t.allpass["next_trick_cost"]) == (True, cost)

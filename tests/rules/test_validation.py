@@ -256,3 +256,9 @@ def test_replay_equals_step_by_step():
     folded = replay(t.rules, 0, [Deal.from_dict(b) for b in bodies])
     assert folded.state == t.state
     assert len(folded.entries) == 4
+
+
+def test_returned_talon_refused_with_three_players():
+    t = Table("piter", return_talon=True)  # the option is for 4 players (RULES.md 4)
+    err = t.refuse(contract(1, "7H", {2: "pass", 0: "pass"}, talon={"returned": True}))
+    assert names_field(err, "talon")

@@ -149,3 +149,13 @@ def test_overflow_cannot_help_a_defender_who_failed_his_whist():
     assert t.mountains == [0, 6, 0]
     assert t.pools == [20, 10, 9]
     assert t.whists == {(0, 2): 40}
+
+
+def test_unwhisted_writeoff_leaves_the_pool_so_nothing_overflows():
+    # RULES.md 5.5: written off this way, the whole V leaves the mountain and nothing goes to
+    # the pool (so nothing overflows) -- even with the pool 2 short of the target.
+    t = Table("vmk").set(pools=(18, 10, 5))
+    t.deal(contract(0, "8H", {1: "pass", 2: "pass"}, choices={"writeoff": [0]}))
+    assert t.pools == [18, 10, 5]
+    assert t.mountains == [-6, 0, 0]
+    assert t.whists == {}
