@@ -98,6 +98,11 @@ def client(app) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def admin_key() -> str:
+    return ADMIN_KEY
+
+
+@pytest.fixture(scope="session")
 def admin_headers() -> dict[str, str]:
     return {"Authorization": f"Bearer {ADMIN_KEY}"}
 

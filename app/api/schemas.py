@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 CONVENTIONS = Literal["sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races"]
 Seat = Annotated[int, Field(ge=0, le=3)]
@@ -17,8 +17,30 @@ Name = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Number = Union[int, float]
 
 
+def _valid_text(value: Any) -> bool:
+    """False when a string holds a lone surrogate (JSON "\\ud800"): it cannot be stored as UTF-8."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_valid_text(k) and _valid_text(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_valid_text(v) for v in value)
+    return True
+
+
 class Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unicode(cls, data: Any) -> Any:
+        if not _valid_text(data):
+            raise ValueError("text must be valid Unicode (a lone surrogate escape is not)")
+        return data
 
 
 # --- tables -------------------------------------------------------------------------------

@@ -92,11 +92,9 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Session]:
+        # Closing ends the transaction (a rollback) and keeps loaded objects readable.
         with self._reader() as session:
-            try:
-                yield session
-            finally:
-                session.rollback()
+            yield session
 
     def ping(self) -> None:
         with self.engine.connect().execution_options(**{_READONLY: True}) as conn:

@@ -46,7 +46,7 @@ def create_key(db: Database, owner: str) -> str:
 
 def authenticate(db: Database, token: str, admin_key: str | None) -> str | None:
     """The owner of ``token``, or None."""
-    if not token or len(token) > 200:
+    if not token or len(token) > 200 or not token.isascii() or not token.isprintable():
         return None
     if admin_key and hmac.compare_digest(token.encode("utf-8"), admin_key.encode("utf-8")):
         return ADMIN_OWNER

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -100,15 +101,22 @@ def info(row: TableRow, rules: Rules, state: TableState) -> TableInfo:
     )
 
 
+TABLE_ID_RE = re.compile(r"^[0-9a-f]{32}$")
+SHARE_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
 def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> TableRow:
     """The table row, locked for update when asked (PostgreSQL: SELECT ... FOR UPDATE; SQLite
-    holds the database write lock from BEGIN IMMEDIATE). Another owner's table is not found."""
+    holds the database write lock from BEGIN IMMEDIATE). Another owner's table is not found,
+    and so is an id that cannot be one (never sent to the database)."""
+    if not TABLE_ID_RE.fullmatch(table_id):
+        raise NotFound(f"no table {table_id[:40]!r}")
     query = select(TableRow).where(TableRow.id == table_id, TableRow.owner == owner)
     if lock:
         query = query.with_for_update()
     row = session.scalars(query).one_or_none()
     if row is None:
-        raise NotFound(f"no table {table_id}")
+        raise NotFound(f"no table {table_id!r}")
     return row
 
 
@@ -126,6 +134,8 @@ def create_table(
     names = [p.strip() for p in players]
     if any(not n for n in names):
         errors.append(FieldError("players", "names must not be empty"))
+    elif any(not n.isprintable() for n in names):
+        errors.append(FieldError("players", "names must not contain control characters"))
     elif len(set(n.casefold() for n in names)) != len(names):
         errors.append(FieldError("players", "names must be distinct"))
     try:
@@ -167,6 +177,8 @@ def get_table(db: Database, owner: str, table_id: str) -> TableInfo:
 
 
 def get_shared(db: Database, token: str) -> TableInfo:
+    if not SHARE_TOKEN_RE.fullmatch(token):
+        raise NotFound("no shared table with this token")
     with db.read() as session:
         row = session.scalars(select(TableRow).where(TableRow.share_token == token)).one_or_none()
         if row is None or not secrets.compare_digest(row.share_token, token):
