@@ -67,3 +67,31 @@ def servers(tmp_path: Path) -> Iterator[Servers]:
 @pytest.fixture
 def admin_key() -> str:
     return HARD_ADMIN_KEY
+
+
+class Live:
+    """One server for a module, with a table of the admin owner."""
+
+    def __init__(self, server: Server, database_url: str):
+        self.server = server
+        self.url = server.url
+        self.database_url = database_url
+        self.key = HARD_ADMIN_KEY
+        self.headers = {"Authorization": f"Bearer {HARD_ADMIN_KEY}"}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Live]:
+    """A migrated database and a server on it, shared by the tests of one module. A module
+    can set ``LIVE_ENV`` (a dict) for the server's environment."""
+    from app.db import migrate
+
+    workdir = tmp_path_factory.mktemp("live")
+    env = getattr(request.module, "LIVE_ENV", None)
+    with fresh_database(workdir, "live") as url:
+        migrate.upgrade(url)
+        server = Server(url, workdir, HARD_ADMIN_KEY, env=env, upgrade=False, name="live").start()
+        try:
+            yield Live(server, url)
+        finally:
+            server.stop(timeout=10)
