@@ -133,3 +133,18 @@ def test_end_total_pool_not_inside_a_streak():
     t.deal(contract(1, "8H", {2: "pass", 0: "pass"}))
     assert t.pools == [34, 26, 8]
     assert t.state.finished is True
+
+
+def test_end_total_pool_four_players_is_four_times_target():
+    t = Table("piter_gentleman", players=4).set(pools=(30, 20, 20, 8))
+    # dealer 0; seat 3 makes an unwhisted 6: 78 + 2 = 80 = 4 * 20 -> finished
+    t.deal(contract(3, "6H", {1: "pass", 2: "pass"}))
+    assert t.pools == [30, 20, 20, 10]
+    assert t.state.finished is True
+
+
+def test_total_pool_below_n_times_target_goes_on_four_players():
+    t = Table("piter_gentleman", players=4).set(pools=(30, 20, 20, 6))
+    # 76 + 2 = 78 < 80 (three times the target would already be reached: n is the players)
+    t.deal(contract(3, "6H", {1: "pass", 2: "pass"}))
+    assert t.state.finished is False

@@ -403,3 +403,23 @@ def test_overflow_can_help_four_player_dealer():
     # 2 close seat 1; 4 help the largest open pool, the dealer's (15): 19, 80 whists on 0
     assert t.pools == [19, 20, 10, 5]
     assert t.whists == {(1, 0): 80}
+
+
+def test_remise_and_failed_misere_four_players_no_whists_from_anyone():
+    t = Table("piter", players=4)  # dealer 0
+    t.deal(remise(1, "6H"))
+    # 2V * 3 = 12; no consolation, not even from the dealer
+    assert t.mountains == [0, 12, 0, 0]
+    t.deal(misere(2, 1))  # dealer 1 now; 2 is active
+    # 20 * 1; no whists
+    assert t.mountains == [0, 12, 20, 0]
+    assert t.whists == {}
+
+
+def test_end_four_players_every_pool_closed_the_dealers_too():
+    t = Table("piter", players=4).set(pools=(18, 20, 20, 20))
+    # dealer 0 sits out with an open pool: seat 1's 6 overflows onto him (2 * 20 = 40 whists)
+    t.deal(contract(1, "6H", {2: "whist", 3: "pass"}, {1: 6, 2: 4, 3: 0}))
+    assert t.pools == [20, 20, 20, 20]
+    assert t.whists == {(1, 0): 40, (2, 1): 16}
+    assert t.state.finished is True

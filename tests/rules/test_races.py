@@ -323,3 +323,12 @@ def test_failed_ten_over_misere_compulsory_by_undertricks(declarer_tricks, cost)
     # u = 10 - declarer_tricks: 1 -> 2, 2 -> 4, 3 or more -> 6; mountain 2V*u = 20u
     assert t.mountains == [0, 6, 6 + 20 * (10 - declarer_tricks), 8]
     assert (t.allpass["compulsory"], t.allpass["next_trick_cost"]) == (True, cost)
+
+
+def test_made_nine_over_misere_no_compulsory():
+    t = _after_compulsory()
+    t.deal(contract(2, "9H", {3: "whist", 0: "pass"}, {2: 9, 3: 1, 0: 0}, over_misere=True))
+    # made: pool 8, whists 1 * 16 = 16; no compulsory all-pass
+    assert t.pools == [0, 0, 8, 0]
+    assert t.whists == {(3, 2): 16}
+    assert t.allpass["compulsory"] is False
