@@ -172,11 +172,17 @@ PAGE = """<!doctype html>
   #sheet svg { display: block; width: 100%; height: auto; }
   table { border-collapse: collapse; width: 100%; background: #fff; font-size: .95rem; }
   th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid #e3ddd0; vertical-align: top; }
-  td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
   .pos { color: #2a7d2a; } .neg { color: #b02a2a; }
   #status { font-size: .8rem; color: #6c757d; }
   #status.offline { color: #b02a2a; }
   .entries { color: #495057; font-size: .85rem; }
+  /* a phone: the picture takes the whole width, so its 12-unit text is 12 px at 360 px */
+  @media (max-width: 420px) {
+    main { padding: 8px 0; }
+    h1, h2, #status, #transfers { padding: 0 8px; }
+    #sheet { border-radius: 0; }
+  }
 </style>
 </head>
 <body>

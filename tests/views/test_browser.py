@@ -1,0 +1,135 @@
+"""The share page in a real browser: Debian's headless Chromium, driven through its
+chromedriver with selenium, opens /shared/{token} on uvicorn, sees the picture with the
+players' names and numbers, takes a screenshot, and follows a deal posted meanwhile.
+
+Without the browser the test is skipped on a developer's machine and FAILS under CI
+(scripts/install-browser installs it; scripts/test runs that first)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=500,1400",
+]
+
+
+def _find(path: str, name: str) -> str | None:
+    if os.access(path, os.X_OK):
+        return path
+    return shutil.which(name)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = _find(CHROMIUM, "chromium")
+    driver_path = _find(CHROMEDRIVER, "chromedriver")
+    missing = [name for name, path in (("chromium", chromium), ("chromedriver", driver_path)) if path is None]
+    if missing:
+        message = f"{', '.join(missing)} not installed: run scripts/install-browser"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("selenium is not installed (pip install -e '.[test]')")
+        pytest.skip("selenium is not installed")
+
+    profile = tempfile.mkdtemp(prefix="prefscore-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in FLAGS + [f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def full_page_png(driver, path: Path) -> None:
+    """A screenshot of the whole page (not only the window), through the DevTools protocol."""
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, api, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    table = api.table(players=["Anna", "Boris", "Vera"], convention="piter")
+    tid = table["id"]
+    api.deal(tid, {"type": "contract", "declarer": 1, "contract": "7H",
+                   "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}})
+    api.deal(tid, {"type": "contract", "declarer": 0, "contract": "6D",
+                   "defenders": {"1": "whist", "2": "pass"}, "tricks": {"0": 7, "1": 3, "2": 0}})
+
+    # a phone: 360 CSS pixels wide (a desktop window cannot be made that narrow)
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 360, "height": 780, "deviceScaleFactor": 1, "mobile": True})
+    browser.get(f"{live_url}/shared/{table['share_token']}")
+    wait = WebDriverWait(browser, 20, poll_frequency=0.2)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet svg text"))
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "2")
+
+    svg_words = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)")
+    for name in ("Anna", "Boris", "Vera"):
+        assert name in svg_words
+    sheet = api.get(f"/v1/tables/{tid}/sheet").json()
+    boris = sheet["players"][1]
+    # Boris's mountain as written on paper: 8 for 7H one down, then 10 for a whist short on 6D
+    assert boris["mountain"] == 10 and "8.10" in svg_words
+    assert str(sheet["players"][0]["pool"]) in svg_words  # Anna's 6D made: 2 in her pool
+    assert "Распасы ×1: взятка 2, игра от 6" in svg_words
+
+    settlement = api.get(f"/v1/tables/{tid}/settlement").json()
+    balances = browser.find_element(By.ID, "balances").text
+    for p in settlement["players"]:
+        assert p["name"] in balances
+        assert f"{abs(p['balance']):.2f}".removesuffix(".00") in balances
+    history = browser.find_element(By.ID, "deals").text
+    assert "Boris 7H" in history and "Anna 6D" in history
+
+    # the picture fits the phone's width, and its smallest text is still 12 px there
+    width = browser.execute_script("return document.querySelector('#sheet svg').getBoundingClientRect().width")
+    assert width == pytest.approx(360, abs=1)
+    smallest = browser.execute_script(
+        "return Math.min(...Array.from(document.querySelectorAll('#sheet svg text'))"
+        ".map(t => parseFloat(t.getAttribute('font-size'))))")
+    assert smallest * width / 360 >= 12 - 0.05
+
+    shot = tmp_path / "shared-page.png"
+    full_page_png(browser, shot)
+    assert shot.stat().st_size > 10_000
+    print(f"screenshot: {shot}")
+
+    # a deal posted through the API shows up without reloading the page
+    api.deal(tid, {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}})
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "3")
+    wait.until(lambda d: "Распасы ×2: взятка 4, игра от 7" in d.execute_script(
+        "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)"))
+    assert "распасы" in browser.find_element(By.ID, "deals").text
+    full_page_png(browser, tmp_path / "shared-page-after.png")
