@@ -57,6 +57,12 @@ def fresh_database(tmp_dir: Path, label: str = "db") -> Iterator[str]:
         admin.dispose()
 
 
+@pytest.fixture
+def new_database(tmp_path: Path):
+    """``with new_database("label") as url:`` a fresh, empty database of the configured kind."""
+    return lambda label="db": fresh_database(tmp_path, label)
+
+
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from app.db import migrate
