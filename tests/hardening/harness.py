@@ -531,7 +531,7 @@ def verify_table(base_url: str, key: str, table_id: str, stats: Stats | None = N
     if table["deal_count"] != len(deals):
         problems.append(f"table says {table['deal_count']} deals, the log has {len(deals)}")
     notes = Counter(d.get("note") for d in deals)
-    doubled = [n for n, c in notes.items() if c > 1]
+    doubled = [n for n, c in notes.items() if c > 1 and n is not None]
     if doubled:
         problems.append(f"stored more than once: {doubled[:10]}")
     if stats is not None:
