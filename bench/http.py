@@ -158,8 +158,8 @@ def _machine_busy() -> float:
 
 @dataclass
 class CpuSnapshot:
-    server: float
-    postgres: float
+    server: dict[int, float]  # pid -> cpu seconds, the server's process tree
+    postgres: dict[int, float]  # pid -> cpu seconds, every postgres process
     machine: float
 
 
@@ -168,15 +168,21 @@ def cpu_snapshot(root_pids: list[int]) -> CpuSnapshot:
     children: dict[int, list[int]] = {}
     for pid, (_, ppid, _) in procs.items():
         children.setdefault(ppid, []).append(pid)
-    server = 0.0
+    server: dict[int, float] = {}
     stack = list(root_pids)
     while stack:
         pid = stack.pop()
         if pid in procs:
-            server += procs[pid][2]
+            server[pid] = procs[pid][2]
         stack.extend(children.get(pid, []))
-    postgres = sum(cpu for comm, _, cpu in procs.values() if comm.startswith("postgres"))
+    postgres = {pid: cpu for pid, (comm, _, cpu) in procs.items() if comm.startswith("postgres")}
     return CpuSnapshot(server, postgres, _machine_busy())
+
+
+def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds used between two snapshots by the processes alive at the end (a process
+    that started in between counts from zero; one that ended in between is not seen)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
 
 
 # ---------------------------------------------------------------------------- servers
@@ -379,9 +385,9 @@ def run_wrk(
     wrk_cpu = (ru1.children_user + ru1.children_system) - (ru0.children_user + ru0.children_system)
     res["cpu_s"] = {
         "wall": round(seconds, 3),
-        "server": round(after.server - before.server, 3),
+        "server": round(cpu_delta(before.server, after.server), 3),
         "wrk": round(wrk_cpu, 3),
-        "postgres": round(after.postgres - before.postgres, 3) if pg else 0.0,
+        "postgres": round(cpu_delta(before.postgres, after.postgres), 3) if pg else 0.0,
         "machine": round(after.machine - before.machine, 3),
     }
     res["cpu_s"]["other"] = round(

@@ -203,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=int, default=15)
     p.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
     p.add_argument("--top", type=int, default=25)
-    p.add_argument("--title", default="posting a deal")
+    p.add_argument("--path", choices=("post", "sheet304", "sheet"), default="post",
+                   help="what the clients do: post deals (default), read the sheet with If-None-Match, or without")
+    p.add_argument("--title", default=None)
     p.add_argument("--out", help="write the Markdown summary here too")
     args = p.parse_args(argv)
 
@@ -230,14 +232,21 @@ def main(argv: list[str] | None = None) -> int:
                 _, created = c.expect(201, "POST", "/v1/keys", {"owner": "bench"})
                 c.key = created["key"]
                 tables = [new_table(c) for _ in range(args.clients)]
+                auth = [f"Authorization: Bearer {created['key']}"]
+                if args.path == "post":
+                    load = Load("POST", [f"/v1/tables/{t}/deals" for t in tables], ALLPASS_BODY, auth, expect=201)
+                else:
+                    tags = []
+                    for t in tables:
+                        c.expect(201, "POST", f"/v1/tables/{t}/deals", ALLPASS_BODY)
+                        hdrs, _ = c.expect(200, "GET", f"/v1/tables/{t}/sheet")
+                        tags.append(next(v for k, v in hdrs.items() if k.lower() == "etag"))
+                    paths = [f"/v1/tables/{t}/sheet" for t in tables]
+                    if args.path == "sheet304":
+                        load = Load("GET", paths, None, auth, tags, expect=304)
+                    else:
+                        load = Load("GET", paths, None, auth)
                 c.close()
-                load = Load(
-                    "POST",
-                    [f"/v1/tables/{t}/deals" for t in tables],
-                    ALLPASS_BODY,
-                    [f"Authorization: Bearer {created['key']}"],
-                    expect=201,
-                )
                 run_wrk(wrk, server, load, args.clients, 2, tmp, pg is not None)  # warm-up
                 # The server process is `python -c ... serve` running uvicorn in-process (one
                 # worker): sample that pid.
@@ -265,11 +274,13 @@ def main(argv: list[str] | None = None) -> int:
         f"p50 {res['p50_ms']:.2f} ms, p99 {res['p99_ms']:.2f} ms; server CPU {res['cpu_s']['server']:.1f}s, "
         f"other load on the machine {res['cpu_s']['other']:.1f} CPU-s"
     )
-    md = markdown(summary, f"{args.title}: {args.db}", meta)
+    title = args.title or {"post": "posting a deal", "sheet304": "sheet with If-None-Match (304)",
+                           "sheet": "sheet (200)"}[args.path]
+    md = markdown(summary, f"{title}: {args.db}, {args.clients} client(s)", meta)
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    (RESULTS / f"profile-{stamp}-{commit['short']}-{args.db}.txt").write_text(text)
-    (RESULTS / f"profile-{stamp}-{commit['short']}-{args.db}.md").write_text(md)
+    (RESULTS / f"profile-{stamp}-{commit['short']}-{args.db}-{args.path}.txt").write_text(text)
+    (RESULTS / f"profile-{stamp}-{commit['short']}-{args.db}-{args.path}.md").write_text(md)
     if args.out:
         Path(args.out).write_text(md)
     print(md)
