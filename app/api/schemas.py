@@ -18,8 +18,11 @@ Number = Union[int, float]
 
 
 def _valid_text(value: Any) -> bool:
-    """False when a string holds a lone surrogate (JSON "\\ud800"): it cannot be stored as UTF-8."""
+    """False when a string holds a lone surrogate (JSON "\\ud800"), which cannot be stored as
+    UTF-8, or a NUL, which PostgreSQL text cannot hold and no name or note needs."""
     if isinstance(value, str):
+        if "\x00" in value:
+            return False
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
@@ -39,7 +42,7 @@ class Request(BaseModel):
     @classmethod
     def _unicode(cls, data: Any) -> Any:
         if not _valid_text(data):
-            raise ValueError("text must be valid Unicode (a lone surrogate escape is not)")
+            raise ValueError("text must be valid Unicode without NUL characters (no lone surrogate escapes)")
         return data
 
 
