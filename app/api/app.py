@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
+import anyio.to_thread
 from fastapi import FastAPI
 
 from app.db import Database, make_database
@@ -23,6 +24,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # Sync endpoints run in anyio's thread pool; the database pool is sized to it.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
         yield
         if db is None:  # the app made it, the app closes it
             database.dispose()

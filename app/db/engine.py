@@ -71,6 +71,7 @@ def make_engine(settings: Settings) -> Engine:
         max_overflow=max(0, threads - min(threads, 10)),
         pool_timeout=60,
         pool_pre_ping=True,
+        connect_args={"connect_timeout": 10} if url.get_backend_name() == "postgresql" else {},
     )
 
 
