@@ -30,13 +30,20 @@ OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
 
 # RULES.md section 4: the fixed values of parameters a convention does not offer as an option.
 _FIXED: dict[str, dict[str, Any]] = {
-    "sochi": {"return_talon": False},
+    "sochi": {"return_talon": False, "unwhisted_exit": True, "sliding_allpass": True},
     "piter": {},
-    "piter_gentleman": {"return_talon": False},
-    "rostov": {"remise": False, "return_talon": False},
-    "vmk": {"stalingrad": True, "whisted_tens": False, "remise": True, "return_talon": False},
-    "piter_races": {"stalingrad": True, "whisted_tens": True, "remise": False, "return_talon": False},
+    "piter_gentleman": {"return_talon": False, "allpass_costs": [2, 4, 6], "exit_levels": [6, 7, 8],
+                        "unwhisted_exit": True, "sliding_allpass": True},
+    "rostov": {"remise": False, "return_talon": False, "allpass_costs": None, "exit_levels": [6],
+               "unwhisted_exit": False, "sliding_allpass": True},
+    "vmk": {"stalingrad": True, "whisted_tens": False, "remise": True, "return_talon": False,
+            "allpass_costs": [2, 4, 4], "exit_levels": [6, 7, 7], "unwhisted_exit": False, "sliding_allpass": True},
+    "piter_races": {"stalingrad": True, "whisted_tens": True, "remise": False, "return_talon": False,
+                    "allpass_costs": [2, 4, 6], "exit_levels": [6, 7, 7], "unwhisted_exit": False,
+                    "sliding_allpass": True},
 }
+# unwhisted_exit: sochi "any made game" and piter_gentleman "a made game, never a remise" end a
+# streak with unwhisted made games too; rostov has no streak (allpass_costs None).
 # Pools stop at the target and the overflow helps others (7.2): "pool overflow" row.
 CAPPED = {"sochi", "piter", "rostov", "vmk"}
 

@@ -20,8 +20,10 @@ from bench.deallog import (
     CAPPED,
     CONVENTIONS,
     OBLIGATION,
+    VALUE,
     Log,
     Situation,
+    _extras,
     allpass_deal,
     contract_deal,
     generate_log,
@@ -289,6 +291,26 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
                 return body
 
             out.append(("a help choice naming a closed pool", help_closed))
+
+    if sit.conv == "vmk":
+        # vmk: a defender who failed his whist in that deal cannot be helped (RULES.md 4, 7.2)
+        cases = []
+        for declarer in sit.active:
+            first, second = sit.defenders_of(declarer)
+            if sit.overflow(declarer, VALUE[low]) > 0 and first in sit.open_seats():
+                cases.append((declarer, first, second))
+        if cases:
+            def help_failed_whister() -> dict[str, Any]:
+                declarer, first, second = rng.choice(cases)
+                taken = rng.randrange(OBLIGATION[low])  # short of the obligation
+                return _extras(sit, {
+                    "type": "contract", "declarer": declarer, "contract": f"{low}H",
+                    "defenders": {str(first): "whist", str(second): "pass"},
+                    "tricks": {str(declarer): 10 - taken, str(first): taken, str(second): 0},
+                    "choices": {"help": first},
+                }, rng)
+
+            out.append(("vmk: help for a defender who failed his whist", help_failed_whister))
 
     def over_misere_wrong() -> dict[str, Any]:
         if sit.conv == "piter_races" and low <= 8:

@@ -9,6 +9,7 @@ options (RULES.md 4.1) and random pool targets; the engine must accept each one
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections import defaultdict
 from dataclasses import replace
@@ -39,8 +40,9 @@ except ImportError:  # collected without the package
     from strategies import deal_logs, logs_with_invalid_deal
 
 # Each property runs per convention (so that every convention gets its share of examples).
+# PREFSCORE_PROPERTY_EXAMPLES=500 runs a deeper search (the default keeps the file well under a minute).
 PROPS = settings(
-    max_examples=30,
+    max_examples=int(os.environ.get("PREFSCORE_PROPERTY_EXAMPLES", "25")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -313,3 +315,100 @@ def test_entries_add_up_to_the_change_of_the_sheet(convention, data):
         if new.game == old.game:
             assert [b - a for a, b in zip(old.pools, new.pools)] == pool
             assert [b - a for a, b in zip(old.mountains, new.mountains)] == mountain
+
+
+# --- the all-pass streak, compulsory all-passes and the end of game, re-derived from RULES.md ------
+
+def _made(body: dict) -> tuple[bool, bool]:
+    """(made, whisted) of a game deal, read from its body (RULES.md 5)."""
+    kind = body["type"]
+    if kind == "remise":
+        return False, False
+    tricks = {int(s): t for s, t in body.get("tricks", {}).items()}
+    if kind == "misere":
+        return tricks[body["declarer"]] == 0, False
+    defence = set(body["defenders"].values())
+    if "whist" in defence:
+        level = int(body["contract"][:-2] if body["contract"].endswith("NT") else body["contract"][:-1])
+        return tricks[body["declarer"]] >= level, True
+    return True, "half_whist" in defence  # unwhisted, or a half-whist: made, whisted
+
+
+def _game_over(rules, pools, streak_or_compulsory: bool) -> bool:
+    """The end condition of RULES.md 4 on the current game's pools."""
+    conv, n, target = rules.convention.name, rules.players, rules.pool_target
+    if conv in ("piter", "piter_gentleman", "piter_races") and streak_or_compulsory:
+        return False  # "not inside a streak"
+    if conv == "piter_gentleman":
+        return sum(pools) >= n * target
+    if conv == "piter_races":
+        return any(p >= target for p in pools)
+    return all(p >= target for p in pools)
+
+
+@per_convention
+@PROPS
+@given(data=st.data())
+def test_streak_compulsory_allpass_and_end_of_game_follow_rules_md(convention, data):
+    """RULES.md 7.1 (streak, exit, lowest contract, races' compulsory all-passes) and 7.3 (end of game)."""
+    from bench.deallog import param
+
+    log = data.draw(deal_logs(max_deals=40, conventions=(convention,)), label="log")
+    _describe(log)
+    rules = log.rules
+    costs, exits = param(rules, "allpass_costs"), param(rules, "exit_levels")
+    races = convention == "piter_races"
+    for i, (body, old, new) in enumerate(zip(log.bodies, log.states, log.states[1:]), 1):
+        where = f"deal {i}"
+        sh = sheet(rules, new)["allpass"]
+        if convention == "rostov":
+            assert new.streak == 0 and sh["next_trick_cost"] is None and sh["min_contract"] == 6, where
+            assert new.finished == _game_over(rules, new.pools, False), where
+            continue
+        rolled = new.game != old.game
+        # the streak
+        if rolled:
+            assert races and new.game == old.game + 1 <= rules.games, where
+            assert new.streak == 0 and new.compulsory_cost == costs[0], where
+            assert all(p == 0 for p in new.pools) and all(m == 0 for m in new.mountains), where
+        elif body["type"] == "allpass":
+            if old.compulsory_cost is not None:
+                assert new.streak == costs.index(old.compulsory_cost) + 1, where
+            else:
+                assert new.streak == old.streak + 1, where
+        else:
+            made, whisted = _made(body)
+            exit_ = made and (whisted or param(rules, "unwhisted_exit"))
+            assert new.streak == (0 if exit_ else old.streak), where
+        # races: compulsory all-passes after a failed misère or a failed 9/10 over a misère
+        if races and not rolled:
+            expected = None
+            if body["type"] == "misere" and int(body["tricks"][str(body["declarer"])]) > 0:
+                expected = costs[min(int(body["tricks"][str(body["declarer"])]), 3) - 1]
+            elif body.get("over_misere"):
+                level = int(body["contract"][:-1] if not body["contract"].endswith("NT") else body["contract"][:-2])
+                tricks = body.get("tricks")
+                under = level - tricks[str(body["declarer"])] if tricks else 0
+                if under > 0:
+                    expected = costs[min(under, 3) - 1]
+            assert new.compulsory_cost == expected, where
+        elif not races:
+            assert new.compulsory_cost is None
+        # what the sheet shows for the next deal
+        if new.compulsory_cost is not None:
+            assert sh["compulsory"] and sh["min_contract"] is None and sh["next_trick_cost"] == new.compulsory_cost
+        else:
+            k = new.streak
+            assert not sh["compulsory"], where
+            assert sh["min_contract"] == exits[min(k, len(exits) - 1)], where
+            assert sh["next_trick_cost"] == costs[min(k, len(costs) - 1)], where
+        assert sh["level"] == min(new.streak, 2) + 1, where
+        # the end of game (the races: of a game; the match ends with its last game)
+        inside = new.streak > 0 or new.compulsory_cost is not None
+        if races:
+            game_ended = rolled or new.finished
+            assert game_ended == (rolled or _game_over(rules, new.pools, inside)), where
+            assert new.finished == (game_ended and old.game == rules.games), where
+            assert len(new.bonuses) > len(old.bonuses) if game_ended else new.bonuses == old.bonuses, where
+        else:
+            assert new.finished == _game_over(rules, new.pools, inside), where
