@@ -412,3 +412,60 @@ def test_streak_compulsory_allpass_and_end_of_game_follow_rules_md(convention, d
             assert len(new.bonuses) > len(old.bonuses) if game_ended else new.bonuses == old.bonuses, where
         else:
             assert new.finished == _game_over(rules, new.pools, inside), where
+
+
+# --- seats are relative: rotating every seat by r rotates the whole sheet ------------------------
+
+def _rotate_body(body: dict, r: int, n: int) -> dict:
+    def seat(s):
+        return (s + r) % n
+
+    out = dict(body)
+    if "declarer" in out:
+        out["declarer"] = seat(out["declarer"])
+    if "dealer" in out:
+        out["dealer"] = seat(out["dealer"])
+    for key in ("defenders", "tricks"):
+        if key in out:
+            out[key] = {str(seat(int(s))): v for s, v in out[key].items()}
+    if "choices" in out:
+        choices = dict(out["choices"])
+        if "writeoff" in choices:
+            choices["writeoff"] = sorted(seat(s) for s in choices["writeoff"])
+        if "help" in choices:
+            choices["help"] = seat(choices["help"])
+        out["choices"] = choices
+    return out
+
+
+@per_convention
+@PROPS
+@given(data=st.data(), r=st.integers(1, 3))
+def test_rotating_every_seat_rotates_the_sheet(convention, data, r):
+    """Nothing in RULES.md depends on absolute seat numbers (orders are clockwise from the
+    dealer or the declarer), so the log played with every seat moved by ``r`` gives the same
+    sheet with every seat moved by ``r``."""
+    log = data.draw(deal_logs(conventions=(convention,)), label="log")
+    _describe(log)
+    n = log.rules.players
+    r %= n
+    deals = [Deal.from_dict(_rotate_body(b, r, n)) for b in log.bodies]
+    rep = replay(log.rules, (log.first_dealer + r) % n, deals)
+    for old, new_entries in zip(log.entries, rep.entries):
+        moved = sorted(
+            (e.kind, (e.seat + r) % n, None if e.on is None else (e.on + r) % n, e.amount) for e in old
+        )
+        assert sorted((e.kind, e.seat, e.on, e.amount) for e in new_entries) == moved
+    a, b = log.states[-1], rep.state
+    for s in range(n):
+        t = (s + r) % n
+        assert b.pools[t] == a.pools[s] and b.mountains[t] == a.mountains[s]
+        for j in range(n):
+            assert b.whists[t][(j + r) % n] == a.whists[s][j]
+    assert (b.streak, b.compulsory_cost, b.finished, b.game, b.deal_count) == (
+        a.streak, a.compulsory_cost, a.finished, a.game, a.deal_count)
+    assert b.next_dealer == (a.next_dealer + r) % n
+    assert sorted((x.game or 0, x.kind, (x.seat + r) % n, x.amount) for x in a.bonuses) == sorted(
+        (x.game or 0, x.kind, x.seat, x.amount) for x in b.bonuses)
+    assert settle(log.rules, b).balances == tuple(
+        settle(log.rules, a).balances[(t - r) % n] for t in range(n))
