@@ -27,6 +27,7 @@ from app.rules import (
     TableFinished,
     TableState,
     apply_deal,
+    conventions_catalog,
     make_rules,
     replay,
     settle,
@@ -469,3 +470,34 @@ def test_rotating_every_seat_rotates_the_sheet(convention, data, r):
         (x.game or 0, x.kind, x.seat, x.amount) for x in b.bonuses)
     assert settle(log.rules, b).balances == tuple(
         settle(log.rules, a).balances[(t - r) % n] for t in range(n))
+
+
+# --- the options the generator draws are exactly RULES.md 4.1 -----------------------------------
+
+# RULES.md 4.1 defaults, written out again here.
+DEFAULTS_4_1 = {
+    "sochi": {"stalingrad": False, "gentlemen_whist": False, "whisted_tens": False, "remise": True,
+              "allpass_costs": [1], "exit_levels": [6]},
+    "piter": {"stalingrad": True, "whisted_tens": False, "remise": True, "allpass_costs": [2, 4, 6],
+              "exit_levels": [6, 7, 7], "unwhisted_exit": False, "clean_writeoff": 1, "sliding_allpass": True,
+              "return_talon": False, "pass_pass_whist": True},
+    "piter_gentleman": {"stalingrad": False, "whisted_tens": False, "remise": True, "dealer_clean": False},
+    "rostov": {"stalingrad": True, "whisted_tens": False, "dealer_clean": False},
+    "vmk": {},
+    "piter_races": {"games": 7},
+}
+
+
+@per_convention
+def test_generated_options_are_those_of_rules_md_4_1(convention):
+    from bench.deallog import OPTION_VALUES
+
+    catalog = {c["name"]: c for c in conventions_catalog()}[convention]
+    assert {o["name"]: o["default"] for o in catalog["options"]} == DEFAULTS_4_1[convention]
+    assert set(OPTION_VALUES[convention]) == set(DEFAULTS_4_1[convention])
+    for players in ((4,) if convention == "piter_races" else (3, 4)):
+        assert make_rules(convention, players).options == DEFAULTS_4_1[convention]
+        for name, values in OPTION_VALUES[convention].items():
+            for value in values:
+                rules = make_rules(convention, players, options={name: value})
+                assert rules.options == {**DEFAULTS_4_1[convention], name: value}
