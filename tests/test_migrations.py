@@ -86,3 +86,22 @@ def test_no_create_all_in_the_code():
         if "create_all(" in p.read_text(encoding="utf-8") and p.name != "test_migrations.py"
     ]
     assert offenders == []
+
+
+def test_cli_db_commands(new_database, monkeypatch):
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    with new_database("cli") as url:
+        monkeypatch.setenv("DATABASE_URL", url)
+        runner = CliRunner()
+        result = runner.invoke(main, ["db", "current"])
+        assert result.exit_code == 0 and "current: base" in result.output, result.output
+        result = runner.invoke(main, ["db", "upgrade"])
+        assert result.exit_code == 0, result.output
+        assert f"database at {migrate.head()}" in result.output
+        assert _tables(url) == TABLES
+        result = runner.invoke(main, ["db", "downgrade", "base"])
+        assert result.exit_code == 0 and "database at base" in result.output, result.output
+        assert _tables(url) == set()
