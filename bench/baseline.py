@@ -7,29 +7,31 @@ FastAPI + uvicorn + SQLAlchemy 2 on the same database, with two endpoints:
 - ``GET /fixed``: returns a fixed JSON object.
 
 Both are plain ``def`` endpoints with a declared return type, as the service's are, so both
-run on the same thread pool and serialise through pydantic-core. The database is set up the
-way the service sets up its own (SQLite: WAL, ``synchronous=NORMAL``, a busy timeout,
-``BEGIN IMMEDIATE`` for writers; PostgreSQL: a pooled psycopg engine), and the pool is sized
-to the thread pool of 40, so a ratio service/baseline measures the service's own work and
-not a difference of configuration.
+run on the same thread pool and serialise through pydantic-core. The database is opened with
+the service's own ``app.db.make_database`` (SQLite: WAL, ``synchronous=NORMAL``, a busy
+timeout, ``BEGIN IMMEDIATE`` for writers and their in-process queue; PostgreSQL: the same
+pooled psycopg engine, sized to the thread pool), and the insert is a ``db.write()``
+transaction, so a ratio service/baseline measures the service's own work and not a
+difference of configuration.
 
-Run it with ``uvicorn --factory bench.baseline:create_app``; the database is ``DATABASE_URL``.
-The bench creates its one table ``bench_rows`` (it is not part of the service's schema).
+Run it with ``python -m bench.baseline --port P`` (uvicorn with the settings of ``prefscore
+serve``); the database is ``DATABASE_URL``. It creates its one table ``bench_rows`` (not part
+of the service's schema); ``prepare()`` makes it.
 """
 
 from __future__ import annotations
 
-import os
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
 from fastapi import Body, FastAPI
 from pydantic import BaseModel
-from sqlalchemy import JSON, DateTime, Engine, Integer, create_engine, event
-from sqlalchemy.engine import make_url
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy import JSON, DateTime, Integer
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-THREADS = 40
+from app.db import make_database
+from app.settings import Settings
 
 
 class Base(DeclarativeBase):
@@ -57,45 +59,28 @@ class Fixed(BaseModel):
 FIXED = Fixed(status="ok", service="baseline", version=1)
 
 
-def make_engine(database_url: str) -> Engine:
-    url = make_url(database_url)
-    if url.get_backend_name() == "sqlite":
-        engine = create_engine(
-            url,
-            pool_size=10,
-            max_overflow=THREADS - 10,
-            pool_timeout=60,
-            connect_args={"check_same_thread": False, "timeout": 10},
-        )
+def _settings(database_url: str | None) -> Settings:
+    settings = Settings.from_env()
+    return settings if database_url is None else replace(settings, database_url=database_url)
 
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection, _record):  # noqa: ANN001
-            dbapi_connection.isolation_level = None
-            cursor = dbapi_connection.cursor()
-            try:
-                cursor.execute("PRAGMA busy_timeout = 10000")
-                cursor.execute("PRAGMA journal_mode = WAL")
-                cursor.execute("PRAGMA synchronous = NORMAL")
-            finally:
-                cursor.close()
 
-        @event.listens_for(engine, "begin")
-        def _on_begin(conn):  # noqa: ANN001
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-        return engine
-    return create_engine(url, pool_size=10, max_overflow=THREADS - 10, pool_timeout=60, pool_pre_ping=True)
+def prepare(database_url: str | None = None) -> None:
+    """Create ``bench_rows`` (once, before any server starts: workers would race to)."""
+    db = make_database(_settings(database_url))
+    try:
+        with db.write() as session:
+            Base.metadata.create_all(session.connection())
+    finally:
+        db.dispose()
 
 
 def create_app(database_url: str | None = None) -> FastAPI:
-    engine = make_engine(database_url or os.environ["DATABASE_URL"])
-    Base.metadata.create_all(engine)  # idempotent; every worker may run it
-    sessions = sessionmaker(engine, expire_on_commit=False)
+    db = make_database(_settings(database_url))
     app = FastAPI(title="prefscore bench baseline", openapi_url=None, docs_url=None, redoc_url=None)
 
     @app.post("/insert", status_code=201)
     def insert(body: dict[str, Any] = Body(...)) -> Inserted:
-        with sessions.begin() as session:
+        with db.write() as session:
             row = BenchRow(body=body, created_at=datetime.now(timezone.utc))
             session.add(row)
             session.flush()

@@ -257,7 +257,11 @@ def baseline_server(name: str, env: dict[str, str], workers: int) -> Server:
 
 
 def migrate(env: dict[str, str]) -> None:
-    code = "import os; from app.db.migrate import upgrade; upgrade(os.environ['DATABASE_URL'])"
+    """The service's schema (its migrations) and the baseline's table, before any server."""
+    code = (
+        "import os; from app.db.migrate import upgrade; upgrade(os.environ['DATABASE_URL']); "
+        "from bench.baseline import prepare; prepare()"
+    )
     subprocess.run([PYTHON, "-c", code], env=env, cwd=ROOT, check=True)
 
 
