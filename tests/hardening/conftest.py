@@ -13,25 +13,6 @@ from .harness import Server, fresh_database, is_postgres_run
 
 HARD_ADMIN_KEY = "pk_hard_admin_" + secrets.token_urlsafe(16)
 
-def _wired() -> bool:
-    """Whether the issue-4 middleware (request ids, JSON logs, metrics, rate limit, JSON guard,
-    503 on database errors) is wired into app/: until the service is done it waits in
-    tests/hardening/wiring.patch."""
-    import importlib.util
-
-    try:
-        from app.settings import Settings
-
-        return "rate_limit" in Settings.__dataclass_fields__ and importlib.util.find_spec("app.observability") is not None
-    except Exception:  # noqa: BLE001
-        return False
-
-
-WIRED = _wired()
-needs_wiring = pytest.mark.skipif(
-    not WIRED, reason="needs the issue-4 middleware in app/ (tests/hardening/wiring.patch, not applied yet)"
-)
-
 needs_postgres = pytest.mark.skipif(
     not is_postgres_run(),
     reason="PostgreSQL only: set PREFSCORE_TEST_DATABASE_URL=postgresql+psycopg://... (.ci/run does)",

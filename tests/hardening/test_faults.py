@@ -9,7 +9,7 @@ import time
 import httpx
 from sqlalchemy.engine import make_url
 
-from .conftest import needs_postgres, needs_wiring
+from .conftest import needs_postgres
 from .harness import TcpProxy, Writer, auth, create_table, is_postgres_run, is_problem, verify_table
 
 CLIENTS = 8
@@ -59,7 +59,6 @@ def test_sigkill_in_the_middle_of_a_write_load(fresh_db, servers, admin_key):
 
 
 @needs_postgres
-@needs_wiring
 def test_database_down_is_503_and_recovers_without_restart(fresh_db, servers, admin_key):
     url = make_url(fresh_db)
     proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432)).start()

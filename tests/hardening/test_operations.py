@@ -11,10 +11,8 @@ import time
 
 import httpx
 
-from .conftest import needs_wiring
 from .harness import auth, create_table
 
-pytestmark = needs_wiring
 
 DEAL = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}}
 

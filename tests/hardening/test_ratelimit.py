@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import httpx
 
-from .conftest import needs_wiring
 from .harness import auth, is_problem
 
-pytestmark = needs_wiring
 
 LIMIT = 6
 

@@ -13,7 +13,6 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.pool import NullPool
 
-from .conftest import needs_wiring
 from .harness import auth, create_table, is_problem
 
 LIVE_ENV = {"PREFSCORE_CORS_ORIGINS": "https://app.example", "PREFSCORE_HSTS_SECONDS": "600"}
@@ -166,7 +165,6 @@ def test_the_share_link_only_reads(live):
     assert httpx.get(f"{live.url}/v1/tables/{table['id']}/sheet", headers=auth(key)).json()["deal_count"] == 0
 
 
-@needs_wiring
 def test_cors_and_security_headers_follow_the_settings(live, fresh_db, servers):
     preflight = {"Origin": "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,idempotency-key"}
     r = httpx.options(f"{live.url}/v1/tables", headers=preflight)
