@@ -3,7 +3,7 @@ chromedriver with selenium, opens /shared/{token} on uvicorn, sees the picture w
 players' names and numbers, takes a screenshot, and follows a deal posted meanwhile.
 
 Without the browser the test is skipped on a developer's machine and FAILS under CI
-(scripts/install-browser installs it; scripts/test runs that first)."""
+(scripts/install-system-packages installs it; scripts/test runs that first)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def browser():
     driver_path = _find(CHROMEDRIVER, "chromedriver")
     missing = [name for name, path in (("chromium", chromium), ("chromedriver", driver_path)) if path is None]
     if missing:
-        message = f"{', '.join(missing)} not installed: run scripts/install-browser"
+        message = f"{', '.join(missing)} not installed: run scripts/install-system-packages"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
