@@ -2,9 +2,9 @@
 names), the deal history and the settlement.
 
 Shape: one sector per player around a central circle holding the pool target. Top-row
-sectors read from the outer edge inwards: name, whists (one column per opponent),
-mountain, pool; bottom-row sectors the same from the bottom edge up, so pools border the
-circle and whists the edge of the sheet, as on paper. With 3 players the player across
+sectors read from the outer edge inwards: name, whists (one column per opponent), pool,
+mountain; bottom-row sectors the same from the bottom edge up, so the mountain borders the
+circle and the whists the edge of the sheet, as on paper. With 3 players the player across
 has the whole top, the other two share the bottom; with 4 players each has a quarter.
 
 All text is horizontal and monospace, laid out in boxes: a sequence that does not fit its
@@ -283,11 +283,11 @@ def render_sheet(
     def strip_heights(row: int) -> dict[str, float]:
         seats = [s for s, r, _ in layout if r == row]
         out = {"name": name_h}
-        for strip in ("whists", "mountain", "pool"):
+        for strip in ("whists", "pool", "mountain"):
             out[strip] = max(b.height() for s in seats for b in blocks[s][strip])
         return out
 
-    order = {0: ["name", "whists", "mountain", "pool"], 1: ["pool", "mountain", "whists", "name"]}
+    order = {0: ["name", "whists", "pool", "mountain"], 1: ["mountain", "pool", "whists", "name"]}
     sheet_top = y
     row_span: dict[int, tuple[float, float]] = {}
     for row in (0, 1):
