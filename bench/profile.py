@@ -56,7 +56,7 @@ LAYERS = (
     ("app/rules/", "app/rules"),
     ("app/", "app (other)"),
     ("sqlalchemy/", "sqlalchemy"),
-    ("psycopg", "psycopg (driver)"),
+    ("psycopg", "psycopg (driver, and waiting for PostgreSQL)"),
     ("sqlite3/", "sqlite3 (driver)"),
     ("fastapi/", "fastapi"),
     ("starlette/", "starlette"),
@@ -143,11 +143,23 @@ def is_waiting(func: str, file: str) -> bool:
     return any(func == w_func and f.endswith(w_file) for w_func, w_file in WAITING)
 
 
+def is_write_lock_wait(frames: list[tuple[str, str]]) -> bool:
+    """A thread queueing for SQLite's one writer: in BEGIN IMMEDIATE (SQLite's busy handler
+    sleeping, inside the "begin" event of app/db/engine.py), or on the in-process writer lock
+    taken before it (app/db/engine.py Database.write)."""
+    func, file = frames[-1]
+    f = short(file)
+    if f == "app/db/engine.py" and func == "Database.write":
+        return True
+    return func.endswith("do_execute") and any(fn.endswith("_on_begin") for fn, _ in frames)
+
+
 def summarise(stacks: list[tuple[list[tuple[str, str]], int]], top: int) -> dict:
     layers: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
     self_time: Counter[str] = Counter()
     waiting = 0
+    lock_wait = 0
     total = 0
     for frames, n in stacks:
         if not frames:
@@ -155,6 +167,9 @@ def summarise(stacks: list[tuple[list[tuple[str, str]], int]], top: int) -> dict
         func, file = frames[-1]
         if is_waiting(func, file):
             waiting += n
+            continue
+        if is_write_lock_wait(frames):
+            lock_wait += n
             continue
         total += n
         layers[layer_of(file)] += n
@@ -165,6 +180,7 @@ def summarise(stacks: list[tuple[list[tuple[str, str]], int]], top: int) -> dict
     return {
         "samples": total,
         "waiting": waiting,
+        "lock_wait": lock_wait,
         "layers": layers.most_common(),
         "inclusive": inclusive.most_common(top),
         "self": self_time.most_common(top),
@@ -179,7 +195,13 @@ def markdown(summary: dict, title: str, meta: str) -> str:
         meta,
         "",
         f"{summary['samples']} busy samples (shares below are of these); "
-        f"{summary['waiting']} samples of idle pool threads and of the event loop in select() left out.",
+        f"{summary['waiting']} samples of idle pool threads and of the event loop in select() left out"
+        + (
+            f"; {summary['lock_wait']} samples of threads queueing for SQLite's one writer "
+            f"(BEGIN IMMEDIATE or the in-process writer lock) left out too."
+            if summary["lock_wait"]
+            else "."
+        ),
         "",
         "| layer (self time) | share |",
         "|---|---:|",
