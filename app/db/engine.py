@@ -15,16 +15,18 @@ slot held by another waiting thread.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.settings import Settings
 
 _READONLY = "prefscore_readonly"
+_LOOKUP = "prefscore_lookup"
 
 
 def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
@@ -43,6 +45,8 @@ def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn):  # noqa: ANN001
+        if conn.get_execution_options().get(_LOOKUP):
+            return  # one statement, in SQLite's own autocommit mode: it is its own transaction
         if conn.get_execution_options().get(_READONLY):
             conn.exec_driver_sql("BEGIN")
         else:
@@ -70,7 +74,10 @@ def make_engine(settings: Settings) -> Engine:
         pool_size=min(threads, 10),
         max_overflow=max(0, threads - min(threads, 10)),
         pool_timeout=60,
-        pool_pre_ping=True,
+        # No pool_pre_ping: it costs a round trip on every checkout, that is on every
+        # transaction. A connection broken by a database restart raises a disconnect error
+        # on its first use instead; SQLAlchemy then invalidates the whole pool, so one
+        # request per worker fails (503) and the next ones get fresh connections.
         connect_args={"connect_timeout": 10} if url.get_backend_name() == "postgresql" else {},
     )
 
@@ -84,18 +91,42 @@ class Database:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._writer = sessionmaker(engine, expire_on_commit=False)
+        self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
         self._reader = sessionmaker(engine.execution_options(**{_READONLY: True}), expire_on_commit=False)
+        lookup = {_READONLY: True, _LOOKUP: True}
+        if self.dialect != "sqlite":
+            # Not on SQLite: pysqlite's AUTOCOMMIT would be reset to its own transaction handling
+            # on check-in, which the BEGIN IMMEDIATE recipe above switches off.
+            lookup["isolation_level"] = "AUTOCOMMIT"
+        self._lookup = engine.execution_options(**lookup)
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        with self._writer.begin() as session:
-            yield session
+        if self._write_lock is None:
+            with self._writer.begin() as session:
+                yield session
+            return
+        # SQLite has one writer at a time. Threads of this process queue here and are woken
+        # as soon as the writer before them commits; left to BEGIN IMMEDIATE they would poll
+        # with SQLite's busy handler, which sleeps longer and longer (up to 100 ms) between
+        # tries. Other processes on the same file still wait through the busy timeout.
+        with self._write_lock:
+            with self._writer.begin() as session:
+                yield session
 
     @contextmanager
     def read(self) -> Iterator[Session]:
         # Closing ends the transaction (a rollback) and keeps loaded objects readable.
         with self._reader() as session:
             yield session
+
+    @contextmanager
+    def lookup(self) -> Iterator[Connection]:
+        """A connection for one read-only statement (an API key, a sheet's ETag) run without
+        a transaction around it: no BEGIN and no ROLLBACK round trips. A single statement
+        sees one consistent snapshot by itself; use ``read()`` for more than one."""
+        with self._lookup.connect() as conn:
+            yield conn
 
     def ping(self) -> None:
         with self.engine.connect().execution_options(**{_READONLY: True}) as conn:
