@@ -9,6 +9,9 @@ import hashlib
 import hmac
 import re
 import secrets
+import threading
+import time
+import weakref
 
 from sqlalchemy import select
 
@@ -44,6 +47,16 @@ def create_key(db: Database, owner: str) -> str:
     return key
 
 
+def known_owner(db: Database, token: str, admin_key: str | None) -> str | None:
+    """The owner of ``token`` when that needs no database: the admin key, or a key found
+    valid lately (see _KeyCache). None means "look it up" (``authenticate``), not "invalid"."""
+    if not token or len(token) > 200:
+        return None
+    if admin_key and hmac.compare_digest(token.encode("utf-8"), admin_key.encode("utf-8")):
+        return ADMIN_OWNER
+    return _cache_of(db).get(hash_key(token))
+
+
 def authenticate(db: Database, token: str, admin_key: str | None) -> str | None:
     """The owner of ``token``, or None."""
     if not token or len(token) > 200 or not token.isascii() or not token.isprintable():
@@ -51,8 +64,12 @@ def authenticate(db: Database, token: str, admin_key: str | None) -> str | None:
     if admin_key and hmac.compare_digest(token.encode("utf-8"), admin_key.encode("utf-8")):
         return ADMIN_OWNER
     digest = hash_key(token)
-    with db.read() as session:
-        rows = session.execute(
+    cache = _cache_of(db)
+    owner = cache.get(digest)
+    if owner is not None:
+        return owner
+    with db.lookup() as conn:
+        rows = conn.execute(
             select(ApiKey.owner, ApiKey.hash).where(ApiKey.prefix == token[:PREFIX_LENGTH])
         ).all()
     if not rows:
@@ -62,4 +79,44 @@ def authenticate(db: Database, token: str, admin_key: str | None) -> str | None:
     for row_owner, row_hash in rows:
         if hmac.compare_digest(digest, row_hash):
             owner = row_owner
+    if owner is not None:
+        cache.put(digest, owner)
     return owner
+
+
+class _KeyCache:
+    """Keys found valid lately, by the SHA-256 of the key (the key itself is not kept), each
+    for ``ttl`` seconds: a key is looked up in the database once a minute per worker process
+    instead of on every request. Keys are never deleted by the service; one deleted from the
+    database by hand stops working within ``ttl``. Unknown keys are not cached."""
+
+    def __init__(self, ttl: float = 60.0, size: int = 4096):
+        self.ttl = ttl
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: dict[str, tuple[str, float]] = {}
+
+    def get(self, digest: str) -> str | None:
+        item = self._items.get(digest)
+        if item is None or item[1] < time.monotonic():
+            return None
+        return item[0]
+
+    def put(self, digest: str, owner: str) -> None:
+        with self._lock:
+            if len(self._items) >= self.size:
+                self._items.clear()
+            self._items[digest] = (owner, time.monotonic() + self.ttl)
+
+
+_caches: "weakref.WeakKeyDictionary[Database, _KeyCache]" = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+def _cache_of(db: Database) -> _KeyCache:
+    """One cache per Database (per app): tests run several apps in one process."""
+    cache = _caches.get(db)
+    if cache is None:
+        with _caches_lock:
+            cache = _caches.setdefault(db, _KeyCache())
+    return cache
