@@ -13,7 +13,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, select
 from sqlalchemy.orm import Session
 
 from app.db import Database, DealRow, TableRow
@@ -120,6 +120,21 @@ def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> Tabl
     return row
 
 
+def load_table(session: Session, owner: str, table_id: str, *, lock: bool) -> Row:
+    """``load_row`` as a plain row (no ORM object): for the use cases that write with Core
+    statements. Same checks, same lock."""
+    if not TABLE_ID_RE.fullmatch(table_id):
+        raise NotFound(f"no table {table_id[:40]!r}")
+    table = TableRow.__table__
+    query = select(table).where(table.c.id == table_id, table.c.owner == owner)
+    if lock:
+        query = query.with_for_update()
+    row = session.execute(query).one_or_none()
+    if row is None:
+        raise NotFound(f"no table {table_id!r}")
+    return row
+
+
 def create_table(
     db: Database,
     owner: str,
@@ -174,6 +189,20 @@ def get_table(db: Database, owner: str, table_id: str) -> TableInfo:
         row = load_row(session, owner, table_id, lock=False)
         rules = rules_of(row)
         return info(row, rules, state_of(session, row, rules, persist=False))
+
+
+def current_etag(db: Database, owner: str, table_id: str) -> str:
+    """The sheet's ETag alone: three columns of the table row, no state loaded, so that a
+    conditional GET that is answered 304 reads no more than it needs."""
+    if not TABLE_ID_RE.fullmatch(table_id):
+        raise NotFound(f"no table {table_id[:40]!r}")
+    with db.lookup() as conn:
+        found = conn.execute(
+            select(TableRow.revision, TableRow.deal_count).where(TableRow.id == table_id, TableRow.owner == owner)
+        ).one_or_none()
+    if found is None:
+        raise NotFound(f"no table {table_id!r}")
+    return sheet_etag(table_id, found.revision, found.deal_count)
 
 
 def get_shared(db: Database, token: str) -> TableInfo:

@@ -97,10 +97,13 @@ def get_sheet(
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """The sheet, with a strong ETag; ``If-None-Match`` with it answers 304."""
+    if if_none_match is not None:
+        # Answer 304 from the ETag alone; load the state only when the sheet is to be sent.
+        etag = svc.current_etag(db, owner, table_id)
+        if _none_match(if_none_match, etag):
+            return Response(status_code=304, headers={"ETag": etag, "Cache-Control": "private, no-cache"})
     table = svc.get_table(db, owner, table_id)
     headers = {"ETag": table.etag, "Cache-Control": "private, no-cache"}
-    if _none_match(if_none_match, table.etag):
-        return Response(status_code=304, headers=headers)
     return JSONResponse(render_sheet(table), headers=headers)
 
 
