@@ -18,59 +18,22 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 
+from tests.databases import TEST_DB_ENV, fresh_database, is_postgres_run  # noqa: F401  (re-exported to the tests and bench/soak.py)
+
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
-TEST_DB_ENV = "PREFSCORE_TEST_DATABASE_URL"
 PROBLEM = "application/problem+json"
 
 
 # --------------------------------------------------------------------------- databases
-
-
-def test_database_base_url() -> str | None:
-    return os.environ.get(TEST_DB_ENV) or None
-
-
-def is_postgres_run() -> bool:
-    base = test_database_base_url()
-    return bool(base) and base.startswith("postgresql")
-
-
-@contextmanager
-def fresh_database(tmp_dir: Path, label: str = "hard") -> Iterator[str]:
-    """A new empty database: a SQLite file in ``tmp_dir``, or (when the test database is
-    PostgreSQL) a database ``prefscore_h_<random>`` on that server, dropped afterwards."""
-    base = test_database_base_url()
-    if not base or base.startswith("sqlite"):
-        yield f"sqlite:///{tmp_dir / f'{label}-{uuid.uuid4().hex[:8]}.db'}"
-        return
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.pool import NullPool
-
-    url = make_url(base)
-    name = f"prefscore_h_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        try:
-            yield url.set(database=name).render_as_string(hide_password=False)
-        finally:
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        admin.dispose()
 
 
 def free_port() -> int:
