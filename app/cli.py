@@ -41,6 +41,9 @@ def serve(host: str, port: int, workers: int, no_upgrade: bool) -> None:
         workers=workers,
         proxy_headers=True,
         log_level="info",
+        # The middleware writes one JSON access line per request, with its request id;
+        # uvicorn's own access line would only repeat it.
+        access_log=False,
     )
 
 
