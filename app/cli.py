@@ -5,7 +5,9 @@ by app.client.commands.register."""
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 
 import click
 
@@ -32,6 +34,10 @@ def serve(host: str, port: int, workers: int, no_upgrade: bool) -> None:
     settings = Settings.from_env()
     if not no_upgrade:
         migrate.upgrade(settings.database_url)
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # Each worker keeps its own metrics; prometheus-client adds them up from files in a
+        # directory the workers share (it must be empty when they start).
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="prefscore-metrics-")
     click.echo(f"prefscore: serving on http://{host}:{port} (database {_safe_url(settings.database_url)})", err=True)
     uvicorn.run(
         "app.api.app:create_app",
