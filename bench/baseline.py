@@ -4,9 +4,12 @@ FastAPI + uvicorn + SQLAlchemy 2 on the same database, with two endpoints:
 
 - ``POST /insert``: takes a JSON object (the bench sends it a deal body) and inserts it as one
   row in one committed transaction (ORM session, like the service's use cases);
-- ``GET /fixed``: returns a fixed JSON object.
+- ``GET /fixed``: returns a fixed JSON object;
+- ``GET /select/{id}``: reads one row by primary key (two columns, one Core SELECT through
+  ``db.lookup()``, the path the service's key lookup and ETag read take), 404 when absent. It
+  tells what one database read per request costs on this stack.
 
-Both are plain ``def`` endpoints with a declared return type, as the service's are, so both
+All are plain ``def`` endpoints with a declared return type, as the service's are, so both
 run on the same thread pool and serialise through pydantic-core. The database is opened with
 the service's own ``app.db.make_database`` (SQLite: WAL, ``synchronous=NORMAL``, a busy
 timeout, ``BEGIN IMMEDIATE`` for writers and their in-process queue; PostgreSQL: the same
@@ -25,9 +28,9 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from fastapi import Body, FastAPI
+from fastapi import Body, FastAPI, HTTPException
 from pydantic import BaseModel
-from sqlalchemy import JSON, DateTime, Integer
+from sqlalchemy import JSON, DateTime, Integer, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from app.db import make_database
@@ -48,6 +51,11 @@ class BenchRow(Base):
 
 class Inserted(BaseModel):
     id: int
+
+
+class Selected(BaseModel):
+    id: int
+    created_at: datetime
 
 
 class Fixed(BaseModel):
@@ -85,6 +93,16 @@ def create_app(database_url: str | None = None) -> FastAPI:
             session.add(row)
             session.flush()
             return Inserted(id=row.id)
+
+    @app.get("/select/{row_id}")
+    def select_row(row_id: int) -> Selected:
+        with db.lookup() as conn:
+            found = conn.execute(
+                select(BenchRow.id, BenchRow.created_at).where(BenchRow.id == row_id)
+            ).one_or_none()
+        if found is None:
+            raise HTTPException(404, "no such row")
+        return Selected(id=found.id, created_at=found.created_at)
 
     @app.get("/fixed")
     def fixed() -> Fixed:

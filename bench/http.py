@@ -12,7 +12,8 @@ processes on free 127.0.0.1 ports, each with ``PREFSCORE_ADMIN_KEY`` set:
   ``prefscore serve`` does (one worker process; on PostgreSQL also a second instance with
   two worker processes);
 - the baseline ``bench/baseline.py`` (FastAPI + uvicorn + SQLAlchemy on the same database:
-  ``POST /insert`` one row, ``GET /fixed`` a fixed JSON object), with one worker (and two on
+  ``POST /insert`` one row, ``GET /fixed`` a fixed JSON object, ``GET /select/{id}`` one row
+  read by primary key), with one worker (and two on
   PostgreSQL).
 
 The load comes from ``wrk`` (C, event loop; installed with apt-get when missing), a process
@@ -529,6 +530,13 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
 
         base = servers["baseline"]
         fixed = lambda c: Load("GET", ["/fixed"])  # noqa: E731
+        # Rows for the baseline's one-row read, one per client (as the service's tables).
+        base_client = Client(base.port)
+        rows = {
+            c: [base_client.expect(201, "POST", "/insert", ALLPASS_BODY)[1]["id"] for _ in range(c)] for c in clients
+        }
+        base_client.close()
+        select_row = lambda c: Load("GET", [f"/select/{i}" for i in rows[c]])  # noqa: E731
         insert = lambda c: Load("POST", ["/insert"], ALLPASS_BODY, expect=201)  # noqa: E731
         post = lambda c: Load(  # noqa: E731
             "POST", [f"/v1/tables/{t}/deals" for t in tables[c]], ALLPASS_BODY, auth, expect=201
@@ -545,6 +553,7 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
                 "GET", [f"/v1/tables/{t}/sheet" for t in tables[c]], None, auth, tags, expect=304
             )
             measure("baseline GET fixed", base, fixed, c)
+            measure("baseline GET select", base, select_row, c)
             measure("service GET sheet 304", svc, not_modified, c)
             measure("service GET sheet", svc, sheet, c)
             measure("service GET settlement", svc, settlement, c)
@@ -608,6 +617,8 @@ def ratios(res: dict[str, Any], clients: list[int]) -> list[dict[str, Any]]:
             TARGETS["post_vs_insert"])
         add(f"sheet 304 / baseline fixed (c={c})", f"service GET sheet 304@{c}", f"baseline GET fixed@{c}",
             TARGETS["not_modified_vs_fixed"])
+        add(f"sheet 304 / baseline select (c={c})", f"service GET sheet 304@{c}", f"baseline GET select@{c}", None)
+        add(f"baseline select / baseline fixed (c={c})", f"baseline GET select@{c}", f"baseline GET fixed@{c}", None)
         add(f"sheet 200 / baseline fixed (c={c})", f"service GET sheet@{c}", f"baseline GET fixed@{c}", None)
         add(f"settlement / baseline fixed (c={c})", f"service GET settlement@{c}", f"baseline GET fixed@{c}", None)
     if "growth" in res:
