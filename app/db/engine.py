@@ -15,6 +15,7 @@ slot held by another waiting thread.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from contextlib import contextmanager
 from typing import Iterator
@@ -99,6 +100,40 @@ class Database:
             # on check-in, which the BEGIN IMMEDIATE recipe above switches off.
             lookup["isolation_level"] = "AUTOCOMMIT"
         self._lookup = engine.execution_options(**lookup)
+        self._loop_conns = threading.local()
+        self._loop_all: list[sqlite3.Connection] = []
+        self._loop_lock = threading.Lock()
+        # A plain file path only (a "file:" URI with options is left to the pooled engine).
+        database = engine.url.database if self.dialect == "sqlite" and not engine.url.query else None
+        self._sqlite_path = database or None
+
+    # SQLite reads that can run on the event loop: a point read of a WAL database is a few
+    # microseconds and never waits for a writer (WAL readers see the last committed state),
+    # so it costs less than the thread-pool round trip a sync endpoint needs. Each thread
+    # (in the server: the one event-loop thread) has its own plain sqlite3 connection in
+    # autocommit mode, so each statement reads the file's current committed state, written
+    # by this process or any other: nothing is cached between statements.
+    _LOOP_BUSY_TIMEOUT_MS = 200
+
+    @property
+    def reads_on_loop(self) -> bool:
+        return self._sqlite_path is not None
+
+    def loop_read_one(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+        """One row of one read-only statement (SQLite only, raw DB-API SQL with ``?``
+        parameters), or None. Blocks the calling thread only while SQLite reads."""
+        conn = getattr(self._loop_conns, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self._sqlite_path, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {self._LOOP_BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA query_only = ON")
+            self._loop_conns.conn = conn
+            with self._loop_lock:
+                self._loop_all.append(conn)
+        # fetchall() steps the statement to its end, which ends its implicit read transaction
+        # at once (a statement left open would pin an old snapshot of the file).
+        rows = conn.execute(sql, params).fetchall()
+        return rows[0] if rows else None
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -133,6 +168,14 @@ class Database:
             conn.execute(text("SELECT 1"))
 
     def dispose(self) -> None:
+        with self._loop_lock:
+            conns, self._loop_all[:] = list(self._loop_all), []
+        for conn in conns:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._loop_conns = threading.local()
         self.engine.dispose()
 
 

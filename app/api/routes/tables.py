@@ -6,7 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 
+from app.db import Database
 from app.rules import FieldError, settle
 from app.services import tables as svc
 from app.services.errors import Unprocessable
@@ -90,18 +92,24 @@ def _none_match(header: str | None, etag: str) -> bool:
     response_model=Sheet,
     responses={304: {"description": "the sheet has not changed (If-None-Match)"}, **problem_responses(401, 404)},
 )
-def get_sheet(
+async def get_sheet(
     table_id: str,
     db: DB,
     owner: Owner,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """The sheet, with a strong ETag; ``If-None-Match`` with it answers 304."""
+    # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
+    # database allows it (SQLite), without a thread-pool round trip; the full sheet is loaded
+    # and rendered in the thread pool.
     if if_none_match is not None:
-        # Answer 304 from the ETag alone; load the state only when the sheet is to be sent.
-        etag = svc.current_etag(db, owner, table_id)
+        etag = await svc.current_etag_on_loop(db, owner, table_id)
         if _none_match(if_none_match, etag):
             return Response(status_code=304, headers={"ETag": etag, "Cache-Control": "private, no-cache"})
+    return await run_in_threadpool(_sheet_response, db, owner, table_id)
+
+
+def _sheet_response(db: Database, owner: str, table_id: str) -> JSONResponse:
     table = svc.get_table(db, owner, table_id)
     headers = {"ETag": table.etag, "Cache-Control": "private, no-cache"}
     return JSONResponse(render_sheet(table), headers=headers)
