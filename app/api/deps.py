@@ -44,7 +44,7 @@ async def current_owner(
     owner = known_owner(db, token, admin_key)
     if owner is None:
         owner = await run_in_threadpool(authenticate, db, token, admin_key)
-    if owner is None:
+    if not owner:  # None, or INVALID from the cache
         raise Unauthorized("this API key is not valid")
     return owner
 

@@ -48,8 +48,9 @@ def create_key(db: Database, owner: str) -> str:
 
 
 def known_owner(db: Database, token: str, admin_key: str | None) -> str | None:
-    """The owner of ``token`` when that needs no database: the admin key, or a key found
-    valid lately (see _KeyCache). None means "look it up" (``authenticate``), not "invalid"."""
+    """What is known of ``token`` without the database: the admin key's owner, or the answer
+    of a recent lookup of the same key (see _KeyCache): an owner, or ``INVALID``. None means
+    "look it up" (``authenticate``)."""
     if not token or len(token) > 200:
         return None
     if admin_key and hmac.compare_digest(token.encode("utf-8"), admin_key.encode("utf-8")):
@@ -58,7 +59,7 @@ def known_owner(db: Database, token: str, admin_key: str | None) -> str | None:
 
 
 def authenticate(db: Database, token: str, admin_key: str | None) -> str | None:
-    """The owner of ``token``, or None."""
+    """The owner of ``token``, or None (``INVALID`` when a recent lookup found none)."""
     if not token or len(token) > 200 or not token.isascii() or not token.isprintable():
         return None
     if admin_key and hmac.compare_digest(token.encode("utf-8"), admin_key.encode("utf-8")):
@@ -67,28 +68,34 @@ def authenticate(db: Database, token: str, admin_key: str | None) -> str | None:
     cache = _cache_of(db)
     owner = cache.get(digest)
     if owner is not None:
-        return owner
+        return owner or None
     with db.lookup() as conn:
         rows = conn.execute(
             select(ApiKey.owner, ApiKey.hash).where(ApiKey.prefix == token[:PREFIX_LENGTH])
         ).all()
     if not rows:
         hmac.compare_digest(digest, _DUMMY_HASH)
+        cache.put(digest, INVALID)
         return None
     owner = None
     for row_owner, row_hash in rows:
         if hmac.compare_digest(digest, row_hash):
             owner = row_owner
-    if owner is not None:
-        cache.put(digest, owner)
+    cache.put(digest, owner if owner is not None else INVALID)
     return owner
 
 
+# Cached answer for a key that matched no stored key (never an owner's name: names are non-empty).
+INVALID = ""
+
+
 class _KeyCache:
-    """Keys found valid lately, by the SHA-256 of the key (the key itself is not kept), each
-    for ``ttl`` seconds: a key is looked up in the database once a minute per worker process
-    instead of on every request. Keys are never deleted by the service; one deleted from the
-    database by hand stops working within ``ttl``. Unknown keys are not cached."""
+    """The answers of recent key lookups, valid and invalid alike, by the SHA-256 of the key
+    (the key itself is not kept), each for ``ttl`` seconds: a key is looked up in the database
+    once a minute per worker process instead of on every request. Caching wrong keys too keeps
+    the cost of a request independent of whether its key is valid: any key costs one lookup
+    on first use and none on a repeat. Keys are never deleted by the service; one deleted from
+    the database by hand stops working within ``ttl``."""
 
     def __init__(self, ttl: float = 60.0, size: int = 4096):
         self.ttl = ttl

@@ -96,13 +96,14 @@ def test_a_wrong_key_does_the_same_work_as_a_right_one(live, monkeypatch):
     monkeypatch.setattr(keys_mod.hmac, "compare_digest", counting_compare)
     event.listen(db.engine, "before_cursor_execute", on_query)
     try:
-        profiles = {}
-        for label, token in {
+        tokens = {
             "right": key,
             "wrong, known prefix": key[:12] + "x" * (len(key) - 12),
             "unknown prefix": "pk_" + "q" * (len(key) - 3),
             "short garbage": "nope",
-        }.items():
+        }
+        profiles = {}
+        for label, token in tokens.items():
             calls = {"hash": [], "compare": [], "query": []}
             owner = keys_mod.authenticate(db, token, None)
             assert (owner == "timing") == (label == "right")
@@ -110,6 +111,16 @@ def test_a_wrong_key_does_the_same_work_as_a_right_one(live, monkeypatch):
             profiles[label] = (len(calls["hash"]), len(calls["query"]), len(digest_compares) >= 1)
         assert len(set(profiles.values())) == 1, profiles
         assert profiles["right"][0] == 1 and profiles["right"][1] >= 1 and profiles["right"][2], profiles
+
+        # A repeat within the cache's lifetime costs the same whether the key is right or
+        # wrong: one hash, no query (the answers of lookups are cached, invalid ones too).
+        repeats = {}
+        for label, token in tokens.items():
+            calls = {"hash": [], "compare": [], "query": []}
+            owner = keys_mod.authenticate(db, token, None)
+            assert (owner == "timing") == (label == "right")
+            repeats[label] = (len(calls["hash"]), len(calls["query"]))
+        assert set(repeats.values()) == {(1, 0)}, repeats
     finally:
         event.remove(db.engine, "before_cursor_execute", on_query)
         db.dispose()
