@@ -15,8 +15,10 @@ slot held by another waiting thread.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -83,6 +85,10 @@ def make_engine(settings: Settings) -> Engine:
     )
 
 
+class LoopReadUnavailable(Exception):
+    """An event-loop read could not be made here; make it in the thread pool instead."""
+
+
 class Database:
     """An engine with two session factories: ``write()`` (one transaction that locks as it
     writes) and ``read()`` (a consistent read). Both commit or roll back on leaving the block,
@@ -106,6 +112,16 @@ class Database:
         # A plain file path only (a "file:" URI with options is left to the pooled engine).
         database = engine.url.database if self.dialect == "sqlite" and not engine.url.query else None
         self._sqlite_path = database or None
+        self._pg_conninfo = (
+            engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+            if self.dialect == "postgresql" and engine.url.get_driver_name() == "psycopg"
+            else None
+        )
+        # Per event loop (a psycopg async connection waits on the loop it is used from):
+        # idle connections, and how many exist.
+        self._pg_idle: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list] = weakref.WeakKeyDictionary()
+        self._pg_count: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int] = weakref.WeakKeyDictionary()
+        self._pg_all: weakref.WeakSet = weakref.WeakSet()
 
     # SQLite reads that can run on the event loop: a point read of a WAL database is a few
     # microseconds and never waits for a writer (WAL readers see the last committed state),
@@ -133,6 +149,56 @@ class Database:
         # fetchall() steps the statement to its end, which ends its implicit read transaction
         # at once (a statement left open would pin an old snapshot of the file).
         rows = conn.execute(sql, params).fetchall()
+        return rows[0] if rows else None
+
+    # PostgreSQL reads from the event loop: a few psycopg async connections per loop, in
+    # autocommit (one statement, no BEGIN/ROLLBACK), so a read waits for the server without
+    # a thread-pool round trip. When all are busy, or on any error, the caller gets
+    # LoopReadUnavailable and uses the pooled engine in the thread pool instead.
+    _PG_LOOP_CONNECTIONS = 8
+
+    @property
+    def async_reads(self) -> bool:
+        return self._sqlite_path is not None or self._pg_conninfo is not None
+
+    async def read_one_async(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+        """One row of one read-only statement (``?`` parameters), read from the event loop,
+        or None; raises LoopReadUnavailable when the caller should use the thread pool."""
+        if self._sqlite_path is not None:
+            try:
+                return self.loop_read_one(sql, params)
+            except sqlite3.Error as exc:
+                raise LoopReadUnavailable(str(exc)) from exc
+        if self._pg_conninfo is None:
+            raise LoopReadUnavailable("no async reads for this database")
+        import psycopg
+
+        loop = asyncio.get_running_loop()
+        idle = self._pg_idle.setdefault(loop, [])
+        if idle:
+            conn = idle.pop()
+        elif self._pg_count.get(loop, 0) < self._PG_LOOP_CONNECTIONS:
+            self._pg_count[loop] = self._pg_count.get(loop, 0) + 1
+            try:
+                conn = await psycopg.AsyncConnection.connect(self._pg_conninfo, autocommit=True, connect_timeout=5)
+            except psycopg.Error as exc:
+                self._pg_count[loop] -= 1
+                raise LoopReadUnavailable(str(exc)) from exc
+            self._pg_all.add(conn)
+        else:
+            raise LoopReadUnavailable("all event-loop connections are busy")
+        try:
+            cur = await conn.execute(sql.replace("?", "%s"), params)
+            rows = await cur.fetchall()
+        except BaseException as exc:
+            # A broken or interrupted connection is dropped, never reused.
+            self._pg_count[loop] -= 1
+            self._pg_all.discard(conn)
+            conn.pgconn.finish()
+            if isinstance(exc, psycopg.Error):
+                raise LoopReadUnavailable(str(exc)) from exc
+            raise
+        idle.append(conn)
         return rows[0] if rows else None
 
     @contextmanager
@@ -176,6 +242,11 @@ class Database:
             except sqlite3.Error:
                 pass
         self._loop_conns = threading.local()
+        for pg in list(self._pg_all):
+            pg.pgconn.finish()
+        self._pg_all = weakref.WeakSet()
+        self._pg_idle = weakref.WeakKeyDictionary()
+        self._pg_count = weakref.WeakKeyDictionary()
         self.engine.dispose()
 
 

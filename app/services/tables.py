@@ -7,7 +7,6 @@ import hashlib
 import json
 import re
 import secrets
-import sqlite3
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,6 +18,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database, DealRow, TableRow
+from app.db.engine import LoopReadUnavailable
 from app.rules import (
     RULES_VERSION,
     Deal,
@@ -214,17 +214,17 @@ _ETAG_SQL = (
 
 
 async def current_etag_on_loop(db: Database, owner: str, table_id: str) -> str:
-    """``current_etag`` for an ``async def`` endpoint. On SQLite the two columns are read on
-    the event loop itself (a point read of a WAL file, microseconds, never behind a writer),
-    which saves the thread-pool round trip; the read is of the file's committed state, so a
-    write by any process is seen at once. Elsewhere (PostgreSQL: a network round trip) and
-    when SQLite reports an error (busy, say), it is ``current_etag`` in the thread pool."""
+    """``current_etag`` for an ``async def`` endpoint, read from the event loop without a
+    thread-pool round trip (``Database.read_one_async``: SQLite, a point read of the WAL
+    file, microseconds; PostgreSQL, an async autocommit connection). Each read is of the
+    database's committed state, so a write by any process is seen at once. When that read
+    is not available (busy, an error), it is ``current_etag`` in the thread pool."""
     if not TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(f"no table {table_id[:40]!r}")
-    if db.reads_on_loop:
+    if db.async_reads:
         try:
-            found = db.loop_read_one(_ETAG_SQL, (table_id, owner))
-        except sqlite3.Error:
+            found = await db.read_one_async(_ETAG_SQL, (table_id, owner))
+        except LoopReadUnavailable:
             pass
         else:
             if found is None:
