@@ -104,3 +104,30 @@ def test_share_link(api, client):
     assert client.post(f"/v1/shared/{t['share_token']}", json=ALLPASS).status_code == 405
     assert client.delete(f"/v1/shared/{t['share_token']}").status_code == 405
     assert client.get(f"/v1/shared/{t['share_token']}", params={"stake": "-1"}).status_code == 422
+
+
+def test_a_write_through_another_server_makes_the_old_etag_stale(api, settings):
+    """Two servers on one database (as two worker processes or replicas would be): a deal
+    posted through the second one must end 304s for the old ETag on the first at once,
+    whichever way the first reads the ETag (from the event loop, or from the thread pool)."""
+    from fastapi.testclient import TestClient
+
+    from app.api.app import create_app
+    from app.db import make_database
+
+    other_db = make_database(settings)
+    try:
+        with TestClient(create_app(settings, db=other_db)) as other:
+            t = api.table()
+            url = f"/v1/tables/{t['id']}/sheet"
+            for _ in range(3):  # warm whatever the first server keeps between requests
+                first = api.get(url)
+                assert api.get(url, headers={"If-None-Match": first.headers["etag"]}).status_code == 304
+            r = other.post(f"/v1/tables/{t['id']}/deals", json=PASS_6S, headers=api.headers)
+            assert r.status_code == 201, r.text
+            after = api.get(url, headers={"If-None-Match": first.headers["etag"]})
+            assert after.status_code == 200
+            assert after.headers["etag"] != first.headers["etag"]
+            assert after.json()["deal_count"] == 1
+    finally:
+        other_db.dispose()
