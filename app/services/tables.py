@@ -107,16 +107,20 @@ TABLE_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 SHARE_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 
-def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> TableRow:
-    """The table row, locked for update when asked (PostgreSQL: SELECT ... FOR UPDATE; SQLite
-    holds the database write lock from BEGIN IMMEDIATE). Another owner's table is not found,
-    and so is an id that cannot be one (never sent to the database)."""
+def _table_query(owner: str, table_id: str, lock: bool, columns):  # noqa: ANN001
+    """The query of one owner's table, locked for update when asked. An id that cannot be
+    one is not found at once (never sent to the database)."""
     if not TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(f"no table {table_id[:40]!r}")
-    query = select(TableRow).where(TableRow.id == table_id, TableRow.owner == owner)
-    if lock:
-        query = query.with_for_update()
-    row = session.scalars(query).one_or_none()
+    table = TableRow.__table__
+    query = select(columns).where(table.c.id == table_id, table.c.owner == owner)
+    return query.with_for_update() if lock else query
+
+
+def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> TableRow:
+    """The table row, locked for update when asked (PostgreSQL: SELECT ... FOR UPDATE; SQLite
+    holds the database write lock from BEGIN IMMEDIATE). Another owner's table is not found."""
+    row = session.scalars(_table_query(owner, table_id, lock, TableRow)).one_or_none()
     if row is None:
         raise NotFound(f"no table {table_id!r}")
     return row
@@ -125,13 +129,7 @@ def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> Tabl
 def load_table(session: Session, owner: str, table_id: str, *, lock: bool) -> Row:
     """``load_row`` as a plain row (no ORM object): for the use cases that write with Core
     statements. Same checks, same lock."""
-    if not TABLE_ID_RE.fullmatch(table_id):
-        raise NotFound(f"no table {table_id[:40]!r}")
-    table = TableRow.__table__
-    query = select(table).where(table.c.id == table_id, table.c.owner == owner)
-    if lock:
-        query = query.with_for_update()
-    row = session.execute(query).one_or_none()
+    row = session.execute(_table_query(owner, table_id, lock, TableRow.__table__)).one_or_none()
     if row is None:
         raise NotFound(f"no table {table_id!r}")
     return row

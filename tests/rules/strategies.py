@@ -9,19 +9,11 @@ mutations of valid ones, each breaking exactly one rule of RULES.md section 9.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import random
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
-
-# bench/ lives at the repository root: importable under `python -m pytest` from the root;
-# plain `pytest` does not put the root on sys.path, so add it.
-if importlib.util.find_spec("bench") is None:  # pragma: no cover
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.rules import Rules, TableState, make_rules
 from bench.deallog import (

@@ -8,25 +8,17 @@ options (RULES.md 4.1) and random pool targets; the engine must accept each one
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
-import sys
 from collections import defaultdict
 from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-
-# bench/ lives at the repository root: importable under `python -m pytest` from the root;
-# plain `pytest` does not put the root on sys.path, so add it.
-if importlib.util.find_spec("bench") is None:  # pragma: no cover
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.rules import (
     Deal,
