@@ -9,6 +9,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 
 from app.db import Database, make_database
+from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import middleware, problems
@@ -38,6 +39,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     )
     app.state.settings = settings
     app.state.db = database
+    configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)
     middleware.install(app, settings)
     for router in ROUTERS:
