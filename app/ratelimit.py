@@ -19,6 +19,11 @@ the limit nears. With the default limit (100,000 a minute) that is one upsert pe
 requests per key and process; what is reserved but not used by the end of the window counts
 against the key, at most 64 hits per process and window.
 
+Only requests with a valid key are counted here (the key is looked up first, through the
+key cache of app.services.keys): requests without a key or with a wrong one, and the share
+link, are counted in memory per client address or per share token (``MemoryLimiter``),
+never with a database write.
+
 When the database cannot be reached the limiter lets the request through (the request then
 meets the same database and answers 503 itself): a broken counter must not lock everyone out.
 """
@@ -30,6 +35,7 @@ import logging
 import math
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from sqlalchemy import delete
@@ -134,3 +140,35 @@ class RateLimiter:
         if granted == 0:
             return Decision(False, self.limit, 0, retry_after)
         return Decision(True, self.limit, max(0, self.limit - (count - (granted - 1))), retry_after)
+
+
+class MemoryLimiter:
+    """A fixed-window count per name (a client address, a share token) kept in this
+    process's memory: for requests that have no valid key, so that counting them never
+    writes to the database (a flood of made-up keys must not queue behind real writes).
+    Each process counts for itself; at most ``max_names`` names are remembered per window,
+    the least recently seen forgotten first."""
+
+    def __init__(self, limit: int, window_seconds: int, max_names: int = 100_000):
+        self.limit = limit
+        self.window = max(1, window_seconds)
+        self.max_names = max(1, max_names)
+        self._window: int | None = None
+        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def hit(self, name: str, now: float | None = None) -> Decision:
+        now = time.time() if now is None else now
+        window = int(now // self.window)
+        retry_after = max(1, math.ceil((window + 1) * self.window - now))
+        with self._lock:
+            if window != self._window:
+                self._window = window
+                self._counts.clear()
+            count = self._counts.pop(name, 0) + 1
+            self._counts[name] = count
+            while len(self._counts) > self.max_names:
+                self._counts.popitem(last=False)
+        if count > self.limit:
+            return Decision(False, self.limit, 0, retry_after)
+        return Decision(True, self.limit, self.limit - count, retry_after)

@@ -56,6 +56,14 @@ class Settings:
     security_headers: bool = True  # PREFSCORE_SECURITY_HEADERS=0 drops nosniff, frame and referrer headers
     hsts_seconds: int = 0  # PREFSCORE_HSTS_SECONDS: Strict-Transport-Security max-age (serve behind TLS only)
     content_security_policy: str = "default-src 'none'; frame-ancestors 'none'"  # PREFSCORE_CSP, on JSON responses
+    anonymous_rate_limit: int = 1200  # PREFSCORE_ANONYMOUS_RATE_LIMIT: per client address and window, without a valid key (memory); 0: off
+    share_rate_limit: int = 1200  # PREFSCORE_SHARE_RATE_LIMIT: per share token and window (memory); 0: off
+    key_cache_size: int = 4096  # PREFSCORE_KEY_CACHE_SIZE: key lookups remembered per process (least recently used forgotten first)
+    key_cache_ttl: int = 60  # PREFSCORE_KEY_CACHE_TTL, seconds: also how long a revoked key may still work on another process
+    trusted_proxies: tuple[str, ...] = ()  # PREFSCORE_TRUSTED_PROXIES: addresses whose X-Forwarded-For is believed; empty: none
+    max_header_bytes: int = 16 * 1024  # PREFSCORE_MAX_HEADER_BYTES: request line and headers together
+    header_timeout: int = 10  # PREFSCORE_HEADER_TIMEOUT, seconds to receive a request's line and headers
+    body_timeout: int = 10  # PREFSCORE_BODY_TIMEOUT, seconds to receive a request's body
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -76,6 +84,14 @@ class Settings:
             security_headers=_bool_env("PREFSCORE_SECURITY_HEADERS", True),
             hsts_seconds=_int_env("PREFSCORE_HSTS_SECONDS", 0),
             content_security_policy=os.environ.get("PREFSCORE_CSP", "default-src 'none'; frame-ancestors 'none'"),
+            anonymous_rate_limit=_int_env("PREFSCORE_ANONYMOUS_RATE_LIMIT", 1200),
+            share_rate_limit=_int_env("PREFSCORE_SHARE_RATE_LIMIT", 1200),
+            key_cache_size=_int_env("PREFSCORE_KEY_CACHE_SIZE", 4096),
+            key_cache_ttl=_int_env("PREFSCORE_KEY_CACHE_TTL", 60),
+            trusted_proxies=tuple(o.strip() for o in os.environ.get("PREFSCORE_TRUSTED_PROXIES", "").split(",") if o.strip()),
+            max_header_bytes=_int_env("PREFSCORE_MAX_HEADER_BYTES", 16 * 1024),
+            header_timeout=_int_env("PREFSCORE_HEADER_TIMEOUT", 10),
+            body_timeout=_int_env("PREFSCORE_BODY_TIMEOUT", 10),
         )
 
     @property

@@ -1,15 +1,21 @@
 """RFC 9457 problem details for every error: 4xx from the services and the router, pydantic's
-validation errors (with the bad fields named), and a 500 fallback that says nothing inside."""
+validation errors (with the bad fields named), 503 with Retry-After when the database cannot
+be reached (SQLAlchemy's connection-level errors), and a 500 fallback that says nothing
+inside. ``install`` registers every error handler of the app."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import observability as obs
 
 from app.rules import FieldError
 from app.services.errors import ServiceError
@@ -112,7 +118,26 @@ def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
     return out
 
 
+def _database_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+    log.warning("the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
+    obs.metrics().db_unavailable.inc()
+    return problem(503, "the database is unavailable; retry shortly", title="Service unavailable", headers={"Retry-After": "1"})
+
+
+def _is_connection_error(exc: sa_exc.DBAPIError) -> bool:
+    return exc.connection_invalidated or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError))
+
+
 def install(app: FastAPI) -> None:
+    async def db_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, sa_exc.TimeoutError) or (isinstance(exc, sa_exc.DBAPIError) and _is_connection_error(exc)):
+            return await anyio.to_thread.run_sync(_database_unavailable, request, exc)
+        raise exc
+
+    app.add_exception_handler(sa_exc.OperationalError, db_error)
+    app.add_exception_handler(sa_exc.InterfaceError, db_error)
+    app.add_exception_handler(sa_exc.TimeoutError, db_error)
+
     @app.exception_handler(ServiceError)
     async def _service_error(_request: Request, exc: ServiceError) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
