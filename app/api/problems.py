@@ -118,7 +118,14 @@ def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
     return out
 
 
-def _database_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    text = str(getattr(exc, "orig", exc))
+    if "readonly database" in text:
+        # Not a moment's outage: retrying will not help until someone fixes the permissions.
+        why = request.app.state.db.write_problem() or text
+        log.error("the database cannot be written: %s", why)
+        obs.metrics().db_unavailable.inc()
+        return problem(503, "the database cannot be written; the operator has to fix it (see the server's log)", title="Service unavailable")
     log.warning("the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
     obs.metrics().db_unavailable.inc()
     return problem(503, "the database is unavailable; retry shortly", title="Service unavailable", headers={"Retry-After": "1"})

@@ -16,6 +16,7 @@ slot held by another waiting thread.
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import threading
 import weakref
@@ -228,6 +229,20 @@ class Database:
         sees one consistent snapshot by itself; use ``read()`` for more than one."""
         with self._lookup.connect() as conn:
             yield conn
+
+    def write_problem(self) -> str | None:
+        """Why this database cannot be written, as far as can be told without writing: for
+        a SQLite file, a file or a directory (where SQLite keeps its WAL and journal) this
+        process may not write. None when nothing is known to be wrong."""
+        if self.dialect != "sqlite" or not self.engine.url.database:
+            return None
+        path = os.path.abspath(self.engine.url.database)
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            return f"the SQLite file {path} is not writable by this process"
+        directory = os.path.dirname(path)
+        if not os.access(directory, os.W_OK):
+            return f"the directory {directory} of the SQLite file is not writable by this process (SQLite keeps its journal there)"
+        return None
 
     def ping(self) -> None:
         with self.engine.connect().execution_options(**{_READONLY: True}) as conn:

@@ -167,3 +167,39 @@ def test_the_env_admin_key_stops_working_when_rotated(settings, db):
     old = settings.admin_key
     with TestClient(create_app(replace(settings, admin_key="pk_rotated_" + secrets.token_urlsafe(16)), db=db)) as c:
         assert c.get("/v1/keys", headers={"Authorization": f"Bearer {old}"}).status_code == 401
+
+
+def test_a_sqlite_file_that_cannot_be_written_is_unhealthy(tmp_path, caplog, monkeypatch):
+    """Before: every write answered 503 "retry shortly" forever while /health said ok.
+    The file is made unwritable the way the tests can on any machine (they may run as
+    root, who writes to any file): the process is told it may not write it, and SQLite's
+    connections are query-only, which fails writes as a read-only file does."""
+    import os
+
+    from sqlalchemy import event
+
+    from app.api import create_app
+    from app.db import make_database, migrate
+    from app.db import engine as engine_mod
+    from app.settings import Settings
+
+    path = tmp_path / "ro" / "prefscore.db"
+    path.parent.mkdir()
+    url = f"sqlite:///{path}"
+    migrate.upgrade(url)
+    admin = "pk_ro_admin_" + secrets.token_urlsafe(8)
+    settings = Settings(database_url=url, admin_key=admin, threads=2)
+    db = make_database(settings)
+    with TestClient(create_app(settings, db=db)) as c:
+        assert c.get("/health").status_code == 200
+        real_access = os.access
+        monkeypatch.setattr(engine_mod.os, "access", lambda p, mode: False if str(p) == str(path) and mode == os.W_OK else real_access(p, mode))
+        db.engine.dispose()
+        event.listen(db.engine, "connect", lambda conn, _record: conn.execute("PRAGMA query_only = ON"))
+        r = c.get("/health")
+        assert r.status_code == 503 and r.json()["database"] == "read-only", r.text
+        assert "not writable" in r.json()["detail"]
+        r = c.post("/v1/keys", json={"owner": "x"}, headers={"Authorization": f"Bearer {admin}"})
+        assert r.status_code == 503 and "retry shortly" not in r.json()["detail"], r.text
+    db.dispose()
+    assert any("cannot be written" in rec.getMessage() for rec in caplog.records)
