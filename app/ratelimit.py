@@ -13,7 +13,8 @@ in each process.
 
 Leases: a process does not go to the database for every request. It reserves several hits
 at once (``count = count + n``) and hands them out in memory until they are used up or the
-window ends; ``n`` is at most 64 and at most 1/16 of what the window's budget has left as
+window ends; ``n`` is at most 64 (``PREFSCORE_RATE_LIMIT_LEASE_MAX``) and at most 1/16
+(``PREFSCORE_RATE_LIMIT_LEASE_SHARE``) of what the window's budget has left as
 far as this process knows, so it shrinks to 1 (one upsert per request, an exact count) as
 the limit nears. With the default limit (100,000 a minute) that is one upsert per 64
 requests per key and process; what is reserved but not used by the end of the window counts
@@ -59,6 +60,7 @@ def bucket_of(token: str) -> str:
     return hashlib.sha256(b"prefscore-rate-limit\x00" + token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# Defaults of the settings rate_limit_lease_max and rate_limit_lease_share.
 LEASE_MAX = 64
 LEASE_SHARE = 16  # a lease is at most 1/16 of what is left of the budget
 
@@ -71,10 +73,22 @@ class _Lease:
 
 
 class RateLimiter:
-    def __init__(self, db: Database, limit: int, window_seconds: int):
+    def __init__(
+        self,
+        db: Database,
+        limit: int,
+        window_seconds: int,
+        *,
+        lease_max: int = LEASE_MAX,
+        lease_share: int = LEASE_SHARE,
+        max_leases: int = 10_000,
+    ):
         self.db = db
         self.limit = limit
         self.window = max(1, window_seconds)
+        self.lease_max = max(1, lease_max)
+        self.lease_share = max(1, lease_share)
+        self.max_leases = max(1, max_leases)
         self._seen_window: int | None = None
         self._leases: dict[str, _Lease] = {}
         self._lock = threading.Lock()
@@ -124,7 +138,7 @@ class RateLimiter:
         with self._lock:
             lease = self._leases.get(bucket)
             known = lease.counted if lease is not None and lease.window == window else 0
-        n = max(1, min(LEASE_MAX, (self.limit - known) // LEASE_SHARE))
+        n = max(1, min(self.lease_max, (self.limit - known) // self.lease_share))
         try:
             count = self._upsert(bucket, window, n)
         except SQLAlchemyError as exc:
@@ -134,7 +148,7 @@ class RateLimiter:
         # n reserved hits still fits under the limit, this one included.
         granted = max(0, min(n, self.limit - (count - n)))
         with self._lock:
-            if len(self._leases) > 10_000:
+            if len(self._leases) > self.max_leases:
                 self._leases = {b: v for b, v in self._leases.items() if v.window == window}
             self._leases[bucket] = _Lease(window, max(0, granted - 1), count)
         if granted == 0:

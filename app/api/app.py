@@ -19,6 +19,15 @@ API_VERSION = "1.0.0"
 ROUTERS = (health.router, conventions.router, keys.router, tables.router, deals.router, views.router)
 
 
+class PrefscoreAPI(FastAPI):
+    """FastAPI with the service's outermost middleware around its whole stack: the request
+    context, the security headers and the problem+json 413 see every answer, those of the
+    framework's own body-size limit and error middleware included (app/api/middleware)."""
+
+    def build_middleware_stack(self):  # noqa: ANN201
+        return middleware.wrap(super().build_middleware_stack(), self.state.settings)
+
+
 def create_app(settings: Settings | None = None, db: Database | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     database = db or make_database(settings)
@@ -31,8 +40,10 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         if db is None:  # the app made it, the app closes it
             database.dispose()
 
-    app = FastAPI(
+    app = PrefscoreAPI(
         title="prefscore",
+        # The framework's own body-size limit (413 before the body is parsed).
+        max_body_size=settings.max_body_bytes,
         version=API_VERSION,
         summary="Scoring service for Russian preference: pool, mountain, whists, all-passes and settlement.",
         lifespan=lifespan,

@@ -167,5 +167,5 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return problem(500, "an unexpected error occurred; it has been logged")
+        log.exception("unhandled error on %s %s", request.method, obs.loggable_path(request.url.path))
+        return problem(500, "an unexpected error occurred; it has been logged", request_id=obs.REQUEST_ID.get())

@@ -77,3 +77,41 @@ def test_out_of_range_or_malformed_stakes_are_refused(text):
 
     with pytest.raises(Unprocessable):
         parse_stake(text)
+
+
+def test_the_body_limit_is_the_frameworks_and_answers_problem_json(app, api):
+    """FastAPI's own ``max_body_size`` bounds bodies; its 413 reaches the client as
+    problem+json with the request id and the security headers, streamed or not."""
+    assert app.max_body_size == 64 * 1024
+    table = api.table()
+    big = b'{"note": "' + b"x" * (70 * 1024) + b'"}'
+    r = api.post(f"/v1/tables/{table['id']}/deals", content=big, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and r.headers["content-type"].startswith(PROBLEM), r.text
+    assert r.json()["status"] == 413 and "x-request-id" in r.headers and r.headers["x-content-type-options"] == "nosniff"
+
+    def chunks():
+        for _ in range(70):
+            yield b"x" * 1024
+
+    r = api.post(f"/v1/tables/{table['id']}/deals", content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and r.headers["content-type"].startswith(PROBLEM), r.text
+
+
+@pytest.mark.parametrize("length", ["9" * 40, "1e3", "-1", "0x10", "١٢"])
+def test_a_content_length_is_refused_by_its_form(live, length):
+    import socket
+
+    request = (
+        f"POST /v1/tables HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {live.key}\r\nContent-Length: {length}\r\n\r\n{{}}"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", live.server.port), timeout=10) as s:
+        s.sendall(request)
+        s.settimeout(5)
+        data = b""
+        try:
+            while chunk := s.recv(65536):
+                data += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
+    assert data.startswith(b"HTTP/1.1 400"), data[:300]

@@ -30,11 +30,10 @@ def test_six_hundred_made_up_keys_write_nothing(client, db):
 
 
 def _app(settings, db, **changes):  # noqa: ANN001
-    from dataclasses import replace
 
     from app.api import create_app
 
-    return create_app(replace(settings, **changes), db=db)
+    return create_app(settings.model_copy(update=changes), db=db)
 
 
 def test_requests_without_a_valid_key_are_limited_per_address_in_memory(settings, db):
@@ -160,12 +159,11 @@ def test_keys_create_does_not_make_a_new_sqlite_file_unless_asked(monkeypatch, t
 
 
 def test_the_env_admin_key_stops_working_when_rotated(settings, db):
-    from dataclasses import replace
 
     from app.api import create_app
 
     old = settings.admin_key
-    with TestClient(create_app(replace(settings, admin_key="pk_rotated_" + secrets.token_urlsafe(16)), db=db)) as c:
+    with TestClient(create_app(settings.model_copy(update={"admin_key": "pk_rotated_" + secrets.token_urlsafe(16)}), db=db)) as c:
         assert c.get("/v1/keys", headers={"Authorization": f"Bearer {old}"}).status_code == 401
 
 

@@ -1,7 +1,9 @@
 """Request bodies: size and JSON.
 
-Bodies over ``max_body_bytes`` are refused with 413 before anything parses them (by
-Content-Length at once, and by counting the bytes of a streamed body). A JSON body is then
+Bodies over ``max_body_bytes`` are refused with 413 before anything parses them, by the
+framework's own limit (FastAPI's ``max_body_size``: by Content-Length at once, and by
+counting the bytes of a streamed body); ``BodyLimitProblem`` turns its plain-text answer into
+problem+json. A JSON body is then
 checked for what a JSON parser accepts but nothing downstream should see -- NaN and Infinity
 (not JSON at all), numbers beyond +-2^53 (RFC 7493) or overflowing to infinity, nesting
 deeper than ``max_json_depth``, control characters other than tab/newline/return and lone
@@ -20,7 +22,9 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..problems import PROBLEM
 from .asgi import header as _header
+from .asgi import problem_bytes
 from .asgi import send_problem as _send_problem
 
 _BODY_METHODS = {b"POST", b"PUT", b"PATCH", b"DELETE"}
@@ -96,16 +100,47 @@ def check_json(value: Any, max_depth: int) -> None:
                 stack.append((child, f"{path}.{i}" if path else str(i), depth + 1))
 
 
-class BodyGuard:
-    """413 for bodies over the limit (before parsing), 422 for hostile JSON (see above)."""
+class BodyLimitProblem:
+    """The framework's 413 (FastAPI's ``max_body_size``: plain text, or ``{"detail": ...}``)
+    as problem+json. Wrapped around the whole framework stack, because the framework's
+    limit sits outside every middleware added with ``add_middleware``."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int, max_json_depth: int = 32):
+    def __init__(self, app: ASGIApp, max_body_bytes: int):
         self.app = app
-        self.limit = max_body_bytes
-        self.max_depth = max_json_depth
+        self.body = problem_bytes(413, "Content too large", f"the request body is larger than {max_body_bytes} bytes")
 
-    async def _too_large(self, send: Send) -> None:
-        await _send_problem(send, 413, "Content too large", f"the request body is larger than {self.limit} bytes")
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rewriting = False
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal rewriting
+            if message["type"] == "http.response.start" and message["status"] == 413:
+                headers = [(k, v) for k, v in message.get("headers", ()) if k not in (b"content-type", b"content-length")]
+                if not any(v.startswith(PROBLEM.encode()) for k, v in message.get("headers", ()) if k == b"content-type"):
+                    rewriting = True
+                    headers += [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(self.body)).encode())]
+                    message = {**message, "headers": headers}
+            elif message["type"] == "http.response.body" and rewriting:
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": self.body}
+                rewriting = False
+            await send(message)
+
+        await self.app(scope, receive, send_wrapper)
+
+
+class BodyGuard:
+    """The JSON checks of a body (see above); its size is bounded by the framework's own limit
+    (FastAPI ``max_body_size``, set by create_app), which the ``receive`` seen here enforces:
+    a Content-Length over it raises on the first read, a streamed body as soon as it passes."""
+
+    def __init__(self, app: ASGIApp, max_json_depth: int = 32, max_body_bytes: int | None = None):
+        self.app = app
+        self.max_depth = max_json_depth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method", "").encode() not in _BODY_METHODS:
@@ -116,25 +151,16 @@ class BodyGuard:
             if not _CONTENT_LENGTH.fullmatch(length.strip()):
                 await _send_problem(send, 400, "Bad request", "Content-Length must be a decimal number of bytes")
                 return
-            if int(length) > self.limit:
-                await self._too_large(send)
-                return
         elif _header(scope, b"transfer-encoding") is None:
             await self.app(scope, receive, send)  # no body
             return
         chunks: list[bytes] = []
-        size = 0
         more = True
         while more:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                await self._too_large(send)
-                return
-            chunks.append(chunk)
+            chunks.append(message.get("body", b""))
             more = message.get("more_body", False)
         body = b"".join(chunks)
         content_type = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()

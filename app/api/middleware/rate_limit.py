@@ -38,9 +38,21 @@ class RateLimit:
         self.admin_key = settings.admin_key
         window = settings.rate_limit_window
         self.window = max(1, window)
-        self.by_key = RateLimiter(db, settings.rate_limit, window) if settings.rate_limit > 0 else None
-        self.by_address = MemoryLimiter(settings.anonymous_rate_limit, window) if settings.anonymous_rate_limit > 0 else None
-        self.by_share = MemoryLimiter(settings.share_rate_limit, window) if settings.share_rate_limit > 0 else None
+        self.by_key = (
+            RateLimiter(
+                db,
+                settings.rate_limit,
+                window,
+                lease_max=settings.rate_limit_lease_max,
+                lease_share=settings.rate_limit_lease_share,
+                max_leases=settings.rate_limit_max_leases,
+            )
+            if settings.rate_limit > 0
+            else None
+        )
+        names = settings.rate_limit_max_names
+        self.by_address = MemoryLimiter(settings.anonymous_rate_limit, window, names) if settings.anonymous_rate_limit > 0 else None
+        self.by_share = MemoryLimiter(settings.share_rate_limit, window, names) if settings.share_rate_limit > 0 else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") == "OPTIONS":

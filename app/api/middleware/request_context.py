@@ -1,6 +1,7 @@
 """The request's context: its id (``X-Request-ID`` passed through when sane, else made up;
 echoed on every response), one JSON access line per request, Prometheus metrics by route
-template, and a last-resort 500 problem+json that still carries the request id."""
+template, and a last-resort 500 problem+json that still carries the request id. It wraps
+the whole framework stack (see app/api/middleware/__init__.py)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,10 @@ class RequestContext:
         try:
             await self.app(scope, receive, send_wrapper)
         except Exception:
+            if response_started and status == 500:
+                # The framework's error middleware answered it with the app's 500 handler
+                # (which logged it) and raised it again for the server: it ends here.
+                return
             log.exception("unhandled error on %s %s", scope.get("method"), obs.loggable_path(scope.get("path", "")))
             if response_started:
                 raise
