@@ -201,3 +201,29 @@ def test_a_sqlite_file_that_cannot_be_written_is_unhealthy(tmp_path, caplog, mon
         assert r.status_code == 503 and "retry shortly" not in r.json()["detail"], r.text
     db.dispose()
     assert any("cannot be written" in rec.getMessage() for rec in caplog.records)
+
+
+def test_a_revoked_key_stops_working_on_another_process_within_the_cache_lifetime(settings, client, admin_headers):
+    """Another process has its own key cache: a second app on its own Database (as another
+    worker has) with a one-second cache lifetime refuses the key at most a second after the
+    revocation."""
+    import time
+
+    from app.api import create_app
+    from app.db import make_database
+
+    key = client.post("/v1/keys", json={"owner": "elsewhere"}, headers=admin_headers).json()["key"]
+    key_id = next(k["id"] for k in client.get("/v1/keys", headers=admin_headers).json()["items"] if k["prefix"] == key[:12])
+    other_db = make_database(settings)
+    try:
+        with TestClient(create_app(settings.model_copy(update={"key_cache_ttl": 1}), db=other_db)) as other:
+            headers = {"Authorization": f"Bearer {key}"}
+            assert other.get("/v1/conventions", headers=headers).status_code == 200  # cached there now
+            assert client.delete(f"/v1/keys/{key_id}", headers=admin_headers).status_code == 200
+            deadline = time.monotonic() + 5
+            while other.get("/v1/conventions", headers=headers).status_code == 200:
+                assert time.monotonic() < deadline, "still accepted 5 s after the revocation"
+                time.sleep(0.1)
+            assert time.monotonic() - (deadline - 5) <= 2.5
+    finally:
+        other_db.dispose()
