@@ -1,4 +1,4 @@
-"""The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current``, ``keys create``.
+"""The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current``, ``keys create|list|revoke``.
 
 The client commands (``prefscore table ...``, ``prefscore deal ...``) are added at the bottom
 by app.client.commands.register."""
@@ -45,7 +45,11 @@ def serve(host: str, port: int, workers: int, no_upgrade: bool) -> None:
         host=host,
         port=port,
         workers=workers,
-        proxy_headers=True,
+        # Header size and receive timeouts (app/api/http_limits.py).
+        http="app.api.http_limits:BoundedHttpTools",
+        # X-Forwarded-For is believed only from the configured proxies (none by default).
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=list(settings.trusted_proxies) or None,
         log_level="info",
         # The middleware writes one JSON access line per request, with its request id;
         # uvicorn's own access line would only repeat it.
@@ -95,27 +99,85 @@ def keys() -> None:
     """API keys."""
 
 
+def _keys_database(create: bool):  # noqa: ANN202
+    """The database of DATABASE_URL for a keys command, upgraded to the current schema.
+    A SQLite file that does not exist is created only when asked: a key written to a new
+    file beside the wrong working directory would be unknown to the running server."""
+    from sqlalchemy.engine import make_url
+
+    from app.db import make_database, migrate
+
+    settings = Settings.from_env()
+    url = make_url(settings.database_url)
+    if url.get_backend_name() == "sqlite" and url.database and not os.path.exists(url.database):
+        if not create:
+            raise click.ClickException(
+                f"no database at {_safe_url(settings.database_url)} (resolved to {os.path.abspath(url.database)}); "
+                "set DATABASE_URL to the server's database, or pass --create-database to create this one"
+            )
+    migrate.upgrade(settings.database_url)
+    return settings, make_database(settings)
+
+
 @keys.command("create")
 @click.argument("name")
-def keys_create(name: str) -> None:
+@click.option("--admin", is_flag=True, help="the key may create, list and revoke keys")
+@click.option("--create-database", is_flag=True, help="create the SQLite database file if it does not exist")
+def keys_create(name: str, admin: bool, create_database: bool) -> None:
     """Create an API key for owner NAME and print it (once: only its hash is stored).
 
-    The key alone goes to stdout, so that `KEY=$(prefscore keys create anna)` works."""
-    from app.db import make_database, migrate
+    The key alone goes to stdout, so that `KEY=$(prefscore keys create anna)` works; which
+    database it was written to goes to stderr."""
     from app.services.keys import create_key, valid_owner
 
     if not valid_owner(name):
         raise click.BadParameter("1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)", param_hint="NAME")
-    settings = Settings.from_env()
-    migrate.upgrade(settings.database_url)
-    database = make_database(settings)
+    settings, database = _keys_database(create_database)
     try:
-        key = create_key(database, name)
+        key = create_key(database, name, admin=admin)
     finally:
         database.dispose()
     click.echo(key)
+    kind = "admin key" if admin else "API key"
+    click.echo(f"{kind} for {name!r} written to {_safe_url(settings.database_url)}", err=True)
     if sys.stderr.isatty():
-        click.echo(f"API key for {name!r} (shown once; use it as 'Authorization: Bearer <key>')", err=True)
+        click.echo("(shown once; use it as 'Authorization: Bearer <key>')", err=True)
+
+
+@keys.command("list")
+def keys_list() -> None:
+    """List the stored keys: id, owner, prefix, admin, created, revoked (never a secret)."""
+    from app.services.keys import list_keys
+
+    settings, database = _keys_database(False)
+    try:
+        listed = list_keys(database)
+    finally:
+        database.dispose()
+    click.echo(f"{'id':>5}  {'owner':<24} {'prefix':<13} {'admin':<5}  {'created':<25} revoked")
+    for k in listed:
+        created = k.created_at.isoformat(timespec="seconds")
+        revoked = k.revoked_at.isoformat(timespec="seconds") if k.revoked_at else "-"
+        click.echo(f"{k.id:>5}  {k.owner:<24} {k.prefix:<13} {'yes' if k.admin else 'no':<5}  {created:<25} {revoked}")
+    click.echo(f"{len(listed)} keys in {_safe_url(settings.database_url)}", err=True)
+
+
+@keys.command("revoke")
+@click.argument("key_id", type=click.IntRange(1, 2**53 - 1))
+def keys_revoke(key_id: int) -> None:
+    """Revoke the key KEY_ID (see `prefscore keys list`). Running servers refuse it within
+    the key cache's lifetime (PREFSCORE_KEY_CACHE_TTL, 60 s by default)."""
+    from app.services.errors import NotFound
+    from app.services.keys import revoke_key
+
+    settings, database = _keys_database(False)
+    try:
+        info = revoke_key(database, key_id)
+    except NotFound as exc:
+        raise click.ClickException(exc.detail) from exc
+    finally:
+        database.dispose()
+    click.echo(f"key {info.id} ({info.owner}, {info.prefix}...) revoked in {_safe_url(settings.database_url)}", err=True)
 
 
 def _safe_url(url: str) -> str:

@@ -13,11 +13,17 @@ in each process.
 
 Leases: a process does not go to the database for every request. It reserves several hits
 at once (``count = count + n``) and hands them out in memory until they are used up or the
-window ends; ``n`` is at most 64 and at most 1/16 of what the window's budget has left as
+window ends; ``n`` is at most 64 (``PREFSCORE_RATE_LIMIT_LEASE_MAX``) and at most 1/16
+(``PREFSCORE_RATE_LIMIT_LEASE_SHARE``) of what the window's budget has left as
 far as this process knows, so it shrinks to 1 (one upsert per request, an exact count) as
 the limit nears. With the default limit (100,000 a minute) that is one upsert per 64
 requests per key and process; what is reserved but not used by the end of the window counts
 against the key, at most 64 hits per process and window.
+
+Only requests with a valid key are counted here (the key is looked up first, through the
+key cache of app.services.keys): requests without a key or with a wrong one, and the share
+link, are counted in memory per client address or per share token (``MemoryLimiter``),
+never with a database write.
 
 When the database cannot be reached the limiter lets the request through (the request then
 meets the same database and answers 503 itself): a broken counter must not lock everyone out.
@@ -30,6 +36,7 @@ import logging
 import math
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from sqlalchemy import delete
@@ -53,6 +60,7 @@ def bucket_of(token: str) -> str:
     return hashlib.sha256(b"prefscore-rate-limit\x00" + token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# Defaults of the settings rate_limit_lease_max and rate_limit_lease_share.
 LEASE_MAX = 64
 LEASE_SHARE = 16  # a lease is at most 1/16 of what is left of the budget
 
@@ -65,10 +73,22 @@ class _Lease:
 
 
 class RateLimiter:
-    def __init__(self, db: Database, limit: int, window_seconds: int):
+    def __init__(
+        self,
+        db: Database,
+        limit: int,
+        window_seconds: int,
+        *,
+        lease_max: int = LEASE_MAX,
+        lease_share: int = LEASE_SHARE,
+        max_leases: int = 10_000,
+    ):
         self.db = db
         self.limit = limit
         self.window = max(1, window_seconds)
+        self.lease_max = max(1, lease_max)
+        self.lease_share = max(1, lease_share)
+        self.max_leases = max(1, max_leases)
         self._seen_window: int | None = None
         self._leases: dict[str, _Lease] = {}
         self._lock = threading.Lock()
@@ -118,7 +138,7 @@ class RateLimiter:
         with self._lock:
             lease = self._leases.get(bucket)
             known = lease.counted if lease is not None and lease.window == window else 0
-        n = max(1, min(LEASE_MAX, (self.limit - known) // LEASE_SHARE))
+        n = max(1, min(self.lease_max, (self.limit - known) // self.lease_share))
         try:
             count = self._upsert(bucket, window, n)
         except SQLAlchemyError as exc:
@@ -128,9 +148,41 @@ class RateLimiter:
         # n reserved hits still fits under the limit, this one included.
         granted = max(0, min(n, self.limit - (count - n)))
         with self._lock:
-            if len(self._leases) > 10_000:
+            if len(self._leases) > self.max_leases:
                 self._leases = {b: v for b, v in self._leases.items() if v.window == window}
             self._leases[bucket] = _Lease(window, max(0, granted - 1), count)
         if granted == 0:
             return Decision(False, self.limit, 0, retry_after)
         return Decision(True, self.limit, max(0, self.limit - (count - (granted - 1))), retry_after)
+
+
+class MemoryLimiter:
+    """A fixed-window count per name (a client address, a share token) kept in this
+    process's memory: for requests that have no valid key, so that counting them never
+    writes to the database (a flood of made-up keys must not queue behind real writes).
+    Each process counts for itself; at most ``max_names`` names are remembered per window,
+    the least recently seen forgotten first."""
+
+    def __init__(self, limit: int, window_seconds: int, max_names: int = 100_000):
+        self.limit = limit
+        self.window = max(1, window_seconds)
+        self.max_names = max(1, max_names)
+        self._window: int | None = None
+        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def hit(self, name: str, now: float | None = None) -> Decision:
+        now = time.time() if now is None else now
+        window = int(now // self.window)
+        retry_after = max(1, math.ceil((window + 1) * self.window - now))
+        with self._lock:
+            if window != self._window:
+                self._window = window
+                self._counts.clear()
+            count = self._counts.pop(name, 0) + 1
+            self._counts[name] = count
+            while len(self._counts) > self.max_names:
+                self._counts.popitem(last=False)
+        if count > self.limit:
+            return Decision(False, self.limit, 0, retry_after)
+        return Decision(True, self.limit, self.limit - count, retry_after)

@@ -1,83 +1,159 @@
-"""Runtime configuration, read from the environment (see README "Configuration")."""
+"""Runtime configuration: every setting of the service and every tuning constant, read from
+the environment by pydantic-settings (README "Configuration" lists them all).
+
+Environment names: ``DATABASE_URL``, and ``PREFSCORE_`` + the field's name in capitals
+(``PREFSCORE_THREADS`` for ``threads``), except ``PREFSCORE_METRICS`` (``metrics_enabled``)
+and ``PREFSCORE_CSP`` (``content_security_policy``). An empty variable means the default,
+except ``PREFSCORE_CSP`` where empty means "no policy". Lists are comma-separated.
+
+``Settings(...)`` with keyword arguments (the tests) takes the environment for the fields it
+does not name; ``Settings.from_env()`` is the environment alone. A changed copy:
+``settings.model_copy(update={...})``.
+"""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///prefscore.db"
+DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'"
+
+# Fields whose environment variable is not PREFSCORE_<NAME>.
+_ALIASES = {"database_url": "DATABASE_URL", "metrics_enabled": "PREFSCORE_METRICS", "content_security_policy": "PREFSCORE_CSP"}
+_EMPTY_MEANS_EMPTY = {"content_security_policy", "PREFSCORE_CSP", "prefscore_csp"}
 
 
-def _int_env(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise ValueError(f"{name} must be an integer, not {raw!r}") from exc
+def _env(field: str) -> AliasChoices:
+    return AliasChoices(field, _ALIASES[field])
 
 
-def _bool_env(name: str, default: bool) -> bool:
-    raw = (os.environ.get(name) or "").strip().lower()
-    if raw == "":
-        return default
-    if raw in ("1", "true", "yes", "on"):
-        return True
-    if raw in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{name} must be 1/0, true/false, yes/no or on/off, not {raw!r}")
+Origins = Annotated[tuple[str, ...], NoDecode]
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Everything the service needs to run.
+class Settings(BaseSettings):
+    """Everything the service needs to run (see the module docstring for the names)."""
 
-    ``database_url``: a SQLAlchemy URL (``DATABASE_URL``); the default is a SQLite file
-    ``prefscore.db`` in the working directory.
-    ``admin_key``: ``PREFSCORE_ADMIN_KEY``, accepted as the key of owner ``admin`` when set.
-    ``threads``: worker threads for sync endpoints; the database pool is sized to match so
-    that a busy server never waits on a pool smaller than its thread pool.
-    """
+    model_config = SettingsConfigDict(env_prefix="PREFSCORE_", frozen=True, extra="ignore", populate_by_name=True)
 
-    database_url: str = DEFAULT_DATABASE_URL
+    # --- the service
+    database_url: str = Field(DEFAULT_DATABASE_URL, validation_alias=_env("database_url"))
+    """A SQLAlchemy URL; the default is a SQLite file ``prefscore.db`` in the working directory."""
     admin_key: str | None = None
+    """Accepted as an admin key of owner ``admin`` while set."""
     threads: int = 40
+    """Worker threads for sync endpoints; the database pool is sized to match."""
+
+    # --- database tuning (app/db/engine.py)
     sqlite_busy_timeout_ms: int = 10_000
+    """How long a SQLite writer waits for another one."""
+    db_pool_size: int = 10
+    """Connections kept open (at most ``threads``; the rest of ``threads`` is overflow)."""
+    db_pool_timeout: int = 60
+    """Seconds a thread waits for a pooled connection."""
+    db_connect_timeout: int = 10
+    """Seconds to connect to PostgreSQL."""
+    sqlite_loop_busy_timeout_ms: int = 200
+    """Busy timeout of the SQLite reads made on the event loop (a 304's ETag)."""
+    pg_loop_connections: int = 8
+    """psycopg async connections per event loop for reads made on the loop."""
+
+    # --- requests
     max_body_bytes: int = 64 * 1024
-    # Operations and hardening (app/api/middleware.py, app/observability.py, app/ratelimit.py).
-    log_format: str = "json"  # PREFSCORE_LOG_FORMAT: json (one object per line) or text
-    log_level: str = "INFO"  # PREFSCORE_LOG_LEVEL
-    metrics_enabled: bool = True  # PREFSCORE_METRICS=0 hides /metrics
-    rate_limit: int = 100_000  # PREFSCORE_RATE_LIMIT: requests per key per window; 0 switches it off
-    rate_limit_window: int = 60  # PREFSCORE_RATE_LIMIT_WINDOW, seconds
-    max_json_depth: int = 32  # PREFSCORE_MAX_JSON_DEPTH
-    cors_origins: tuple[str, ...] = ()  # PREFSCORE_CORS_ORIGINS: comma-separated origins ("*" for any); empty: no CORS
-    security_headers: bool = True  # PREFSCORE_SECURITY_HEADERS=0 drops nosniff, frame and referrer headers
-    hsts_seconds: int = 0  # PREFSCORE_HSTS_SECONDS: Strict-Transport-Security max-age (serve behind TLS only)
-    content_security_policy: str = "default-src 'none'; frame-ancestors 'none'"  # PREFSCORE_CSP, on JSON responses
+    """Larger request bodies: 413."""
+    max_json_depth: int = 32
+    """Deeper JSON bodies: 422."""
+    max_header_bytes: int = 16 * 1024
+    """The request line and headers together; larger: 431 (app/api/http_limits.py)."""
+    header_timeout: int = 10
+    """Seconds to receive a request's line and headers; later: 408."""
+    body_timeout: int = 10
+    """Seconds to receive a request's body after its headers; later: 408."""
+
+    # --- rate limits (app/ratelimit.py, app/api/middleware/rate_limit.py)
+    rate_limit: int = 100_000
+    """Requests per valid key per window (in the database); 0: off."""
+    rate_limit_window: int = 60
+    """Seconds, for every rate limit."""
+    rate_limit_lease_max: int = 64
+    """Hits a process reserves in the database at once, at most."""
+    rate_limit_lease_share: int = 16
+    """A reservation is at most 1/this of what is left of a key's budget."""
+    rate_limit_max_leases: int = 10_000
+    """Keys with a reservation remembered per process."""
+    anonymous_rate_limit: int = 1200
+    """Requests per client address per window without a valid key (memory); 0: off."""
+    share_rate_limit: int = 1200
+    """Requests per share token per window (memory); 0: off."""
+    rate_limit_max_names: int = 100_000
+    """Addresses and share tokens counted per process and window (least recent forgotten)."""
+
+    # --- keys (app/services/keys.py)
+    key_cache_size: int = 4096
+    """Key lookups remembered per process (least recently used forgotten first)."""
+    key_cache_ttl: int = 60
+    """Seconds a key lookup is remembered: how long a revoked key may still work elsewhere."""
+
+    # --- operations and hardening
+    log_format: str = "json"
+    """``json`` (one object per line) or ``text``."""
+    log_level: str = "INFO"
+    metrics_enabled: bool = Field(True, validation_alias=_env("metrics_enabled"))
+    """``/metrics``; PREFSCORE_METRICS=0 hides it."""
+    cors_origins: Origins = ()
+    """Comma-separated origins (``*`` for any); empty: no CORS."""
+    trusted_proxies: Origins = ()
+    """Comma-separated addresses whose X-Forwarded-For is believed; empty: none."""
+    security_headers: bool = True
+    """0 drops nosniff, frame and referrer headers."""
+    hsts_seconds: int = 0
+    """Strict-Transport-Security max-age (serve behind TLS only)."""
+    content_security_policy: str = Field(DEFAULT_CSP, validation_alias=_env("content_security_policy"))
+    """On JSON responses; empty: none."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_is_default(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if not (isinstance(v, str) and v.strip() == "" and k not in _EMPTY_MEANS_EMPTY)}
+        return data
+
+    @field_validator("cors_origins", "trusted_proxies", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
 
     @classmethod
     def from_env(cls) -> "Settings":
-        admin = os.environ.get("PREFSCORE_ADMIN_KEY") or None
-        return cls(
-            database_url=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
-            admin_key=admin,
-            threads=_int_env("PREFSCORE_THREADS", 40),
-            sqlite_busy_timeout_ms=_int_env("PREFSCORE_SQLITE_BUSY_TIMEOUT_MS", 10_000),
-            max_body_bytes=_int_env("PREFSCORE_MAX_BODY_BYTES", 64 * 1024),
-            log_format=(os.environ.get("PREFSCORE_LOG_FORMAT") or "json").strip().lower(),
-            log_level=(os.environ.get("PREFSCORE_LOG_LEVEL") or "INFO").strip().upper(),
-            metrics_enabled=_bool_env("PREFSCORE_METRICS", True),
-            rate_limit=_int_env("PREFSCORE_RATE_LIMIT", 100_000),
-            rate_limit_window=_int_env("PREFSCORE_RATE_LIMIT_WINDOW", 60),
-            max_json_depth=_int_env("PREFSCORE_MAX_JSON_DEPTH", 32),
-            cors_origins=tuple(o.strip() for o in os.environ.get("PREFSCORE_CORS_ORIGINS", "").split(",") if o.strip()),
-            security_headers=_bool_env("PREFSCORE_SECURITY_HEADERS", True),
-            hsts_seconds=_int_env("PREFSCORE_HSTS_SECONDS", 0),
-            content_security_policy=os.environ.get("PREFSCORE_CSP", "default-src 'none'; frame-ancestors 'none'"),
-        )
+        try:
+            return cls()
+        except ValidationError as exc:
+            problems = "; ".join(f"{_env_name(e['loc'])}: {e['msg']}, not {e.get('input')!r}" for e in exc.errors())
+            raise ValueError(f"invalid configuration: {problems}") from None
 
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+
+def _env_name(loc: tuple[Any, ...]) -> str:
+    field = str(loc[0]) if loc else "?"
+    if field in _ALIASES:
+        return _ALIASES[field]
+    if field.isupper():
+        return field
+    return "PREFSCORE_" + field.upper()

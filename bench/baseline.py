@@ -24,7 +24,6 @@ of the service's schema); ``prepare()`` makes it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -69,7 +68,7 @@ FIXED = Fixed(status="ok", service="baseline", version=1)
 
 def _settings(database_url: str | None) -> Settings:
     settings = Settings.from_env()
-    return settings if database_url is None else replace(settings, database_url=database_url)
+    return settings if database_url is None else settings.model_copy(update={"database_url": database_url})
 
 
 def prepare(database_url: str | None = None) -> None:

@@ -105,3 +105,39 @@ def test_cli_db_commands(new_database, monkeypatch):
         result = runner.invoke(main, ["db", "downgrade", "base"])
         assert result.exit_code == 0 and "database at base" in result.output, result.output
         assert _tables(url) == set()
+
+
+def _upgrade_when_released(url: str, barrier) -> None:  # noqa: ANN001
+    import os
+
+    barrier.wait(30)
+    try:
+        migrate.upgrade(url)
+    except BaseException:  # noqa: BLE001
+        import traceback
+
+        traceback.print_exc()
+        os._exit(1)
+    os._exit(0)
+
+
+def test_four_processes_upgrade_one_fresh_database_at_once_ten_times(new_database):
+    """Four processes start the upgrade of one empty database at the same moment (a barrier
+    releases them together), ten times, each on a new database: every one succeeds and the
+    schema is whole. Without the lock around the upgrade one of two `prefscore serve`
+    died in 1 of 3 tries on SQLite ('table api_keys already exists') and 2 of 3 on
+    PostgreSQL (UniqueViolation on pg_type)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    for attempt in range(10):
+        with new_database(f"race{attempt}") as url:
+            barrier = ctx.Barrier(4)
+            procs = [ctx.Process(target=_upgrade_when_released, args=(url, barrier)) for _ in range(4)]
+            for p in procs:
+                p.start()
+            for p in procs:
+                p.join(120)
+            assert [p.exitcode for p in procs] == [0, 0, 0, 0], f"attempt {attempt}"
+            assert migrate.current(url) == migrate.head()
+            assert _tables(url) == TABLES and _diff(url) == []

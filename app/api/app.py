@@ -9,6 +9,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 
 from app.db import Database, make_database
+from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import middleware, problems
@@ -16,6 +17,15 @@ from .routes import conventions, deals, health, keys, tables, views
 
 API_VERSION = "1.0.0"
 ROUTERS = (health.router, conventions.router, keys.router, tables.router, deals.router, views.router)
+
+
+class PrefscoreAPI(FastAPI):
+    """FastAPI with the service's outermost middleware around its whole stack: the request
+    context, the security headers and the problem+json 413 see every answer, those of the
+    framework's own body-size limit and error middleware included (app/api/middleware)."""
+
+    def build_middleware_stack(self):  # noqa: ANN201
+        return middleware.wrap(super().build_middleware_stack(), self.state.settings)
 
 
 def create_app(settings: Settings | None = None, db: Database | None = None) -> FastAPI:
@@ -30,14 +40,17 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         if db is None:  # the app made it, the app closes it
             database.dispose()
 
-    app = FastAPI(
+    app = PrefscoreAPI(
         title="prefscore",
+        # The framework's own body-size limit (413 before the body is parsed).
+        max_body_size=settings.max_body_bytes,
         version=API_VERSION,
         summary="Scoring service for Russian preference: pool, mountain, whists, all-passes and settlement.",
         lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.db = database
+    configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)
     middleware.install(app, settings)
     for router in ROUTERS:

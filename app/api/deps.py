@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
 from app.services.errors import Forbidden, Unauthorized
-from app.services.keys import ADMIN_OWNER, authenticate, known_owner
+from app.services.keys import Caller, identify, known_caller
 from app.settings import Settings
 
 _bearer = HTTPBearer(auto_error=False, description="an API key: `Authorization: Bearer pk_...`")
@@ -32,30 +32,33 @@ async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-async def current_owner(
+async def current_caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> str:
+) -> Caller:
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise Unauthorized("an API key is required: Authorization: Bearer <key>")
     db = request.app.state.db
     token = credentials.credentials.strip()
     admin_key = request.app.state.settings.admin_key
-    owner = known_owner(db, token, admin_key)
-    if owner is None:
-        owner = await run_in_threadpool(authenticate, db, token, admin_key)
-    if not owner:  # None, or INVALID from the cache
+    caller = known_caller(db, token, admin_key)
+    if caller is None:
+        caller = await run_in_threadpool(identify, db, token, admin_key)
+    if not caller:  # None, or INVALID from the cache
         raise Unauthorized("this API key is not valid")
-    return owner
+    return caller  # type: ignore[return-value]
 
 
-async def admin_owner(owner: Annotated[str, Depends(current_owner)], request: Request) -> str:
-    settings: Settings = request.app.state.settings
-    if owner != ADMIN_OWNER or not settings.admin_key:
-        raise Forbidden("only the admin key (PREFSCORE_ADMIN_KEY) can create keys")
-    return owner
+async def current_owner(caller: Annotated[Caller, Depends(current_caller)]) -> str:
+    return caller.owner
+
+
+async def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
+    if not caller.admin:
+        raise Forbidden("only an admin key can manage keys (PREFSCORE_ADMIN_KEY, or a key made with `prefscore keys create --admin`)")
+    return caller
 
 
 DB = Annotated[Database, Depends(get_db)]
 Owner = Annotated[str, Depends(current_owner)]
-Admin = Annotated[str, Depends(admin_owner)]
+Admin = Annotated[Caller, Depends(admin_caller)]

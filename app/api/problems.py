@@ -1,15 +1,21 @@
 """RFC 9457 problem details for every error: 4xx from the services and the router, pydantic's
-validation errors (with the bad fields named), and a 500 fallback that says nothing inside."""
+validation errors (with the bad fields named), 503 with Retry-After when the database cannot
+be reached (SQLAlchemy's connection-level errors), and a 500 fallback that says nothing
+inside. ``install`` registers every error handler of the app."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import observability as obs
 
 from app.rules import FieldError
 from app.services.errors import ServiceError
@@ -112,7 +118,33 @@ def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
     return out
 
 
+def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    text = str(getattr(exc, "orig", exc))
+    if "readonly database" in text:
+        # Not a moment's outage: retrying will not help until someone fixes the permissions.
+        why = request.app.state.db.write_problem() or text
+        log.error("the database cannot be written: %s", why)
+        obs.metrics().db_unavailable.inc()
+        return problem(503, "the database cannot be written; the operator has to fix it (see the server's log)", title="Service unavailable")
+    log.warning("the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
+    obs.metrics().db_unavailable.inc()
+    return problem(503, "the database is unavailable; retry shortly", title="Service unavailable", headers={"Retry-After": "1"})
+
+
+def _is_connection_error(exc: sa_exc.DBAPIError) -> bool:
+    return exc.connection_invalidated or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError))
+
+
 def install(app: FastAPI) -> None:
+    async def db_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, sa_exc.TimeoutError) or (isinstance(exc, sa_exc.DBAPIError) and _is_connection_error(exc)):
+            return await anyio.to_thread.run_sync(_database_unavailable, request, exc)
+        raise exc
+
+    app.add_exception_handler(sa_exc.OperationalError, db_error)
+    app.add_exception_handler(sa_exc.InterfaceError, db_error)
+    app.add_exception_handler(sa_exc.TimeoutError, db_error)
+
     @app.exception_handler(ServiceError)
     async def _service_error(_request: Request, exc: ServiceError) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
@@ -135,5 +167,5 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return problem(500, "an unexpected error occurred; it has been logged")
+        log.exception("unhandled error on %s %s", request.method, obs.loggable_path(request.url.path))
+        return problem(500, "an unexpected error occurred; it has been logged", request_id=obs.REQUEST_ID.get())

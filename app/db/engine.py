@@ -16,6 +16,7 @@ slot held by another waiting thread.
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import threading
 import weakref
@@ -59,29 +60,30 @@ def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
 def make_engine(settings: Settings) -> Engine:
     url = make_url(settings.database_url)
     threads = max(1, settings.threads)
+    pool_size = max(1, min(threads, settings.db_pool_size))
     if url.get_backend_name() == "sqlite":
         database = url.database or ""
         if database in ("", ":memory:") or database.startswith("file::memory:"):
             raise ValueError("prefscore needs a SQLite file (sqlite:///path.db), not an in-memory database")
         engine = create_engine(
             url,
-            pool_size=min(threads, 10),
-            max_overflow=max(0, threads - min(threads, 10)),
-            pool_timeout=60,
+            pool_size=pool_size,
+            max_overflow=max(0, threads - pool_size),
+            pool_timeout=settings.db_pool_timeout,
             connect_args={"check_same_thread": False, "timeout": settings.sqlite_busy_timeout_ms / 1000},
         )
         _sqlite_events(engine, settings.sqlite_busy_timeout_ms)
         return engine
     return create_engine(
         url,
-        pool_size=min(threads, 10),
-        max_overflow=max(0, threads - min(threads, 10)),
-        pool_timeout=60,
+        pool_size=pool_size,
+        max_overflow=max(0, threads - pool_size),
+        pool_timeout=settings.db_pool_timeout,
         # No pool_pre_ping: it costs a round trip on every checkout, that is on every
         # transaction. A connection broken by a database restart raises a disconnect error
         # on its first use instead; SQLAlchemy then invalidates the whole pool, so one
         # request per worker fails (503) and the next ones get fresh connections.
-        connect_args={"connect_timeout": 10} if url.get_backend_name() == "postgresql" else {},
+        connect_args={"connect_timeout": settings.db_connect_timeout} if url.get_backend_name() == "postgresql" else {},
     )
 
 
@@ -94,8 +96,10 @@ class Database:
     writes) and ``read()`` (a consistent read). Both commit or roll back on leaving the block,
     so a use case has committed before it returns."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, *, loop_busy_timeout_ms: int = 200, pg_loop_connections: int = 8):
         self.engine = engine
+        self._loop_busy_timeout_ms = loop_busy_timeout_ms
+        self._pg_loop_connections = pg_loop_connections
         self.dialect = engine.dialect.name
         self._writer = sessionmaker(engine, expire_on_commit=False)
         self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
@@ -129,8 +133,6 @@ class Database:
     # (in the server: the one event-loop thread) has its own plain sqlite3 connection in
     # autocommit mode, so each statement reads the file's current committed state, written
     # by this process or any other: nothing is cached between statements.
-    _LOOP_BUSY_TIMEOUT_MS = 200
-
     @property
     def reads_on_loop(self) -> bool:
         return self._sqlite_path is not None
@@ -141,7 +143,7 @@ class Database:
         conn = getattr(self._loop_conns, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self._sqlite_path, isolation_level=None, check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout = {self._LOOP_BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {int(self._loop_busy_timeout_ms)}")
             conn.execute("PRAGMA query_only = ON")
             self._loop_conns.conn = conn
             with self._loop_lock:
@@ -155,8 +157,6 @@ class Database:
     # autocommit (one statement, no BEGIN/ROLLBACK), so a read waits for the server without
     # a thread-pool round trip. When all are busy, or on any error, the caller gets
     # LoopReadUnavailable and uses the pooled engine in the thread pool instead.
-    _PG_LOOP_CONNECTIONS = 8
-
     @property
     def async_reads(self) -> bool:
         return self._sqlite_path is not None or self._pg_conninfo is not None
@@ -177,7 +177,7 @@ class Database:
         idle = self._pg_idle.setdefault(loop, [])
         if idle:
             conn = idle.pop()
-        elif self._pg_count.get(loop, 0) < self._PG_LOOP_CONNECTIONS:
+        elif self._pg_count.get(loop, 0) < self._pg_loop_connections:
             self._pg_count[loop] = self._pg_count.get(loop, 0) + 1
             try:
                 conn = await psycopg.AsyncConnection.connect(self._pg_conninfo, autocommit=True, connect_timeout=5)
@@ -229,6 +229,20 @@ class Database:
         with self._lookup.connect() as conn:
             yield conn
 
+    def write_problem(self) -> str | None:
+        """Why this database cannot be written, as far as can be told without writing: for
+        a SQLite file, a file or a directory (where SQLite keeps its WAL and journal) this
+        process may not write. None when nothing is known to be wrong."""
+        if self.dialect != "sqlite" or not self.engine.url.database:
+            return None
+        path = os.path.abspath(self.engine.url.database)
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            return f"the SQLite file {path} is not writable by this process"
+        directory = os.path.dirname(path)
+        if not os.access(directory, os.W_OK):
+            return f"the directory {directory} of the SQLite file is not writable by this process (SQLite keeps its journal there)"
+        return None
+
     def ping(self) -> None:
         with self.engine.connect().execution_options(**{_READONLY: True}) as conn:
             conn.execute(text("SELECT 1"))
@@ -251,4 +265,8 @@ class Database:
 
 
 def make_database(settings: Settings) -> Database:
-    return Database(make_engine(settings))
+    return Database(
+        make_engine(settings),
+        loop_busy_timeout_ms=settings.sqlite_loop_busy_timeout_ms,
+        pg_loop_connections=settings.pg_loop_connections,
+    )

@@ -1,19 +1,35 @@
 """Alembic, driven from code: ``prefscore db upgrade`` and ``prefscore serve`` use this, and
-so do the tests (the schema is only ever made by the migrations)."""
+so do the tests (the schema is only ever made by the migrations).
+
+An upgrade holds a lock for the whole run, so any number of processes can start on one
+database at once: the first migrates, the others wait and then find nothing to do (without
+it two ``prefscore serve`` on an empty database both created the tables, and one died).
+PostgreSQL: a session advisory lock on its own connection. SQLite: an exclusive ``flock``
+on ``<database file>.migrate-lock`` beside the database file (processes on one machine:
+a SQLite file is not shared across machines anyway).
+"""
 
 from __future__ import annotations
 
+import fcntl
+import os
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
 
 import migrations
 
 SCRIPT_LOCATION = str(Path(migrations.__file__).resolve().parent)
+# pg_advisory_lock's key: any constant the service's other locks do not use ("prefscore").
+ADVISORY_LOCK_KEY = 0x70726566
 
 
 def alembic_config(database_url: str) -> Config:
@@ -24,12 +40,44 @@ def alembic_config(database_url: str) -> Config:
     return cfg
 
 
+@contextmanager
+def migration_lock(database_url: str) -> Iterator[None]:
+    """Held while the schema changes: one process at a time per database."""
+    url = make_url(database_url)
+    backend = url.get_backend_name()
+    if backend == "sqlite" and url.database and url.database != ":memory:" and not url.database.startswith("file:"):
+        path = Path(url.database + ".migrate-lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+        return
+    if backend == "postgresql":
+        engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": ADVISORY_LOCK_KEY})
+                try:
+                    yield
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": ADVISORY_LOCK_KEY})
+        finally:
+            engine.dispose()
+        return
+    yield
+
+
 def upgrade(database_url: str, revision: str = "head") -> None:
-    command.upgrade(alembic_config(database_url), revision)
+    with migration_lock(database_url):
+        command.upgrade(alembic_config(database_url), revision)
 
 
 def downgrade(database_url: str, revision: str) -> None:
-    command.downgrade(alembic_config(database_url), revision)
+    with migration_lock(database_url):
+        command.downgrade(alembic_config(database_url), revision)
 
 
 def current(database_url: str) -> str | None:

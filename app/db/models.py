@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Integer, MetaData, String, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Integer, MetaData, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.sql.expression import false
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -85,6 +86,9 @@ class ApiKey(Base):
     prefix: Mapped[str] = mapped_column(String(16), index=True)
     hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Administration is a property of the key, never of an owner's name (migration 0004).
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class RateLimitRow(Base):

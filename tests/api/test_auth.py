@@ -81,13 +81,11 @@ def test_cli_keys_create(settings, client, monkeypatch):
 
 
 def test_admin_key_unset_means_no_admin(settings, db, admin_key):
-    from dataclasses import replace
-
     from fastapi.testclient import TestClient
 
     from app.api import create_app
 
-    app = create_app(replace(settings, admin_key=None), db=db)
+    app = create_app(settings.model_copy(update={"admin_key": None}), db=db)
     with TestClient(app) as c:
         r = c.get("/v1/conventions", headers={"Authorization": f"Bearer {admin_key}"})
         assert r.status_code == 401

@@ -15,10 +15,14 @@ log = logging.getLogger("prefscore.api")
 
 @router.get("/health", response_model=HealthOut, responses=problem_responses(503))
 def health(db: DB) -> JSONResponse:
-    """200 when the database answers ``SELECT 1``, else 503."""
+    """200 when the database answers ``SELECT 1`` and can be written, else 503."""
     try:
         db.ping()
     except Exception:  # noqa: BLE001 - any failure of the database is "down"
         log.warning("health check: the database does not answer", exc_info=True)
         return problem(503, "the database does not answer", database="down")
+    why = db.write_problem()
+    if why is not None:
+        log.error("health check: the database cannot be written: %s", why)
+        return problem(503, f"the database cannot be written: {why}", database="read-only")
     return JSONResponse({"status": "ok", "database": "ok"})

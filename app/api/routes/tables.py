@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-from fractions import Fraction
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request
@@ -9,43 +7,15 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
-from app.rules import FieldError, settle
+from app.rules import settle
 from app.services import tables as svc
-from app.services.errors import Unprocessable
 
 from ..deps import DB, Owner
 from ..render import render_settlement, render_sheet, render_table
 from ..schemas import SettlementOut, SharedOut, Sheet, TableCreate, TableOut, problem_responses
+from ..stake import parse_stake
 
 router = APIRouter(prefix="/v1", tags=["tables"])
-STAKE_MAX = Fraction(1_000_000)
-
-
-def parse_stake(raw: str | None) -> Fraction | None:
-    """A decimal string (``0.5``, ``10``) as an exact Fraction; 422 otherwise."""
-    if raw is None:
-        return None
-    reason = None
-    try:
-        text = raw.strip()
-        if len(text) > 32:
-            raise InvalidOperation
-        value = Decimal(text)
-        if not value.is_finite():
-            reason = "must be a finite number"
-        elif value < 0:
-            reason = "must not be negative"
-        else:
-            stake = Fraction(value)
-            if stake > STAKE_MAX:
-                reason = f"must be at most {STAKE_MAX}"
-            elif stake.denominator > 10**6:
-                reason = "at most 6 decimal places"
-            else:
-                return stake
-    except (InvalidOperation, ValueError):
-        reason = "must be a decimal number, e.g. 0.5"
-    raise Unprocessable(f"stake {reason}", [FieldError("stake", reason)])
 
 
 @router.post(

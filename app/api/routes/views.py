@@ -12,6 +12,7 @@ balances and the deal log.
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header
@@ -141,9 +142,24 @@ def shared_page(token: str, db: DB) -> HTMLResponse:
     up to date while it is open (no key needed; nothing can be changed from it)."""
     picture = shared_picture(db, token, current=lambda _t: True)  # 404 for an unknown token
     names = ", ".join(picture.table.players)
+    nonce = secrets.token_urlsafe(16)
     return HTMLResponse(
-        page_html(token, names),
-        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"},
+        page_html(token, names).replace("<script>", f'<script nonce="{nonce}">', 1),
+        headers={
+            "Cache-Control": "no-cache",
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+            "Content-Security-Policy": page_policy(nonce),
+        },
+    )
+
+
+def page_policy(nonce: str) -> str:
+    """The page runs only its own script (by nonce), fetches only from this server; styles
+    may be inline (the page's and the drawn sheet's)."""
+    return (
+        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; connect-src 'self'; "
+        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
 
 

@@ -1,0 +1,66 @@
+"""The service's ASGI middleware, one job per module. From the outside in:
+
+- ``security_headers``: nosniff, framing, referrer, HSTS and Content-Security-Policy;
+- ``request_context``: request id, access log, metrics, last-resort 500;
+- ``body_guard.BodyLimitProblem``: the framework's 413 as problem+json;
+- (the framework's own stack: its error middleware and its body-size limit,
+  FastAPI ``max_body_size``)
+- CORS (Starlette's), only when ``PREFSCORE_CORS_ORIGINS`` names origins;
+- ``body_guard.BodyGuard``: hostile JSON (422);
+- ``rate_limit``: per key (database), per address and per share token (memory); 429.
+
+The first three wrap the whole framework stack (``wrap``, called by the app's
+``build_middleware_stack``) so that they see every answer, the framework's own included;
+``install`` adds the others with ``add_middleware``.
+
+The error handlers (problem+json for every error, 503 when the database is away) are in
+app/api/problems.py.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.responses import Response
+from starlette.types import ASGIApp
+
+from app import observability as obs
+from app.settings import Settings
+
+from .body_guard import BodyGuard, BodyLimit, BodyLimitProblem, check_json
+from .rate_limit import RateLimit
+from .request_context import RequestContext
+from .security_headers import SecurityHeaders
+
+__all__ = ["BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
+
+
+def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
+    """The outermost layers, around the framework's whole middleware stack."""
+    stack = BodyLimitProblem(stack, max_body_bytes=settings.max_body_bytes)
+    stack = RequestContext(stack, settings=settings)
+    return SecurityHeaders(stack, settings=settings)
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Middleware (Starlette applies the last added outermost) and /metrics."""
+    obs.configure_logging(settings.log_format, settings.log_level)
+    app.add_middleware(RateLimit, settings=settings, db=app.state.db)
+    app.add_middleware(BodyGuard, max_json_depth=settings.max_json_depth)
+    if settings.cors_origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-ID"],
+            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed"],
+            max_age=600,
+        )
+
+    if settings.metrics_enabled:
+
+        @app.get("/metrics", include_in_schema=False)
+        def metrics_endpoint() -> Response:
+            payload, content_type = obs.render_metrics()
+            return Response(payload, media_type=content_type)

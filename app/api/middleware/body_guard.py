@@ -1,0 +1,206 @@
+"""Request bodies: size and JSON.
+
+Bodies over ``max_body_bytes`` are refused with 413 before anything parses them, by the
+framework's own limit (FastAPI's ``max_body_size``: by Content-Length at once, and by
+counting the bytes of a streamed body); ``BodyLimitProblem`` turns its plain-text answer into
+problem+json. A JSON body is then
+checked for what a JSON parser accepts but nothing downstream should see -- NaN and Infinity
+(not JSON at all), numbers beyond +-2^53 (RFC 7493) or overflowing to infinity, nesting
+deeper than ``max_json_depth``, control characters other than tab/newline/return and lone
+surrogates in any string or key -- and refused with a 422 problem naming the field.
+
+A Content-Length that is not a plain decimal of at most 18 digits is refused with 400
+before it is converted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..problems import PROBLEM
+from .asgi import header as _header
+from .asgi import problem_bytes
+from .asgi import send_problem as _send_problem
+
+_BODY_METHODS = {b"POST", b"PUT", b"PATCH", b"DELETE"}
+_CONTENT_LENGTH = re.compile(rb"[0-9]{1,18}")
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+
+class _Reject(Exception):
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+
+
+class _Bad:
+    """A parsed number that must be refused (the parser hooks cannot know the field)."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+def _parse_int(text: str) -> Any:
+    digits = len(text) - (text[0] == "-")
+    if digits > 16:
+        return _Bad("integer out of range")
+    value = int(text)
+    return value if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else _Bad("integer out of range")
+
+
+def _parse_float(text: str) -> Any:
+    value = float(text)
+    return value if math.isfinite(value) else _Bad("number out of range")
+
+
+def _parse_constant(name: str) -> Any:
+    return _Bad(f"{name} is not a JSON number")
+
+
+_BAD_CHARS = frozenset(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r") | {"\x7f"}
+
+
+def _bad_string(s: str) -> str | None:
+    for ch in s:
+        if ch in _BAD_CHARS:
+            return "control characters are not allowed"
+        if "\ud800" <= ch <= "\udfff":
+            return "lone surrogates are not allowed"
+    return None
+
+
+def check_json(value: Any, max_depth: int) -> None:
+    """Raise _Reject(field, reason) for the first thing in ``value`` nothing should store."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > max_depth:
+            raise _Reject(path or "body", f"nested deeper than {max_depth} levels")
+        if isinstance(item, _Bad):
+            raise _Reject(path or "body", item.reason)
+        if isinstance(item, str):
+            reason = _bad_string(item)
+            if reason:
+                raise _Reject(path or "body", reason)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                where = f"{path}.{key}" if path else str(key)
+                reason = _bad_string(key)
+                if reason:
+                    raise _Reject(path or "body", f"a key: {reason}")
+                stack.append((child, where, depth + 1))
+        elif isinstance(item, list):
+            for i, child in enumerate(item):
+                stack.append((child, f"{path}.{i}" if path else str(i), depth + 1))
+
+
+class BodyLimitProblem:
+    """The framework's 413 (FastAPI's ``max_body_size``: plain text, or ``{"detail": ...}``)
+    as problem+json. Wrapped around the whole framework stack, because the framework's
+    limit sits outside every middleware added with ``add_middleware``."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int):
+        self.app = app
+        self.body = problem_bytes(413, "Content too large", f"the request body is larger than {max_body_bytes} bytes")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rewriting = False
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal rewriting
+            if message["type"] == "http.response.start" and message["status"] == 413:
+                headers = [(k, v) for k, v in message.get("headers", ()) if k not in (b"content-type", b"content-length")]
+                if not any(v.startswith(PROBLEM.encode()) for k, v in message.get("headers", ()) if k == b"content-type"):
+                    rewriting = True
+                    headers += [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(self.body)).encode())]
+                    message = {**message, "headers": headers}
+            elif message["type"] == "http.response.body" and rewriting:
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": self.body}
+                rewriting = False
+            await send(message)
+
+        await self.app(scope, receive, send_wrapper)
+
+
+class BodyGuard:
+    """The JSON checks of a body (see above); its size is bounded by the framework's own limit
+    (FastAPI ``max_body_size``, set by create_app), which the ``receive`` seen here enforces:
+    a Content-Length over it raises on the first read, a streamed body as soon as it passes."""
+
+    def __init__(self, app: ASGIApp, max_json_depth: int = 32, max_body_bytes: int | None = None):
+        self.app = app
+        self.max_depth = max_json_depth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method", "").encode() not in _BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        length = _header(scope, b"content-length")
+        if length is not None:
+            if not _CONTENT_LENGTH.fullmatch(length.strip()):
+                await _send_problem(send, 400, "Bad request", "Content-Length must be a decimal number of bytes")
+                return
+        elif _header(scope, b"transfer-encoding") is None:
+            await self.app(scope, receive, send)  # no body
+            return
+        chunks: list[bytes] = []
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        content_type = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
+        if body and (not content_type or content_type == b"application/json" or content_type.endswith(b"+json")):
+            rejection = self._check(body)
+            if rejection is not None:
+                field, reason = rejection
+                await _send_problem(
+                    send,
+                    422,
+                    "Invalid request",
+                    f"the request is not valid: {field}",
+                    errors=[{"field": field, "reason": reason}],
+                )
+                return
+
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def _check(self, body: bytes) -> tuple[str, str] | None:
+        try:
+            value = json.loads(body, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+        except RecursionError:
+            return "body", f"nested deeper than {self.max_depth} levels"
+        except ValueError:
+            return None  # not JSON (or not UTF-8): the route's own parser answers 422
+        try:
+            check_json(value, self.max_depth)
+        except _Reject as exc:
+            return exc.field, exc.reason
+        return None
+
+
+# Kept for code that knew the first version of this module.
+BodyLimit = BodyGuard
