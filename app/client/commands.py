@@ -24,6 +24,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from app import amounts
+
 from .notation import NotationError, format_deal, parse_deal
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -115,10 +117,7 @@ def _console() -> Console:
     return Console(highlight=False)
 
 
-def _num(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value)
+_num = amounts.plain
 
 
 # --- terminal tables -----------------------------------------------------------------------

@@ -13,12 +13,12 @@ router = APIRouter(tags=["health"])
 log = logging.getLogger("prefscore.api")
 
 
-@router.get("/health", response_model=HealthOut, responses=problem_responses(503))
-def health(db: DB) -> JSONResponse:
+@router.get("/health", operation_id="getHealth", response_model=HealthOut, responses=problem_responses(503))
+def health(db: DB) -> HealthOut | JSONResponse:
     """200 when the database answers ``SELECT 1``, else 503."""
     try:
         db.ping()
     except Exception:  # noqa: BLE001 - any failure of the database is "down"
         log.warning("health check: the database does not answer", exc_info=True)
         return problem(503, "the database does not answer", database="down")
-    return JSONResponse({"status": "ok", "database": "ok"})
+    return HealthOut(status="ok", database="ok")
