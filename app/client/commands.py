@@ -303,17 +303,23 @@ def settle_command(table_id: str, stake: str | None, url: str, key: str | None) 
 
 
 def load_deals(path: Path) -> list[dict[str, Any]]:
-    """Deal bodies from a JSON file: a list (or ``{"deals": [...]}``, as the deal listings
-    return) of deal bodies, stored deals (their number and entries are dropped) or notation
-    strings."""
+    """Deal bodies from a JSON file: a list of deal bodies, stored deals (their number and
+    entries are dropped) or notation strings; or a page of a deal listing as the service
+    answers it (``{"items": [...], "next": ...}``, keyed or shared), or the share link's
+    first shape ``{"deals": [...]}``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise click.BadParameter(f"{path}: {exc}", param_hint="DEALS_JSON") from exc
-    if isinstance(data, dict) and isinstance(data.get("deals"), list):
-        data = data["deals"]
+    if isinstance(data, dict):
+        if isinstance(data.get("items"), list):
+            data = data["items"]
+        elif isinstance(data.get("deals"), list):
+            data = data["deals"]
     if not isinstance(data, list):
-        raise click.BadParameter(f"{path}: expected a JSON list of deals", param_hint="DEALS_JSON")
+        raise click.BadParameter(
+            f'{path}: expected a JSON list of deals, or a listing page {{"items": [...]}}', param_hint="DEALS_JSON"
+        )
     bodies = []
     for i, item in enumerate(data, start=1):
         if isinstance(item, str):
