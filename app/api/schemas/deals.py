@@ -113,7 +113,7 @@ DEAL_EXAMPLES = {v.model_fields["type"].default: {"summary": v.__doc__.strip(), 
 class EntryOut(Answer):
     kind: KindWord = Field(description="pool, mountain, or whists on another player")
     seat: int = Field(description="who writes")
-    on: int | None = absent_when_none(description="whists: the seat written on")
+    on: int = absent_when_none(description="whists: the seat written on")
     amount: Amount = Field(description="negative: written off")
 
     @classmethod
@@ -121,52 +121,74 @@ class EntryOut(Answer):
         return cls.model_validate(entry.to_dict())
 
 
+# Answers leave a field out rather than send null: its type is not nullable.
 class ChoicesOut(Answer):
-    writeoff: list[int] | None = absent_when_none()
-    help: int | None = absent_when_none()
+    writeoff: list[int] = absent_when_none()
+    help: int = absent_when_none()
 
 
 class TalonOut(Answer):
-    bonus: BonusWord | None = absent_when_none()
-    discarded: bool | None = absent_when_none()
-    returned: bool | None = absent_when_none()
+    bonus: BonusWord = absent_when_none()
+    discarded: bool = absent_when_none()
+    returned: bool = absent_when_none()
 
 
-class _Stored(Answer):
+# A stored deal reads in the order of the body: number and type, the kind's own fields,
+# then the common ones and what the deal wrote (the bases are listed last to first).
+class _StoredHead(Answer):
     number: int = Field(description="1, 2, ...: the deal's place in the log")
     type: str  # each kind names itself
-    dealer: int | None = absent_when_none()
-    choices: ChoicesOut | None = absent_when_none()
-    talon: TalonOut | None = absent_when_none()
-    over_misere: bool | None = absent_when_none()
-    note: str | None = absent_when_none()
+
+
+class _StoredTail(Answer):
+    dealer: int = absent_when_none()
+    choices: ChoicesOut = absent_when_none()
+    talon: TalonOut = absent_when_none()
+    over_misere: bool = absent_when_none()
+    note: str = absent_when_none()
     entries: list[EntryOut] = Field(description="what the deal wrote on the sheet")
-    created_at: str | None = absent_when_none()
+    created_at: str = absent_when_none()
 
 
-class StoredContractDeal(_Stored):
+class _StoredContract(Answer):
     type: Literal["contract"]
     declarer: int
     contract: str
     defenders: dict[str, Defence]
-    tricks: dict[str, int] | None = absent_when_none()
+    tricks: dict[str, int] = absent_when_none()
 
 
-class StoredMisereDeal(_Stored):
+class _StoredMisere(Answer):
     type: Literal["misere"]
     declarer: int
-    tricks: dict[str, int] | None = absent_when_none()
+    tricks: dict[str, int] = absent_when_none()
 
 
-class StoredRemiseDeal(_Stored):
+class _StoredRemise(Answer):
     type: Literal["remise"]
     declarer: int
     contract: str
 
 
-class StoredAllpassDeal(_Stored):
+class _StoredAllpass(Answer):
     type: Literal["allpass"]
     tricks: dict[str, int]
+
+
+class StoredContractDeal(_StoredTail, _StoredContract, _StoredHead):
+    """A contract deal of the log."""
+
+
+class StoredMisereDeal(_StoredTail, _StoredMisere, _StoredHead):
+    """A misère of the log."""
+
+
+class StoredRemiseDeal(_StoredTail, _StoredRemise, _StoredHead):
+    """A remise of the log."""
+
+
+class StoredAllpassDeal(_StoredTail, _StoredAllpass, _StoredHead):
+    """An all-pass deal of the log."""
 
 
 class StoredDeal(

@@ -59,7 +59,7 @@ class Sheet(Answer):
     next_dealer: int
     finished: bool
     game: int = Field(description="the game within a piter_races match (1 elsewhere)")
-    match: Match | None = absent_when_none(description="piter_races only")
+    match: Match = absent_when_none(description="piter_races only")
 
     @classmethod
     def of(cls, table: TableInfo) -> "Sheet":

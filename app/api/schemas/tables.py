@@ -88,23 +88,24 @@ class TransferOut(BaseModel):
 
 class SettlementOut(Answer):
     final: bool = Field(description="the game is over; otherwise what it would be if it ended now")
-    stake: str | None = absent_when_none(
+    stake: str = absent_when_none(
         deprecated=True,
         description="the exact stake as given by ?stake= (same as stake_exact; use stake_exact, this field goes in the next version)",
     )
-    stake_exact: str | None = absent_when_none(description='?stake=, exact: "1/2" for 0.5')
-    stake_text: str | None = absent_when_none(description='?stake= as a decimal: "0.5"')
+    stake_exact: str = absent_when_none(description='?stake=, exact: "1/2" for 0.5')
+    stake_text: str = absent_when_none(description='?stake= as a decimal: "0.5"')
     players: list[SettlementPlayer]
     transfers: list[TransferOut] = Field(description="the fewest payments that settle all balances")
 
     @classmethod
     def of(cls, table: TableInfo, result: Settlement, stake: Fraction | None) -> "SettlementOut":
-        exact = amounts.exact_text(stake) if stake is not None else None
+        given: dict[str, str] = {}
+        if stake is not None:
+            exact = amounts.exact_text(stake)
+            given = {"stake": exact, "stake_exact": exact, "stake_text": amounts.decimal_text(stake)}
         return cls(
             final=result.final,
-            stake=exact,
-            stake_exact=exact,
-            stake_text=amounts.decimal_text(stake) if stake is not None else None,
+            **given,
             players=[
                 SettlementPlayer(
                     seat=seat,
