@@ -10,6 +10,8 @@ generated:
   with parameters or a body, 413 on a route with a body (the body limit), 429 on a keyed
   ``/v1`` route (the rate limit, with ``Retry-After``), 503 everywhere (the database is
   unavailable, with ``Retry-After``);
+- the headers every answer of a kind carries are declared on it: ``X-Request-ID`` on all,
+  ``WWW-Authenticate`` on 401, ``Retry-After`` and ``RateLimit-*`` on 429;
 - ``HTTPValidationError`` and ``ValidationError`` are gone from the components.
 """
 
@@ -20,7 +22,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from .headers import RETRY_AFTER
+from .headers import RATE_LIMIT, REQUEST_ID, RETRY_AFTER, WWW_AUTHENTICATE
 from .schemas.problems import _DESCRIPTIONS, PROBLEM
 
 _PROBLEM_CONTENT = {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
@@ -35,6 +37,10 @@ def _problem(status: int, existing: dict[str, Any] | None = None) -> dict[str, A
         out["description"] = _DESCRIPTIONS.get(status, "a problem (RFC 9457)")
     if status in (429, 503):
         out["headers"] = {**out.get("headers", {}), **RETRY_AFTER}
+    if status == 429:
+        out["headers"] = {**out["headers"], **RATE_LIMIT}
+    if status == 401:
+        out["headers"] = {**out.get("headers", {}), **WWW_AUTHENTICATE}
     return out
 
 
@@ -58,6 +64,8 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
             for code, response in list(responses.items()):
                 if code[0] in "45":
                     responses[code] = _problem(int(code), response)
+            for response in responses.values():
+                response["headers"] = {**response.get("headers", {}), **REQUEST_ID}
             operation["responses"] = dict(sorted(responses.items()))
     schemas = document.get("components", {}).get("schemas", {})
     for name in _FASTAPI_ONLY:

@@ -23,7 +23,7 @@ from xml.sax.saxutils import escape
 
 from app import amounts
 
-from .sequences import fmt_amount, fold, reconcile, sequence_text, to_fraction
+from .sequences import fold, reconcile, sequence_text, to_fraction
 
 WIDTH = 360
 FONT = 14  # sequences

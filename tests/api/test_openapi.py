@@ -162,3 +162,33 @@ def test_every_request_body_has_an_example(doc):
         content = op["requestBody"]["content"]["application/json"]
         target = schema(doc, content["schema"])
         assert content.get("examples") or target.get("examples"), (method, path)
+
+
+def test_headers_every_answer_carries_are_declared(doc):
+    for method, path, op in operations(doc):
+        for code, response in op["responses"].items():
+            assert "X-Request-ID" in response["headers"], (method, path, code)
+        if "401" in op["responses"]:
+            assert "WWW-Authenticate" in op["responses"]["401"]["headers"]
+        if "429" in op["responses"]:
+            assert {"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} <= set(op["responses"]["429"]["headers"])
+
+
+def test_the_declared_headers_are_sent(api, doc):
+    from .samples import PASS_6S
+
+    table = api.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"})
+    calls = [(("post", "/v1/tables"), table)]
+    tid = table.json()["id"]
+    calls.append((("post", "/v1/tables/{table_id}/deals"), api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "h"})))
+    calls.append((("post", "/v1/tables/{table_id}/deals"), api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "h"})))
+    for path in ("/v1/tables/{table_id}/sheet", "/v1/tables/{table_id}/settlement", "/v1/tables/{table_id}/sheet.svg"):
+        calls.append((("get", path), api.get(path.replace("{table_id}", tid))))
+    for (method, path), r in calls:
+        declared = doc["paths"][path][method]["responses"][str(r.status_code)]["headers"]
+        # Idempotent-Replayed is sent on a replay only; a replay has no ETag (the sheet it
+        # carries may be older than the current one)
+        replay = "idempotent-replayed" in r.headers
+        missing = {h for h in declared if h.lower() not in r.headers} - ({"ETag"} if replay else {"Idempotent-Replayed"})
+        assert missing == set(), (method, path, missing)
+    assert calls[2][1].headers["Idempotent-Replayed"] == "true"

@@ -28,7 +28,7 @@ _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number, 1 for the first")]
 PAGE_MAX = 200
 DealBody = Annotated[DealInput, Body(openapi_examples=DEAL_EXAMPLES)]
-IfMatch = Annotated[str | None, Header(description="the sheet's ETag; a stale one is 412 and nothing is written")]
+IfMatch = Annotated[str | None, Header(alias="If-Match", description="the sheet's ETag; a stale one is 412 and nothing is written")]
 
 
 def deal_response(table: TableInfo, deal: DealInfo) -> dict:
@@ -66,7 +66,9 @@ def post_deal(
     response: Response,
     idempotency_key: Annotated[
         str | None,
-        Header(description="1-255 visible ASCII characters; a retry with the same key and body returns the first response"),
+        Header(
+            alias="Idempotency-Key",
+            description="1-255 visible ASCII characters; a retry with the same key and body returns the first response"),
     ] = None,
     if_match: IfMatch = None,
 ) -> DealWithSheet:

@@ -52,7 +52,7 @@ StakeQuery = Annotated[
     str | None,
     Query(description="money per whist, a decimal such as 0.5: balances and transfers are multiplied by it", max_length=32),
 ]
-IfNoneMatch = Annotated[str | None, Header(description="an ETag of this answer: 304 when it is still current")]
+IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
 
 
 @router.post(

@@ -30,7 +30,6 @@ from ..schemas import SettlementOut, SharedDealPage, StoredDeal, problem_respons
 router = APIRouter()
 
 SVG = "image/svg+xml"
-RENDER_VERSION = etags.RENDER_VERSION
 SHARED_PAGE_MAX = 200  # the share link's default page is the largest: its first clients read one page
 
 _svg_responses: dict[int | str, dict[str, Any]] = {
@@ -41,14 +40,11 @@ _svg_responses: dict[int | str, dict[str, Any]] = {
     },
     **not_modified("the picture has not changed (If-None-Match)"),
 }
-IfNoneMatch = Annotated[str | None, Header(description="an ETag of this answer: 304 when it is still current")]
+IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
 
 
 def svg_etag(table: TableInfo) -> str:
     return etags.svg_etag(table.etag)
-
-
-_matches = etags.none_match
 
 
 def picture_svg(picture: Picture) -> str:
@@ -88,7 +84,7 @@ def get_sheet_svg(
 ) -> Response:
     """The sheet drawn as the paper pulka: sectors with pool, mountain and whists as running
     sequences, the all-pass level, the balances. ``ETag``; ``If-None-Match`` answers 304."""
-    picture = table_picture(db, owner, table_id, current=lambda t: _matches(if_none_match, svg_etag(t)))
+    picture = table_picture(db, owner, table_id, current=lambda t: etags.none_match(if_none_match, svg_etag(t)))
     return _svg_response(picture, svg_etag(picture.table), etags.CACHE)
 
 
@@ -106,7 +102,7 @@ def get_shared_sheet_svg(
     if_none_match: IfNoneMatch = None,
 ) -> Response:
     """The picture of the sheet through the read-only share link (no key)."""
-    picture = shared_picture(db, token, current=lambda t: _matches(if_none_match, svg_etag(t)))
+    picture = shared_picture(db, token, current=lambda t: etags.none_match(if_none_match, svg_etag(t)))
     return _svg_response(picture, svg_etag(picture.table), etags.CACHE)
 
 
@@ -132,7 +128,7 @@ def get_shared_deals(
 ) -> SharedDealPage | Response:
     """The deal log through the read-only share link, keyset-paged like the keyed listing:
     each stored deal with its entries; follow ``next`` until it is null."""
-    picture = shared_picture(db, token, current=lambda t: _matches(if_none_match, t.etag))
+    picture = shared_picture(db, token, current=lambda t: etags.none_match(if_none_match, t.etag))
     headers = {"ETag": picture.table.etag, "Cache-Control": etags.CACHE}
     if picture.deals is None:
         return Response(status_code=304, headers=headers)
