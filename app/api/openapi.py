@@ -12,6 +12,7 @@ generated:
   unavailable, with ``Retry-After``);
 - the headers every answer of a kind carries are declared on it: ``X-Request-ID`` on all,
   ``WWW-Authenticate`` on 401, ``Retry-After`` and ``RateLimit-*`` on 429;
+- an optional parameter's schema is not nullable (it is left out, never sent as null);
 - ``HTTPValidationError`` and ``ValidationError`` are gone from the components.
 """
 
@@ -44,6 +45,17 @@ def _problem(status: int, existing: dict[str, Any] | None = None) -> dict[str, A
     return out
 
 
+def _not_null(parameter: dict[str, Any]) -> None:
+    """An optional parameter is left out, never sent as null: ``string``, not ``string | null``
+    (generators then type it ``str | Unset``, not ``None | str | Unset``)."""
+    schema = parameter.get("schema", {})
+    options = schema.get("anyOf")
+    if not parameter.get("required") and options and {"type": "null"} in options and len(options) == 2:
+        (kept,) = [o for o in options if o != {"type": "null"}]
+        del schema["anyOf"]
+        parameter["schema"] = {**kept, **schema}
+
+
 def finish(document: dict[str, Any]) -> dict[str, Any]:
     """The document with the error declarations above (changed in place and returned)."""
     for path, item in document.get("paths", {}).items():
@@ -51,6 +63,8 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
             operation = item.get(method)
             if operation is None:
                 continue
+            for parameter in operation.get("parameters", []):
+                _not_null(parameter)
             responses = operation.setdefault("responses", {})
             statuses = {503}
             if operation.get("parameters") or operation.get("requestBody"):

@@ -151,7 +151,8 @@ def sheet_table(sheet: dict[str, Any], title: str | None = None) -> Table:
 
 def settlement_tables(settlement: dict[str, Any]) -> list[Table]:
     names = {p["seat"]: p["name"] for p in settlement["players"]}
-    stake = settlement.get("stake")
+    # the stake as a person writes it (0.5); a service of the first version sent only "1/2"
+    stake = settlement.get("stake_text") or settlement.get("stake")
     title = "Settlement" + (" (final)" if settlement.get("final") else " (if the game ended now)")
     if stake is not None:
         title += f", stake {stake}"

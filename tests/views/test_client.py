@@ -45,7 +45,8 @@ def test_create_add_sheet_settle(run, client, owner_key):
     assert "2 deals" in out
 
     out = run("settle", table_id, "--stake", "0.5").output
-    assert "Settlement" in out and "stake 1/2" in out and "Transfers" in out
+    assert "Settlement" in out and "stake 0.5" in out and "Transfers" in out
+    assert "1/2" not in out  # no fraction where a person reads
 
 
 def test_refused_deal_prints_the_reason(run):

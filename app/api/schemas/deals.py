@@ -42,8 +42,9 @@ class Talon(Request):
     returned: bool = Field(default=None, description="piter with return_talon: the talon was returned")
 
 
+# A deal's fields in the order of the body: the kind's own (its type first), then the
+# common ones (the bases are listed last to first).
 class _DealCommon(Request):
-    type: str  # each kind names itself (a single word with its default)
     dealer: Seat = Field(default=None, description="checked against the expected dealer (409 if it differs)")
     choices: Choices = Field(default=None)
     talon: Talon = Field(default=None, description="only on contract and misere deals")
@@ -51,9 +52,7 @@ class _DealCommon(Request):
     note: Note | None = Field(default=None, description=f"free text, at most {NOTE_MAX} characters")
 
 
-class ContractDeal(_DealCommon):
-    """A contract was bid: the declarer played it (or both defenders passed)."""
-
+class _Contract(Request):
     type: Literal["contract"] = "contract"
     declarer: Seat
     contract: ContractCode
@@ -62,34 +61,44 @@ class ContractDeal(_DealCommon):
         default=None, description="every active seat's tricks, summing to 10, when a defender whisted"
     )
 
-    example = {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}}
 
-
-class MisereDeal(_DealCommon):
-    """A misère: the declarer tries to take no trick."""
-
+class _Misere(Request):
     type: Literal["misere"] = "misere"
     declarer: Seat
     tricks: dict[SeatKey, Tricks] = Field(default=None, description="may hold only the declarer's count")
 
-    example = {"type": "misere", "declarer": 0, "tricks": {"0": 1, "1": 5, "2": 4}}
 
-
-class RemiseDeal(_DealCommon):
-    """A remise ("without three"): the declarer concedes the contract unplayed."""
-
+class _Remise(Request):
     type: Literal["remise"] = "remise"
     declarer: Seat
     contract: ContractCode
 
+
+class _Allpass(Request):
+    type: Literal["allpass"] = "allpass"
+    tricks: dict[SeatKey, Tricks] = Field(description="every active seat's tricks")
+
+
+class ContractDeal(_DealCommon, _Contract):
+    """A contract was bid: the declarer played it (or both defenders passed)."""
+
+    example = {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}}
+
+
+class MisereDeal(_DealCommon, _Misere):
+    """A misère: the declarer tries to take no trick."""
+
+    example = {"type": "misere", "declarer": 0, "tricks": {"0": 1, "1": 5, "2": 4}}
+
+
+class RemiseDeal(_DealCommon, _Remise):
+    """A remise ("without three"): the declarer concedes the contract unplayed."""
+
     example = {"type": "remise", "declarer": 2, "contract": "8S"}
 
 
-class AllpassDeal(_DealCommon):
+class AllpassDeal(_DealCommon, _Allpass):
     """All passed: every player's tricks."""
-
-    type: Literal["allpass"] = "allpass"
-    tricks: dict[SeatKey, Tricks] = Field(description="every active seat's tricks")
 
     example = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
 
