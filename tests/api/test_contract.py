@@ -173,3 +173,26 @@ def test_no_fraction_outside_exact_fields(api, client):
     settlement = shared["settlement"]
     assert settlement["stake_exact"] == "1/2" and settlement["stake_text"] == "0.5"
     assert all("/" in p["balance_exact"] or p["balance_exact"].lstrip("-").isdigit() for p in settlement["players"])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [None, 0, "x", [], {}, {"type": None}, {"type": "contract", "declarer": True}, {"type": "allpass", "tricks": []},
+     {"type": "allpass", "tricks": {"0": True}}, {"type": "contract", "declarer": 0, "contract": "6S", "defenders": []},
+     {"type": "allpass", "tricks": {"x": 1}}, {"type": "contract", "declarer": 0, "contract": 7, "defenders": {"1": 1}},
+     {"type": "misere", "declarer": 0, "talon": []}, {"type": "allpass", "tricks": {"0": 10}, "choices": {"writeoff": "0"}},
+     {"type": "allpass", "tricks": {"0": 10}, "note": 5}, {"type": "allpass", "tricks": {"0": 10.5}}],
+)
+def test_no_library_message_reaches_a_person(api, body):
+    tid = api.table()["id"]
+    r = api.post(f"/v1/tables/{tid}/deals", json=body)
+    errors = refusal(r, r.status_code)
+    assert r.status_code in (409, 422) and errors and all(errors.values())
+
+
+def test_requests_that_are_not_json_objects_read_as_sentences(api):
+    tid = api.table()["id"]
+    url = f"/v1/tables/{tid}/deals"
+    assert refusal(api.post(url, content=b"{", headers={"Content-Type": "application/json"})) == {"body": "the body is not valid JSON"}
+    assert refusal(api.post(url)) == {"body": "body is required"}
+    assert refusal(api.get(f"/v1/tables/{tid}/deals/abc")) == {"number": "number must be a whole number (a deal number)"}
