@@ -4,6 +4,9 @@ import re
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Header, Path, Query, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.db import Database
 
 from app.rules import FieldError
 from app.services import deals as svc
@@ -58,7 +61,7 @@ def _answer(written: Written, response: Response, location: str | None = None) -
         **problem_responses(401, 404, 409, 412, 422),
     },
 )
-def post_deal(
+async def post_deal(
     table_id: str,
     deal: DealBody,
     db: DB,
@@ -68,29 +71,41 @@ def post_deal(
         str | None,
         Header(
             alias="Idempotency-Key",
-            description="1-255 visible ASCII characters; a retry with the same key and body returns the first response"),
+            description="1-255 visible ASCII characters; a retry with the same key and body returns the first response",
+        ),
     ] = None,
     if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Score a deal: 201 with the stored deal, its entries and the new sheet."""
+    # ``async def``: the use case runs in the thread pool, and FastAPI checks and serialises
+    # the answer here on the loop; a plain ``def`` would cost a second thread-pool round trip
+    # for the check of the returned model.
     if idempotency_key is not None and not _KEY_RE.fullmatch(idempotency_key):
         raise Unprocessable(
             "Idempotency-Key must be 1-255 visible ASCII characters",
             [FieldError("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)")],
         )
-    built: list[DealWithSheet] = []
-
-    def render(table: TableInfo, stored: DealInfo) -> dict:
-        built.append(DealWithSheet.of(table, stored))
-        return built[-1].model_dump(mode="json")
-
-    written = svc.post_deal(db, owner, table_id, deal.body(), render, idempotency_key=idempotency_key, if_match=if_match)
-    # A replay answers what was stored, through the same model: the same bytes as the first time.
-    answer = built[-1] if built and not written.replayed else DealWithSheet.model_validate(written.response)
+    answer, written = await run_in_threadpool(_post, db, owner, table_id, deal, idempotency_key, if_match)
     _answer(written, response, f"/v1/tables/{table_id}/deals/{answer.deal.root.number}")
     if written.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return answer
+
+
+def _post(
+    db: Database, owner: str, table_id: str, deal: DealInput, idempotency_key: str | None, if_match: str | None
+) -> tuple[DealWithSheet, Written]:
+    built: list[DealWithSheet] = []
+
+    def render(table: TableInfo, stored: DealInfo) -> dict:
+        built.append(DealWithSheet.of(table, stored))
+        # What is stored for a retry is the model's JSON; without a key nothing is stored.
+        return built[-1].model_dump(mode="json") if idempotency_key is not None else {}
+
+    written = svc.post_deal(db, owner, table_id, deal.body(), render, idempotency_key=idempotency_key, if_match=if_match)
+    # A replay answers what was stored, through the same model: the same bytes as the first time.
+    answer = built[-1] if built and not written.replayed else DealWithSheet.model_validate(written.response)
+    return answer, written
 
 
 @router.get(
