@@ -20,6 +20,8 @@ from app import observability as obs
 from app.rules import FieldError
 from app.services.errors import ServiceError
 
+from .validation_errors import field_errors
+
 PROBLEM = "application/problem+json"
 log = logging.getLogger("prefscore.api")
 
@@ -51,7 +53,6 @@ _SLUGS = {
     500: "internal",
     503: "unavailable",
 }
-DEAL_TAGS = ("contract", "misere", "remise", "allpass")
 
 
 def problem_type(status: int) -> str:
@@ -79,43 +80,9 @@ def problem(
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 
 
-def _field(error: dict[str, Any]) -> str:
-    loc = [str(p) for p in error.get("loc", ())]
-    if error.get("type") in ("union_tag_invalid", "union_tag_not_found"):
-        return "type"
-    if loc and loc[0] in ("body", "query", "path", "header"):
-        where, loc = loc[0], loc[1:]
-        if where == "body" and error.get("type") == "json_invalid":
-            return "body"
-        # A deal body is a union tagged by "type": pydantic puts the tag in the location.
-        if where == "body" and len(loc) >= 2 and loc[0] in DEAL_TAGS:
-            loc = loc[1:]
-        if where == "header" and loc:
-            return loc[0].replace("_", "-").title()
-    loc = [p for p in loc if p != "[key]"]
-    return ".".join(loc) if loc else "body"
-
-
-def _reason(error: dict[str, Any]) -> str:
-    kind = error.get("type")
-    if kind == "extra_forbidden":
-        return "unknown field"
-    if kind == "missing":
-        return "required"
-    if kind == "json_invalid":
-        return "the body is not valid JSON"
-    return str(error.get("msg", "invalid"))
-
-
 def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for error in exc.errors():
-        item = (_field(error), _reason(error))
-        if item not in seen:
-            seen.add(item)
-            out.append({"field": item[0], "reason": item[1]})
-    return out
+    """Each refused field with a sentence of our own (app/api/validation_errors.py)."""
+    return field_errors(list(exc.errors()))
 
 
 def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:

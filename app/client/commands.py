@@ -24,6 +24,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from app import amounts
+
 from .notation import NotationError, format_deal, parse_deal
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -115,10 +117,7 @@ def _console() -> Console:
     return Console(highlight=False)
 
 
-def _num(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value)
+_num = amounts.plain
 
 
 # --- terminal tables -----------------------------------------------------------------------
@@ -152,7 +151,8 @@ def sheet_table(sheet: dict[str, Any], title: str | None = None) -> Table:
 
 def settlement_tables(settlement: dict[str, Any]) -> list[Table]:
     names = {p["seat"]: p["name"] for p in settlement["players"]}
-    stake = settlement.get("stake")
+    # the stake as a person writes it (0.5); a service of the first version sent only "1/2"
+    stake = settlement.get("stake_text") or settlement.get("stake")
     title = "Settlement" + (" (final)" if settlement.get("final") else " (if the game ended now)")
     if stake is not None:
         title += f", stake {stake}"
@@ -304,17 +304,23 @@ def settle_command(table_id: str, stake: str | None, url: str, key: str | None) 
 
 
 def load_deals(path: Path) -> list[dict[str, Any]]:
-    """Deal bodies from a JSON file: a list (or ``{"deals": [...]}``, as the deal listings
-    return) of deal bodies, stored deals (their number and entries are dropped) or notation
-    strings."""
+    """Deal bodies from a JSON file: a list of deal bodies, stored deals (their number and
+    entries are dropped) or notation strings; or a page of a deal listing as the service
+    answers it (``{"items": [...], "next": ...}``, keyed or shared), or the share link's
+    first shape ``{"deals": [...]}``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise click.BadParameter(f"{path}: {exc}", param_hint="DEALS_JSON") from exc
-    if isinstance(data, dict) and isinstance(data.get("deals"), list):
-        data = data["deals"]
+    if isinstance(data, dict):
+        if isinstance(data.get("items"), list):
+            data = data["items"]
+        elif isinstance(data.get("deals"), list):
+            data = data["deals"]
     if not isinstance(data, list):
-        raise click.BadParameter(f"{path}: expected a JSON list of deals", param_hint="DEALS_JSON")
+        raise click.BadParameter(
+            f'{path}: expected a JSON list of deals, or a listing page {{"items": [...]}}', param_hint="DEALS_JSON"
+        )
     bodies = []
     for i, item in enumerate(data, start=1):
         if isinstance(item, str):

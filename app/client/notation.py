@@ -24,11 +24,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-CONTRACT = re.compile(r"^(6|7|8|9|10)(S|C|D|H|NT)$", re.IGNORECASE)
+from app.rules.vocabulary import CONTRACT_PATTERN, TALON_BONUSES as _BONUS_VALUES, DealType, DefenderAnswer
+
+CONTRACT = re.compile(CONTRACT_PATTERN, re.IGNORECASE)
 TRICKS = re.compile(r"^(\d+):(\d+)$")
 DEFENDER = re.compile(r"^([wph])(\d+)$", re.IGNORECASE)
-DEFENDER_WORDS = {"w": "whist", "p": "pass", "h": "half_whist"}
-TALON_BONUSES = ("ace", "marriage", "ace_king", "two_aces")
+DEFENDER_WORDS = {"w": DefenderAnswer.WHIST.value, "p": DefenderAnswer.PASS.value, "h": DefenderAnswer.HALF_WHIST.value}
+TALON_BONUSES = tuple(_BONUS_VALUES)
 ALLPASS = {"pass", "allpass", "распасы"}
 MISERE = {"mis", "misere", "мизер"}
 REMISE = {"rem", "remise"}
@@ -62,20 +64,20 @@ def parse_deal(text: str) -> dict[str, Any]:
     head, rest = words[0].lower(), words[1:]
     body: dict[str, Any]
     if head in ALLPASS:
-        body = {"type": "allpass"}
+        body = {"type": DealType.ALLPASS.value}
     elif head in MISERE:
         if not rest:
             raise NotationError("misère: the declarer's seat is missing (e.g. 'mis 0 0:1')")
-        body = {"type": "misere", "declarer": _seat(rest.pop(0), "declarer")}
+        body = {"type": DealType.MISERE.value, "declarer": _seat(rest.pop(0), "declarer")}
     elif head in REMISE:
         if len(rest) < 2:
             raise NotationError("remise: write the declarer and the contract (e.g. 'rem 2 8S')")
         declarer = _seat(rest.pop(0), "declarer")
-        body = {"type": "remise", "declarer": declarer, "contract": _contract(rest.pop(0))}
+        body = {"type": DealType.REMISE.value, "declarer": declarer, "contract": _contract(rest.pop(0))}
     elif CONTRACT.match(head):
         if not rest:
             raise NotationError("contract: the declarer's seat is missing (e.g. '7H 1 w2 p0 ...')")
-        body = {"type": "contract", "declarer": _seat(rest.pop(0), "declarer"), "contract": _contract(head)}
+        body = {"type": DealType.CONTRACT.value, "declarer": _seat(rest.pop(0), "declarer"), "contract": _contract(head)}
     else:
         raise NotationError(f"{words[0]!r}: a deal starts with a contract (7H), 'mis', 'rem' or 'pass'")
 
@@ -90,7 +92,7 @@ def parse_deal(text: str) -> dict[str, Any]:
             if str(int(seat)) in tricks:
                 raise NotationError(f"{word!r}: tricks of seat {int(seat)} given twice")
             tricks[str(int(seat))] = int(m.group(2))
-        elif (m := DEFENDER.match(word)) and body["type"] == "contract":
+        elif (m := DEFENDER.match(word)) and body["type"] == DealType.CONTRACT.value:
             seat = str(int(m.group(2)))
             if seat in defenders:
                 raise NotationError(f"{word!r}: seat {seat} is already a defender")
@@ -119,7 +121,7 @@ def parse_deal(text: str) -> dict[str, Any]:
         else:
             raise NotationError(f"{word!r} is not a defender (w2, p0, h1), tricks (1:6) or option")
 
-    if body["type"] == "contract":
+    if body["type"] == DealType.CONTRACT.value:
         body["defenders"] = defenders
     if tricks:
         body["tricks"] = tricks
@@ -135,11 +137,11 @@ def parse_deal(text: str) -> dict[str, Any]:
 def format_deal(body: dict[str, Any]) -> str:
     """The notation of a deal body (the inverse of parse_deal for bodies it can write)."""
     kind = body["type"]
-    if kind == "allpass":
+    if kind == DealType.ALLPASS.value:
         words = ["pass"]
-    elif kind == "misere":
+    elif kind == DealType.MISERE.value:
         words = ["mis", str(body["declarer"])]
-    elif kind == "remise":
+    elif kind == DealType.REMISE.value:
         words = ["rem", str(body["declarer"]), body["contract"]]
     else:
         words = [body["contract"], str(body["declarer"])]

@@ -12,34 +12,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-
-def to_fraction(value: Any) -> Fraction:
-    """An amount from JSON or the engine (int, Fraction, a float such as 2.5, or "p/q")."""
-    if isinstance(value, bool):
-        raise TypeError("an amount is not a boolean")
-    if isinstance(value, (int, Fraction)):
-        return Fraction(value)
-    if isinstance(value, float):
-        # JSON numbers of the sheet are multiples of 0.5 or rounded to 0.01: str() is exact.
-        return Fraction(str(value))
-    if isinstance(value, str):
-        return Fraction(value)
-    raise TypeError(f"not an amount: {value!r}")
+from app import amounts
+from app.rules.vocabulary import EntryKind
 
 
-def fmt_amount(value: Any) -> str:
-    """An amount as written on paper: 12, 7½, −3, 33,33 (a comma for other decimals, so
-    that the dot stays the separator of a sequence)."""
-    v = to_fraction(value)
-    sign = "−" if v < 0 else ""
-    v = abs(v)
-    whole, rest = divmod(v, 1)
-    if rest == 0:
-        return f"{sign}{int(whole)}"
-    if rest == Fraction(1, 2):
-        return f"{sign}{int(whole) if whole else ''}½"
-    cents = round(v * 100)
-    return f"{sign}{cents // 100},{cents % 100:02d}"
+# The amount codec (app/amounts.py), under the names this package has always exported.
+to_fraction = amounts.parse
+fmt_amount = amounts.paper
 
 
 @dataclass
@@ -91,21 +70,21 @@ def fold(players: int, history: Iterable[Any]) -> Sequences:
         for e in entries:
             kind, seat = e["kind"], int(e["seat"])
             amount = to_fraction(e["amount"])
-            if kind == "pool":
+            if kind == EntryKind.POOL:
                 pool[seat] += amount
-            elif kind == "mountain":
+            elif kind == EntryKind.MOUNTAIN:
                 mountain[seat] += amount
-            elif kind == "whists":
+            elif kind == EntryKind.WHISTS:
                 whists[seat][int(e["on"])] += amount
             else:
                 continue
-            touched[(kind, seat, None if kind != "whists" else int(e["on"]))] = None
+            touched[(kind, seat, None if kind != EntryKind.WHISTS else int(e["on"]))] = None
         # one new running total per value the deal changed (several entries of one deal
         # on the same value are one write on paper)
         for kind, seat, on in touched:
-            if kind == "pool":
+            if kind == EntryKind.POOL:
                 _append(seq.pool[seat], pool[seat])
-            elif kind == "mountain":
+            elif kind == EntryKind.MOUNTAIN:
                 _append(seq.mountain[seat], mountain[seat])
             else:
                 _append(seq.whists[seat][on], whists[seat][on])

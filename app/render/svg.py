@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-from .sequences import fmt_amount, fold, reconcile, sequence_text, to_fraction
+from app import amounts
+
+from .sequences import fold, reconcile, sequence_text, to_fraction
 
 WIDTH = 360
 FONT = 14  # sequences
@@ -182,15 +184,6 @@ def _allpass_line(allpass: Mapping[str, Any]) -> tuple[str, bool]:
     return text, level > 1
 
 
-def _signed(value: Any) -> str:
-    """A balance: +123,33 / −50 / 0 (money-like: two decimals unless whole)."""
-    v = to_fraction(value)
-    sign = "+" if v > 0 else "−" if v < 0 else ""
-    cents = round(abs(v) * 100)
-    whole, rest = divmod(cents, 100)
-    return f"{sign}{whole}" + (f",{rest:02d}" if rest else "")
-
-
 def render_sheet(
     sheet: Mapping[str, Any],
     *,
@@ -341,7 +334,7 @@ def render_sheet(
         svg.text(PAD, y + SMALL + 1, "Расчёт (окончательный)" if final else "Расчёт, если закончить сейчас", SMALL + 1, "head")
         y += (SMALL + 1) * LINE + PAD / 2
         for seat in range(n):
-            amount = _signed(balances[seat])
+            amount = amounts.signed(balances[seat])
             aw = text_width(amount, FONT)
             svg.text(PAD, y + FONT, fit(names[seat], WIDTH - 3 * PAD - aw - 8, FONT), FONT, "name-small")
             cls = "num pos" if to_fraction(balances[seat]) > 0 else "num neg" if to_fraction(balances[seat]) < 0 else "num"

@@ -8,19 +8,25 @@ adding up, the lowest contract, the convention's options) is checked by
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import FieldError, InvalidDeal
+from .vocabulary import (
+    CONTRACT_HELP,
+    CONTRACT_RE,
+    DEAL_TYPES,
+    DEFENCE,
+    NOTE_MAX,
+    STRAINS,
+    TALON_BONUSES,
+    TALON_DEAL_TYPES,
+    one_of,
+)
 
-DEAL_TYPES = ("contract", "misere", "remise", "allpass")
-STRAINS = ("S", "C", "D", "H", "NT")
-DEFENCE = ("whist", "pass", "half_whist")
-TALON_BONUSES = {"ace": 10, "marriage": 10, "ace_king": 20, "two_aces": 30}
-NOTE_MAX = 500
+__all__ = ["DEAL_TYPES", "DEFENCE", "NOTE_MAX", "STRAINS", "TALON_BONUSES", "Deal"]
 
-_CONTRACT_RE = re.compile(r"^(6|7|8|9|10)(S|C|D|H|NT)$")
+_CONTRACT_RE = CONTRACT_RE
 
 _FIELDS = {
     "contract": {"type", "declarer", "contract", "defenders", "tricks"},
@@ -85,19 +91,19 @@ class Deal:
             raw = body.get("contract")
             match = _CONTRACT_RE.match(raw) if isinstance(raw, str) else None
             if match is None:
-                errors.append(FieldError("contract", "must be a level 6-10 and a strain S, C, D, H or NT, e.g. \"7H\""))
+                errors.append(FieldError("contract", f"must be {CONTRACT_HELP}"))
             else:
                 values["level"], values["strain"] = int(match.group(1)), match.group(2)
         if kind == "contract":
             defenders = body.get("defenders")
             if not isinstance(defenders, dict) or not defenders:
-                errors.append(FieldError("defenders", "must map each of the two defending seats to whist, pass or half_whist"))
+                errors.append(FieldError("defenders", f"must map each of the two defending seats to {one_of(DEFENCE)}"))
             else:
                 pairs = []
                 for key, value in defenders.items():
                     seat = _seat_key(key, f"defenders.{key}", errors)
                     if value not in DEFENCE:
-                        errors.append(FieldError(f"defenders.{key}", "must be whist, pass or half_whist"))
+                        errors.append(FieldError(f"defenders.{key}", f"must be {one_of(DEFENCE)}"))
                     elif seat is not None:
                         pairs.append((seat, value))
                 values["defenders"] = tuple(sorted(pairs))
@@ -122,7 +128,7 @@ class Deal:
         if "choices" in body:
             _parse_choices(body["choices"], values, errors)
         if "talon" in body:
-            if kind not in ("contract", "misere"):
+            if kind not in TALON_DEAL_TYPES:
                 errors.append(FieldError("talon", "only on contract and misère deals"))
             else:
                 _parse_talon(body["talon"], values, errors)
@@ -221,7 +227,7 @@ def _parse_talon(talon: Any, values: dict[str, Any], errors: list[FieldError]) -
             errors.append(FieldError(f"talon.{name}", "not a talon field (bonus, discarded, returned)"))
     if "bonus" in talon and talon["bonus"] is not None:
         if talon["bonus"] not in TALON_BONUSES:
-            errors.append(FieldError("talon.bonus", "must be ace, marriage, ace_king or two_aces"))
+            errors.append(FieldError("talon.bonus", f"must be {one_of(tuple(TALON_BONUSES))}"))
         else:
             values["talon_bonus"] = talon["bonus"]
     for flag in ("discarded", "returned"):

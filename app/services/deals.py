@@ -22,6 +22,7 @@ from app.rules import (
     RULES_VERSION,
     Deal,
     Entry,
+    FieldError,
     InvalidDeal,
     ReplayError,
     RulesError,
@@ -146,8 +147,8 @@ def post_deal(
                 if seen.request_hash != digest:
                     raise Unprocessable(
                         "this Idempotency-Key was used with another request body",
-                        [],
-                        field="Idempotency-Key",
+                        [FieldError("Idempotency-Key", "this Idempotency-Key was already used with another deal; use a new key")],
+                        field="Idempotency-Key",  # the first version's member, kept one version
                     )
                 return Written(seen.status_code, seen.response, None, replayed=True)
         rules = rules_of(row)

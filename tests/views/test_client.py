@@ -45,7 +45,8 @@ def test_create_add_sheet_settle(run, client, owner_key):
     assert "2 deals" in out
 
     out = run("settle", table_id, "--stake", "0.5").output
-    assert "Settlement" in out and "stake 1/2" in out and "Transfers" in out
+    assert "Settlement" in out and "stake 0.5" in out and "Transfers" in out
+    assert "1/2" not in out  # no fraction where a person reads
 
 
 def test_refused_deal_prints_the_reason(run):
@@ -100,3 +101,29 @@ def test_import_of_a_bad_file(run, tmp_path):
     assert "expected a JSON list" in run("import", "x", str(path), expect=2).output
     path.write_text('["7Z 1"]')
     assert "deal 1" in run("import", "x", str(path), expect=2).output
+
+
+@pytest.mark.parametrize("shape", ["keyed page", "shared page", "first shared shape", "list"])
+def test_import_reads_every_listing_shape(run, tmp_path, client, owner_key, shape):
+    """What one table's listing answers, imported into another: the keyed page and the share
+    link's page ({items, next}), the share link's first shape ({deals}) and a plain list."""
+    headers = {"Authorization": f"Bearer {owner_key}"}
+    source = create(run)
+    run("deal", "add", source, "7H", "1", "w2", "p0", "1:6", "2:3", "0:1")
+    run("deal", "add", source, "pass 0:2 1:5 2:3")
+    token = client.get(f"/v1/tables/{source}", headers=headers).json()["share_token"]
+    keyed = client.get(f"/v1/tables/{source}/deals", headers=headers).json()
+    shared = client.get(f"/v1/shared/{token}/deals").json()
+    data = {
+        "keyed page": keyed,
+        "shared page": {"items": shared["items"], "next": shared["next"]},
+        "first shared shape": {"deals": shared["deals"]},
+        "list": keyed["items"],
+    }[shape]
+    path = tmp_path / "deals.json"
+    path.write_text(json.dumps(data))
+    target = create(run)
+    assert "imported 2 deals" in run("import", target, str(path)).output
+    copied = client.get(f"/v1/tables/{target}/deals", headers=headers).json()["items"]
+    strip = lambda d: {k: v for k, v in d.items() if k != "created_at"}  # noqa: E731
+    assert [strip(d) for d in copied] == [strip(d) for d in keyed["items"]]

@@ -71,6 +71,8 @@ def test_page_cannot_be_broken_by_names(api, client):
 
 def test_openapi_describes_the_pictures(client):
     paths = client.get("/openapi.json").json()["paths"]
-    for path in ("/v1/tables/{table_id}/sheet.svg", "/v1/shared/{token}/sheet.svg", "/v1/shared/{token}/deals", "/shared/{token}"):
+    for path in ("/v1/tables/{table_id}/sheet.svg", "/v1/shared/{token}/sheet.svg", "/v1/shared/{token}/deals"):
         assert "get" in paths[path], path
+    # The HTML page is for people, not for generated clients: served, but not in the contract.
+    assert "/shared/{token}" not in paths
     assert "image/svg+xml" in paths["/v1/tables/{table_id}/sheet.svg"]["get"]["responses"]["200"]["content"]

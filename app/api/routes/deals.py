@@ -1,124 +1,181 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Body, Header, Path, Query
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Body, Header, Path, Query, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.db import Database
 
 from app.rules import FieldError
 from app.services import deals as svc
-from app.services.deals import DealInfo
+from app.services.deals import DealInfo, Written
 from app.services.errors import Unprocessable
 from app.services.tables import TableInfo
 
 from ..deps import DB, Owner
-from ..render import deal_response, render_deal, render_sheet
-from ..schemas import DealBody, DealCorrected, DealOut, DealPage, DealWithSheet, problem_responses
+from ..headers import ETAG, IDEMPOTENT_REPLAYED, LOCATION
+from ..schemas import (
+    DEAL_EXAMPLES,
+    DealCorrected,
+    DealInput,
+    DealPage,
+    DealWithSheet,
+    StoredDeal,
+    problem_responses,
+)
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"])
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
-DealNumber = Annotated[int, Path(ge=1, le=10**9)]
+DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number, 1 for the first")]
+PAGE_MAX = 200
+DealBody = Annotated[DealInput, Body(openapi_examples=DEAL_EXAMPLES)]
+IfMatch = Annotated[str | None, Header(alias="If-Match", description="the sheet's ETag; a stale one is 412 and nothing is written")]
 
 
-def _body(deal: Any) -> dict[str, Any]:
-    return deal.model_dump(exclude_unset=True)
+def deal_response(table: TableInfo, deal: DealInfo) -> dict:
+    """What a write stores and answers: the model's JSON (an idempotent replay sends the same)."""
+    return DealWithSheet.of(table, deal).model_dump(mode="json")
 
 
-def _headers(table_id: str, number: int | None, etag: str | None) -> dict[str, str]:
-    headers = {}
-    if number is not None:
-        headers["Location"] = f"/v1/tables/{table_id}/deals/{number}"
-    if etag is not None:
-        headers["ETag"] = etag
-    return headers
+def corrected_response(table: TableInfo, deal: DealInfo, rescored: list[int]) -> dict:
+    return DealCorrected.of_correction(table, deal, rescored).model_dump(mode="json")
+
+
+def _answer(written: Written, response: Response, location: str | None = None) -> None:
+    response.status_code = written.status
+    if location is not None:
+        response.headers["Location"] = location
+    if written.etag is not None:
+        response.headers["ETag"] = written.etag
 
 
 @router.post(
     "/deals",
+    operation_id="postDeal",
     status_code=201,
     response_model=DealWithSheet,
-    responses=problem_responses(401, 404, 409, 412, 413, 422),
+    responses={
+        201: {"headers": {**LOCATION, **ETAG, **IDEMPOTENT_REPLAYED}},
+        **problem_responses(401, 404, 409, 412, 422),
+    },
 )
-def post_deal(
+async def post_deal(
     table_id: str,
-    deal: Annotated[DealBody, Body()],
+    deal: DealBody,
     db: DB,
     owner: Owner,
-    idempotency_key: Annotated[str | None, Header(description="a retry with the same key and body returns the first response")] = None,
-    if_match: Annotated[str | None, Header(description="the sheet's ETag; a stale one is 412")] = None,
-) -> JSONResponse:
+    response: Response,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            description="1-255 visible ASCII characters; a retry with the same key and body returns the first response",
+        ),
+    ] = None,
+    if_match: IfMatch = None,
+) -> DealWithSheet:
     """Score a deal: 201 with the stored deal, its entries and the new sheet."""
+    # ``async def``: the use case runs in the thread pool, and FastAPI checks and serialises
+    # the answer here on the loop; a plain ``def`` would cost a second thread-pool round trip
+    # for the check of the returned model.
     if idempotency_key is not None and not _KEY_RE.fullmatch(idempotency_key):
         raise Unprocessable(
             "Idempotency-Key must be 1-255 visible ASCII characters",
-            [FieldError("Idempotency-Key", "1-255 visible ASCII characters")],
+            [FieldError("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)")],
         )
-    written = svc.post_deal(
-        db, owner, table_id, _body(deal), deal_response, idempotency_key=idempotency_key, if_match=if_match
-    )
-    number = (written.response.get("deal") or {}).get("number")
-    headers = _headers(table_id, number, written.etag)
+    answer, written = await run_in_threadpool(_post, db, owner, table_id, deal, idempotency_key, if_match)
+    _answer(written, response, f"/v1/tables/{table_id}/deals/{answer.deal.root.number}")
     if written.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return JSONResponse(written.response, status_code=written.status, headers=headers)
+        response.headers["Idempotent-Replayed"] = "true"
+    return answer
 
 
-@router.get("/deals", response_model=DealPage, responses=problem_responses(401, 404, 422))
+def _post(
+    db: Database, owner: str, table_id: str, deal: DealInput, idempotency_key: str | None, if_match: str | None
+) -> tuple[DealWithSheet, Written]:
+    built: list[DealWithSheet] = []
+
+    def render(table: TableInfo, stored: DealInfo) -> dict:
+        built.append(DealWithSheet.of(table, stored))
+        # What is stored for a retry is the model's JSON; without a key nothing is stored.
+        return built[-1].model_dump(mode="json") if idempotency_key is not None else {}
+
+    written = svc.post_deal(db, owner, table_id, deal.body(), render, idempotency_key=idempotency_key, if_match=if_match)
+    # A replay answers what was stored, through the same model: the same bytes as the first time.
+    answer = built[-1] if built and not written.replayed else DealWithSheet.model_validate(written.response)
+    return answer, written
+
+
+@router.get(
+    "/deals",
+    operation_id="listDeals",
+    response_model=DealPage,
+    responses=problem_responses(401, 404, 422),
+)
 def list_deals(
     table_id: str,
     db: DB,
     owner: Owner,
     after: Annotated[int, Query(ge=0, le=10**9, description="list the deals numbered above this")] = 0,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
-) -> JSONResponse:
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX, description="at most this many deals")] = 50,
+) -> DealPage:
     """Deals in order, keyset-paged by number: follow ``next`` until it is null."""
     page = svc.list_deals(db, owner, table_id, after=after, limit=limit)
     nxt = f"/v1/tables/{table_id}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
-    return JSONResponse({"items": [render_deal(d) for d in page.deals], "next": nxt})
+    return DealPage(items=[StoredDeal.of(d) for d in page.deals], next=nxt)
 
 
-@router.get("/deals/{number}", response_model=DealOut, responses=problem_responses(401, 404, 422))
-def get_deal(table_id: str, number: DealNumber, db: DB, owner: Owner) -> JSONResponse:
+@router.get(
+    "/deals/{number}",
+    operation_id="getDeal",
+    response_model=StoredDeal,
+    responses=problem_responses(401, 404, 422),
+)
+def get_deal(table_id: str, number: DealNumber, db: DB, owner: Owner) -> StoredDeal:
+    """One deal of the log, with the entries it wrote."""
     _table, deal = svc.get_deal(db, owner, table_id, number)
-    return JSONResponse(render_deal(deal))
+    return StoredDeal.of(deal)
 
 
 @router.delete(
     "/deals/{number}",
+    operation_id="undoDeal",
     response_model=DealWithSheet,
-    responses=problem_responses(401, 404, 409, 412, 422),
+    responses={200: {"headers": ETAG}, **problem_responses(401, 404, 409, 412, 422)},
 )
 def undo_deal(
     table_id: str,
     number: DealNumber,
     db: DB,
     owner: Owner,
-    if_match: Annotated[str | None, Header()] = None,
-) -> JSONResponse:
+    response: Response,
+    if_match: IfMatch = None,
+) -> DealWithSheet:
     """Undo the last deal (only the last: 409 otherwise). Returns the removed deal and the sheet."""
     written = svc.undo_last(db, owner, table_id, number, deal_response, if_match=if_match)
-    return JSONResponse(written.response, status_code=written.status, headers=_headers(table_id, None, written.etag))
-
-
-def _corrected(table: TableInfo, deal: DealInfo, rescored: list[int]) -> dict[str, Any]:
-    return {"deal": render_deal(deal), "sheet": render_sheet(table), "rescored": rescored}
+    _answer(written, response)
+    return DealWithSheet.model_validate(written.response)
 
 
 @router.put(
     "/deals/{number}",
+    operation_id="correctDeal",
     response_model=DealCorrected,
-    responses=problem_responses(401, 404, 409, 412, 413, 422),
+    responses={200: {"headers": ETAG}, **problem_responses(401, 404, 409, 412, 422)},
 )
 def correct_deal(
     table_id: str,
     number: DealNumber,
-    deal: Annotated[DealBody, Body()],
+    deal: DealBody,
     db: DB,
     owner: Owner,
-    if_match: Annotated[str | None, Header()] = None,
-) -> JSONResponse:
+    response: Response,
+    if_match: IfMatch = None,
+) -> DealCorrected:
     """Correct a past deal; later deals are re-scored. If one of them no longer fits, 409 names
     it (``deal``) and nothing changes."""
-    written = svc.correct_deal(db, owner, table_id, number, _body(deal), _corrected, if_match=if_match)
-    return JSONResponse(written.response, status_code=written.status, headers=_headers(table_id, None, written.etag))
+    written = svc.correct_deal(db, owner, table_id, number, deal.body(), corrected_response, if_match=if_match)
+    _answer(written, response)
+    return DealCorrected.model_validate(written.response)

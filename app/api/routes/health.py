@@ -13,8 +13,8 @@ router = APIRouter(tags=["health"])
 log = logging.getLogger("prefscore.api")
 
 
-@router.get("/health", response_model=HealthOut, responses=problem_responses(503))
-def health(db: DB) -> JSONResponse:
+@router.get("/health", operation_id="getHealth", response_model=HealthOut, responses=problem_responses(503))
+def health(db: DB) -> HealthOut | JSONResponse:
     """200 when the database answers ``SELECT 1`` and can be written, else 503."""
     try:
         db.ping()
@@ -25,4 +25,4 @@ def health(db: DB) -> JSONResponse:
     if why is not None:
         log.error("health check: the database cannot be written: %s", why)
         return problem(503, f"the database cannot be written: {why}", database="read-only")
-    return JSONResponse({"status": "ok", "database": "ok"})
+    return HealthOut(status="ok", database="ok")

@@ -2,29 +2,37 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi import APIRouter, Header, Query, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
 from app.rules import settle
 from app.services import tables as svc
 
+from .. import etags
 from ..deps import DB, Owner
-from ..render import render_settlement, render_sheet, render_table
+from ..headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from ..schemas import SettlementOut, SharedOut, Sheet, TableCreate, TableOut, problem_responses
 from ..stake import parse_stake
 
 router = APIRouter(prefix="/v1", tags=["tables"])
 
 
+StakeQuery = Annotated[
+    str | None,
+    Query(description="money per whist, a decimal such as 0.5: balances and transfers are multiplied by it", max_length=32),
+]
+IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
+
+
 @router.post(
     "/tables",
+    operation_id="createTable",
     status_code=201,
     response_model=TableOut,
-    responses=problem_responses(401, 413, 422),
+    responses={201: {"headers": {**LOCATION, **ETAG}}, **problem_responses(401, 422)},
 )
-def create_table(body: TableCreate, db: DB, owner: Owner, request: Request) -> JSONResponse:
+def create_table(body: TableCreate, db: DB, owner: Owner, response: Response) -> TableOut:
     """Create a table; the response is the table, ``Location`` its URL."""
     fields = body.model_fields_set
     table = svc.create_table(
@@ -36,83 +44,101 @@ def create_table(body: TableCreate, db: DB, owner: Owner, request: Request) -> J
         first_dealer=body.first_dealer,
         options=body.options,
     )
-    return JSONResponse(
-        render_table(table),
-        status_code=201,
-        headers={"Location": f"/v1/tables/{table.id}", "ETag": table.etag},
-    )
+    response.headers["Location"] = f"/v1/tables/{table.id}"
+    response.headers["ETag"] = table.etag
+    return TableOut.of(table)
 
 
-@router.get("/tables/{table_id}", response_model=TableOut, responses=problem_responses(401, 404))
-def get_table(table_id: str, db: DB, owner: Owner) -> JSONResponse:
+@router.get(
+    "/tables/{table_id}",
+    operation_id="getTable",
+    response_model=TableOut,
+    responses={200: {"headers": ETAG}, **problem_responses(401, 404)},
+)
+def get_table(table_id: str, db: DB, owner: Owner, response: Response) -> TableOut:
+    """The table: its settings, players, share token and sheet. ``ETag`` is the sheet's."""
     table = svc.get_table(db, owner, table_id)
-    return JSONResponse(render_table(table), headers={"ETag": table.etag})
-
-
-def _none_match(header: str | None, etag: str) -> bool:
-    if header is None:
-        return False
-    tags = [t.strip() for t in header.split(",")]
-    # If-None-Match uses the weak comparison: W/"x" matches "x".
-    return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
+    response.headers["ETag"] = table.etag
+    return TableOut.of(table)
 
 
 @router.get(
     "/tables/{table_id}/sheet",
+    operation_id="getSheet",
     response_model=Sheet,
-    responses={304: {"description": "the sheet has not changed (If-None-Match)"}, **problem_responses(401, 404)},
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 404)},
 )
 async def get_sheet(
-    table_id: str,
-    db: DB,
-    owner: Owner,
-    if_none_match: Annotated[str | None, Header()] = None,
-) -> Response:
+    table_id: str, db: DB, owner: Owner, response: Response, if_none_match: IfNoneMatch = None
+) -> Sheet | Response:
     """The sheet, with a strong ETag; ``If-None-Match`` with it answers 304."""
     # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
     # database allows it (SQLite), without a thread-pool round trip; the full sheet is loaded
-    # and rendered in the thread pool.
+    # and built in the thread pool (and serialised by FastAPI on the loop).
     if if_none_match is not None:
         etag = await svc.current_etag_on_loop(db, owner, table_id)
-        if _none_match(if_none_match, etag):
-            return Response(status_code=304, headers={"ETag": etag, "Cache-Control": "private, no-cache"})
-    return await run_in_threadpool(_sheet_response, db, owner, table_id)
+        if etags.none_match(if_none_match, etag):
+            return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    sheet, etag = await run_in_threadpool(_sheet, db, owner, table_id)
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = etags.CACHE
+    return sheet
 
 
-def _sheet_response(db: Database, owner: str, table_id: str) -> JSONResponse:
+def _sheet(db: Database, owner: str, table_id: str) -> tuple[Sheet, str]:
     table = svc.get_table(db, owner, table_id)
-    headers = {"ETag": table.etag, "Cache-Control": "private, no-cache"}
-    return JSONResponse(render_sheet(table), headers=headers)
+    return Sheet.of(table), table.etag
 
 
-@router.get("/tables/{table_id}/settlement", response_model=SettlementOut, responses=problem_responses(401, 404, 422))
+@router.get(
+    "/tables/{table_id}/settlement",
+    operation_id="getSettlement",
+    response_model=SettlementOut,
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 404, 422)},
+)
 def get_settlement(
     table_id: str,
     db: DB,
     owner: Owner,
-    stake: Annotated[str | None, Query(description="money per whist, a decimal such as 0.5", max_length=32)] = None,
-) -> JSONResponse:
-    """Balances (exact and rounded to 0.01, summing to 0) and the fewest transfers."""
+    response: Response,
+    stake: StakeQuery = None,
+    if_none_match: IfNoneMatch = None,
+) -> SettlementOut | Response:
+    """Balances (exact and rounded to 0.01, summing to 0) and the fewest transfers. ``ETag``
+    (of the sheet and the stake); ``If-None-Match`` answers 304."""
     value = parse_stake(stake)
     table = svc.get_table(db, owner, table_id)
-    return JSONResponse(render_settlement(table, settle(table.rules, table.state, value), value))
+    etag = etags.settlement_etag(table.etag, value)
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = etags.CACHE
+    return SettlementOut.of(table, settle(table.rules, table.state, value), value)
 
 
 @router.get(
     "/shared/{token}",
+    operation_id="getSharedTable",
     response_model=SharedOut,
-    responses=problem_responses(404, 422),
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(404, 422)},
     tags=["shared"],
     openapi_extra={"security": []},
 )
 def get_shared(
     token: str,
     db: DB,
-    stake: Annotated[str | None, Query(max_length=32)] = None,
-) -> JSONResponse:
-    """The read-only share link: the table, its sheet and settlement, without a key."""
+    response: Response,
+    stake: StakeQuery = None,
+    if_none_match: IfNoneMatch = None,
+) -> SharedOut | Response:
+    """The read-only share link: the table, its sheet and settlement, without a key. ``ETag``;
+    ``If-None-Match`` answers 304."""
     value = parse_stake(stake)
     table = svc.get_shared(db, token)
-    out = render_table(table)
-    out["settlement"] = render_settlement(table, settle(table.rules, table.state, value), value)
-    return JSONResponse(out, headers={"Cache-Control": "private, no-cache"})
+    etag = etags.shared_etag(table.etag, value)
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = etags.CACHE
+    settlement = SettlementOut.of(table, settle(table.rules, table.state, value), value)
+    return SharedOut.of_shared(table, settlement)

@@ -15,39 +15,37 @@ import json
 import secrets
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi import APIRouter, Header, Query
+from fastapi.responses import HTMLResponse, Response
 
 from app.render import render_sheet as render_svg
 from app.rules import settle, sheet
 from app.services.tables import TableInfo
 from app.services.views import Picture, shared_picture, table_picture
 
+from .. import etags
 from ..deps import DB, Owner
-from ..render import render_deal, render_settlement
-from ..schemas import problem_responses
+from ..headers import CACHE_CONTROL, ETAG, not_modified
+from ..schemas import SettlementOut, SharedDealPage, StoredDeal, problem_responses
 
 router = APIRouter()
 
 SVG = "image/svg+xml"
-# Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
-RENDER_VERSION = 1
+SHARED_PAGE_MAX = 200  # the share link's default page is the largest: its first clients read one page
 
 _svg_responses: dict[int | str, dict[str, Any]] = {
-    200: {"content": {SVG: {"schema": {"type": "string"}}}, "description": "the sheet drawn as on paper (SVG)"},
-    304: {"description": "the picture has not changed (If-None-Match)"},
+    200: {
+        "content": {SVG: {"schema": {"type": "string", "format": "binary"}}},
+        "description": "the sheet drawn as on paper (SVG)",
+        "headers": {**ETAG, **CACHE_CONTROL},
+    },
+    **not_modified("the picture has not changed (If-None-Match)"),
 }
+IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
 
 
 def svg_etag(table: TableInfo) -> str:
-    return f'"{table.etag.strip(chr(34))}-svg{RENDER_VERSION}"'
-
-
-def _matches(header: str | None, etag: str) -> bool:
-    if header is None:
-        return False
-    tags = [t.strip() for t in header.split(",")]
-    return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
+    return etags.svg_etag(table.etag)
 
 
 def picture_svg(picture: Picture) -> str:
@@ -61,7 +59,7 @@ def picture_svg(picture: Picture) -> str:
         {"entries": [e.to_dict() for e in d.entries], **({"game": games[i]} if games else {})}
         for i, d in enumerate(deals)
     ]
-    settlement = render_settlement(table, settle(table.rules, table.state, None), None)
+    settlement = SettlementOut.of(table, settle(table.rules, table.state, None), None).model_dump(mode="json", by_alias=True)
     return render_svg(exact, history=history, settlement=settlement, pool_target=table.pool_target)
 
 
@@ -74,6 +72,7 @@ def _svg_response(picture: Picture, etag: str, cache: str) -> Response:
 
 @router.get(
     "/v1/tables/{table_id}/sheet.svg",
+    operation_id="getSheetSvg",
     tags=["views"],
     response_class=Response,
     responses={**_svg_responses, **problem_responses(401, 404)},
@@ -82,16 +81,17 @@ def get_sheet_svg(
     table_id: str,
     db: DB,
     owner: Owner,
-    if_none_match: Annotated[str | None, Header()] = None,
+    if_none_match: IfNoneMatch = None,
 ) -> Response:
     """The sheet drawn as the paper pulka: sectors with pool, mountain and whists as running
     sequences, the all-pass level, the balances. ``ETag``; ``If-None-Match`` answers 304."""
-    picture = table_picture(db, owner, table_id, current=lambda t: _matches(if_none_match, svg_etag(t)))
-    return _svg_response(picture, svg_etag(picture.table), "private, no-cache")
+    picture = table_picture(db, owner, table_id, current=lambda t: etags.none_match(if_none_match, svg_etag(t)))
+    return _svg_response(picture, svg_etag(picture.table), etags.CACHE)
 
 
 @router.get(
     "/v1/shared/{token}/sheet.svg",
+    operation_id="getSharedSheetSvg",
     tags=["shared"],
     response_class=Response,
     responses={**_svg_responses, **problem_responses(404)},
@@ -100,43 +100,49 @@ def get_sheet_svg(
 def get_shared_sheet_svg(
     token: str,
     db: DB,
-    if_none_match: Annotated[str | None, Header()] = None,
+    if_none_match: IfNoneMatch = None,
 ) -> Response:
     """The picture of the sheet through the read-only share link (no key)."""
-    picture = shared_picture(db, token, current=lambda t: _matches(if_none_match, svg_etag(t)))
-    return _svg_response(picture, svg_etag(picture.table), "private, no-cache")
+    picture = shared_picture(db, token, current=lambda t: etags.none_match(if_none_match, svg_etag(t)))
+    return _svg_response(picture, svg_etag(picture.table), etags.CACHE)
 
 
 @router.get(
     "/v1/shared/{token}/deals",
+    operation_id="listSharedDeals",
     tags=["shared"],
+    response_model=SharedDealPage,
     responses={
-        200: {"description": "every deal of the table, in order: `{\"deals\": [stored deal, ...]}`"},
-        304: {"description": "unchanged (If-None-Match)"},
-        **problem_responses(404),
+        200: {"headers": {**ETAG, **CACHE_CONTROL}},
+        **not_modified("unchanged (If-None-Match)"),
+        **problem_responses(404, 422),
     },
     openapi_extra={"security": []},
 )
 def get_shared_deals(
     token: str,
     db: DB,
-    if_none_match: Annotated[str | None, Header()] = None,
-) -> Response:
-    """The deal log through the read-only share link: each stored deal with its entries."""
-    picture = shared_picture(db, token, current=lambda t: _matches(if_none_match, t.etag))
-    headers = {"ETag": picture.table.etag, "Cache-Control": "private, no-cache"}
+    response: Response,
+    after: Annotated[int, Query(ge=0, le=10**9, description="list the deals numbered above this")] = 0,
+    limit: Annotated[int, Query(ge=1, le=SHARED_PAGE_MAX, description="at most this many deals")] = SHARED_PAGE_MAX,
+    if_none_match: IfNoneMatch = None,
+) -> SharedDealPage | Response:
+    """The deal log through the read-only share link, keyset-paged like the keyed listing:
+    each stored deal with its entries; follow ``next`` until it is null."""
+    picture = shared_picture(db, token, current=lambda t: etags.none_match(if_none_match, t.etag))
+    headers = {"ETag": picture.table.etag, "Cache-Control": etags.CACHE}
     if picture.deals is None:
         return Response(status_code=304, headers=headers)
-    return JSONResponse({"deals": [render_deal(d) for d in picture.deals]}, headers=headers)
+    later = [d for d in picture.deals if d.number > after]
+    items = [StoredDeal.of(d) for d in later[:limit]]
+    nxt = None
+    if len(later) > limit:
+        nxt = f"/v1/shared/{token}/deals?after={later[limit - 1].number}&limit={limit}"
+    response.headers.update(headers)
+    return SharedDealPage(items=items, next=nxt, deals=items)
 
 
-@router.get(
-    "/shared/{token}",
-    tags=["shared"],
-    response_class=HTMLResponse,
-    responses={200: {"content": {"text/html": {}}, "description": "the live page of a shared table"}, **problem_responses(404)},
-    openapi_extra={"security": []},
-)
+@router.get("/shared/{token}", include_in_schema=False, response_class=HTMLResponse)
 def shared_page(token: str, db: DB) -> HTMLResponse:
     """A page for people at the table: the paper sheet, the balances and the deal log, kept
     up to date while it is open (no key needed; nothing can be changed from it)."""
@@ -270,6 +276,16 @@ function showDeals(deals) {
   }
   document.body.dataset.dealCount = String(deals.length);
 }
+async function allDeals() {
+  // the log page by page, following next until it is null
+  let url = BASE + "/deals", out = [];
+  while (url) {
+    const page = await json(url);
+    out = out.concat(page.items);
+    url = page.next;
+  }
+  return out;
+}
 async function json(url) {
   const r = await fetch(url, {cache: "no-store"});
   if (!r.ok) throw new Error(url + ": " + r.status);
@@ -282,9 +298,9 @@ async function poll() {
     const r = await fetch(BASE + "/sheet.svg", {headers, cache: "no-store"});
     if (r.status === 200) {
       const svg = await r.text();
-      const [t, d] = await Promise.all([json(BASE), json(BASE + "/deals")]);
+      const [t, d] = await Promise.all([json(BASE), allDeals()]);
       showTable(t);
-      showDeals(d.deals);
+      showDeals(d);
       document.getElementById("sheet").innerHTML = svg;
       etag = r.headers.get("ETag");
     } else if (r.status !== 304) {

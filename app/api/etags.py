@@ -1,0 +1,48 @@
+"""ETags of the answers that can be asked for again with ``If-None-Match``.
+
+Each is derived from the sheet's ETag (the table's id, revision and deal count; see
+app/services/tables.sheet_etag) and what else the answer depends on, so that none needs the
+answer rendered to be compared: the settlement depends on the stake, the picture on the
+renderer's version, the share link's JSON on both the stake and its own shape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+
+from app import amounts
+
+# Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
+RENDER_VERSION = 1
+CACHE = "private, no-cache"  # each client keeps its copy and asks again with If-None-Match
+
+
+def none_match(header: str | None, etag: str) -> bool:
+    """If-None-Match matches ``etag`` (the weak comparison: W/"x" matches "x"; * matches)."""
+    if header is None:
+        return False
+    tags = [t.strip() for t in header.split(",")]
+    return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
+
+
+def _derived(sheet_etag: str, *parts: str) -> str:
+    return '"' + "-".join((sheet_etag.strip('"'), *parts)) + '"'
+
+
+def _stake_part(stake: Fraction | None) -> str:
+    if stake is None:
+        return "s0"
+    return "s" + hashlib.sha256(amounts.exact_text(stake).encode()).hexdigest()[:12]
+
+
+def settlement_etag(sheet_etag: str, stake: Fraction | None) -> str:
+    return _derived(sheet_etag, "settle", _stake_part(stake))
+
+
+def shared_etag(sheet_etag: str, stake: Fraction | None) -> str:
+    return _derived(sheet_etag, "shared", _stake_part(stake))
+
+
+def svg_etag(sheet_etag: str) -> str:
+    return _derived(sheet_etag, f"svg{RENDER_VERSION}")

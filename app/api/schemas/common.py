@@ -1,0 +1,95 @@
+"""What every schema shares: the request base (unknown fields refused, strict types, valid
+Unicode), the field types of the game (seats, tricks, names) and of answers (amounts as JSON
+numbers, timestamps)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
+
+from app import amounts
+
+Seat = Annotated[int, Field(ge=0, le=3, description="a seat number 0..n-1")]
+SeatKey = Annotated[str, StringConstraints(pattern=r"^[0-3]$")]
+Tricks = Annotated[int, Field(ge=0, le=10)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+# An amount as a JSON number: an int when whole, else rounded to 0.01 (app/amounts.py).
+Amount = Annotated[int | float, BeforeValidator(lambda v: amounts.number(v) if not isinstance(v, str) else v)]
+
+
+def _none(value: Any) -> bool:
+    return value is None
+
+
+def absent_when_none(**kw: Any) -> Any:
+    """A field left out of the answer when it has no value (rather than sent as null)."""
+    return Field(default=None, exclude_if=_none, **kw)
+
+
+def timestamp(value: datetime | None) -> str | None:
+    """An ISO 8601 UTC time, "2026-12-01T08:00:00.123456Z"."""
+    if value is None:
+        return None
+    if value.tzinfo is None:  # SQLite hands back naive UTC datetimes
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _valid_text(value: Any) -> bool:
+    """False when a string holds a lone surrogate (JSON "\\ud800"), which cannot be stored as
+    UTF-8, or a NUL, which PostgreSQL text cannot hold and no name or note needs."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_valid_text(k) and _valid_text(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_valid_text(v) for v in value)
+    return True
+
+
+def _request_schema(schema: dict[str, Any], cls: type) -> None:
+    """A request field with a default is optional: its default is said in its description,
+    not as ``default`` (openapi-typescript makes a property with a default required). The
+    tag of a deal (``type``) keeps its default: generators then fill it in themselves."""
+    for name, prop in schema.get("properties", {}).items():
+        if name == "type" or "default" not in prop:
+            continue
+        default = prop.pop("default")
+        if default is not None and default != {}:
+            text = prop.get("description", "")
+            prop["description"] = (text + "; " if text else "") + f"default {_json_text(default)}"
+    example = getattr(cls, "example", None)
+    if example is not None:
+        schema["examples"] = [example]
+
+
+def _json_text(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_request_schema)
+    example: ClassVar[dict[str, Any] | None] = None  # shown in the OpenAPI document
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unicode(cls, data: Any) -> Any:
+        if not _valid_text(data):
+            raise ValueError("text must be valid Unicode without NUL characters (no lone surrogate escapes)")
+        return data
+
+
+class Answer(BaseModel):
+    """The base of every response model: what it declares is what is sent."""
+
+    model_config = ConfigDict(extra="ignore")

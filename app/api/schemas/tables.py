@@ -1,0 +1,127 @@
+"""Tables: the body that creates one, the table as answered, its settlement, and the read-only
+view of the share link."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app import amounts
+from app.rules import CONVENTION_NAMES, Settlement
+from app.services.tables import TableInfo
+
+from .common import Amount, Answer, Name, Request, absent_when_none, timestamp
+from .sheet import Sheet
+
+ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
+
+
+class TableCreate(Request):
+    players: list[Name] = Field(min_length=3, max_length=4, description="3 or 4 distinct names, seats 0..n-1 in order")
+    convention: ConventionName
+    pool_target: int = Field(default=None, ge=1, le=1000, description="the pool to reach; 20 (piter_races: 22) when left out")
+    first_dealer: int = Field(default=0, ge=0, le=3, description="the seat that deals first")
+    options: dict[str, Any] = Field(default_factory=dict, description="any subset of the convention's options (GET /v1/conventions)")
+
+    example = {
+        "players": ["Anna", "Boris", "Vera"],
+        "convention": "piter",
+        "pool_target": 20,
+        "first_dealer": 0,
+        "options": {"stalingrad": True, "allpass_costs": [2, 4, 6], "exit_levels": [6, 7, 7]},
+    }
+
+
+class PlayerOut(Answer):
+    seat: int
+    name: str
+
+
+class TableOut(Answer):
+    id: str
+    convention: ConventionName
+    pool_target: int
+    first_dealer: int
+    options: dict[str, Any] = Field(description="every option of the convention with its effective value")
+    players: list[PlayerOut]
+    deal_count: int
+    share_token: str = Field(description="the read-only share link is /shared/{share_token}")
+    created_at: str
+    sheet: Sheet
+
+    @classmethod
+    def fields_of(cls, table: TableInfo) -> dict[str, Any]:
+        return {
+            "id": table.id,
+            "convention": table.convention,
+            "pool_target": table.pool_target,
+            "first_dealer": table.first_dealer,
+            "options": table.options,
+            "players": [PlayerOut(seat=i, name=n) for i, n in enumerate(table.players)],
+            "deal_count": table.deal_count,
+            "share_token": table.share_token,
+            "created_at": timestamp(table.created_at),
+            "sheet": Sheet.of(table),
+        }
+
+    @classmethod
+    def of(cls, table: TableInfo) -> "TableOut":
+        return cls(**cls.fields_of(table))
+
+
+class SettlementPlayer(Answer):
+    seat: int
+    name: str
+    balance: Amount = Field(description="rounded to 0.01; the balances sum to exactly 0")
+    balance_exact: str = Field(description='the exact balance, e.g. "370/3"')
+
+
+class TransferOut(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    from_: int = Field(alias="from", description="the seat that pays")
+    to: int = Field(description="the seat that is paid")
+    amount: Amount
+
+
+class SettlementOut(Answer):
+    final: bool = Field(description="the game is over; otherwise what it would be if it ended now")
+    stake: str = absent_when_none(
+        deprecated=True,
+        description="the exact stake as given by ?stake= (same as stake_exact; use stake_exact, this field goes in the next version)",
+    )
+    stake_exact: str = absent_when_none(description='?stake=, exact: "1/2" for 0.5')
+    stake_text: str = absent_when_none(description='?stake= as a decimal: "0.5"')
+    players: list[SettlementPlayer]
+    transfers: list[TransferOut] = Field(description="the fewest payments that settle all balances")
+
+    @classmethod
+    def of(cls, table: TableInfo, result: Settlement, stake: Fraction | None) -> "SettlementOut":
+        given: dict[str, str] = {}
+        if stake is not None:
+            exact = amounts.exact_text(stake)
+            given = {"stake": exact, "stake_exact": exact, "stake_text": amounts.decimal_text(stake)}
+        return cls(
+            final=result.final,
+            **given,
+            players=[
+                SettlementPlayer(
+                    seat=seat,
+                    name=table.players[seat],
+                    balance=amounts.from_cents(result.cents[seat]),
+                    balance_exact=amounts.exact_text(result.balances[seat]),
+                )
+                for seat in range(len(table.players))
+            ],
+            transfers=[TransferOut(from_=t.payer, to=t.payee, amount=amounts.from_cents(t.cents)) for t in result.transfers],
+        )
+
+
+class SharedOut(TableOut):
+    settlement: SettlementOut
+
+    @classmethod
+    def of_shared(cls, table: TableInfo, settlement: SettlementOut) -> "SharedOut":
+        return cls(**cls.fields_of(table), settlement=settlement)
