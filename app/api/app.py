@@ -13,6 +13,7 @@ from app.settings import Settings
 
 from . import middleware, problems
 from .routes import conventions, deals, health, keys, tables, views
+from . import docs_ui
 
 API_VERSION = "1.0.0"
 ROUTERS = (health.router, conventions.router, keys.router, tables.router, deals.router, views.router)
@@ -42,4 +43,5 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     middleware.install(app, settings)
     for router in ROUTERS:
         app.include_router(router)
+    docs_ui.install(app)  # /docs and /redoc without a CDN
     return app
