@@ -221,5 +221,5 @@ def expect_clean_contract(live: Live, what: str, detail: str) -> None:
     against, that is the known gap (xfail, naming it); otherwise the failure is real."""
     gaps = contract_gaps(live.spec)
     if gaps:
-        pytest.xfail(f"{what} needs the clean contract, this one lacks: {'; '.join(gaps)}\n{detail[-3000:]}")
+        pytest.xfail(f"{what}: it needs the clean contract; this one lacks {'; '.join(gaps)}\n{detail[-3000:]}")
     pytest.fail(f"{what}:\n{detail}")
