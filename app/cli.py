@@ -21,8 +21,8 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="interface to listen on")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--host", default="127.0.0.1", show_default=True, envvar="PREFSCORE_HOST", help="interface to listen on")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535), envvar="PREFSCORE_PORT")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="worker processes")
 @click.option("--no-upgrade", is_flag=True, help="do not apply the database migrations first")
 def serve(host: str, port: int, workers: int, no_upgrade: bool) -> None:

@@ -1,17 +1,17 @@
-"""Random VALID deal logs, generated from RULES.md and the table's current state.
+"""Random VALID deal logs, generated from docs/rules.md and the table's current state.
 
 Plain ``random.Random`` only: the benchmark (``bench/engine.py``) calls it with a
 fixed seed, the hypothesis strategies (``tests/rules/strategies.py``) call it
 with a hypothesis-driven ``Random`` so that failures shrink.
 
 The generator does not try deals until the engine takes one: it computes what
-is allowed from the rules (RULES.md sections 2-7, options of 4.1) and from the
+is allowed from the rules (docs/rules.md: dealing, scoring, state; the options) and from the
 state the engine exposes (``sheet(...)["allpass"]``: ``min_contract``,
 ``compulsory``; ``state.next_dealer``, ``state.pools``, ``state.finished``), and
 the caller asserts that the engine accepts every deal it makes.
 
 The convention parameters that the generator needs are written down here again
-from RULES.md section 4 (not read from the engine's convention table), so that a
+from docs/rules.md, the conventions' parameters (not read from the engine's convention table), so that a
 wrong row in the engine shows up as a refused deal.
 """
 
@@ -28,7 +28,7 @@ STRAINS = ("S", "C", "D", "H", "NT")
 VALUE = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
 OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
 
-# RULES.md section 4: the fixed values of parameters a convention does not offer as an option.
+# docs/rules.md, the conventions' parameters: the fixed values of parameters a convention does not offer as an option.
 _FIXED: dict[str, dict[str, Any]] = {
     "sochi": {"return_talon": False, "unwhisted_exit": True, "sliding_allpass": True},
     "piter": {},
@@ -47,7 +47,7 @@ _FIXED: dict[str, dict[str, Any]] = {
 # Pools stop at the target and the overflow helps others (7.2): "pool overflow" row.
 CAPPED = {"sochi", "piter", "rostov", "vmk"}
 
-# RULES.md 4.1: every option with every value it may take (games kept small so matches end).
+# docs/rules.md, option names: every option with every value it may take (games kept small so matches end).
 OPTION_VALUES: dict[str, dict[str, tuple[Any, ...]]] = {
     "sochi": {
         "stalingrad": (False, True),
@@ -86,7 +86,7 @@ OPTION_VALUES: dict[str, dict[str, tuple[Any, ...]]] = {
 
 
 def param(rules: Rules, name: str) -> Any:
-    """A parameter's effective value: the table's option, else RULES.md section 4's fixed value."""
+    """A parameter's effective value: the table's option, else the convention's fixed value (docs/rules.md)."""
     opts = rules.options
     if name in opts:
         return opts[name]
@@ -348,7 +348,7 @@ def next_deal(rules: Rules, state: TableState, rng: random.Random) -> dict[str, 
 # --- whole logs ---------------------------------------------------------------------------
 
 class GeneratedDealRefused(AssertionError):
-    """The engine refused a deal the generator derived as valid from RULES.md."""
+    """The engine refused a deal the generator derived as valid from docs/rules.md."""
 
     def __init__(self, number: int, body: dict[str, Any], error: Exception, state: TableState):
         self.number, self.body, self.error, self.state = number, body, error, state

@@ -4,7 +4,7 @@
     python -m bench.engine --deals 5000 --repeat 5 --seed 7
 
 For each convention and table size it generates one log with ``bench.deallog``
-(fixed seed; every deal valid by RULES.md, a mix of contracts, all-passes,
+(fixed seed; every deal valid by docs/rules.md, a mix of contracts, all-passes,
 misères and remises with their defences and choices) and times, best of
 ``--repeat`` runs:
 

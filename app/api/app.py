@@ -12,7 +12,7 @@ from app.db import Database, make_database
 from app.services.keys import configure_key_cache
 from app.settings import Settings
 
-from . import middleware, openapi, problems
+from . import docs_ui, middleware, openapi, problems
 from .routes import conventions, deals, health, keys, tables, views
 
 API_VERSION = "1.0.0"
@@ -56,4 +56,5 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     for router in ROUTERS:
         app.include_router(router)
     openapi.install(app)
+    docs_ui.install(app)  # /docs and /redoc without a CDN
     return app

@@ -1,4 +1,4 @@
-"""A short notation for one deal, parsed into the API's deal body (API.md "Deals").
+"""A short notation for one deal, parsed into the API's deal body (docs/api.md, posting a deal).
 
 Words are separated by spaces; seats are numbers 0..n-1; case does not matter.
 

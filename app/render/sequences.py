@@ -1,7 +1,7 @@
 """Running sequences, the way players write a sheet: every time a value changes the new
 running total is appended (a pool written 2, then 4, then 4 reads "2.6.10").
 
-Pure: folds a deal history (each deal's entries, API.md shape) into, per seat, the pool,
+Pure: folds a deal history (each deal's entries, as in docs/api.md) into, per seat, the pool,
 mountain and whists-on-each-opponent sequences. Amounts are kept exact (Fraction).
 """
 

@@ -194,9 +194,9 @@ def render_sheet(
 ) -> str:
     """The sheet as an SVG document (text).
 
-    ``sheet``: API.md's Sheet, players with ``name``. ``history``: the deals in order, each
+    ``sheet``: the API's sheet (docs/api.md), players with ``name``. ``history``: the deals in order, each
     its entry list or a stored deal with ``entries`` (and, for piter_races, ``game``); without
-    it each value is written as a single number. ``settlement``: API.md's settlement, for the
+    it each value is written as a single number. ``settlement``: the API's settlement (docs/api.md), for the
     balances. ``pool_target``: written in the circle.
     """
     players = sorted(sheet["players"], key=lambda p: p["seat"])

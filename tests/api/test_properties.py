@@ -7,7 +7,7 @@
 - correcting a deal with its own body re-scores to the same sheet.
 
 The logs come from the same generator as the engine's property tests (bench/deallog.py),
-which derives every deal from RULES.md and the table's state.
+which derives every deal from docs/rules.md and the table's state.
 """
 
 from __future__ import annotations

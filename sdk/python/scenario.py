@@ -1,0 +1,132 @@
+"""A short game through the Python client generated from prefscore's /openapi.json with
+openapi-python-client (package ``prefscore_client``; tests/sdk generates it and runs this
+against a live server):
+
+    PREFSCORE_URL=http://127.0.0.1:8000 PREFSCORE_KEY=pk_... python scenario.py
+
+It creates a Sochi table, posts three deals (each with an Idempotency-Key and the sheet's ETag
+in If-Match, and retries the third with the same key), reads the sheet twice (the second read
+is a 304), undoes the third deal and reads the settlement, printing one line per call.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, NoReturn
+
+from prefscore_client import AuthenticatedClient
+from prefscore_client.api.deals import post_deal, undo_deal
+from prefscore_client.api.tables import create_table, get_settlement, get_sheet
+from prefscore_client.models import (
+    AllpassDeal,
+    AllpassDealTricks,
+    ContractDeal,
+    ContractDealDefenders,
+    ContractDealTricks,
+    DealWithSheet,
+    SettlementOut,
+    Sheet,
+    TableCreate,
+    TableOut,
+)
+from prefscore_client.types import Response
+
+
+def refused(what: str, response: Response[Any]) -> NoReturn:
+    sys.exit(f"{what}: HTTP {int(response.status_code)} {response.content.decode(errors='replace')}")
+
+
+def etag_of(what: str, response: Response[Any]) -> str:
+    etag = response.headers.get("ETag")
+    if etag is None:
+        sys.exit(f"{what}: no ETag")
+    return etag
+
+
+def replayed(response: Response[Any]) -> str:
+    return response.headers.get("Idempotent-Replayed", "false")
+
+
+def main() -> None:
+    key = os.environ.get("PREFSCORE_KEY")
+    if not key:
+        sys.exit("set PREFSCORE_KEY to an API key (prefscore keys create NAME)")
+    client = AuthenticatedClient(base_url=os.environ.get("PREFSCORE_URL", "http://127.0.0.1:8000"), token=key)
+
+    # The table: only what differs from the defaults (the first dealer is seat 0 by default).
+    created = create_table.sync_detailed(
+        client=client, body=TableCreate(players=["Anna", "Boris", "Vera"], convention="sochi", pool_target=10)
+    )
+    if not isinstance(created.parsed, TableOut):
+        refused("createTable", created)
+    table = created.parsed
+    etag = etag_of("createTable", created)
+    names = ",".join(p.name for p in table.players)
+    print(f"createTable: {created.status_code.value} table {table.id}: {table.convention} to {table.pool_target}, players {names}")
+
+    deals = [
+        # Boris plays 6 spades, both others pass.
+        ContractDeal(declarer=1, contract="6S", defenders=ContractDealDefenders.from_dict({"0": "pass", "2": "pass"})),
+        # Everybody passes.
+        AllpassDeal(tricks=AllpassDealTricks.from_dict({"0": 2, "1": 5, "2": 3})),
+        # Anna plays 7 hearts and makes it; Boris whists (3 tricks), Vera passes.
+        ContractDeal(
+            declarer=0,
+            contract="7H",
+            defenders=ContractDealDefenders.from_dict({"1": "whist", "2": "pass"}),
+            tricks=ContractDealTricks.from_dict({"0": 7, "1": 3, "2": 0}),
+        ),
+    ]
+    last_key = last_if_match = ""
+    for i, deal in enumerate(deals, start=1):
+        last_key, last_if_match = f"{table.id}-deal-{i}", etag
+        posted = post_deal.sync_detailed(
+            table.id, client=client, body=deal, idempotency_key=last_key, if_match=last_if_match
+        )
+        if not isinstance(posted.parsed, DealWithSheet):
+            refused("postDeal", posted)
+        etag = etag_of("postDeal", posted)
+        stored = posted.parsed.deal
+        print(
+            f"postDeal: {posted.status_code.value} deal {stored.number} {stored.type_}, "
+            f"{len(stored.entries)} entries, replayed={replayed(posted)}"
+        )
+
+    # A retry of the last post (same key, same body, same If-Match): the first answer again.
+    retried = post_deal.sync_detailed(
+        table.id, client=client, body=deals[-1], idempotency_key=last_key, if_match=last_if_match
+    )
+    if not isinstance(retried.parsed, DealWithSheet):
+        refused("postDeal (retry)", retried)
+    print(f"postDeal (retry): {retried.status_code.value} deal {retried.parsed.deal.number}, replayed={replayed(retried)}")
+
+    first = get_sheet.sync_detailed(table.id, client=client)
+    if not isinstance(first.parsed, Sheet):
+        refused("getSheet", first)
+    sheet = first.parsed
+    players = ", ".join(f"{p.name} pool {p.pool} mountain {p.mountain}" for p in sheet.players)
+    print(f"getSheet: {first.status_code.value} {sheet.deal_count} deals, {players}")
+
+    again = get_sheet.sync_detailed(table.id, client=client, if_none_match=etag_of("getSheet", first))
+    print(f"getSheet (If-None-Match): {again.status_code.value}")
+
+    undone = undo_deal.sync_detailed(table.id, 3, client=client, if_match=etag)
+    if not isinstance(undone.parsed, DealWithSheet):
+        refused("undoDeal", undone)
+    print(
+        f"undoDeal: {undone.status_code.value} deal {undone.parsed.deal.number} removed, "
+        f"{undone.parsed.sheet.deal_count} deals left"
+    )
+
+    settled = get_settlement.sync_detailed(table.id, client=client)
+    if not isinstance(settled.parsed, SettlementOut):
+        refused("getSettlement", settled)
+    settlement = settled.parsed
+    balances = ", ".join(f"{p.name} {p.balance}" for p in settlement.players)
+    transfers = ", ".join(f"{t.from_}->{t.to} {t.amount}" for t in settlement.transfers)
+    print(f"getSettlement: {settled.status_code.value} final={str(settlement.final).lower()}, {balances}; {transfers}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+// A short game through the TypeScript client generated from prefscore's /openapi.json
+// (openapi-typescript for the types in ./schema.d.ts, openapi-fetch for the calls).
+// tests/sdk generates schema.d.ts next to a copy of this file, type-checks it with
+// `tsc --strict` and runs it against a live server:
+//
+//   PREFSCORE_URL=http://127.0.0.1:8000 PREFSCORE_KEY=pk_... node build/scenario.js
+//
+// It creates a Sochi table, posts three deals (each with an Idempotency-Key and the sheet's
+// ETag in If-Match, and retries the third with the same key), reads the sheet twice (the
+// second read is a 304), undoes the third deal and reads the settlement, printing one line
+// per call.
+import createClient from "openapi-fetch";
+import type { components, operations, paths } from "./schema.js";
+
+type DealInput = components["schemas"]["DealInput"];
+type Settlement = operations["getSettlement"]["responses"][200]["content"]["application/json"];
+
+const baseUrl = process.env.PREFSCORE_URL ?? "http://127.0.0.1:8000";
+const key = process.env.PREFSCORE_KEY;
+if (!key) {
+  throw new Error("set PREFSCORE_KEY to an API key (prefscore keys create NAME)");
+}
+
+const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${key}` } });
+
+function refused(what: string, response: Response, problem: unknown): never {
+  throw new Error(`${what}: HTTP ${response.status} ${JSON.stringify(problem)}`);
+}
+
+function etagOf(what: string, response: Response): string {
+  const etag = response.headers.get("ETag");
+  if (etag === null) {
+    throw new Error(`${what}: no ETag`);
+  }
+  return etag;
+}
+
+// The table: only what differs from the defaults (the first dealer is seat 0 by default).
+const created = await api.POST("/v1/tables", {
+  body: { players: ["Anna", "Boris", "Vera"], convention: "sochi", pool_target: 10 },
+});
+if (created.data === undefined) refused("createTable", created.response, created.error);
+const table = created.data;
+let etag = etagOf("createTable", created.response);
+console.log(
+  `createTable: ${created.response.status} table ${table.id}: ${table.convention} to ${table.pool_target}, ` +
+    `players ${table.players.map((p) => p.name).join(",")}`,
+);
+
+const deals: DealInput[] = [
+  // Boris plays 6 spades, both others pass.
+  { type: "contract", declarer: 1, contract: "6S", defenders: { "0": "pass", "2": "pass" } },
+  // Everybody passes.
+  { type: "allpass", tricks: { "0": 2, "1": 5, "2": 3 } },
+  // Anna plays 7 hearts and makes it; Boris whists (3 tricks), Vera passes.
+  {
+    type: "contract",
+    declarer: 0,
+    contract: "7H",
+    defenders: { "1": "whist", "2": "pass" },
+    tricks: { "0": 7, "1": 3, "2": 0 },
+  },
+];
+
+async function postDeal(deal: DealInput, idempotencyKey: string, ifMatch: string) {
+  return api.POST("/v1/tables/{table_id}/deals", {
+    params: {
+      path: { table_id: table.id },
+      header: { "idempotency-key": idempotencyKey, "if-match": ifMatch },
+    },
+    body: deal,
+  });
+}
+
+let lastKey = "";
+let lastIfMatch = "";
+for (const [i, deal] of deals.entries()) {
+  lastKey = `${table.id}-deal-${i + 1}`;
+  lastIfMatch = etag;
+  const posted = await postDeal(deal, lastKey, lastIfMatch);
+  if (posted.data === undefined) refused("postDeal", posted.response, posted.error);
+  etag = etagOf("postDeal", posted.response);
+  const stored = posted.data.deal;
+  console.log(
+    `postDeal: ${posted.response.status} deal ${stored.number} ${stored.type}, ` +
+      `${stored.entries.length} entries, replayed=${posted.response.headers.get("Idempotent-Replayed") ?? "false"}`,
+  );
+}
+
+// A retry of the last post (same key, same body, same If-Match): the first answer again.
+const retried = await postDeal(deals[2]!, lastKey, lastIfMatch);
+if (retried.data === undefined) refused("postDeal (retry)", retried.response, retried.error);
+console.log(
+  `postDeal (retry): ${retried.response.status} deal ${retried.data.deal.number}, ` +
+    `replayed=${retried.response.headers.get("Idempotent-Replayed") ?? "false"}`,
+);
+
+const sheetPath = { path: { table_id: table.id } };
+const first = await api.GET("/v1/tables/{table_id}/sheet", { params: sheetPath });
+if (first.data === undefined) refused("getSheet", first.response, first.error);
+const sheet = first.data;
+const sheetTag = etagOf("getSheet", first.response);
+console.log(
+  `getSheet: ${first.response.status} ${sheet.deal_count} deals, ` +
+    sheet.players.map((p) => `${p.name} pool ${p.pool} mountain ${p.mountain}`).join(", "),
+);
+
+const again = await api.GET("/v1/tables/{table_id}/sheet", {
+  params: { ...sheetPath, header: { "if-none-match": sheetTag } },
+});
+console.log(`getSheet (If-None-Match): ${again.response.status}`);
+
+const undone = await api.DELETE("/v1/tables/{table_id}/deals/{number}", {
+  params: { path: { table_id: table.id, number: 3 }, header: { "if-match": etag } },
+});
+if (undone.data === undefined) refused("undoDeal", undone.response, undone.error);
+console.log(
+  `undoDeal: ${undone.response.status} deal ${undone.data.deal.number} removed, ${undone.data.sheet.deal_count} deals left`,
+);
+
+const settled = await api.GET("/v1/tables/{table_id}/settlement", { params: sheetPath });
+if (settled.data === undefined) refused("getSettlement", settled.response, settled.error);
+const settlement: Settlement = settled.data;
+console.log(
+  `getSettlement: ${settled.response.status} final=${settlement.final}, ` +
+    settlement.players.map((p) => `${p.name} ${p.balance}`).join(", ") +
+    "; " +
+    settlement.transfers.map((t) => `${t.from}->${t.to} ${t.amount}`).join(", "),
+);
