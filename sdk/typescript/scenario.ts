@@ -66,7 +66,7 @@ async function postDeal(deal: DealInput, idempotencyKey: string, ifMatch: string
   return api.POST("/v1/tables/{table_id}/deals", {
     params: {
       path: { table_id: table.id },
-      header: { "idempotency-key": idempotencyKey, "if-match": ifMatch },
+      header: { "Idempotency-Key": idempotencyKey, "If-Match": ifMatch },
     },
     body: deal,
   });
@@ -106,12 +106,12 @@ console.log(
 );
 
 const again = await api.GET("/v1/tables/{table_id}/sheet", {
-  params: { ...sheetPath, header: { "if-none-match": sheetTag } },
+  params: { ...sheetPath, header: { "If-None-Match": sheetTag } },
 });
 console.log(`getSheet (If-None-Match): ${again.response.status}`);
 
 const undone = await api.DELETE("/v1/tables/{table_id}/deals/{number}", {
-  params: { path: { table_id: table.id, number: 3 }, header: { "if-match": etag } },
+  params: { path: { table_id: table.id, number: 3 }, header: { "If-Match": etag } },
 });
 if (undone.data === undefined) refused("undoDeal", undone.response, undone.error);
 console.log(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .conftest import TS_DIR, Live, check_transcript, expect_clean_contract, run, scenario_env
+from .conftest import TS_DIR, Live, check_transcript, scenario_failed, run, scenario_env
 
 
 def build(live: Live, node_modules: Path, out: Path) -> Path:
@@ -22,7 +22,7 @@ def build(live: Live, node_modules: Path, out: Path) -> Path:
     assert generated.returncode == 0, generated.stdout + generated.stderr
     compiled = run([str(bin_dir / "tsc"), "--strict", "-p", "tsconfig.json"], cwd=out, timeout=120)
     if compiled.returncode != 0:
-        expect_clean_contract(live, "tsc --strict refused the scenario", compiled.stdout + compiled.stderr)
+        scenario_failed("tsc --strict refused the scenario", compiled.stdout + compiled.stderr)
     return out / "build" / "scenario.js"
 
 
@@ -41,6 +41,6 @@ def test_generated_typescript_client_plays_a_short_game(live: Live, node_modules
     key = live.new_key("sdk-typescript")
     done = run([shutil.which("node") or "node", str(script)], cwd=tmp_path, env=scenario_env(live, key), timeout=120)
     if done.returncode != 0:
-        expect_clean_contract(live, "the scenario failed", done.stdout + done.stderr)
+        scenario_failed("the scenario failed", done.stdout + done.stderr)
     print(done.stdout)
     check_transcript(live, key, done.stdout)
