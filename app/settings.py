@@ -56,6 +56,10 @@ class Settings:
     security_headers: bool = True  # PREFSCORE_SECURITY_HEADERS=0 drops nosniff, frame and referrer headers
     hsts_seconds: int = 0  # PREFSCORE_HSTS_SECONDS: Strict-Transport-Security max-age (serve behind TLS only)
     content_security_policy: str = "default-src 'none'; frame-ancestors 'none'"  # PREFSCORE_CSP, on JSON responses
+    # What one key may store (app/services/tables.py Limits).
+    max_deals_per_table: int = 2000  # PREFSCORE_MAX_DEALS_PER_TABLE: a post beyond is 409
+    max_tables_per_owner: int = 1000  # PREFSCORE_MAX_TABLES_PER_OWNER: a new table beyond is 409
+    idempotency_days: int = 7  # PREFSCORE_IDEMPOTENCY_DAYS: Idempotency-Key answers kept this long; 0 keeps them for ever
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -76,6 +80,9 @@ class Settings:
             security_headers=_bool_env("PREFSCORE_SECURITY_HEADERS", True),
             hsts_seconds=_int_env("PREFSCORE_HSTS_SECONDS", 0),
             content_security_policy=os.environ.get("PREFSCORE_CSP", "default-src 'none'; frame-ancestors 'none'"),
+            max_deals_per_table=_int_env("PREFSCORE_MAX_DEALS_PER_TABLE", 2000),
+            max_tables_per_owner=_int_env("PREFSCORE_MAX_TABLES_PER_OWNER", 1000),
+            idempotency_days=_int_env("PREFSCORE_IDEMPOTENCY_DAYS", 7),
         )
 
     @property

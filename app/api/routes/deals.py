@@ -3,22 +3,24 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Path, Query
+from fastapi import APIRouter, Body, Depends, Header, Path, Query
 from fastapi.responses import JSONResponse
 
 from app.rules import FieldError
 from app.services import deals as svc
 from app.services.deals import DealInfo
 from app.services.errors import Unprocessable
-from app.services.tables import TableInfo
+from app.services.tables import Limits, TableInfo
+from app.settings import Settings
 
-from ..deps import DB, Owner
+from ..deps import DB, Owner, get_settings
 from ..render import deal_response, render_deal, render_sheet
 from ..schemas import DealBody, DealCorrected, DealOut, DealPage, DealWithSheet, problem_responses
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"])
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 DealNumber = Annotated[int, Path(ge=1, le=10**9)]
+Config = Annotated[Settings, Depends(get_settings)]
 
 
 def _body(deal: Any) -> dict[str, Any]:
@@ -45,6 +47,7 @@ def post_deal(
     deal: Annotated[DealBody, Body()],
     db: DB,
     owner: Owner,
+    settings: Config,
     idempotency_key: Annotated[str | None, Header(description="a retry with the same key and body returns the first response")] = None,
     if_match: Annotated[str | None, Header(description="the sheet's ETag; a stale one is 412")] = None,
 ) -> JSONResponse:
@@ -55,7 +58,14 @@ def post_deal(
             [FieldError("Idempotency-Key", "1-255 visible ASCII characters")],
         )
     written = svc.post_deal(
-        db, owner, table_id, _body(deal), deal_response, idempotency_key=idempotency_key, if_match=if_match
+        db,
+        owner,
+        table_id,
+        _body(deal),
+        deal_response,
+        idempotency_key=idempotency_key,
+        if_match=if_match,
+        limits=Limits.of(settings),
     )
     number = (written.response.get("deal") or {}).get("number")
     headers = _headers(table_id, number, written.etag)
@@ -120,5 +130,7 @@ def correct_deal(
 ) -> JSONResponse:
     """Correct a past deal; later deals are re-scored. If one of them no longer fits, 409 names
     it (``deal``) and nothing changes."""
-    written = svc.correct_deal(db, owner, table_id, number, _body(deal), _corrected, if_match=if_match)
+    written = svc.correct_deal(
+        db, owner, table_id, number, _body(deal), _corrected, if_match=if_match, post_render=deal_response
+    )
     return JSONResponse(written.response, status_code=written.status, headers=_headers(table_id, None, written.etag))

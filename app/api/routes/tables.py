@@ -4,7 +4,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -13,7 +13,9 @@ from app.rules import FieldError, settle
 from app.services import tables as svc
 from app.services.errors import Unprocessable
 
-from ..deps import DB, Owner
+from app.settings import Settings
+
+from ..deps import DB, Owner, get_settings
 from ..render import render_settlement, render_sheet, render_table
 from ..schemas import SettlementOut, SharedOut, Sheet, TableCreate, TableOut, problem_responses
 
@@ -52,9 +54,11 @@ def parse_stake(raw: str | None) -> Fraction | None:
     "/tables",
     status_code=201,
     response_model=TableOut,
-    responses=problem_responses(401, 413, 422),
+    responses=problem_responses(401, 409, 413, 422),
 )
-def create_table(body: TableCreate, db: DB, owner: Owner, request: Request) -> JSONResponse:
+def create_table(
+    body: TableCreate, db: DB, owner: Owner, request: Request, settings: Annotated[Settings, Depends(get_settings)]
+) -> JSONResponse:
     """Create a table; the response is the table, ``Location`` its URL."""
     fields = body.model_fields_set
     table = svc.create_table(
@@ -65,6 +69,7 @@ def create_table(body: TableCreate, db: DB, owner: Owner, request: Request) -> J
         pool_target=body.pool_target if "pool_target" in fields else None,
         first_dealer=body.first_dealer,
         options=body.options,
+        limits=svc.Limits.of(settings),
     )
     return JSONResponse(
         render_table(table),
