@@ -135,6 +135,22 @@ def _expire_keys(session: Session, table_id: str, key: str, now: datetime, limit
     session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(batch.scalar_subquery())))
 
 
+def expire_idempotency(db: Database, limits: Limits = DEFAULT_LIMITS, *, now: datetime | None = None) -> int:
+    """Delete every idempotency record older than the expiry (``prefscore db cleanup``);
+    the number deleted. Posts delete a small batch each as they go (``_expire_keys``)."""
+    if limits.idempotency_ttl is None:
+        return 0
+    cutoff = (now or utcnow()) - limits.idempotency_ttl
+    deleted = 0
+    while True:  # in batches, so that no transaction holds the write lock for long
+        with db.write() as session:
+            batch = select(_IDEMPOTENCY.c.id).where(_IDEMPOTENCY.c.created_at < cutoff).limit(1000)
+            done = session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(batch.scalar_subquery()))).rowcount
+        deleted += done
+        if done < 1000:
+            return deleted
+
+
 def post_deal(
     db: Database,
     owner: str,

@@ -141,3 +141,48 @@ def test_import_after_undos_puts_every_deal_back(live_url, owner_key, client, tm
     assert table["deal_count"] == 3
     got = [client.get(f"/v1/tables/{table_id}/deals/{n}", headers=headers).json() for n in (1, 2, 3)]
     assert [d["declarer"] for d in got] == [0, 1, 2]
+
+
+def test_the_migration_names_each_keys_deal_and_drops_the_ghosts(new_database):
+    """0003 on a database written before it: a key whose deal is stored as answered gets
+    its deal number; keys of undone or corrected deals (the ghosts) are deleted."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+
+    from app.db import migrate
+
+    with new_database("ghosts") as url:
+        migrate.upgrade(url, "0002")
+        engine = create_engine(url, poolclass=NullPool)
+        now = "2026-11-30 12:00:00"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer,"
+                    " share_token, state, rules_version, deal_count, revision, created_at, updated_at)"
+                    " VALUES ('t1', 'o', 'sochi', '[]', 20, '{}', 0, 'tok', '{}', 1, 1, 3, :now, :now)"
+                ),
+                {"now": now},
+            )
+            conn.execute(
+                text("INSERT INTO deals (table_id, number, body, entries, created_at) VALUES ('t1', 1, :b, '[]', :now)"),
+                {"b": json.dumps(PASS_6S), "now": now},
+            )
+            answers = {
+                "kept": {"number": 1, **PASS_6S, "entries": [], "created_at": "x"},
+                "undone": {"number": 2, **ALLPASS, "entries": []},
+                "corrected": {"number": 1, **PASS_6S, "contract": "7S", "entries": []},
+            }
+            for key, deal in answers.items():
+                conn.execute(
+                    text(
+                        "INSERT INTO idempotency_keys (table_id, key, request_hash, status_code, response, created_at)"
+                        " VALUES ('t1', :k, 'h', 201, :r, :now)"
+                    ),
+                    {"k": key, "r": json.dumps({"deal": deal, "sheet": {}}), "now": now},
+                )
+        migrate.upgrade(url)
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT key, deal_number FROM idempotency_keys")).all()
+        engine.dispose()
+        assert [tuple(r) for r in rows] == [("kept", 1)]

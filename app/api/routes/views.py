@@ -12,6 +12,8 @@ balances and the deal log.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header
@@ -20,7 +22,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from app.render import render_sheet as render_svg
 from app.rules import settle, sheet
 from app.services.tables import TableInfo
-from app.services.views import Picture, shared_picture, table_picture
+from app.services.views import DrawnCache, Picture, shared_picture, table_picture
 
 from ..deps import DB, Owner
 from ..render import render_deal, render_settlement
@@ -31,6 +33,9 @@ router = APIRouter()
 SVG = "image/svg+xml"
 # Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
 RENDER_VERSION = 1
+# The pictures of this process, by ETag (which names the table, its revision and the
+# render version): a table's picture is drawn once per revision, not once per viewer's poll.
+DRAWN = DrawnCache()
 
 _svg_responses: dict[int | str, dict[str, Any]] = {
     200: {"content": {SVG: {"schema": {"type": "string"}}}, "description": "the sheet drawn as on paper (SVG)"},
@@ -64,11 +69,30 @@ def picture_svg(picture: Picture) -> str:
     return render_svg(exact, history=history, settlement=settlement, pool_target=table.pool_target)
 
 
-def _svg_response(picture: Picture, etag: str, cache: str) -> Response:
+def _svg_response(fetch: Callable[..., Picture], if_none_match: str | None, cache: str) -> Response:
+    """304 for the viewer's current version; else the picture, drawn once per revision.
+    ``fetch(current=...)`` reads the table, and its log only when ``current`` is false: when
+    the viewer has this version, or it is drawn already."""
+    drawn: dict[str, str] = {}
+
+    def current(table: TableInfo) -> bool:
+        etag = svg_etag(table)
+        if _matches(if_none_match, etag):
+            return True
+        svg = DRAWN.get(etag)
+        if svg is not None:
+            drawn[etag] = svg
+        return svg is not None
+
+    picture = fetch(current=current)
+    etag = svg_etag(picture.table)
     headers = {"ETag": etag, "Cache-Control": cache}
-    if picture.deals is None:
+    if _matches(if_none_match, etag):
         return Response(status_code=304, headers=headers)
-    return Response(picture_svg(picture), media_type=SVG, headers=headers)
+    svg = drawn.get(etag)
+    if svg is None:
+        svg = DRAWN.get_or_draw(etag, lambda: picture_svg(picture))
+    return Response(svg, media_type=SVG, headers=headers)
 
 
 @router.get(
@@ -85,8 +109,7 @@ def get_sheet_svg(
 ) -> Response:
     """The sheet drawn as the paper pulka: sectors with pool, mountain and whists as running
     sequences, the all-pass level, the balances. ``ETag``; ``If-None-Match`` answers 304."""
-    picture = table_picture(db, owner, table_id, current=lambda t: _matches(if_none_match, svg_etag(t)))
-    return _svg_response(picture, svg_etag(picture.table), "private, no-cache")
+    return _svg_response(partial(table_picture, db, owner, table_id), if_none_match, "private, no-cache")
 
 
 @router.get(
@@ -102,8 +125,7 @@ def get_shared_sheet_svg(
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """The picture of the sheet through the read-only share link (no key)."""
-    picture = shared_picture(db, token, current=lambda t: _matches(if_none_match, svg_etag(t)))
-    return _svg_response(picture, svg_etag(picture.table), "private, no-cache")
+    return _svg_response(partial(shared_picture, db, token), if_none_match, "private, no-cache")
 
 
 @router.get(
