@@ -311,7 +311,7 @@ def _refold(
     """Work out an undo or a correction (the whole log read and folded again) before taking
     the write lock, then write it under the lock if the table's revision has not moved since;
     if it has, again. On SQLite the write lock is the whole database's, so a fold of a long
-    log inside it would stall every other table's writes (bench/refold.py). The last attempt
+    log inside it would stall every other table's writes (bench/bigtable.py). The last attempt
     folds under the lock, so that a table written without pause still gets its change."""
     for attempt in range(attempts):
         if attempt < attempts - 1:
