@@ -1,8 +1,9 @@
 """Reads for the pictures of a table (sheet.svg, the share page): the table with its whole
 deal log, in one read transaction, by owner or by share token.
 
-When the caller already has the current version (its ETag), the log is not read at all, so
-that a page polling for changes costs one indexed row read per poll.
+When the caller already has the current version (its ETag), or the picture of this version
+is drawn already (``DrawnCache``), the log is not read at all, so that a page polling for
+changes costs one indexed row read per poll and a table is drawn once per revision.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class DrawnCache:
     """Pictures already drawn, by ETag: a picture is drawn once per revision of its table,
     however many viewers poll it. Least recently used first out, bounded by the total size
     of the pictures kept (and their number). When several requests want a picture that is
-    not drawn yet, one draws it and the others wait for it."""
+    not drawn yet, one draws it and the others wait for it. Sizes are counted in characters
+    (an SVG is mostly ASCII, so about bytes)."""
 
     def __init__(self, max_bytes: int = 32 * 1024 * 1024, max_items: int = 512):
         self.max_bytes = max_bytes

@@ -12,7 +12,6 @@ from app.db import Database
 from app.rules import FieldError, settle
 from app.services import tables as svc
 from app.services.errors import Unprocessable
-
 from app.settings import Settings
 
 from ..deps import DB, Owner, get_settings
