@@ -38,21 +38,22 @@ def _retire_ghosts_and_backfill() -> None:
     )
     gone: list[int] = []
     numbers: list[dict[str, int]] = []
-    for key_id, table_id, response in conn.execute(sa.select(keys.c.id, keys.c.table_id, keys.c.response)).all():
-        deal = (response or {}).get("deal") or {}
-        number = deal.get("number")
-        body = None
-        if isinstance(number, int):
-            body = conn.execute(
-                sa.select(deals.c.body).where(deals.c.table_id == table_id, deals.c.number == number)
-            ).scalar_one_or_none()
-        answered = {k: v for k, v in deal.items() if k not in _STORED_ONLY}
-        if body is None or body != answered:
-            gone.append(key_id)
-        else:
-            numbers.append({"key_id": key_id, "number": number})
-    if gone:
-        conn.execute(sa.delete(keys).where(keys.c.id.in_(gone)))
+    table_ids = conn.execute(sa.select(keys.c.table_id).distinct()).scalars().all()
+    for table_id in table_ids:  # two queries a table, whatever its number of keys
+        answers = conn.execute(sa.select(keys.c.id, keys.c.response).where(keys.c.table_id == table_id)).all()
+        stored = dict(
+            conn.execute(sa.select(deals.c.number, deals.c.body).where(deals.c.table_id == table_id)).all()
+        )
+        for key_id, response in answers:
+            deal = (response or {}).get("deal") or {}
+            number = deal.get("number")
+            answered = {k: v for k, v in deal.items() if k not in _STORED_ONLY}
+            if isinstance(number, int) and stored.get(number) == answered:
+                numbers.append({"key_id": key_id, "number": number})
+            else:
+                gone.append(key_id)
+    for start in range(0, len(gone), 500):  # within any database's limit of bound parameters
+        conn.execute(sa.delete(keys).where(keys.c.id.in_(gone[start : start + 500])))
     if numbers:
         conn.execute(
             sa.update(keys).where(keys.c.id == sa.bindparam("key_id")).values(deal_number=sa.bindparam("number")),

@@ -173,3 +173,13 @@ def test_player_names_are_nfc(api):
     assert "distinct" in r.text
     t = api.table(players=["Rene\u0301", "Boris", "Vera"])
     assert t["players"][0]["name"] == "Ren\u00e9"
+
+
+def test_the_table_limit_holds_under_concurrent_creations(limited):
+    """Eight creations at once by one owner with room for two: two tables, six 409s (the
+    count is serialised per owner: SQLite's writer, an advisory lock on PostgreSQL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        codes = sorted(pool.map(lambda _i: _table(limited).status_code, range(8)))
+    assert codes == [201, 201] + [409] * 6
