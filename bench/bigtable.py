@@ -15,7 +15,10 @@ Printed, per table length:
 - ``stall``: while a client posts deals to a small table of another owner in a loop, a PUT
   of deal 1 of the long table (its own body: the whole log folded again) and an undo of its
   last deal; their times, and the small table's POST latencies (median before, worst while
-  the PUT or the undo runs).
+  the PUT or the undo runs);
+- ``viewers``: the small table's POST median while four anonymous clients fetch the long
+  table's shared sheet.svg (of an unchanging revision, fetched once before) in a loop for
+  4 s, and how many pictures they got.
 """
 
 from __future__ import annotations
@@ -166,6 +169,30 @@ def measure(base: str, url: str, deals: int, seed: int) -> dict[str, float]:
     out["undo_s"] = end - start
     time.sleep(0.5)
     out["post_worst_during_undo_s"] = _during(poster.times, start, end)
+    # four anonymous viewers looping on the shared picture while the other owner posts
+    stop = threading.Event()
+    fetched: list[int] = []
+
+    def view() -> None:
+        with httpx.Client(base_url=base, timeout=120) as anonymous:
+            while not stop.is_set():
+                assert anonymous.get(f"/v1/shared/{big['share_token']}/sheet.svg").status_code == 200
+                fetched.append(1)
+
+    # the picture of this revision drawn first: the viewers poll a table that is not changing
+    assert owner.get(f"/v1/shared/{big['share_token']}/sheet.svg").status_code == 200
+    viewers = [threading.Thread(target=view, daemon=True) for _ in range(4)]
+    start = time.perf_counter()
+    for v in viewers:
+        v.start()
+    time.sleep(4)
+    end = time.perf_counter()
+    stop.set()
+    for v in viewers:
+        v.join()
+    during = [d for s, d in poster.times if start <= s <= end]
+    out["post_p50_viewers_s"] = statistics.median(during) if during else 0.0
+    out["viewer_pictures"] = len(fetched)
     poster.stop.set()
     poster.join()
     return out
@@ -217,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['svg_next_median_s'] * 1000:7.1f} ms, {r['svg_bytes'] / 1e6:.2f} MB\n"
             f"              PUT deal 1 {r['put_s'] * 1000:6.0f} ms, undo {r['undo_s'] * 1000:6.0f} ms; other table's POST: "
             f"p50 before {r['post_p50_before_s'] * 1000:.1f} ms, worst during the PUT "
-            f"{r['post_worst_during_put_s'] * 1000:.0f} ms, during the undo {r['post_worst_during_undo_s'] * 1000:.0f} ms"
+            f"{r['post_worst_during_put_s'] * 1000:.0f} ms, during the undo {r['post_worst_during_undo_s'] * 1000:.0f} ms\n"
+            f"              4 viewers looping on the shared sheet.svg for 4 s: {r['viewer_pictures']} pictures, "
+            f"other table's POST p50 {r['post_p50_viewers_s'] * 1000:.1f} ms"
         )
     return 0
 
