@@ -287,6 +287,7 @@ class _Refold:
     table: TableInfo  # after the change
     deal: DealInfo  # the removed deal (undo) or the corrected one
     remove_id: int | None  # the row an undo deletes
+    retire: bool  # the keys that posted ``deal`` are retired (not when a correction changes nothing)
     rewrites: list[dict[str, Any]]  # {"row_id", "new_body", "new_entries"} of deals whose row changes
     rescored: list[int]  # later deals whose entries changed (correction)
     answers: list[dict[str, Any]]  # {"number", "answer"}: stored POST answers rewritten
@@ -334,9 +335,12 @@ def _refold(
 def _write(session: Session, table_id: str, work: _Refold) -> None:
     # An undo or a correction retires the keys that posted the deal: their answer is not
     # what is stored any more, and a post with one of them is a new deal.
-    session.execute(
-        delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == work.deal.number)
-    )
+    if work.retire:
+        session.execute(
+            delete(_IDEMPOTENCY).where(
+                _IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == work.deal.number
+            )
+        )
     if work.remove_id is not None:
         session.execute(delete(_DEALS).where(_DEALS.c.id == work.remove_id))
     if work.rewrites:
@@ -408,6 +412,7 @@ def undo_last(
             table=_after(row, rules, folded.state, len(log)),
             deal=gone,
             remove_id=removed.id,
+            retire=True,
             rewrites=rewrites,
             rescored=[],
             answers=[],
@@ -471,10 +476,15 @@ def correct_deal(
                 infos[deal_row.number] = DealInfo(deal_row.number, new_body, tuple(entries), deal_row.created_at)
         table = _after(row, rules, folded.state, len(log))
         answers = []
-        if rescored and post_render is not None:
+        # The same body again changes no deal: its keys keep replaying (a retry must not post
+        # it twice), with its answer made again if its entries changed (another rules version).
+        same = canonical == log[number - 1].body
+        rescored_itself = log[number - 1].entries != entries_to_json(folded.entries[number - 1])
+        remade = rescored + ([number] if same and rescored_itself else [])
+        if remade and post_render is not None:
             keyed = session.scalars(
                 select(_IDEMPOTENCY.c.deal_number)
-                .where(_IDEMPOTENCY.c.table_id == row.id, _IDEMPOTENCY.c.deal_number.in_(rescored))
+                .where(_IDEMPOTENCY.c.table_id == row.id, _IDEMPOTENCY.c.deal_number.in_(remade))
                 .distinct()
             ).all()
             answers = [{"number": n, "answer": post_render(table, infos[n])} for n in sorted(keyed)]
@@ -483,6 +493,7 @@ def correct_deal(
             table=table,
             deal=infos[number],
             remove_id=None,
+            retire=not same,
             rewrites=rewrites,
             rescored=rescored,
             answers=answers,

@@ -186,3 +186,14 @@ def test_the_migration_names_each_keys_deal_and_drops_the_ghosts(new_database):
             rows = conn.execute(text("SELECT key, deal_number FROM idempotency_keys")).all()
         engine.dispose()
         assert [tuple(r) for r in rows] == [("kept", 1)]
+
+
+def test_a_correction_with_the_same_body_keeps_the_key(api):
+    """A PUT of the body already stored changes no deal: the key that posted it still
+    replays, so a retry of the post does not post the deal twice."""
+    tid = api.table()["id"]
+    first = _post(api, tid, PASS_6S, "K1").json()
+    assert api.put(f"/v1/tables/{tid}/deals/1", json=PASS_6S).status_code == 200
+    again = _post(api, tid, PASS_6S, "K1")
+    assert again.headers.get("idempotent-replayed") == "true" and again.json() == first
+    assert api.get(f"/v1/tables/{tid}").json()["deal_count"] == 1
