@@ -1,4 +1,4 @@
-"""The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current``, ``keys create|list|revoke``.
+"""The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current|cleanup``, ``keys create|list|revoke``.
 
 The client commands (``prefscore table ...``, ``prefscore deal ...``) are added at the bottom
 by app.client.commands.register."""
@@ -92,6 +92,24 @@ def current() -> None:
     url = Settings.from_env().database_url
     click.echo(f"current: {migrate.current(url) or 'base'}")
     click.echo(f"head:    {migrate.head()}")
+
+
+@db.command()
+def cleanup() -> None:
+    """Delete the Idempotency-Key records older than PREFSCORE_IDEMPOTENCY_DAYS (default 7).
+
+    Posts delete a few expired records each as they go; this deletes all of them at once."""
+    from app.db import make_database
+    from app.services.deals import expire_idempotency
+    from app.services.tables import Limits
+
+    settings = Settings.from_env()
+    database = make_database(settings)
+    try:
+        deleted = expire_idempotency(database, Limits.of(settings))
+    finally:
+        database.dispose()
+    click.echo(f"deleted {deleted} expired idempotency records")
 
 
 @main.group()

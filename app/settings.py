@@ -72,6 +72,14 @@ class Settings(BaseSettings):
     body_timeout: int = 10
     """Seconds to receive a request's body after its headers; later: 408."""
 
+    # --- what one key may store (app/services/tables.py Limits)
+    max_deals_per_table: int = 2000
+    """Deals a table may hold; a post beyond is 409."""
+    max_tables_per_owner: int = 1000
+    """Tables one owner may hold; a new table beyond is 409."""
+    idempotency_days: int = 7
+    """Days an Idempotency-Key's answer is kept; 0 keeps them for ever."""
+
     # --- rate limits (app/ratelimit.py, app/api/middleware/rate_limit.py)
     rate_limit: int = 100_000
     """Requests per valid key per window (in the database); 0: off."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Integer, MetaData, String, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.sql.expression import false
 
@@ -66,8 +66,17 @@ class DealRow(Base):
 
 
 class IdempotencyRow(Base):
+    """The first answer to a POST of a deal with an Idempotency-Key, replayed to its retries.
+
+    ``deal_number`` is the deal the key wrote: an undo or a correction of that deal deletes
+    the row in the same transaction (a replay must never describe a deal that is no longer
+    stored as it was). Rows older than the configured expiry are deleted (``created_at``)."""
+
     __tablename__ = "idempotency_keys"
-    __table_args__ = (UniqueConstraint("table_id", "key"),)
+    __table_args__ = (
+        UniqueConstraint("table_id", "key"),
+        Index("ix_idempotency_keys_table_id_deal_number", "table_id", "deal_number"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
@@ -75,7 +84,8 @@ class IdempotencyRow(Base):
     request_hash: Mapped[str] = mapped_column(String(64))
     status_code: Mapped[int] = mapped_column(Integer)
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    deal_number: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
 
 
 class ApiKey(Base):

@@ -3,7 +3,8 @@ past deal (the log is folded again and later deals re-scored, or nothing changes
 
 Every write use case locks the table row first, then checks the idempotency key, then
 If-Match, then asks the engine, then writes and commits — all in one transaction, before
-the caller sends a response."""
+the caller sends a response. An undo or a correction folds the whole log before it takes
+the lock and writes only if the table has not moved since (``_refold``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Callable
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.db import Database, DealRow, IdempotencyRow, TableRow
@@ -33,7 +34,7 @@ from app.rules import (
 )
 
 from .errors import Conflict, NotFound, PreconditionFailed, Unprocessable
-from .tables import TableInfo, info, load_row, load_table, rules_of, sheet_etag, state_of
+from .tables import DEFAULT_LIMITS, Limits, TableInfo, info, load_row, load_table, rules_of, sheet_etag, state_of
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ _DEALS = DealRow.__table__
 _IDEMPOTENCY = IdempotencyRow.__table__
 
 Renderer = Callable[[TableInfo, DealInfo | None], dict[str, Any]]
+# Expired idempotency records deleted by one post (see _expire_keys).
+EXPIRY_BATCH = 50
 
 
 def entries_to_json(entries: tuple[Entry, ...] | list[Entry]) -> list[dict[str, Any]]:
@@ -110,12 +113,43 @@ def _parse(body: dict[str, Any]) -> Deal:
         raise _refuse(exc, "the deal is not valid") from exc
 
 
-def _touch(row: TableRow, state_dict: dict[str, Any], deal_count: int) -> None:
-    row.state = state_dict
-    row.rules_version = RULES_VERSION
-    row.deal_count = deal_count
-    row.revision = row.revision + 1
-    row.updated_at = utcnow()
+def _expire_keys(session: Session, table_id: str, key: str, now: datetime, limits: Limits) -> None:
+    """Idempotency records older than the expiry: this key's own (so that it can be used
+    again), and a small batch of any table's, so that the cleanup keeps pace with the posts
+    that add records without ever making one post slow. PostgreSQL skips rows another
+    transaction is deleting at the same moment instead of waiting for it."""
+    if limits.idempotency_ttl is None:
+        return
+    cutoff = now - limits.idempotency_ttl
+    session.execute(
+        delete(_IDEMPOTENCY).where(
+            _IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.key == key, _IDEMPOTENCY.c.created_at < cutoff
+        )
+    )
+    batch = (
+        select(_IDEMPOTENCY.c.id)
+        .where(_IDEMPOTENCY.c.created_at < cutoff)
+        .order_by(_IDEMPOTENCY.c.created_at)
+        .limit(EXPIRY_BATCH)
+        .with_for_update(skip_locked=True)  # SQLite renders no FOR UPDATE: its writer holds the file
+    )
+    session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(batch.scalar_subquery())))
+
+
+def expire_idempotency(db: Database, limits: Limits = DEFAULT_LIMITS, *, now: datetime | None = None) -> int:
+    """Delete every idempotency record older than the expiry (``prefscore db cleanup``);
+    the number deleted. Posts delete a small batch each as they go (``_expire_keys``)."""
+    if limits.idempotency_ttl is None:
+        return 0
+    cutoff = (now or utcnow()) - limits.idempotency_ttl
+    deleted = 0
+    while True:  # in batches, so that no transaction holds the write lock for long
+        with db.write() as session:
+            batch = select(_IDEMPOTENCY.c.id).where(_IDEMPOTENCY.c.created_at < cutoff).limit(1000)
+            done = session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(batch.scalar_subquery()))).rowcount
+        deleted += done
+        if done < 1000:
+            return deleted
 
 
 def post_deal(
@@ -127,6 +161,7 @@ def post_deal(
     *,
     idempotency_key: str | None = None,
     if_match: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Written:
     """Post one deal: the table row read and locked, one insert, one update, one commit.
 
@@ -137,7 +172,9 @@ def post_deal(
     digest = request_hash(body) if idempotency_key is not None else None
     with db.write() as session:
         row = load_table(session, owner, table_id, lock=True)
+        now = utcnow()
         if idempotency_key is not None:
+            _expire_keys(session, row.id, idempotency_key, now, limits)
             seen = session.execute(
                 select(_IDEMPOTENCY.c.request_hash, _IDEMPOTENCY.c.status_code, _IDEMPOTENCY.c.response).where(
                     _IDEMPOTENCY.c.table_id == row.id, _IDEMPOTENCY.c.key == idempotency_key
@@ -150,7 +187,16 @@ def post_deal(
                         [FieldError("Idempotency-Key", "this Idempotency-Key was already used with another deal; use a new key")],
                         field="Idempotency-Key",  # the first version's member, kept one version
                     )
+                # The deal is stored as answered: an undo or a correction of it deleted
+                # this record, a correction of an earlier deal rewrote it.
                 return Written(seen.status_code, seen.response, None, replayed=True)
+        if row.deal_count >= limits.deals_per_table:
+            raise Conflict(
+                f"table {row.id} holds {row.deal_count} deals, the most a table may hold "
+                f"(PREFSCORE_MAX_DEALS_PER_TABLE={limits.deals_per_table}); start a new table",
+                reason="deal_limit",
+                limit=limits.deals_per_table,
+            )
         rules = rules_of(row)
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
         state = state_of(session, row, rules, persist=False)
@@ -160,7 +206,6 @@ def post_deal(
             raise _refuse(exc, "the deal does not fit the table") from exc
         number = row.deal_count + 1
         canonical = deal.to_dict()
-        now = utcnow()
         session.execute(
             insert(_DEALS).values(
                 table_id=row.id, number=number, body=canonical, entries=entries_to_json(result.entries), created_at=now
@@ -188,6 +233,7 @@ def post_deal(
                     request_hash=digest,
                     status_code=201,
                     response=response,
+                    deal_number=number,
                     created_at=now,
                 )
             )
@@ -233,17 +279,117 @@ def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[Tabl
         return info(row, rules, state_of(session, row, rules, persist=False)), deal_info(deal_row)
 
 
-def _log(session: Session, table_id: str) -> list[DealRow]:
-    return list(session.scalars(select(DealRow).where(DealRow.table_id == table_id).order_by(DealRow.number)).all())
+@dataclass(frozen=True)
+class _Refold:
+    """An undo or a correction worked out from one consistent read of the table: what to
+    write, and the revision it was worked out from."""
+
+    revision: int
+    table: TableInfo  # after the change
+    deal: DealInfo  # the removed deal (undo) or the corrected one
+    remove_id: int | None  # the row an undo deletes
+    retire: bool  # the keys that posted ``deal`` are retired (not when a correction changes nothing)
+    rewrites: list[dict[str, Any]]  # {"row_id", "new_body", "new_entries"} of deals whose row changes
+    rescored: list[int]  # later deals whose entries changed (correction)
+    answers: list[dict[str, Any]]  # {"number", "answer"}: stored POST answers rewritten
+    state: dict[str, Any]
+
+
+_LOG = select(_DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at)
+
+
+def _log(session: Session, table_id: str) -> list[Any]:
+    return list(session.execute(_LOG.where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number)).all())
+
+
+def _refold(
+    db: Database,
+    owner: str,
+    table_id: str,
+    plan: Callable[[Session, Any], _Refold],
+    *,
+    attempts: int = 3,
+) -> _Refold:
+    """Work out an undo or a correction (the whole log read and folded again) before taking
+    the write lock, then write it under the lock if the table's revision has not moved since;
+    if it has, again. On SQLite the write lock is the whole database's, so a fold of a long
+    log inside it would stall every other table's writes (bench/bigtable.py). The last attempt
+    folds under the lock, so that a table written without pause still gets its change."""
+    for attempt in range(attempts):
+        if attempt < attempts - 1:
+            with db.read() as session:
+                work = plan(session, load_table(session, owner, table_id, lock=False))
+            with db.write() as session:
+                row = load_table(session, owner, table_id, lock=True)
+                if row.revision != work.revision:
+                    continue
+                _write(session, row.id, work)
+                return work
+        with db.write() as session:
+            row = load_table(session, owner, table_id, lock=True)
+            work = plan(session, row)
+            _write(session, row.id, work)
+            return work
+    raise AssertionError("unreachable")
+
+
+def _write(session: Session, table_id: str, work: _Refold) -> None:
+    # An undo or a correction retires the keys that posted the deal: their answer is not
+    # what is stored any more, and a post with one of them is a new deal.
+    if work.retire:
+        session.execute(
+            delete(_IDEMPOTENCY).where(
+                _IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == work.deal.number
+            )
+        )
+    if work.remove_id is not None:
+        session.execute(delete(_DEALS).where(_DEALS.c.id == work.remove_id))
+    if work.rewrites:
+        session.execute(
+            update(_DEALS)
+            .where(_DEALS.c.id == bindparam("row_id"))
+            .values(body=bindparam("new_body"), entries=bindparam("new_entries")),
+            work.rewrites,
+        )
+    if work.answers:
+        # The keys of later deals a correction re-scored keep working (those deals are still
+        # stored: a retry must not post them again), with their answers made again.
+        session.execute(
+            update(_IDEMPOTENCY)
+            .where(_IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == bindparam("number"))
+            .values(response=bindparam("answer")),
+            work.answers,
+        )
+    session.execute(
+        update(_TABLES)
+        .where(_TABLES.c.id == table_id)
+        .values(
+            state=work.state,
+            rules_version=RULES_VERSION,
+            deal_count=work.table.deal_count,
+            revision=work.table.revision,
+            updated_at=utcnow(),
+        )
+    )
+
+
+def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:
+    return replace(info(row, rules, state), deal_count=deal_count, revision=row.revision + 1)
 
 
 def undo_last(
-    db: Database, owner: str, table_id: str, number: int, render: Renderer, *, if_match: str | None = None
+    db: Database,
+    owner: str,
+    table_id: str,
+    number: int,
+    render: Renderer,
+    *,
+    if_match: str | None = None,
 ) -> Written:
-    """Delete the last deal; the state is the log without it, folded again."""
-    with db.write() as session:
-        row = load_row(session, owner, table_id, lock=True)
-        rules = rules_of(row)
+    """Delete the last deal; the state is the log without it, folded again. The keys that
+    posted it are retired in the same transaction."""
+
+    def plan(session: Session, row: Any) -> _Refold:
         if not 1 <= number <= row.deal_count:
             raise NotFound(f"table {table_id} has no deal {number}")
         if number != row.deal_count:
@@ -252,20 +398,30 @@ def undo_last(
                 last=row.deal_count,
             )
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        rules = rules_of(row)
         log = _log(session, row.id)
         removed = log.pop()
         folded = replay(rules, row.first_dealer, [Deal.from_dict(r.body) for r in log])
+        rewrites = []
         for deal_row, entries in zip(log, folded.entries):
             stored = entries_to_json(entries)
-            if deal_row.entries != stored:
-                deal_row.entries = stored
-        gone = deal_info(removed)
-        session.delete(removed)
-        _touch(row, folded.state.to_dict(), len(log))
-        session.flush()
-        table = info(row, rules, folded.state)
-        response = render(table, gone)
-    return Written(200, response, table.etag)
+            if deal_row.entries != stored:  # written by another rules version
+                rewrites.append({"row_id": deal_row.id, "new_body": deal_row.body, "new_entries": stored})
+        gone = DealInfo(removed.number, removed.body, entries_from_json(removed.entries), removed.created_at)
+        return _Refold(
+            revision=row.revision,
+            table=_after(row, rules, folded.state, len(log)),
+            deal=gone,
+            remove_id=removed.id,
+            retire=True,
+            rewrites=rewrites,
+            rescored=[],
+            answers=[],
+            state=folded.state.to_dict(),
+        )
+
+    work = _refold(db, owner, table_id, plan)
+    return Written(200, render(work.table, work.deal), work.table.etag)
 
 
 def correct_deal(
@@ -277,16 +433,22 @@ def correct_deal(
     render: Callable[[TableInfo, DealInfo, list[int]], dict[str, Any]],
     *,
     if_match: str | None = None,
+    post_render: Renderer | None = None,
 ) -> Written:
     """Replace deal ``number`` and re-score every later deal. If the corrected deal or a later
-    one no longer fits, nothing changes: 422/409 for the deal itself, 409 naming the later deal."""
+    one no longer fits, nothing changes: 422/409 for the deal itself, 409 naming the later deal.
+
+    The keys that posted the corrected deal are retired; the stored answers of the keys of
+    re-scored later deals are made again with ``post_render`` (the deal as now stored, the
+    sheet after the correction)."""
     deal = _parse(body)
-    with db.write() as session:
-        row = load_row(session, owner, table_id, lock=True)
-        rules = rules_of(row)
+    canonical = deal.to_dict()
+
+    def plan(session: Session, row: Any) -> _Refold:
         if not 1 <= number <= row.deal_count:
             raise NotFound(f"table {table_id} has no deal {number}")
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        rules = rules_of(row)
         log = _log(session, row.id)
         deals = [Deal.from_dict(r.body) for r in log]
         deals[number - 1] = deal
@@ -301,17 +463,43 @@ def correct_deal(
                 deal=exc.number,
                 reason="later_deal_invalid",
             ) from exc
-        canonical = deal.to_dict()
-        log[number - 1].body = canonical
+        rewrites = []
         rescored: list[int] = []
+        infos: dict[int, DealInfo] = {}
         for deal_row, entries in zip(log, folded.entries):
             stored = entries_to_json(entries)
-            if deal_row.entries != stored:
-                deal_row.entries = stored
-                if deal_row.number > number:
+            new_body = canonical if deal_row.number == number else deal_row.body
+            if deal_row.entries != stored or new_body != deal_row.body:
+                rewrites.append({"row_id": deal_row.id, "new_body": new_body, "new_entries": stored})
+                if deal_row.number > number and deal_row.entries != stored:
                     rescored.append(deal_row.number)
-        _touch(row, folded.state.to_dict(), len(log))
-        session.flush()
-        table = info(row, rules, folded.state)
-        response = render(table, deal_info(log[number - 1]), rescored)
-    return Written(200, response, table.etag)
+            if deal_row.number == number or deal_row.entries != stored:
+                infos[deal_row.number] = DealInfo(deal_row.number, new_body, tuple(entries), deal_row.created_at)
+        table = _after(row, rules, folded.state, len(log))
+        answers = []
+        # The same body again changes no deal: its keys keep replaying (a retry must not post
+        # it twice), with its answer made again if its entries changed (another rules version).
+        same = canonical == log[number - 1].body
+        rescored_itself = log[number - 1].entries != entries_to_json(folded.entries[number - 1])
+        remade = rescored + ([number] if same and rescored_itself else [])
+        if remade and post_render is not None:
+            keyed = session.scalars(
+                select(_IDEMPOTENCY.c.deal_number)
+                .where(_IDEMPOTENCY.c.table_id == row.id, _IDEMPOTENCY.c.deal_number.in_(remade))
+                .distinct()
+            ).all()
+            answers = [{"number": n, "answer": post_render(table, infos[n])} for n in sorted(keyed)]
+        return _Refold(
+            revision=row.revision,
+            table=table,
+            deal=infos[number],
+            remove_id=None,
+            retire=not same,
+            rewrites=rewrites,
+            rescored=rescored,
+            answers=answers,
+            state=folded.state.to_dict(),
+        )
+
+    work = _refold(db, owner, table_id, plan)
+    return Written(200, render(work.table, work.deal, work.rescored), work.table.etag)

@@ -7,13 +7,14 @@ import hashlib
 import json
 import re
 import secrets
+import unicodedata
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, func, select, text
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -30,7 +31,36 @@ from app.rules import (
     replay,
 )
 
-from .errors import NotFound, Unprocessable
+from .errors import Conflict, NotFound, Unprocessable
+
+if TYPE_CHECKING:
+    from app.settings import Settings
+
+# piter_races: games in a match. A real match is a handful of games; the bound keeps a
+# table's settings from promising more play than any table can hold.
+RACES_GAMES_MAX = 99
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one key may store (README "Configuration"): deals per table, tables per owner,
+    and how long an Idempotency-Key's answer is kept (None: for ever)."""
+
+    deals_per_table: int = 2000
+    tables_per_owner: int = 1000
+    idempotency_ttl: timedelta | None = timedelta(days=7)
+
+    @classmethod
+    def of(cls, settings: "Settings") -> "Limits":
+        days = settings.idempotency_days
+        return cls(
+            deals_per_table=settings.max_deals_per_table,
+            tables_per_owner=settings.max_tables_per_owner,
+            idempotency_ttl=timedelta(days=days) if days > 0 else None,
+        )
+
+
+DEFAULT_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
@@ -135,6 +165,20 @@ def load_table(session: Session, owner: str, table_id: str, *, lock: bool) -> Ro
     return row
 
 
+def player_name(raw: str) -> str:
+    """A player's name as stored: trimmed and in Unicode NFC, so that "é" typed as one code
+    point or as "e" and a combining accent is one name."""
+    return unicodedata.normalize("NFC", raw.strip())
+
+
+def _lock_owner(session: Session, owner: str) -> None:
+    """Serialise the table creations of one owner, so that two at once cannot both pass the
+    limit. SQLite: the writer already holds the database. PostgreSQL: a transaction-scoped
+    advisory lock on the owner's name."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:owner, 15))"), {"owner": owner})
+
+
 def create_table(
     db: Database,
     owner: str,
@@ -144,15 +188,19 @@ def create_table(
     pool_target: int | None = None,
     first_dealer: int = 0,
     options: dict[str, Any] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> TableInfo:
     errors: list[FieldError] = []
-    names = [p.strip() for p in players]
+    names = [player_name(p) for p in players]
     if any(not n for n in names):
         errors.append(FieldError("players", "names must not be empty"))
     elif any(not n.isprintable() for n in names):
         errors.append(FieldError("players", "names must not contain control characters"))
-    elif len(set(n.casefold() for n in names)) != len(names):
+    elif len(set(unicodedata.normalize("NFC", n.casefold()) for n in names)) != len(names):
         errors.append(FieldError("players", "names must be distinct"))
+    games = (options or {}).get("games")
+    if convention == "piter_races" and isinstance(games, int) and not isinstance(games, bool) and games > RACES_GAMES_MAX:
+        errors.append(FieldError("options.games", f"must be at most {RACES_GAMES_MAX}"))
     try:
         rules = make_rules(convention, players=len(names), pool_target=pool_target, options=options or {})
     except InvalidTable as exc:
@@ -178,6 +226,15 @@ def create_table(
         revision=0,
     )
     with db.write() as session:
+        _lock_owner(session, owner)
+        count = session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
+        if count >= limits.tables_per_owner:
+            raise Conflict(
+                f"this key's owner has {count} tables, the most one owner may have "
+                f"(PREFSCORE_MAX_TABLES_PER_OWNER={limits.tables_per_owner})",
+                reason="table_limit",
+                limit=limits.tables_per_owner,
+            )
         session.add(row)
         session.flush()
         result = info(row, rules, state)

@@ -1,13 +1,16 @@
 """Reads for the pictures of a table (sheet.svg, the share page): the table with its whole
 deal log, in one read transaction, by owner or by share token.
 
-When the caller already has the current version (its ETag), the log is not read at all, so
-that a page polling for changes costs one indexed row read per poll.
+When the caller already has the current version (its ETag), or the picture of this version
+is drawn already (``DrawnCache``), the log is not read at all, so that a page polling for
+changes costs one indexed row read per poll and a table is drawn once per revision.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -72,3 +75,66 @@ def shared_picture(db: Database, token: str, *, current: Callable[[TableInfo], b
     """The same through the read-only share token."""
     with db.read() as session:
         return _picture(session, _shared_row(session, token), current)
+
+
+class DrawnCache:
+    """Pictures already drawn, by ETag: a picture is drawn once per revision of its table,
+    however many viewers poll it. Least recently used first out, bounded by the total size
+    of the pictures kept (and their number). When several requests want a picture that is
+    not drawn yet, one draws it and the others wait for it. Sizes are counted in characters
+    (an SVG is mostly ASCII, so about bytes)."""
+
+    def __init__(self, max_bytes: int = 32 * 1024 * 1024, max_items: int = 512):
+        self.max_bytes = max_bytes
+        self.max_items = max_items
+        self._items: OrderedDict[str, str] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self._drawing: dict[str, threading.Lock] = {}
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: str, value: str) -> None:
+        size = len(value)
+        with self._lock:
+            if key in self._items:
+                self._bytes -= len(self._items.pop(key))
+            if size > self.max_bytes:
+                return
+            self._items[key] = value
+            self._bytes += size
+            while self._bytes > self.max_bytes or len(self._items) > self.max_items:
+                _old, dropped = self._items.popitem(last=False)
+                self._bytes -= len(dropped)
+
+    def get_or_draw(self, key: str, draw: Callable[[], str]) -> str:
+        value = self.get(key)
+        if value is not None:
+            return value
+        with self._lock:
+            drawing = self._drawing.setdefault(key, threading.Lock())
+        try:
+            with drawing:
+                value = self.get(key)
+                if value is None:
+                    value = draw()
+                    self.put(key, value)
+                return value
+        finally:
+            with self._lock:
+                self._drawing.pop(key, None)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(pictures, bytes) kept."""
+        with self._lock:
+            return len(self._items), self._bytes

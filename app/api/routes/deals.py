@@ -3,7 +3,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Header, Path, Query, Response
+from fastapi import APIRouter, Body, Depends, Header, Path, Query, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
@@ -12,9 +12,10 @@ from app.rules import FieldError
 from app.services import deals as svc
 from app.services.deals import DealInfo, Written
 from app.services.errors import Unprocessable
-from app.services.tables import TableInfo
+from app.services.tables import Limits, TableInfo
+from app.settings import Settings
 
-from ..deps import DB, Owner
+from ..deps import DB, Owner, get_settings
 from ..headers import ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from ..schemas import (
     DEAL_EXAMPLES,
@@ -32,6 +33,7 @@ DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number,
 PAGE_MAX = 200
 DealBody = Annotated[DealInput, Body(openapi_examples=DEAL_EXAMPLES)]
 IfMatch = Annotated[str | None, Header(alias="If-Match", description="the sheet's ETag; a stale one is 412 and nothing is written")]
+Config = Annotated[Settings, Depends(get_settings)]
 
 
 def deal_response(table: TableInfo, deal: DealInfo) -> dict:
@@ -67,6 +69,7 @@ async def post_deal(
     db: DB,
     owner: Owner,
     response: Response,
+    settings: Config,
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -85,7 +88,7 @@ async def post_deal(
             "Idempotency-Key must be 1-255 visible ASCII characters",
             [FieldError("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)")],
         )
-    answer, written = await run_in_threadpool(_post, db, owner, table_id, deal, idempotency_key, if_match)
+    answer, written = await run_in_threadpool(_post, db, owner, table_id, deal, idempotency_key, if_match, Limits.of(settings))
     _answer(written, response, f"/v1/tables/{table_id}/deals/{answer.deal.root.number}")
     if written.replayed:
         response.headers["Idempotent-Replayed"] = "true"
@@ -93,7 +96,13 @@ async def post_deal(
 
 
 def _post(
-    db: Database, owner: str, table_id: str, deal: DealInput, idempotency_key: str | None, if_match: str | None
+    db: Database,
+    owner: str,
+    table_id: str,
+    deal: DealInput,
+    idempotency_key: str | None,
+    if_match: str | None,
+    limits: Limits,
 ) -> tuple[DealWithSheet, Written]:
     built: list[DealWithSheet] = []
 
@@ -102,7 +111,9 @@ def _post(
         # What is stored for a retry is the model's JSON; without a key nothing is stored.
         return built[-1].model_dump(mode="json") if idempotency_key is not None else {}
 
-    written = svc.post_deal(db, owner, table_id, deal.body(), render, idempotency_key=idempotency_key, if_match=if_match)
+    written = svc.post_deal(
+        db, owner, table_id, deal.body(), render, idempotency_key=idempotency_key, if_match=if_match, limits=limits
+    )
     # A replay answers what was stored, through the same model: the same bytes as the first time.
     answer = built[-1] if built and not written.replayed else DealWithSheet.model_validate(written.response)
     return answer, written
@@ -176,6 +187,8 @@ def correct_deal(
 ) -> DealCorrected:
     """Correct a past deal; later deals are re-scored. If one of them no longer fits, 409 names
     it (``deal``) and nothing changes."""
-    written = svc.correct_deal(db, owner, table_id, number, deal.body(), corrected_response, if_match=if_match)
+    written = svc.correct_deal(
+        db, owner, table_id, number, deal.body(), corrected_response, if_match=if_match, post_render=deal_response
+    )
     _answer(written, response)
     return DealCorrected.model_validate(written.response)

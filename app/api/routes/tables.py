@@ -2,15 +2,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Depends, Header, Query, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
 from app.rules import settle
 from app.services import tables as svc
+from app.settings import Settings
 
 from .. import etags
-from ..deps import DB, Owner
+from ..deps import DB, Owner, get_settings
 from ..headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from ..schemas import SettlementOut, SharedOut, Sheet, TableCreate, TableOut, problem_responses
 from ..stake import parse_stake
@@ -30,9 +31,11 @@ IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="a
     operation_id="createTable",
     status_code=201,
     response_model=TableOut,
-    responses={201: {"headers": {**LOCATION, **ETAG}}, **problem_responses(401, 422)},
+    responses={201: {"headers": {**LOCATION, **ETAG}}, **problem_responses(401, 409, 422)},
 )
-def create_table(body: TableCreate, db: DB, owner: Owner, response: Response) -> TableOut:
+def create_table(
+    body: TableCreate, db: DB, owner: Owner, response: Response, settings: Annotated[Settings, Depends(get_settings)]
+) -> TableOut:
     """Create a table; the response is the table, ``Location`` its URL."""
     fields = body.model_fields_set
     table = svc.create_table(
@@ -43,6 +46,7 @@ def create_table(body: TableCreate, db: DB, owner: Owner, response: Response) ->
         pool_target=body.pool_target if "pool_target" in fields else None,
         first_dealer=body.first_dealer,
         options=body.options,
+        limits=svc.Limits.of(settings),
     )
     response.headers["Location"] = f"/v1/tables/{table.id}"
     response.headers["ETag"] = table.etag

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
@@ -21,7 +23,7 @@ from fastapi.responses import HTMLResponse, Response
 from app.render import render_sheet as render_svg
 from app.rules import settle, sheet
 from app.services.tables import TableInfo
-from app.services.views import Picture, shared_picture, table_picture
+from app.services.views import DrawnCache, Picture, shared_picture, table_picture
 
 from .. import etags
 from ..deps import DB, Owner
@@ -32,6 +34,9 @@ router = APIRouter()
 
 SVG = "image/svg+xml"
 SHARED_PAGE_MAX = 200  # the share link's default page is the largest: its first clients read one page
+# The pictures of this process, by ETag (which names the table, its revision and the
+# render version): a table's picture is drawn once per revision, not once per viewer's poll.
+DRAWN = DrawnCache()
 
 _svg_responses: dict[int | str, dict[str, Any]] = {
     200: {
@@ -63,11 +68,30 @@ def picture_svg(picture: Picture) -> str:
     return render_svg(exact, history=history, settlement=settlement, pool_target=table.pool_target)
 
 
-def _svg_response(picture: Picture, etag: str, cache: str) -> Response:
+def _svg_response(fetch: Callable[..., Picture], if_none_match: str | None, cache: str) -> Response:
+    """304 for the viewer's current version; else the picture, drawn once per revision.
+    ``fetch(current=...)`` reads the table, and its log only when ``current`` is false: when
+    the viewer has this version, or it is drawn already."""
+    drawn: dict[str, str] = {}
+
+    def current(table: TableInfo) -> bool:
+        etag = svg_etag(table)
+        if etags.none_match(if_none_match, etag):
+            return True
+        svg = DRAWN.get(etag)
+        if svg is not None:
+            drawn[etag] = svg
+        return svg is not None
+
+    picture = fetch(current=current)
+    etag = svg_etag(picture.table)
     headers = {"ETag": etag, "Cache-Control": cache}
-    if picture.deals is None:
+    if etags.none_match(if_none_match, etag):
         return Response(status_code=304, headers=headers)
-    return Response(picture_svg(picture), media_type=SVG, headers=headers)
+    svg = drawn.get(etag)
+    if svg is None:
+        svg = DRAWN.get_or_draw(etag, lambda: picture_svg(picture))
+    return Response(svg, media_type=SVG, headers=headers)
 
 
 @router.get(
@@ -85,8 +109,7 @@ def get_sheet_svg(
 ) -> Response:
     """The sheet drawn as the paper pulka: sectors with pool, mountain and whists as running
     sequences, the all-pass level, the balances. ``ETag``; ``If-None-Match`` answers 304."""
-    picture = table_picture(db, owner, table_id, current=lambda t: etags.none_match(if_none_match, svg_etag(t)))
-    return _svg_response(picture, svg_etag(picture.table), etags.CACHE)
+    return _svg_response(partial(table_picture, db, owner, table_id), if_none_match, etags.CACHE)
 
 
 @router.get(
@@ -103,8 +126,7 @@ def get_shared_sheet_svg(
     if_none_match: IfNoneMatch = None,
 ) -> Response:
     """The picture of the sheet through the read-only share link (no key)."""
-    picture = shared_picture(db, token, current=lambda t: etags.none_match(if_none_match, svg_etag(t)))
-    return _svg_response(picture, svg_etag(picture.table), etags.CACHE)
+    return _svg_response(partial(shared_picture, db, token), if_none_match, etags.CACHE)
 
 
 @router.get(
