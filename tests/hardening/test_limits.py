@@ -85,7 +85,9 @@ def test_the_limits_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("PREFSCORE_IDEMPOTENCY_DAYS", "0")
     s = Settings.from_env()
     assert (s.max_deals_per_table, s.max_tables_per_owner, s.idempotency_days) == (50, 7, 0)
-    defaults = Settings()
+    for name in ("PREFSCORE_MAX_DEALS_PER_TABLE", "PREFSCORE_MAX_TABLES_PER_OWNER", "PREFSCORE_IDEMPOTENCY_DAYS"):
+        monkeypatch.delenv(name)
+    defaults = Settings.from_env()
     assert (defaults.max_deals_per_table, defaults.max_tables_per_owner, defaults.idempotency_days) == (2000, 1000, 7)
 
 
