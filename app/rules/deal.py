@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import FieldError, InvalidDeal
 
-DEAL_TYPES = ("contract", "misere", "remise", "allpass")
+DEAL_TYPES = ("contract", "misere", "remise", "allpass", "close")
 STRAINS = ("S", "C", "D", "H", "NT")
 DEFENCE = ("whist", "pass", "half_whist")
 TALON_BONUSES = {"ace": 10, "marriage": 10, "ace_king": 20, "two_aces": 30}
@@ -27,6 +27,7 @@ _FIELDS = {
     "misere": {"type", "declarer", "tricks"},
     "remise": {"type", "declarer", "contract"},
     "allpass": {"type", "tricks"},
+    "close": {"type"},  # the caller ends a game played for a number of deals (end_of_game deals)
 }
 _COMMON = {"dealer", "choices", "talon", "over_misere", "note"}
 

@@ -32,8 +32,9 @@ EXPECTED = {
     # vmk: "a made, whisted game"
     "vmk": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 1, "made_misere": 1,
             "failed_whisted": 1, "failed_misere": 1, "remise": 1},
-    # piter_races: "a made, whisted game"; no remise there
-    "piter_races": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 1, "made_misere": 1,
+    # piter_races: seed 004 «Выходом из распасовки считается любая завистованная сыгранная
+    # игра»: a half-whisted game is not played out (half_whist_exit off); no remise there
+    "piter_races": {"made_whisted": 0, "made_half_whist": 1, "made_unwhisted": 1, "made_misere": 1,
                     "failed_whisted": 1, "failed_misere": 1},
 }
 
