@@ -106,7 +106,9 @@ class FieldSpec:
         elif self.choices is not None:
             out["choices"] = [list(c) if isinstance(c, tuple) else c for c in self.choices]
         if self.type == "cost_ladder":
-            out["choices"] = [list(c) for c in COST_LADDERS] + [{"start": "a", "step": "d"}]
+            # and {"start": a, "step": d} with 1 <= a, d <= arithmetic_max: a, a+d, a+2d, ...
+            out["choices"] = [list(c) for c in COST_LADDERS]
+            out["arithmetic_max"] = ARITHMETIC_MAX
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:
