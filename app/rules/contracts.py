@@ -19,7 +19,7 @@ from .fields import (
     TwoWhistersHigh,
     UnwhistedWriteoff,
 )
-from .sheet import WorkingSheet
+from .sheet import DEFENDERS, WorkingSheet
 from .state import Amount, exact
 
 
@@ -40,11 +40,9 @@ def score_contract(sheet: WorkingSheet, deal: Deal) -> None:
         raise InvalidDeal(errors)
     declarer, level = deal.declarer, deal.level
     # Defenders in order from the declarer's left among active seats.
-    others = [s for s in sheet.active if s != declarer]
-    others.sort(key=lambda s: (s - declarer) % sheet.n)
-    first, second = others
+    first, second = DEFENDERS[sheet.n, sheet.dealer, declarer]
     defence = dict(deal.defenders)
-    if set(defence) != set(others):
+    if len(defence) != 2 or first not in defence or second not in defence:
         raise InvalidDeal([FieldError("defenders", f"must name exactly the defending seats {first} and {second}")])
     d1, d2 = defence[first], defence[second]
     if rules.stalingrad and level == 6 and deal.strain == "S" and (d1, d2) != ("whist", "whist"):

@@ -134,10 +134,12 @@ EXIT_LADDERS = ((6,), (6, 7, 7), (6, 7, 8))
 
 
 class ConventionRef(NamedTuple):
-    """What callers outside the engine read as ``rules.convention``."""
+    """What callers outside the engine read as ``rules.convention`` (the first rule table's
+    shape): the preset's name, and whether the table plays a match of games. New code reads
+    ``rules.preset`` and ``rules.match_bonuses``."""
 
     name: str
-    races: bool  # the table plays a match of games with the races' bonuses (match_bonuses)
+    races: bool  # = rules.match_bonuses
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,13 +38,13 @@ def finish_deal(sheet: WorkingSheet, deal: Deal) -> TableState:
     streak = next_streak(rules, state, deal, sheet.exit)
     pools = tuple(sheet.pools)
     first = state.first_to_target
-    if rules.match_bonuses and not first:
+    if not first and rules.match_bonuses:
         first = tuple(s for s in range(sheet.n) if pools[s] >= rules.pool_target)
     new = TableState(
         players=sheet.n,
         pools=pools,
         mountains=tuple(sheet.mountains),
-        whists=tuple(tuple(row) for row in sheet.whists),
+        whists=sheet.whists_written(),
         streak=streak,
         compulsory_cost=sheet.compulsory_next,
         next_dealer=next_dealer(rules, sheet.dealer, deal, streak),
@@ -97,7 +97,7 @@ def end_match_game(sheet: WorkingSheet, new: TableState) -> TableState:
         write_bonus(sheet, bonuses, None, "min_mountain", [s for s in range(n) if mountains[s] == low], 200)
         return replace_state(
             new,
-            whists=tuple(tuple(row) for row in sheet.whists),
+            whists=sheet.whists_written(),
             bonuses=tuple(bonuses),
             finished=True,
         )
@@ -105,7 +105,7 @@ def end_match_game(sheet: WorkingSheet, new: TableState) -> TableState:
     zeros = (0,) * n
     return replace_state(
         new,
-        whists=tuple(tuple(row) for row in sheet.whists),
+        whists=sheet.whists_written(),
         bonuses=tuple(bonuses),
         match_pools=pools,
         match_mountains=mountains,

@@ -16,11 +16,20 @@ from .fields import MadeGameWriteoff, PoolOverflow, Rules
 from .state import Amount, Entry, TableState, exact
 
 
+# The active seats and the (first, second) defenders of each declarer, by table size and dealer:
+# at 4 players the dealer sits out; defenders are ordered from the declarer's left.
+ACTIVE = {(n, dealer): tuple(s for s in range(n) if n == 3 or s != dealer) for n in (3, 4) for dealer in range(n)}
+DEFENDERS = {
+    (n, dealer, declarer): tuple(s for s in ((declarer + i) % n for i in range(1, n)) if s in ACTIVE[n, dealer])
+    for n in (3, 4) for dealer in range(n) for declarer in ACTIVE[n, dealer]
+}
+
+
 class WorkingSheet:
     __slots__ = (
         "rules", "state", "dealer", "n", "active", "pools", "mountains", "whists",
         "entries", "pending_pools", "exit", "compulsory_next", "unhelpable", "help_used",
-        "writeoff_used",
+        "writeoff_used", "copied_rows",
     )
 
     def __init__(self, rules: Rules, state: TableState, dealer: int):
@@ -28,10 +37,12 @@ class WorkingSheet:
         self.state = state
         self.dealer = dealer
         self.n = n = rules.players
-        self.active = tuple(s for s in range(n) if n == 3 or s != dealer)
+        self.active = ACTIVE[n, dealer]
         self.pools = list(state.pools)
         self.mountains = list(state.mountains)
-        self.whists = [list(row) for row in state.whists]
+        # rows are copied when first written (most deals write on one or two rows)
+        self.whists: list = list(state.whists)
+        self.copied_rows = 0  # bit i: row i is this sheet's own list
         self.entries: dict[tuple[str, int, int | None], Amount] = {}
         self.pending_pools: list[tuple[int, Amount]] = []
         self.exit = False  # this deal ends the all-pass streak
@@ -54,8 +65,16 @@ class WorkingSheet:
     def whist(self, seat: int, on: int, amount: Amount) -> None:
         if amount:
             amount = exact(amount)
-            self.whists[seat][on] = exact(self.whists[seat][on] + amount)
+            row = self.whists[seat]
+            if not self.copied_rows >> seat & 1:
+                row = self.whists[seat] = list(row)
+                self.copied_rows |= 1 << seat
+            row[on] = exact(row[on] + amount)
             self._enter(("whists", seat, on), amount)
+
+    def whists_written(self) -> tuple[tuple[Amount, ...], ...]:
+        copied = self.copied_rows
+        return tuple(tuple(row) if copied >> i & 1 else row for i, row in enumerate(self.whists))
 
     def pool(self, seat: int, amount: Amount) -> None:
         """Queue a pool write; they go through the overflow rule in seat order."""

@@ -6,7 +6,7 @@
     assert t.mountains == [0, 0, 0]
     assert t.whists == {(2, 1): 24}          # (writer, written on): amount, non-zero cells only
 
-Every expected number in the tests is computed by hand from RULES.md (and the seeds)
+Every expected number in the tests is computed by hand from docs/rules.md (and the seeds)
 and written in a comment next to the assertion; none is copied from the engine.
 """
 

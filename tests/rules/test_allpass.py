@@ -1,4 +1,4 @@
-"""RULES.md 4 "what ends an all-pass streak" and 7.1, across conventions.
+"""docs/rules.md §8.1 "what ends a streak" and the presets of §5, across conventions.
 
 Every case: 4 players, a streak of 1 (one all-pass played), dealer 0, declarer 1 with
 defenders 2 (first) and 3 (second), a 7 (the lowest contract after one all-pass where
@@ -18,7 +18,7 @@ GAMES = {
     "remise": remise(1, "7H"),
 }
 
-# streak after the game, from RULES.md 4's row (1 = kept, 0 = ended):
+# streak after the game, from docs/rules.md §5 and §8.1 (1 = kept, 0 = ended):
 EXPECTED = {
     # sochi: "any made game"
     "sochi": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 0, "made_misere": 0,

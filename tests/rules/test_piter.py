@@ -1,4 +1,4 @@
-"""piter (RULES.md 4): s = 2, k = 2, whists 2V a trick, undertrick 2V, consolation 2V,
+"""piter (docs/rules.md §5): s = 2, k = 2, whists 2V a trick, undertrick 2V, consolation 2V,
 failed whist V, misère 20 a trick, 8: second / 9, 10: both, gentlemen's whist, Stalingrad
 on, amnesty all-passes [2,4,6] / exits [6,7,7], clean -1 cost, streak ends on a made whisted
 game, end when all pools are closed outside a streak, overflow helps at 20 whists a point.

@@ -71,7 +71,7 @@ def _half_multiple(x) -> bool:
 
 
 def _describe(log) -> None:
-    note(f"rules: {log.rules.convention.name}, {log.rules.players} players, target {log.rules.pool_target}, "
+    note(f"rules: {log.rules.preset}, {log.rules.players} players, target {log.rules.pool_target}, "
          f"options {log.rules.options}, first dealer {log.first_dealer}")
     for i, body in enumerate(log.bodies, 1):
         note(f"deal {i}: {json.dumps(body, ensure_ascii=False)}")
@@ -195,7 +195,7 @@ def test_settlement_sums_to_zero_and_transfers_settle_it(convention, data, stake
 @PROPS
 @given(data=st.data(), c=st.integers(-50, 50))
 def test_balances_ignore_a_constant_added_to_every_mountain(convention, data, c):
-    """Amnesty of the mountain changes nothing in the balances (RULES.md 8)."""
+    """Amnesty of the mountain changes nothing in the balances (docs/rules.md §9)."""
     log = data.draw(deal_logs(conventions=(convention,)), label="log")
     _describe(log)
     state = log.states[-1]
@@ -467,7 +467,7 @@ def _rotate_body(body: dict, r: int, n: int) -> dict:
 @PROPS
 @given(data=st.data(), r=st.integers(1, 3))
 def test_rotating_every_seat_rotates_the_sheet(convention, data, r):
-    """Nothing in RULES.md depends on absolute seat numbers (orders are clockwise from the
+    """Nothing in docs/rules.md depends on absolute seat numbers (orders are clockwise from the
     dealer or the declarer), so the log played with every seat moved by ``r`` gives the same
     sheet with every seat moved by ``r``."""
     log = data.draw(deal_logs(conventions=(convention,)), label="log")

@@ -1,4 +1,4 @@
-"""vmk (RULES.md 4, seed 001): s = 1, k = 1, whists V a trick, undertrick V, consolation 10,
+"""vmk (docs/rules.md §5, seed 001): s = 1, k = 1, whists V a trick, undertrick V, consolation 10,
 failed whist V, misère 10, two whisters on 8/9/10: both, not gentlemen, Stalingrad, remise,
 per-trick all-passes [2,4,4] with exits [6,7,7], clean -cost, unwhisted game may be written
 off the mountain, overflow may be written off, a failed whister cannot be helped.
@@ -169,7 +169,7 @@ def test_overflow_cannot_help_a_defender_who_failed_his_whist():
 
 
 def test_unwhisted_writeoff_leaves_the_pool_so_nothing_overflows():
-    # RULES.md 5.5: written off this way, the whole V leaves the mountain and nothing goes to
+    # docs/rules.md §6.5: written off this way, the whole V leaves the mountain and nothing goes to
     # the pool (so nothing overflows) -- even with the pool 2 short of the target.
     t = Table("vmk").set(pools=(18, 10, 5))
     t.deal(contract(0, "8H", {1: "pass", 2: "pass"}, choices={"writeoff": [0]}))
