@@ -508,3 +508,42 @@ def test_games_need_match_bonuses():
         make_rules("sochi", 3, options={"games": 3})
     assert fields(info.value) == {"options.games"}
     assert make_rules("sochi", 4, options={"games": 3, "match_bonuses": True}).games == 3
+
+
+@pytest.mark.parametrize("conv,on,penalty,help_whists", [
+    ("sochi", True, 3, {(0, 2): 40}), ("sochi", False, 3, {(0, 1): 40}),
+    ("piter", True, 6, {(0, 2): 80}), ("piter", False, 6, {(0, 1): 80}),
+])
+def test_failed_whister_unhelped(conv, on, penalty, help_whists):
+    # pools 18, 10, 5; declarer 0 (defenders 1 first, 2 second) makes all ten tricks of an 8
+    # whisted by 1 alone: 1 is short 1, semi: s·V/2 = 3 (sochi) or 6 (piter) to his mountain.
+    # The 4 points beyond the target help the largest open pool -- seat 1 (10), unless he
+    # failed his whist and cannot be helped: then seat 2 (5 -> 9). 10·k whists a point.
+    t = Table(conv, failed_whister_unhelped=on).set(pools=(18, 10, 5))
+    t.deal(contract(0, "8H", {1: "whist", 2: "pass"}, {0: 10, 1: 0, 2: 0}))
+    assert t.mountains == [0, penalty, 0]
+    assert t.pools == ([20, 10, 9] if on else [20, 14, 5])
+    assert t.whists == help_whists
+
+
+@pytest.mark.parametrize("conv", ["sochi", "vmk"])
+def test_return_talon_elsewhere(conv):
+    # 4 players, dealer 0: seat 1's unwhisted 7 with the talon returned: pool 4, the dealer V = 4
+    t = Table(conv, players=4, return_talon=True)
+    t.deal(contract(1, "7H", {2: "pass", 3: "pass"}, talon={"returned": True}))
+    assert t.pools == [0, 4, 0, 0] and t.mountains == [4, 0, 0, 0]
+
+
+@pytest.mark.parametrize("conv", ["sochi", "vmk"])
+def test_match_bonuses_elsewhere(conv):
+    # a one-game match: pools 20, 20, 16, mountains 0, 4, 4, seat 0 first to the target. Seat 2's
+    # unwhisted 7 closes every pool: the game ends. Game bonuses: seat 0 first (300 on each),
+    # seat 0 the smallest mountain (200 on each). Match bonuses: the largest total pool is a
+    # three-way tie (300/3 = 100 from each on each other), the smallest total mountain seat 0
+    # (200 on each). (0, 1) = (0, 2) = 300 + 200 + 100 + 200 = 800; every other cell 100.
+    t = Table(conv, match_bonuses=True).set(pools=(20, 20, 16), mountains=(0, 4, 4), first_to_target=(0,),
+                                             match_pools=(0, 0, 0), match_mountains=(0, 0, 0))
+    t.deal(contract(2, "7H", {0: "pass", 1: "pass"}))
+    assert t.state.finished
+    assert t.whists == {(0, 1): 800, (0, 2): 800, (1, 0): 100, (1, 2): 100, (2, 0): 100, (2, 1): 100}
+    assert t.sheet["match"]["games"] == 1
