@@ -56,7 +56,7 @@ from .settlement import Settlement, Transfer, settle
 from .state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
 
 # Bumped whenever a rule change can change a stored sheet; part of the sheet's ETag.
-# 2: the five seed readings of docs/rules.md ("Readings of the seeds") put right.
+# 2: the five seed readings of docs/rules.md §11 put right.
 RULES_VERSION = 2
 
 __all__ = [

@@ -1,5 +1,5 @@
 """All-pass deals: the trick scoring, the clean player and the clean dealer
-(docs/rules.md, "All-pass deals")."""
+(docs/rules.md §7)."""
 
 from __future__ import annotations
 
@@ -62,9 +62,11 @@ def score_rostov_allpass(sheet: WorkingSheet, held: dict[int, int]) -> None:
     low = min(held.values())
     winners = [s for s in sheet.active if held[s] == low]
     losers = [s for s in sheet.active if held[s] != low]
+    shared = len(winners)
     for w in winners:
         for loser in losers:
-            sheet.whist(w, loser, exact(Fraction(5 * held[loser], len(winners))))
+            amount = 5 * held[loser]
+            sheet.whist(w, loser, amount if shared == 1 else exact(Fraction(amount, shared)))
 
 
 def score_clean_players(sheet: WorkingSheet, deal: Deal, held: dict[int, int], cost: int | None) -> None:

@@ -1,5 +1,5 @@
 """Checks shared by the deal types: does the deal fit the table and its state
-(docs/rules.md, "Bad input"). Each appends the bad field and the reason."""
+(docs/rules.md §10). Each appends the bad field and the reason."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Deals played as a contract, a misère or a remise, and the talon
-(docs/rules.md, "Contracts", "Failed whist", "Contracts that are not played out", "Misère",
-"The Rostov talon")."""
+(docs/rules.md §6: made and failed contracts, the single whister,
+the failed whist, contracts not played out, the misère, the talon)."""
 
 from __future__ import annotations
 

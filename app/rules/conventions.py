@@ -1,5 +1,5 @@
 """The rule table: every field with its type and allowed values, the conventions as named
-presets of those fields, and ``make_rules`` (docs/rules.md, "The rule table" and "Presets").
+presets of those fields, and ``make_rules`` (docs/rules.md §4 and §5).
 
 A table chooses a preset and may override any field under ``options``. Each override is
 checked against the field's type and values, then the whole combination is checked, and a

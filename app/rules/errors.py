@@ -1,4 +1,4 @@
-"""Refusals of the engine. Each names the field and the reason (docs/rules.md, "Bad input")."""
+"""Refusals of the engine. Each names the field and the reason (docs/rules.md §10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The typed fields of the rule table (docs/rules.md, "The rule table").
+"""The typed fields of the rule table (docs/rules.md §4).
 
 Every scoring parameter is one field of the frozen ``Rules`` value, with a closed set of
 values: an enum, a bool, a bounded int, or one of a few ladders. A convention is a named
@@ -32,7 +32,7 @@ class Consolation(Choice):
 
 
 class Responsibility(Choice):
-    """What a responsible defender pays per short trick (docs/rules.md, "Failed whist")."""
+    """What a responsible defender pays per short trick (docs/rules.md §6.4)."""
 
     FULL = "full"  # s·V
     SEMI = "semi"  # s·V/2, the half-responsible whist

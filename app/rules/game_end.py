@@ -1,5 +1,5 @@
 """After the entries of a deal: the all-pass streak, the next dealer, the end of the game and
-the match's bonuses (docs/rules.md, "State across deals", "End of game", "The match").
+the match's bonuses (docs/rules.md §8.1, §8.4, §8.5).
 """
 
 from __future__ import annotations
@@ -40,21 +40,22 @@ def finish_deal(sheet: WorkingSheet, deal: Deal) -> TableState:
     first = state.first_to_target
     if not first and rules.match_bonuses:
         first = tuple(s for s in range(sheet.n) if pools[s] >= rules.pool_target)
+    # positional, in TableState's field order (the hot path: once per deal)
     new = TableState(
-        players=sheet.n,
-        pools=pools,
-        mountains=tuple(sheet.mountains),
-        whists=sheet.whists_written(),
-        streak=streak,
-        compulsory_cost=sheet.compulsory_next,
-        next_dealer=next_dealer(rules, sheet.dealer, deal, streak),
-        finished=False,
-        game=state.game,
-        deal_count=state.deal_count + 1,
-        first_to_target=first,
-        match_pools=state.match_pools,
-        match_mountains=state.match_mountains,
-        bonuses=state.bonuses,
+        sheet.n,
+        pools,
+        tuple(sheet.mountains),
+        sheet.whists_written(),
+        streak,
+        sheet.compulsory_next,
+        next_dealer(rules, sheet.dealer, deal, streak),
+        False,
+        state.game,
+        state.deal_count + 1,
+        first,
+        state.match_pools,
+        state.match_mountains,
+        state.bonuses,
     )
     if not game_ended(rules, new, closed=deal.type == "close"):
         return new

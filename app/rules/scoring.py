@@ -1,4 +1,4 @@
-"""Scoring one deal: the entries it writes and the new state (docs/rules.md, "Scoring a deal").
+"""Scoring one deal: the entries it writes and the new state (docs/rules.md §6-§8).
 
 ``apply_deal`` checks the deal against the rules and the current state, then writes on a
 working copy of the sheet (``sheet.py``); the given state is never changed, so a refused

@@ -1,4 +1,4 @@
-"""Settlement (docs/rules.md, "Settlement"): exact balances, cents that sum to zero, fewest transfers."""
+"""Settlement (docs/rules.md §9): exact balances, cents that sum to zero, fewest transfers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The working copy of the sheet during one deal, and the pool writes with their overflow
-(docs/rules.md, "Closing the pool and overflow").
+(docs/rules.md §8.3).
 
 The scoring modules write on a ``WorkingSheet``; the table's state is never changed, so a
 refused deal leaves everything as it was. Entries are summed per (kind, seat, on) as they
@@ -74,7 +74,13 @@ class WorkingSheet:
 
     def whists_written(self) -> tuple[tuple[Amount, ...], ...]:
         copied = self.copied_rows
-        return tuple(tuple(row) if copied >> i & 1 else row for i, row in enumerate(self.whists))
+        if not copied:
+            return self.state.whists
+        rows = list(self.whists)
+        for i in range(self.n):
+            if copied >> i & 1:
+                rows[i] = tuple(rows[i])
+        return tuple(rows)
 
     def pool(self, seat: int, amount: Amount) -> None:
         """Queue a pool write; they go through the overflow rule in seat order."""
@@ -87,7 +93,7 @@ class WorkingSheet:
 
     def entries_written(self) -> tuple[Entry, ...]:
         """The summed lines as entries; lines that cancelled out are dropped."""
-        return tuple(Entry(kind, seat, amount, on) for (kind, seat, on), amount in self.entries.items() if amount)
+        return tuple([Entry(kind, seat, amount, on) for (kind, seat, on), amount in self.entries.items() if amount])
 
     def check_choices_used(self, deal: Deal) -> None:
         if deal.help is not None and not self.help_used:

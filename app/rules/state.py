@@ -67,7 +67,7 @@ class Bonus:
 @dataclass(frozen=True, slots=True)
 class TableState:
     players: int
-    pools: tuple[Amount, ...]  # the current game's (docs/rules.md, "End of game")
+    pools: tuple[Amount, ...]  # the current game's (docs/rules.md §8.5)
     mountains: tuple[Amount, ...]
     whists: tuple[tuple[Amount, ...], ...]  # whists[i][j]: what seat i has written on seat j
     streak: int = 0  # all-pass deals since the last exit

@@ -4,7 +4,7 @@ The valid deals come from ``tests/support/deallog.py`` (a plain generator that d
 what is allowed from the table's rule fields and its state); here it is driven by a
 hypothesis ``Random`` so that a failing log shrinks. Tables are random combinations of
 fields, not only the presets. Invalid deals are mutations of valid ones, each breaking
-exactly one rule of docs/rules.md, "Bad input".
+exactly one rule of docs/rules.md §10.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def deal_logs(draw, max_deals: int = 25, conventions: tuple[str, ...] = CONVENTI
 @dataclass
 class Invalid:
     body: Any
-    rule: str  # which rule of docs/rules.md "Bad input" it breaks (for the failure message)
+    rule: str  # which rule of docs/rules.md §10 it breaks (for the failure message)
 
 
 def _full_tricks(body: dict[str, Any], sit: Situation) -> bool:

@@ -7,7 +7,7 @@ folded again with today's engine and must give the same entries, state and sheet
 states must load, and scoring on from the halfway state must reach the same end.
 
 The only logs allowed to score otherwise are those that meet one of the seed readings put
-right (docs/rules.md, "Readings of the seeds"), and each such log is checked to differ for
+right (docs/rules.md §11), and each such log is checked to differ for
 exactly that reason:
 - piter_races with a half-whist inside a streak: with ``half_whist_exit`` true (the old
   reading, still a field value) the log scores exactly as before;

@@ -1,4 +1,4 @@
-"""docs/rules.md, "The rule table" and "Presets": the classic options with their defaults, refusals."""
+"""docs/rules.md §4 and §5: the classic options with their defaults, refusals."""
 
 import pytest
 
@@ -52,7 +52,7 @@ def test_unknown_option_refused():
 
 def test_any_field_may_be_overridden_in_any_convention():
     # the first rule table refused these (gentlemen_whist was fixed on in piter, stalingrad
-    # in vmk); every field of the table is an option now (docs/rules.md, "The rule table")
+    # in vmk); every field of the table is an option now (docs/rules.md §4.6)
     assert make_rules("piter", 3, options={"gentlemen_whist": False}).single_whister.value == "open"
     assert make_rules("vmk", 3, options={"stalingrad": False}).stalingrad is False
 

@@ -320,7 +320,7 @@ def test_sliding_allpass_dealer_moves_by_default():
 def test_sliding_allpass_off_same_dealer_while_in_allpasses():
     # seed 001, «Распасы скользящие» off: «в распасах все время сдает один и тот же игрок»
     # -- the same player deals for as long as the table is in all-passes (docs/rules.md,
-    # "Readings of the seeds" 1).
+    # §11, reading 1).
     t = Table("piter", sliding_allpass=False)
     t.deal(allpass({0: 3, 1: 3, 2: 4}))
     assert t.state.next_dealer == 0 and t.state.streak == 1

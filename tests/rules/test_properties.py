@@ -85,7 +85,7 @@ def _describe(log) -> None:
 def test_generated_logs_are_accepted_and_counted(convention, data):
     """Every deal the generator derives from the rules is accepted; the deal count goes up by
     one and the deal passes on, except that with sliding_allpass off the same player deals
-    while the table is in all-passes (docs/rules.md, "Dealing")."""
+    while the table is in all-passes (docs/rules.md §2)."""
     log = data.draw(deal_logs(conventions=(convention,)), label="log")
     _describe(log)
     sliding = log.rules.sliding_allpass
@@ -274,7 +274,7 @@ def _bonus_whists(state: TableState, n: int) -> dict[tuple[int, int], Fraction]:
 @PROPS
 @given(data=st.data())
 def test_every_sheet_amount_is_a_multiple_of_one_half(convention, data):
-    """docs/rules.md, "Amounts": except the shared match bonuses (300/t, 200/t), which may be thirds."""
+    """docs/rules.md §3: except the shared match bonuses (300/t, 200/t), which may be thirds."""
     log = data.draw(deal_logs(max_deals=40, conventions=(convention,)), label="log")
     _describe(log)
     races = log.rules.match_bonuses
@@ -370,8 +370,8 @@ def _game_over(rules, state, inside: bool, closed: bool = False) -> bool:
 @PROPS
 @given(data=st.data())
 def test_streak_compulsory_allpass_and_end_of_game_follow_the_fields(convention, data):
-    """docs/rules.md "State across deals" (streak, exit, lowest contract, compulsory
-    all-passes) and "End of game", re-derived from the table's fields."""
+    """docs/rules.md §8.1-8.2 (streak, exit, lowest contract, compulsory
+    all-passes) and §8.4 (end of game), re-derived from the table's fields."""
     log = data.draw(deal_logs(max_deals=40, conventions=(convention,)), label="log")
     _describe(log)
     rules = log.rules

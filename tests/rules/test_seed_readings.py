@@ -1,4 +1,4 @@
-"""The five readings of the seeds put right (docs/rules.md, "Readings of the seeds"). Each test
+"""The five readings of the seeds put right (docs/rules.md §11). Each test
 quotes the seed line it reads. 3 players unless said, dealer 0 first."""
 
 from __future__ import annotations

@@ -131,7 +131,7 @@ def test_made_game_writeoff_refused_while_the_pool_is_open():
     # seed 001 (VMK): «ЛЮБАЯ игра может быть списана с горы по желанию, но только в случае,
     # если игрок уже "закрылся"» -- seat 0's pool is 18 of 20 before the deal: not closed, so
     # the write-off of his made 8 is refused, even though it would overflow (docs/rules.md,
-    # "Readings of the seeds" 4).
+    # §11, reading 4).
     t = Table("vmk").set(pools=(18, 10, 5))
     before = t.state
     with pytest.raises(InvalidDeal) as info:

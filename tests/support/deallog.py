@@ -5,7 +5,7 @@ seed, the hypothesis strategies (``tests/rules/strategies.py``) call it with a
 hypothesis-driven ``Random`` so that failures shrink.
 
 The generator does not try deals until the engine takes one: it computes what is allowed
-from the table's rule fields (docs/rules.md) and from the state the engine exposes
+from the table's rule fields (docs/rules.md §4) and from the state the engine exposes
 (``sheet(...)["allpass"]``: ``min_contract``, ``compulsory``; ``state.next_dealer``,
 ``state.pools``, ``state.mountains``, ``state.finished``), and the caller asserts that the
 engine accepts every deal it makes. Tables are random COMBINATIONS of fields
@@ -45,7 +45,7 @@ EXIT_LADDERS = ([6], [6, 7, 7], [6, 7, 8])
 
 
 def random_value(name: str, rng: random.Random) -> Any:
-    """A random JSON value of one field of the rule table (docs/rules.md, "The rule table")."""
+    """A random JSON value of one field of the rule table (docs/rules.md §4)."""
     spec = next(s for s in FIELDS if s.name == name)
     if spec.type == "bool":
         return rng.random() < 0.5
