@@ -1,5 +1,6 @@
-"""Every field value of the rule table, hand-computed in at least two presets (docs/rules.md §4). 3 players unless said, dealer 0 first; declarer 1 has defenders 2 (first)
-and 0 (second); at 4 players (dealer 0) declarer 1 has defenders 2 and 3.
+"""Every field value of the rule table, hand-computed in at least two presets (docs/rules.md
+§4). 3 players unless said, dealer 0 first; declarer 1 has defenders 2 (first) and 0 (second);
+at 4 players (dealer 0) declarer 1 has defenders 2 and 3.
 V: 6→2, 7→4, 8→6, 9→8, 10→10; s the scale (sochi, vmk 1; piter, piter_gentleman 2)."""
 
 from __future__ import annotations

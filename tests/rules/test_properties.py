@@ -47,9 +47,19 @@ from tests.support.deallog import (
 )
 
 try:
-    from .strategies import deal_logs, logs_with_invalid_deal
+    from . import strategies
 except ImportError:  # collected without the package
-    from strategies import deal_logs, logs_with_invalid_deal
+    import strategies
+
+
+# the engine's properties cover the caller's close deal too
+def deal_logs(**kwargs):
+    return strategies.deal_logs(close=True, **kwargs)
+
+
+def logs_with_invalid_deal(**kwargs):
+    return strategies.logs_with_invalid_deal(close=True, **kwargs)
+
 
 # Each property runs per convention (so that every convention gets its share of examples).
 # PREFSCORE_PROPERTY_EXAMPLES=500 runs a deeper search (the default keeps the file well under a minute).

@@ -340,12 +340,13 @@ def allpass_deal(sit: Situation, rng: random.Random) -> dict[str, Any]:
     return _extras(sit, body, rng)
 
 
-def next_deal(rules: Rules, state: TableState, rng: random.Random) -> dict[str, Any]:
-    """A random valid deal body for the table in ``state`` (which must not be finished)."""
+def next_deal(rules: Rules, state: TableState, rng: random.Random, close: bool = True) -> dict[str, Any]:
+    """A random valid deal body for the table in ``state`` (which must not be finished).
+    ``close``: a game played for a number of deals may be closed by the caller now and then."""
     if state.finished:
         raise ValueError("the table is finished: no deal is valid")
     sit = Situation.of(rules, state)
-    if rules.end_of_game is GameEnd.DEALS and rng.random() < 0.03:
+    if close and rules.end_of_game is GameEnd.DEALS and rng.random() < 0.03:
         return _extras(sit, {"type": "close"}, rng)  # the caller closes the game
     if sit.compulsory:
         return allpass_deal(sit, rng)
@@ -385,14 +386,15 @@ class Log:
 
 
 def generate_log(rules: Rules, first_dealer: int, rng: random.Random, deals: int,
-                 apply: Callable = apply_deal) -> Log:
-    """Up to ``deals`` deals (fewer if the table finishes), each applied with the engine."""
+                 apply: Callable = apply_deal, close: bool = True) -> Log:
+    """Up to ``deals`` deals (fewer if the table finishes), each applied with the engine;
+    ``close`` False: no close deal (for callers that cannot post one)."""
     state = TableState.new(rules, first_dealer)
     log = Log(rules, first_dealer, states=[state])
     for number in range(1, deals + 1):
         if state.finished:
             break
-        body = next_deal(rules, state, rng)
+        body = next_deal(rules, state, rng, close)
         try:
             deal = Deal.from_dict(body)
             result = apply(rules, state, deal)
