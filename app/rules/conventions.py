@@ -179,7 +179,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _bool("pass_pass_whist", "Bidding only (a passer may reconsider); stored, no effect on scoring."),
     _bool("compulsory_allpass", "Each game opens with an all-pass, and a failed misère (or a failed 9/10 over a misère) forces one."),
     _bool("match_bonuses", "A match of games with the races' bonuses (first to the target, smallest mountain, largest pool)."),
-    FieldSpec("games", "int", "Games in the match.", minimum=1, maximum=100),
+    FieldSpec("games", "int", "Games in the match.", minimum=1),
 )
 SPECS = {spec.name: spec for spec in FIELDS}
 assert tuple(SPECS) == FIELD_NAMES, "every field of Rules has a spec, in order"
