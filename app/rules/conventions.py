@@ -9,7 +9,7 @@ contradictory one is refused naming the field. The option names of the first rul
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
@@ -201,7 +201,6 @@ class Preset:
     classic: tuple[str, ...]  # the options of the first rule table, listed in ``rules.options``
     # what the classic bool ``dealer_clean: true`` means in this preset
     dealer_clean_kind: CleanDealer = CleanDealer.MOUNTAIN_COST
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> dict[str, Any]:
         options = [SPECS[name].describe(self.values[name]) for name in FIELD_NAMES]
