@@ -19,6 +19,7 @@ from .conventions import (
     FieldSpec,
     Preset,
     conventions_catalog,
+    legacy_overrides,
     make_rules,
     options_of,
 )
@@ -27,11 +28,13 @@ from .fields import (
     COST_LADDERS,
     EXIT_LADDERS,
     FIELD_NAMES,
+    RULES_VERSION,
     AllpassScoring,
     CleanDealer,
     CleanPlayer,
     Consolation,
     CostLadder,
+    FixedDealerScope,
     GameEnd,
     MadeGameWriteoff,
     PoolOverflow,
@@ -55,10 +58,6 @@ from .scoring import DealResult, Replay, apply_deal, replay
 from .settlement import Settlement, Transfer, settle
 from .state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
 
-# Bumped whenever a rule change can change a stored sheet; part of the sheet's ETag.
-# 2: the five seed readings of docs/rules.md §11 put right.
-RULES_VERSION = 2
-
 __all__ = [
     "ALIASES",
     "CONTRACT_VALUE",
@@ -80,6 +79,7 @@ __all__ = [
     "Convention",
     "CostLadder",
     "FieldSpec",
+    "FixedDealerScope",
     "GameEnd",
     "MadeGameWriteoff",
     "PoolOverflow",
@@ -108,6 +108,7 @@ __all__ = [
     "apply_deal",
     "conventions_catalog",
     "exact",
+    "legacy_overrides",
     "make_rules",
     "options_of",
     "replay",

@@ -18,11 +18,13 @@ from .fields import (
     COST_LADDERS,
     EXIT_LADDERS,
     FIELD_NAMES,
+    RULES_VERSION,
     AllpassScoring,
     CleanDealer,
     CleanPlayer,
     Consolation,
     CostLadder,
+    FixedDealerScope,
     GameEnd,
     MadeGameWriteoff,
     PoolOverflow,
@@ -160,6 +162,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _enum("clean_dealer", CleanDealer,
           "A 4-player dealer with no trick on an all-pass: nothing, mountain_cost (−1 cost), mountain_one (−1), pool_cost (+1 cost to the pool)."),
     _bool("sliding_allpass", "The deal passes on after every deal; off: the same player deals while the table is in all-passes."),
+    _enum("fixed_dealer_scope", FixedDealerScope,
+          "With sliding_allpass off, which deals keep the dealer: whole_streak (every deal that leaves the table in "
+          "all-passes), allpass_deals (all-pass deals only, the reading of rules version 1)."),
     _bool("unwhisted_exit", "A made unwhisted game (misère, both defenders passed) also ends an all-pass streak."),
     _bool("half_whist_exit", "A half-whisted game ends an all-pass streak (it is not played out)."),
     _enum("end_of_game", GameEnd,
@@ -171,7 +176,8 @@ FIELDS: tuple[FieldSpec, ...] = (
           "Points beyond a closed pool: help_others, no_cap (pools are not capped), mountain_first (off the own mountain first, then help)."),
     _bool("failed_whister_unhelped", "A defender who failed his whist in the deal cannot be helped by an overflow."),
     _enum("made_game_writeoff", MadeGameWriteoff,
-          "A made game written off the declarer's mountain (choices.writeoff): never, or closed_pool (only once his pool was closed)."),
+          "A made game written off the declarer's mountain (choices.writeoff): never; closed_pool (the whole game, only once "
+          "his pool was closed); beyond_target (the part beyond the target, at any time: the reading of rules version 1)."),
     _enum("unwhisted_writeoff", UnwhistedWriteoff,
           "An unwhisted made game written off the mountain (choices.writeoff): never, value (V), double_high (8-10 and a clean misère, 2V)."),
     _bool("talon_bonuses", "The Rostov talon: quick tricks in the talon and a thrown-away talon write whists."),
@@ -239,6 +245,7 @@ def _values(**changes: Any) -> dict[str, Any]:
         "clean_writeoff": 1,
         "clean_dealer": CleanDealer.NOTHING,
         "sliding_allpass": True,
+        "fixed_dealer_scope": FixedDealerScope.WHOLE_STREAK,
         "unwhisted_exit": False,
         "half_whist_exit": True,
         "end_of_game": GameEnd.ALL_CLOSED,
@@ -396,6 +403,37 @@ def _contradictions(v: dict[str, Any]) -> list[tuple[tuple[str, ...], str]]:
 
 
 # --------------------------------------------------------------------------
+# Earlier rules versions
+
+
+def legacy_overrides(convention: str, rules_version: int) -> dict[str, Any]:
+    """The fields (JSON-ready) on which a table made under ``rules_version`` reads its preset
+    otherwise: the readings that version took where a later one put a seed right
+    (docs/rules.md §12). Empty for the current version. The table's own options still win."""
+    preset = PRESETS[convention]
+    if rules_version >= RULES_VERSION:
+        return {}
+    old: dict[str, Any] = {
+        # §11 reading 3: a half-whist ended a streak in every convention
+        "half_whist_exit": True,
+        # §11 reading 1: with sliding off only an all-pass deal kept the dealer
+        "fixed_dealer_scope": FixedDealerScope.ALLPASS_DEALS,
+    }
+    if preset.values["made_game_writeoff"] is MadeGameWriteoff.CLOSED_POOL:
+        # §11 reading 4: VMK wrote off the part beyond the target, pool open or not
+        old["made_game_writeoff"] = MadeGameWriteoff.BEYOND_TARGET
+    return {name: to_json(value) for name, value in old.items() if preset.values[name] != value}
+
+
+def base_values(preset: Preset, rules_version: int) -> dict[str, Any]:
+    """Every field's value before the table's options: the preset read by its rules version."""
+    values = dict(preset.values)
+    for name, value in legacy_overrides(preset.name, rules_version).items():
+        values[name] = SPECS[name].parse(value)
+    return values
+
+
+# --------------------------------------------------------------------------
 # make_rules
 
 
@@ -404,11 +442,19 @@ def make_rules(
     players: int,
     pool_target: int | None = None,
     options: dict[str, Any] | None = None,
+    *,
+    rules_version: int = RULES_VERSION,
 ) -> Rules:
-    """Check a table's settings and return its effective rules, or raise InvalidTable."""
+    """Check a table's settings and return its effective rules, or raise InvalidTable.
+
+    ``rules_version`` is the version the table was made under (stored with it): a table made
+    under an earlier one keeps that version's readings (``legacy_overrides``) and so scores,
+    and keeps its stored state, exactly as when it was made."""
     preset = PRESETS.get(convention) if isinstance(convention, str) else None
     if preset is None:
         raise InvalidTable([FieldError("convention", f"must be one of {', '.join(CONVENTION_NAMES)}")])
+    if isinstance(rules_version, bool) or not isinstance(rules_version, int) or not 1 <= rules_version <= RULES_VERSION:
+        raise InvalidTable([FieldError("rules_version", f"must be an integer from 1 to {RULES_VERSION}")])
     errors: list[FieldError] = []
     if players not in preset.seat_counts:
         counts = " or ".join(str(n) for n in preset.seat_counts)
@@ -421,7 +467,7 @@ def make_rules(
         options = {}
     if not isinstance(options, dict):
         raise InvalidTable(errors + [FieldError("options", "must be an object of field names and values")])
-    values = dict(preset.values)
+    values = base_values(preset, rules_version)
     given: set[str] = set()
     for name, value in options.items():
         spec = SPECS.get(name)
@@ -452,13 +498,15 @@ def make_rules(
             errors.append(FieldError(f"options.{named}", reason))
     if errors:
         raise InvalidTable(errors)
-    return Rules(preset=preset.name, players=players, pool_target=pool_target, **values)
+    return Rules(preset=preset.name, players=players, pool_target=pool_target, rules_version=rules_version, **values)
 
 
 def options_of(rules: Rules) -> dict[str, Any]:
     """The options that make these rules from their preset (JSON-ready): the preset's
-    classic options with their values, then every other field that differs from the preset."""
+    classic options with their values, then every other field that differs from the preset
+    as read by the table's rules version (so that make_rules with that version takes it back)."""
     preset = PRESETS[rules.preset]
+    base = base_values(preset, rules.rules_version)
     out: dict[str, Any] = {}
     covered: set[str] = set()
     for name in preset.classic:
@@ -472,7 +520,7 @@ def options_of(rules: Rules) -> dict[str, Any]:
                 out[name] = as_bool
                 covered.add(alias.target)
     for name in FIELD_NAMES:
-        if name not in covered and getattr(rules, name) != preset.values[name]:
+        if name not in covered and getattr(rules, name) != base[name]:
             out[name] = to_json(getattr(rules, name))
     return out
 

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, NamedTuple
 
+# Bumped whenever a rule change can change a stored sheet; a table keeps scoring under the
+# version it was made with (make_rules' rules_version, docs/rules.md §12).
+# 2: the seed readings of docs/rules.md §11 put right.
+RULES_VERSION = 2
+
 # Contract value V: 6→2, 7→4, 8→6, 9→8, 10→10; misère is worth 10.
 CONTRACT_VALUE = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
 MISERE_VALUE = 10
@@ -97,7 +102,15 @@ class MadeGameWriteoff(Choice):
     """May a declarer write a made (whisted) game off his mountain instead of the pool."""
 
     NEVER = "never"
-    CLOSED_POOL = "closed_pool"  # only when his pool was closed before the deal (VMK)
+    CLOSED_POOL = "closed_pool"  # the whole game, only when his pool was closed before the deal (VMK)
+    BEYOND_TARGET = "beyond_target"  # the part beyond the target, at any time (VMK, rules version 1)
+
+
+class FixedDealerScope(Choice):
+    """With sliding_allpass off: which deals keep the dealer."""
+
+    WHOLE_STREAK = "whole_streak"  # every deal after which the table is still in all-passes
+    ALLPASS_DEALS = "allpass_deals"  # all-pass deals only (rules version 1)
 
 
 class UnwhistedWriteoff(Choice):
@@ -169,6 +182,7 @@ class Rules:
     clean_writeoff: int  # costs written off under clean_player "mountain"
     clean_dealer: CleanDealer
     sliding_allpass: bool
+    fixed_dealer_scope: FixedDealerScope  # counts only with sliding_allpass off
     # what ends a streak
     unwhisted_exit: bool
     half_whist_exit: bool
@@ -189,6 +203,8 @@ class Rules:
     compulsory_allpass: bool  # each game opens with an all-pass; a failed misère forces one
     match_bonuses: bool  # the races' bonuses and a match of ``games`` games
     games: int
+    # the rules version the table was made under (not a field: make_rules' rules_version)
+    rules_version: int = RULES_VERSION
 
     @property
     def convention(self) -> ConventionRef:
@@ -211,7 +227,9 @@ class Rules:
         return 10 if self.consolation is Consolation.TEN else self.scale * value
 
 
-FIELD_NAMES = tuple(name for name in Rules.__slots__ if name not in ("preset", "players", "pool_target"))
+FIELD_NAMES = tuple(
+    name for name in Rules.__slots__ if name not in ("preset", "players", "pool_target", "rules_version")
+)
 
 
 def to_json(value: Any) -> Any:

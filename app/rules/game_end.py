@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .deal import Deal
-from .fields import AllpassScoring, GameEnd, Rules
+from .fields import AllpassScoring, FixedDealerScope, GameEnd, Rules
 from .sheet import WorkingSheet
 from .state import Bonus, TableState, exact
 
@@ -26,8 +26,11 @@ def next_streak(rules: Rules, state: TableState, deal: Deal, exits: bool) -> int
 
 def next_dealer(rules: Rules, dealer: int, deal: Deal, streak: int) -> int:
     """The deal passes on; with sliding_allpass off the same player deals for as long as the
-    table is in all-passes (an all-pass deal, or any deal after which the streak goes on)."""
-    if not rules.sliding_allpass and (deal.type == "allpass" or streak > 0):
+    table is in all-passes (an all-pass deal, or any deal after which the streak goes on), or
+    under fixed_dealer_scope allpass_deals (rules version 1) after an all-pass deal only."""
+    if not rules.sliding_allpass and (
+        deal.type == "allpass" or (streak > 0 and rules.fixed_dealer_scope is FixedDealerScope.WHOLE_STREAK)
+    ):
         return dealer
     return (dealer + 1) % rules.players
 

@@ -129,7 +129,11 @@ def write_pools(sheet: WorkingSheet, deal: Deal) -> None:
             sheet._raw_pool(seat, own)
         excess = amount - own
         if excess:
-            overflow_pool(sheet, seat, excess, deal)
+            if (rules.made_game_writeoff is MadeGameWriteoff.BEYOND_TARGET and seat == deal.declarer
+                    and seat in deal.writeoff):
+                write_off_beyond_target(sheet, seat, excess)
+            else:
+                overflow_pool(sheet, seat, excess, deal)
 
 
 def write_off_made_game(sheet: WorkingSheet, seat: int, amount: Amount) -> bool:
@@ -146,6 +150,13 @@ def write_off_made_game(sheet: WorkingSheet, seat: int, amount: Amount) -> bool:
     sheet.writeoff_used.add(seat)
     sheet.mountain(seat, -amount * rules.pool_rate)
     return True
+
+
+def write_off_beyond_target(sheet: WorkingSheet, seat: int, excess: Amount) -> None:
+    """The part of a made game beyond the declarer's target written off his own mountain at
+    rate k instead of helping (made_game_writeoff beyond_target: VMK under rules version 1)."""
+    sheet.writeoff_used.add(seat)
+    sheet.mountain(seat, -excess * sheet.rules.pool_rate)
 
 
 def overflow_pool(sheet: WorkingSheet, helper: int, excess: Amount, deal: Deal) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from app.rules import AllpassScoring, CleanPlayer, MadeGameWriteoff, PoolOverflow, Rules, TableState, UnwhistedWriteoff, make_rules
+from app.rules import RULES_VERSION, AllpassScoring, CleanPlayer, MadeGameWriteoff, PoolOverflow, Rules, TableState, UnwhistedWriteoff, make_rules
 from tests.support.deallog import (
     CONVENTIONS,
     OBLIGATION,
@@ -42,14 +42,17 @@ randoms = st.one_of(
 
 @st.composite
 def tables(draw, conventions: tuple[str, ...] = CONVENTIONS) -> tuple[Rules, int]:
-    """Effective rules of a random table (any preset, size, target, and a random combination
-    of its fields overridden) and its first dealer."""
+    """Effective rules of a random table (any preset, size, target, rules version, and a random
+    combination of its fields overridden) and its first dealer."""
     conv = draw(st.sampled_from(conventions))
     players = 4 if conv == "piter_races" else draw(st.sampled_from([3, 4]))
     pool_target = draw(st.one_of(st.none(), st.integers(1, 12), st.sampled_from([20, 22, 30])))
     options = random_options(conv, draw(randoms))
     first_dealer = draw(st.integers(0, players - 1))
-    return make_rules(conv, players=players, pool_target=pool_target, options=options), first_dealer
+    # some tables are of rules version 1 (their preset read the first rule table's way)
+    version = draw(st.sampled_from([RULES_VERSION, RULES_VERSION, RULES_VERSION, 1]))
+    return make_rules(conv, players=players, pool_target=pool_target, options=options,
+                      rules_version=version), first_dealer
 
 
 @st.composite

@@ -430,6 +430,39 @@ def test_made_game_writeoff_once_closed_in_other_presets(conv, off):
                                     choices={"writeoff": [1]}))) == {"choices.writeoff"}
 
 
+# made_game_writeoff beyond_target (the first rule table's VMK reading, kept for tables of rules
+# version 1): seat 0's pool is 18 of 20; his made, whisted 8H (V = 6, whister 1 takes 2 tricks)
+# writes 2 to his pool (20, closed) and the 4 beyond the target off his own mountain at k
+# instead of helping seat 1 (whose pool stays 10). sochi, vmk (k = 1): mountain -4, whists
+# 2·1·6 = 12; piter (s = 2, k = 2): mountain -4·2 = -8, whists 2·2·6 = 24 (made: open).
+# With the pool closed before the deal all of V = 6 is beyond: -6 (k = 1), -12 (k = 2).
+BEYOND_TARGET = [("sochi", {}, -4, 12, -6), ("piter", {}, -8, 24, -12), ("vmk", {"rules_version": 1}, -4, 12, -6)]
+
+
+@pytest.mark.parametrize("conv,how,off,whists,closed_off", BEYOND_TARGET)
+def test_made_game_writeoff_beyond_target(conv, how, off, whists, closed_off):
+    options = {} if how else {"made_game_writeoff": "beyond_target"}
+    t = Table(conv, **how, **options).set(pools=(18, 10, 5))
+    assert t.rules.made_game_writeoff.value == "beyond_target"
+    t.deal(contract(0, "8H", {1: "whist", 2: "pass"}, {0: 8, 1: 2, 2: 0}, choices={"writeoff": [0]}))
+    assert t.pools == [20, 10, 5]
+    assert t.mountains == [off, 0, 0]
+    assert t.whists == {(1, 0): whists}
+
+
+@pytest.mark.parametrize("conv,how,off,whists,closed_off", BEYOND_TARGET)
+def test_made_game_writeoff_beyond_target_once_closed_and_with_nothing_beyond(conv, how, off, whists, closed_off):
+    options = {} if how else {"made_game_writeoff": "beyond_target"}
+    # pool closed before the deal: all of V = 6 is beyond the target, -6·k off the mountain
+    t = Table(conv, **how, **options).set(pools=(20, 10, 5))
+    t.deal(contract(0, "8H", {1: "whist", 2: "pass"}, {0: 8, 1: 2, 2: 0}, choices={"writeoff": [0]}))
+    assert t.pools == [20, 10, 5] and t.mountains == [closed_off, 0, 0]
+    # 10 + 6 = 16 stays under the target: nothing beyond it to write off, refused
+    t = Table(conv, **how, **options).set(pools=(10, 10, 5))
+    assert fields(t.refuse(contract(0, "8H", {1: "whist", 2: "pass"}, {0: 8, 1: 2, 2: 0},
+                                    choices={"writeoff": [0]}))) == {"choices.writeoff"}
+
+
 @pytest.mark.parametrize("conv", ["sochi", "piter"])
 def test_unwhisted_writeoff_value(conv):
     # an unwhisted 7 written off: -V = -4 off the mountain, nothing to the pool, at any time
@@ -446,6 +479,43 @@ def test_unwhisted_writeoff_double_high(conv):
     t.deal(misere(2, 0, choices={"writeoff": [2]}))
     assert t.pools == [0, 0, 0] and t.mountains == [0, -12, -20]
     assert fields(t.refuse(contract(0, "7H", {1: "pass", 2: "pass"}, choices={"writeoff": [0]}))) == {"choices.writeoff"}
+
+
+# --- fixed_dealer_scope (with sliding_allpass off) ---------------------------------------------------
+
+# dealer 0: an all-pass (streak 1, 0 deals again); then declarer 1's whisted 7H fails by one
+# (6 tricks), which does not end the streak. whole_streak: still in all-passes, 0 deals again
+# and again after the next all-pass (streak 2). allpass_deals: only the all-pass kept the
+# dealer, so after the failed 7 the deal passes to 1, and 1 keeps it after the next all-pass.
+@pytest.mark.parametrize("conv", ["sochi", "piter", "vmk"])
+@pytest.mark.parametrize("scope,dealers", [("whole_streak", (0, 0, 0)), ("allpass_deals", (0, 1, 1))])
+def test_fixed_dealer_scope(conv, scope, dealers):
+    t = Table(conv, sliding_allpass=False, fixed_dealer_scope=scope)
+    t.deal(allpass({0: 2, 1: 3, 2: 5}))
+    assert (t.state.streak, t.state.next_dealer) == (1, dealers[0])
+    t.deal(contract(1, "7H", {2: "whist", 0: "whist"}, {1: 6, 2: 2, 0: 2}))
+    assert (t.state.streak, t.state.next_dealer) == (1, dealers[1])
+    t.deal(allpass({0: 2, 1: 3, 2: 5}))
+    assert (t.state.streak, t.state.next_dealer) == (2, dealers[2])
+
+
+@pytest.mark.parametrize("conv", ["sochi", "piter"])
+def test_fixed_dealer_scope_counts_only_with_sliding_off(conv):
+    # sliding on: the deal passes on after every deal, the all-pass included (0 -> 1 -> 2)
+    t = Table(conv, sliding_allpass=True, fixed_dealer_scope="allpass_deals")
+    t.deal(allpass({0: 2, 1: 3, 2: 5}))
+    assert t.state.next_dealer == 1
+    t.deal(contract(2, "7H", {0: "whist", 1: "whist"}, {2: 6, 0: 2, 1: 2}))
+    assert t.state.next_dealer == 2
+
+
+def test_fixed_dealer_scope_of_a_version_1_table():
+    # a piter table of rules version 1 with sliding off keeps the first rule table's reading
+    t = Table("piter", sliding_allpass=False, rules_version=1)
+    assert t.rules.fixed_dealer_scope.value == "allpass_deals"
+    t.deal(allpass({0: 2, 1: 3, 2: 5}))
+    t.deal(contract(1, "7H", {2: "whist", 0: "whist"}, {1: 6, 2: 2, 0: 2}))
+    assert (t.state.streak, t.state.next_dealer) == (1, 1)
 
 
 # --- half_whist_exit ---------------------------------------------------------------------------------

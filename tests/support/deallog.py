@@ -209,13 +209,17 @@ def _level(sit: Situation, rng: random.Random) -> int:
 
 def _pool_choices(sit: Situation, body: dict[str, Any], rng: random.Random, declarer: int, gain: int,
                   failed_whisters: tuple[int, ...] = ()) -> None:
-    """A made game's write-off (made_game_writeoff: only once the pool is closed), or the help
-    where the declarer's pool write overflows."""
+    """A made game's write-off (made_game_writeoff: the whole game once the pool is closed, or
+    the part beyond the target), or the help where the declarer's pool write overflows."""
     if gain <= 0 or "choices" in body:
         return
     rules = sit.rules
     if rules.made_game_writeoff is MadeGameWriteoff.CLOSED_POOL and sit.pool_closed(declarer) and rng.random() < 0.3:
         body["choices"] = {"writeoff": [declarer]}
+        return
+    if (rules.made_game_writeoff is MadeGameWriteoff.BEYOND_TARGET and rules.pool_overflow is not PoolOverflow.NO_CAP
+            and sit.state.pools[declarer] + gain > rules.pool_target and rng.random() < 0.3):
+        body["choices"] = {"writeoff": [declarer]}  # the part beyond the target off his mountain
         return
     if sit.overflow(declarer, gain) <= 0:
         return
