@@ -98,6 +98,8 @@ class WorkingSheet:
     def check_choices_used(self, deal: Deal) -> None:
         if deal.help is not None and not self.help_used:
             raise InvalidDeal([FieldError("choices.help", "no pool overflows onto that seat in this deal")])
+        if not deal.writeoff:  # nearly every deal: no set to build
+            return
         stray = set(deal.writeoff) - self.writeoff_used
         if stray:
             seats = ", ".join(str(s) for s in sorted(stray))
