@@ -3,7 +3,7 @@
     python -m bench.engine                 # from the repository root
     python -m bench.engine --deals 5000 --repeat 5 --seed 7
 
-For each convention and table size it generates one log with ``bench.deallog``
+For each convention and table size it generates one log with ``tests.support.deallog``
 (fixed seed; every deal valid by docs/rules.md, a mix of contracts, all-passes,
 misères and remises with their defences and choices) and times, best of
 ``--repeat`` runs:
@@ -34,9 +34,9 @@ from typing import Any
 
 from app.rules import Deal, TableState, apply_deal, make_rules, replay
 
-from .deallog import CONVENTIONS, generate_log
+from tests.support.deallog import CONVENTIONS, generate_log
 
-TARGET_US = 50.0
+TARGET_US = 25.0
 
 
 def _tables(convention: str, players: int, deals: int, seed: int, shape: str) -> list[tuple[Any, int, list[dict], list[Deal]]]:

@@ -33,6 +33,7 @@ _FIELDS = {
     "misere": {"type", "declarer", "tricks"},
     "remise": {"type", "declarer", "contract"},
     "allpass": {"type", "tricks"},
+    "close": {"type"},  # the caller ends a game played for a number of deals (end_of_game deals)
 }
 _COMMON = {"dealer", "choices", "talon", "over_misere", "note"}
 

@@ -1,4 +1,4 @@
-"""Refusals of the engine. Each names the field and the reason (RULES.md section 9)."""
+"""Refusals of the engine. Each names the field and the reason (docs/rules.md §10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Settlement (RULES.md section 8): exact balances, cents that sum to zero, fewest transfers."""
+"""Settlement (docs/rules.md §9): exact balances, cents that sum to zero, fewest transfers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 
-from .conventions import Rules
+from .fields import Rules
 from .state import TableState
 
 
@@ -28,7 +28,7 @@ class Settlement:
 def balances(rules: Rules, state: TableState) -> tuple[Fraction, ...]:
     """balance_i = W_i + 10·(mean(G) − G_i), with G_i = mountain_i − k·pool_i over the match."""
     n = state.players
-    k = rules.convention.pool_rate
+    k = rules.pool_rate
     pools, mountains = state.totals()
     g = [Fraction(mountains[i]) - k * Fraction(pools[i]) for i in range(n)]
     mean = sum(g, Fraction(0)) / n

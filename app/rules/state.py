@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
 
-from .conventions import Rules
+from .fields import AllpassScoring, Rules
 
 Amount = Union[int, Fraction]
 
@@ -56,7 +56,7 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Bonus:
-    """A piter_races bonus: ``seat`` writes ``amount`` on each other player."""
+    """A match bonus (match_bonuses): ``seat`` writes ``amount`` on each other player."""
 
     game: int | None  # None for the match bonuses
     kind: str  # "first_to_target", "min_mountain", "max_pool"
@@ -67,16 +67,16 @@ class Bonus:
 @dataclass(frozen=True, slots=True)
 class TableState:
     players: int
-    pools: tuple[Amount, ...]  # the current game's (RULES.md 7.3)
+    pools: tuple[Amount, ...]  # the current game's (docs/rules.md §8.5)
     mountains: tuple[Amount, ...]
     whists: tuple[tuple[Amount, ...], ...]  # whists[i][j]: what seat i has written on seat j
     streak: int = 0  # all-pass deals since the last exit
-    compulsory_cost: int | None = None  # races: the next deal is an all-pass at this cost
+    compulsory_cost: int | None = None  # compulsory_allpass: the next deal is an all-pass at this cost
     next_dealer: int = 0
     finished: bool = False
     game: int = 1
     deal_count: int = 0
-    # piter_races only
+    # a match (match_bonuses) only
     first_to_target: tuple[int, ...] = ()  # who first reached the target in this game
     match_pools: tuple[Amount, ...] = ()  # totals of the games already ended
     match_mountains: tuple[Amount, ...] = ()
@@ -92,10 +92,10 @@ class TableState:
             mountains=zeros,
             whists=tuple(zeros for _ in range(n)),
             next_dealer=first_dealer,
-            # Each game of the races starts with a compulsory all-pass at cost 2.
-            compulsory_cost=rules.allpass_costs[0] if rules.convention.races else None,
-            match_pools=zeros if rules.convention.races else (),
-            match_mountains=zeros if rules.convention.races else (),
+            # With compulsory all-passes each game opens with one at the first cost.
+            compulsory_cost=rules.allpass_costs.at(0) if rules.compulsory_allpass else None,
+            match_pools=zeros if rules.match_bonuses else (),
+            match_mountains=zeros if rules.match_bonuses else (),
         )
 
     # --- views -------------------------------------------------------------
@@ -106,10 +106,9 @@ class TableState:
     def next_trick_cost(self, rules: Rules) -> int | None:
         if self.compulsory_cost is not None:
             return self.compulsory_cost
-        costs = rules.allpass_costs
-        if not rules.convention.has_streak or not costs:
-            return None
-        return costs[min(self.streak, len(costs) - 1)]
+        if rules.allpass_scoring is AllpassScoring.ROSTOV:
+            return None  # the Rostov all-pass has no trick cost
+        return rules.allpass_costs.at(self.streak)
 
     def min_contract(self, rules: Rules) -> int | None:
         if self.compulsory_cost is not None:
@@ -174,7 +173,7 @@ class TableState:
 
 
 def sheet(rules: Rules, state: TableState) -> dict[str, Any]:
-    """The sheet (API.md "Sheet") with exact amounts; names are added by the caller.
+    """The sheet (the API's "Sheet") with exact amounts; names are added by the caller.
 
     Amounts are ``int`` or ``Fraction``: the HTTP layer turns them into JSON numbers.
     """
@@ -204,7 +203,7 @@ def sheet(rules: Rules, state: TableState) -> dict[str, Any]:
         "finished": state.finished,
         "game": state.game,
     }
-    if rules.convention.races:
+    if rules.match_bonuses:
         pools, mountains = state.totals()
         out["match"] = {
             "games": rules.games,

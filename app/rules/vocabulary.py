@@ -13,12 +13,14 @@ from enum import StrEnum
 
 
 class DealType(StrEnum):
-    """What was played: a contract game, a misère, a remise ("without three") or all-pass."""
+    """What was played: a contract game, a misère, a remise ("without three") or all-pass; or
+    ``close``, the caller ending a game played for a number of deals."""
 
     CONTRACT = "contract"
     MISERE = "misere"
     REMISE = "remise"
     ALLPASS = "allpass"
+    CLOSE = "close"
 
 
 class Strain(StrEnum):

@@ -20,7 +20,6 @@ from sqlalchemy.orm import Session
 from app.db import Database, DealRow, IdempotencyRow, TableRow
 from app.db.models import utcnow
 from app.rules import (
-    RULES_VERSION,
     Deal,
     Entry,
     FieldError,
@@ -199,7 +198,7 @@ def post_deal(
             )
         rules = rules_of(row)
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
-        state = state_of(session, row, rules, persist=False)
+        state = state_of(row)
         try:
             result = apply_deal(rules, state, deal)
         except InvalidDeal as exc:
@@ -216,7 +215,6 @@ def post_deal(
             .where(_TABLES.c.id == row.id)
             .values(
                 state=result.state.to_dict(),
-                rules_version=RULES_VERSION,
                 deal_count=number,
                 revision=row.revision + 1,
                 updated_at=now,
@@ -264,7 +262,7 @@ def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit
         ).all()
         deals = tuple(deal_info(r) for r in rows[:limit])
         next_after = deals[-1].number if len(rows) > limit else None
-        return DealPage(info(row, rules, state_of(session, row, rules, persist=False)), deals, next_after)
+        return DealPage(info(row, rules, state_of(row)), deals, next_after)
 
 
 def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[TableInfo, DealInfo]:
@@ -276,7 +274,7 @@ def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[Tabl
         ).one_or_none()
         if deal_row is None:
             raise NotFound(f"table {table_id} has no deal {number}")
-        return info(row, rules, state_of(session, row, rules, persist=False)), deal_info(deal_row)
+        return info(row, rules, state_of(row)), deal_info(deal_row)
 
 
 @dataclass(frozen=True)
@@ -365,7 +363,6 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
         .where(_TABLES.c.id == table_id)
         .values(
             state=work.state,
-            rules_version=RULES_VERSION,
             deal_count=work.table.deal_count,
             revision=work.table.revision,
             updated_at=utcnow(),

@@ -18,17 +18,15 @@ from sqlalchemy import Row, func, select, text
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app.db import Database, DealRow, TableRow
+from app.db import Database, TableRow
 from app.db.engine import LoopReadUnavailable
 from app.rules import (
     RULES_VERSION,
-    Deal,
     FieldError,
     InvalidTable,
     Rules,
     TableState,
     make_rules,
-    replay,
 )
 
 from .errors import Conflict, NotFound, Unprocessable
@@ -36,9 +34,10 @@ from .errors import Conflict, NotFound, Unprocessable
 if TYPE_CHECKING:
     from app.settings import Settings
 
-# piter_races: games in a match. A real match is a handful of games; the bound keeps a
-# table's settings from promising more play than any table can hold.
-RACES_GAMES_MAX = 99
+# Games in a match (the ``games`` field). A real match is a handful of games; the bound keeps
+# a new table's settings from promising more play than any table can hold. It is checked when
+# a table is made, not by the engine, so that a table stored before the bound still loads.
+GAMES_MAX = 99
 
 
 @dataclass(frozen=True)
@@ -92,27 +91,24 @@ def sheet_etag(table_id: str, revision: int, deal_count: int) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _rules_cached(convention: str, players: int, pool_target: int, options_json: str) -> Rules:
-    return make_rules(convention, players=players, pool_target=pool_target, options=json.loads(options_json))
+def _rules_cached(convention: str, players: int, pool_target: int, options_json: str, rules_version: int) -> Rules:
+    return make_rules(
+        convention, players=players, pool_target=pool_target, options=json.loads(options_json), rules_version=rules_version
+    )
 
 
 def rules_of(row: TableRow) -> Rules:
-    return _rules_cached(row.convention, len(row.players), row.pool_target, json.dumps(row.options, sort_keys=True))
+    """The table's rules under the rules version it was created with: a table keeps scoring
+    as it always did when a later version reads a seed passage anew (docs/rules.md)."""
+    return _rules_cached(
+        row.convention, len(row.players), row.pool_target, json.dumps(row.options, sort_keys=True), row.rules_version
+    )
 
 
-def state_of(session: Session, row: TableRow, rules: Rules, *, persist: bool) -> TableState:
-    """The engine state after the table's last deal: the stored one, or, when it was written
-    by another rules version, the log folded again (and stored, in a write transaction)."""
-    if row.rules_version == RULES_VERSION:
-        return TableState.from_dict(row.state)
-    bodies = session.scalars(
-        select(DealRow.body).where(DealRow.table_id == row.id).order_by(DealRow.number)
-    ).all()
-    state = replay(rules, row.first_dealer, [Deal.from_dict(b) for b in bodies]).state
-    if persist:
-        row.state = state.to_dict()
-        row.rules_version = RULES_VERSION
-    return state
+def state_of(row: TableRow) -> TableState:
+    """The engine state after the table's last deal, as stored: it was written under the
+    table's own rules version, which ``rules_of`` gives back, so it never needs a new fold."""
+    return TableState.from_dict(row.state)
 
 
 def info(row: TableRow, rules: Rules, state: TableState) -> TableInfo:
@@ -199,8 +195,8 @@ def create_table(
     elif len(set(unicodedata.normalize("NFC", n.casefold()) for n in names)) != len(names):
         errors.append(FieldError("players", "names must be distinct"))
     games = (options or {}).get("games")
-    if convention == "piter_races" and isinstance(games, int) and not isinstance(games, bool) and games > RACES_GAMES_MAX:
-        errors.append(FieldError("options.games", f"must be at most {RACES_GAMES_MAX}"))
+    if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
+        errors.append(FieldError("options.games", f"must be at most {GAMES_MAX}"))
     try:
         rules = make_rules(convention, players=len(names), pool_target=pool_target, options=options or {})
     except InvalidTable as exc:
@@ -245,7 +241,7 @@ def get_table(db: Database, owner: str, table_id: str) -> TableInfo:
     with db.read() as session:
         row = load_row(session, owner, table_id, lock=False)
         rules = rules_of(row)
-        return info(row, rules, state_of(session, row, rules, persist=False))
+        return info(row, rules, state_of(row))
 
 
 def current_etag(db: Database, owner: str, table_id: str) -> str:
@@ -296,4 +292,4 @@ def get_shared(db: Database, token: str) -> TableInfo:
         if row is None or not secrets.compare_digest(row.share_token, token):
             raise NotFound("no shared table with this token")
         rules = rules_of(row)
-        return info(row, rules, state_of(session, row, rules, persist=False))
+        return info(row, rules, state_of(row))

@@ -53,7 +53,7 @@ def _games(table: TableInfo, deals: tuple[DealInfo, ...]) -> tuple[int, ...] | N
 
 def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], bool] | None) -> Picture:
     rules = rules_of(row)
-    table = info(row, rules, state_of(session, row, rules, persist=False))
+    table = info(row, rules, state_of(row))
     if current is not None and current(table):
         return Picture(table, None)
     rows = session.scalars(select(DealRow).where(DealRow.table_id == row.id).order_by(DealRow.number)).all()

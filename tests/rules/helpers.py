@@ -6,7 +6,7 @@
     assert t.mountains == [0, 0, 0]
     assert t.whists == {(2, 1): 24}          # (writer, written on): amount, non-zero cells only
 
-Every expected number in the tests is computed by hand from RULES.md (and the seeds)
+Every expected number in the tests is computed by hand from docs/rules.md (and the seeds)
 and written in a comment next to the assertion; none is copied from the engine.
 """
 
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from app.rules import (
+    RULES_VERSION,
     Deal,
     RulesError,
     TableState,
@@ -39,8 +40,9 @@ class Table:
     """A table of one convention and its running state, advanced deal by deal."""
 
     def __init__(self, convention: str, players: int = 3, *, pool_target: int | None = None,
-                 first_dealer: int = 0, **options: Any):
-        self.rules = make_rules(convention, players=players, pool_target=pool_target, options=options)
+                 first_dealer: int = 0, rules_version: int = RULES_VERSION, **options: Any):
+        self.rules = make_rules(convention, players=players, pool_target=pool_target, options=options,
+                                rules_version=rules_version)
         self.state = TableState.new(self.rules, first_dealer=first_dealer)
         self.entries: tuple = ()
 

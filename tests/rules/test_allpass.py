@@ -1,4 +1,4 @@
-"""RULES.md 4 "what ends an all-pass streak" and 7.1, across conventions.
+"""docs/rules.md §8.1 "what ends a streak" and the presets of §5, across conventions.
 
 Every case: 4 players, a streak of 1 (one all-pass played), dealer 0, declarer 1 with
 defenders 2 (first) and 3 (second), a 7 (the lowest contract after one all-pass where
@@ -18,7 +18,7 @@ GAMES = {
     "remise": remise(1, "7H"),
 }
 
-# streak after the game, from RULES.md 4's row (1 = kept, 0 = ended):
+# streak after the game, from docs/rules.md §5 and §8.1 (1 = kept, 0 = ended):
 EXPECTED = {
     # sochi: "any made game"
     "sochi": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 0, "made_misere": 0,
@@ -32,8 +32,9 @@ EXPECTED = {
     # vmk: "a made, whisted game"
     "vmk": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 1, "made_misere": 1,
             "failed_whisted": 1, "failed_misere": 1, "remise": 1},
-    # piter_races: "a made, whisted game"; no remise there
-    "piter_races": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 1, "made_misere": 1,
+    # piter_races: seed 004 «Выходом из распасовки считается любая завистованная сыгранная
+    # игра»: a half-whisted game is not played out (half_whist_exit off); no remise there
+    "piter_races": {"made_whisted": 0, "made_half_whist": 1, "made_unwhisted": 1, "made_misere": 1,
                     "failed_whisted": 1, "failed_misere": 1},
 }
 

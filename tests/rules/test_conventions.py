@@ -1,4 +1,4 @@
-"""RULES.md 4 / 4.1: conventions as data, options with their defaults, refusals."""
+"""docs/rules.md §4 and §5: the classic options with their defaults, refusals."""
 
 import pytest
 
@@ -28,7 +28,10 @@ def test_options_and_defaults_exactly_as_rules_4_1(name):
     rules = make_rules(name, players=players)
     assert rules.options == DEFAULTS[name]
     catalog = {c["name"]: c for c in conventions_catalog()}
-    assert {o["name"]: o["default"] for o in catalog[name]["options"]} == DEFAULTS[name]
+    # every field is listed now; the classic options keep their names and defaults
+    listed = {o["name"]: o["default"] for o in catalog[name]["options"]}
+    assert {k: listed[k] for k in DEFAULTS[name]} == DEFAULTS[name]
+    assert catalog[name]["classic_options"] == list(DEFAULTS[name])
 
 
 def test_pool_target_defaults():
@@ -47,17 +50,19 @@ def test_unknown_option_refused():
     assert "options.colour" in _refused("piter", 3, options={"colour": "red"})
 
 
-def test_option_of_another_convention_refused():
-    # gentlemen_whist is fixed on in piter, an option only in sochi
-    assert "options.gentlemen_whist" in _refused("piter", 3, options={"gentlemen_whist": False})
-    assert "options.stalingrad" in _refused("vmk", 3, options={"stalingrad": False})
+def test_any_field_may_be_overridden_in_any_convention():
+    # the first rule table refused these (gentlemen_whist was fixed on in piter, stalingrad
+    # in vmk); every field of the table is an option now (docs/rules.md §4.6)
+    assert make_rules("piter", 3, options={"gentlemen_whist": False}).single_whister.value == "open"
+    assert make_rules("vmk", 3, options={"stalingrad": False}).stalingrad is False
 
 
 def test_ill_typed_or_out_of_range_options_refused():
     assert "options.stalingrad" in _refused("piter", 3, options={"stalingrad": "yes"})
     assert "options.allpass_costs" in _refused("piter", 3, options={"allpass_costs": [2, 4, 7]})
-    assert "options.allpass_costs" in _refused("sochi", 3, options={"allpass_costs": [2, 4, 6]})
-    assert "options.exit_levels" in _refused("sochi", 3, options={"exit_levels": [6, 7, 8]})
+    assert "options.allpass_costs" in _refused("sochi", 3, options={"allpass_costs": [1, 2, 5]})
+    assert "options.allpass_costs" in _refused("piter", 3, options={"allpass_costs": [1, 2, 3]})  # odd under scale 2
+    assert "options.exit_levels" in _refused("sochi", 3, options={"exit_levels": [6, 8, 8]})
     assert "options.clean_writeoff" in _refused("piter", 3, options={"clean_writeoff": 3})
     assert "options.games" in _refused("piter_races", 4, options={"games": 0})
     assert "options.games" in _refused("piter_races", 4, options={"games": True})

@@ -1,4 +1,4 @@
-"""RULES.md 2: seats, dealer rotation, who is active, defender order; entry signs."""
+"""docs/rules.md §2: seats, dealer rotation, who is active, defender order; entry signs."""
 
 from .helpers import Table, allpass, contract, written
 

@@ -1,4 +1,4 @@
-"""RULES.md 4 "failed whist, per short trick" and 5.4, for every convention and every level.
+"""docs/rules.md §6.4 (whist_responsibility, who is responsible), for every convention and every level.
 
 4 players, dealer 0 sits out; declarer 1, defenders 2 (first, whists alone) and 3 (passes).
 The declarer takes just enough for the defenders to be one trick short (S = 1):
@@ -12,7 +12,7 @@ from app.rules import TableState
 
 from .helpers import Table, contract
 
-# per short trick, as a multiple of V (RULES.md 4)
+# per short trick, as a multiple of V (docs/rules.md §5: s·V or s·V/2)
 FACTOR = {"sochi": Fraction(1, 2), "piter": 1, "piter_gentleman": 1, "rostov": Fraction(1, 2), "vmk": 1,
           "piter_races": 1}
 SCALE = {"sochi": 1, "piter": 2, "piter_gentleman": 2, "rostov": 1, "vmk": 1, "piter_races": 2}
@@ -50,7 +50,7 @@ def test_failed_whist_one_short_trick(conv, level):
 
 
 def test_state_with_shared_thirds_round_trips_exactly():
-    # the races' three-way shared bonus (200/3) is the one non-half amount (RULES.md 3)
+    # the races' three-way shared bonus (200/3) is the one non-half amount (docs/rules.md §3)
     t = Table("piter_races", players=4).set(compulsory_cost=None, streak=1, pools=(0, 0, 20, 0),
                                             mountains=(0, 0, 0, 2))
     t.deal(contract(2, "7H", {3: "whist", 1: "pass"}, {2: 7, 3: 3, 1: 0}))

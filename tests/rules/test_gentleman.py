@@ -1,4 +1,4 @@
-"""piter_gentleman (RULES.md 4, seed 002): as piter for contracts (s = 2, failed whist V,
+"""piter_gentleman (docs/rules.md §5, seed 002): as piter for contracts (s = 2, failed whist V,
 gentlemen's whist), but per-trick all-passes [2,4,6] with the hard exit [6,7,8], a clean
 player +1 cost to the pool, a 4-player dealer's clean option, no pool cap, a made game
 (never a remise) ends a streak, and the game ends when the total pool reaches n * target
@@ -97,7 +97,7 @@ def test_streak_hard_exit_6_7_8():
 def test_streak_ended_by_made_unwhisted_game_and_made_misere():
     t = Table("piter_gentleman")
     t.deal(allpass({0: 3, 1: 3, 2: 4}))
-    t.deal(contract(2, "7H", {0: "pass", 1: "pass"}))  # "a made game" (RULES.md 4)
+    t.deal(contract(2, "7H", {0: "pass", 1: "pass"}))  # "a made game" (docs/rules.md §5)
     assert t.allpass["streak"] == 0
     t.deal(allpass({0: 3, 1: 3, 2: 4}))
     t.deal(misere(1, 0))

@@ -1,4 +1,4 @@
-"""RULES.md 7.2 beyond piter's cases (tests/rules/test_piter.py): the order of several pool
+"""docs/rules.md §8.3 beyond piter's cases (tests/rules/test_piter.py): the order of several pool
 writes in one deal, a clean all-pass player's point overflowing, k = 1 help whists, no cap."""
 
 from .helpers import Table, allpass, contract

@@ -1,4 +1,4 @@
-"""piter (RULES.md 4): s = 2, k = 2, whists 2V a trick, undertrick 2V, consolation 2V,
+"""piter (docs/rules.md §5): s = 2, k = 2, whists 2V a trick, undertrick 2V, consolation 2V,
 failed whist V, misère 20 a trick, 8: second / 9, 10: both, gentlemen's whist, Stalingrad
 on, amnesty all-passes [2,4,6] / exits [6,7,7], clean -1 cost, streak ends on a made whisted
 game, end when all pools are closed outside a streak, overflow helps at 20 whists a point.
@@ -317,12 +317,19 @@ def test_sliding_allpass_dealer_moves_by_default():
     assert t.state.next_dealer == 1
 
 
-def test_sliding_allpass_off_same_dealer_after_allpass():
+def test_sliding_allpass_off_same_dealer_while_in_allpasses():
+    # seed 001, «Распасы скользящие» off: «в распасах все время сдает один и тот же игрок»
+    # -- the same player deals for as long as the table is in all-passes (docs/rules.md,
+    # §11, reading 1).
     t = Table("piter", sliding_allpass=False)
     t.deal(allpass({0: 3, 1: 3, 2: 4}))
-    assert t.state.next_dealer == 0
+    assert t.state.next_dealer == 0 and t.state.streak == 1
+    # an unwhisted 7 does not end the streak in piter (unwhisted_exit off): still in all-passes
     t.deal(contract(1, "7H", {2: "pass", 0: "pass"}))
-    assert t.state.next_dealer == 1
+    assert t.state.streak == 1 and t.state.next_dealer == 0
+    # a made, whisted 7 ends it: the deal passes on
+    t.deal(contract(1, "7H", {2: "whist", 0: "pass"}, {1: 7, 2: 3, 0: 0}))
+    assert t.state.streak == 0 and t.state.next_dealer == 1
 
 
 # --- end of game ---------------------------------------------------------------------

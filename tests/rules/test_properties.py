@@ -1,9 +1,10 @@
-"""Property tests of the rules engine over random valid deal logs (issue 2).
+"""Property tests of the rules engine over random valid deal logs.
 
-The logs come from ``bench/deallog.py``: every deal is derived from RULES.md and
-the table's state, for every convention, both table sizes (races: 4), random
-options (RULES.md 4.1) and random pool targets; the engine must accept each one
-(a refusal fails the test and shows the deal and the state before it).
+The logs come from ``tests/support/deallog.py``: every deal is derived from the table's
+rule fields and its state, for every preset, both table sizes (races: 4), random pool
+targets and random COMBINATIONS of fields (any field of the rule table overridden, not only
+the presets); the engine must accept each one (a refusal fails the test and shows the deal
+and the state before it).
 """
 
 from __future__ import annotations
@@ -33,12 +34,36 @@ from app.rules import (
     settle,
     sheet,
 )
-from bench.deallog import CONVENTIONS, Situation, allpass_deal, contract_deal, generate_log, misere_deal, random_options
+from app.rules import FIELD_NAMES, RULES_VERSION, SPECS, AllpassScoring, FixedDealerScope, GameEnd
+from tests.support.deallog import (
+    CONVENTIONS,
+    Situation,
+    allpass_deal,
+    contract_deal,
+    generate_log,
+    misere_deal,
+    random_options,
+    random_value,
+)
 
 try:
-    from .strategies import deal_logs, logs_with_invalid_deal
+    from . import strategies
 except ImportError:  # collected without the package
-    from strategies import deal_logs, logs_with_invalid_deal
+    import strategies
+
+
+# a quarter of the tables are of rules version 1 (their presets read the first rule table's way)
+VERSIONS = (RULES_VERSION, RULES_VERSION, RULES_VERSION, 1)
+
+
+# the engine's properties cover the caller's close deal and version-1 tables too
+def deal_logs(**kwargs):
+    return strategies.deal_logs(close=True, versions=VERSIONS, **kwargs)
+
+
+def logs_with_invalid_deal(**kwargs):
+    return strategies.logs_with_invalid_deal(close=True, **kwargs)
+
 
 # Each property runs per convention (so that every convention gets its share of examples).
 # PREFSCORE_PROPERTY_EXAMPLES=500 runs a deeper search (the default keeps the file well under a minute).
@@ -60,8 +85,8 @@ def _half_multiple(x) -> bool:
 
 
 def _describe(log) -> None:
-    note(f"rules: {log.rules.convention.name}, {log.rules.players} players, target {log.rules.pool_target}, "
-         f"options {log.rules.options}, first dealer {log.first_dealer}")
+    note(f"rules: {log.rules.preset}, {log.rules.players} players, target {log.rules.pool_target}, "
+         f"rules version {log.rules.rules_version}, options {log.rules.options}, first dealer {log.first_dealer}")
     for i, body in enumerate(log.bodies, 1):
         note(f"deal {i}: {json.dumps(body, ensure_ascii=False)}")
 
@@ -72,15 +97,20 @@ def _describe(log) -> None:
 @PROPS
 @given(data=st.data())
 def test_generated_logs_are_accepted_and_counted(convention, data):
-    """Every deal the generator derives from RULES.md is accepted; deal count and dealer move per RULES.md 2."""
+    """Every deal the generator derives from the rules is accepted; the deal count goes up by
+    one and the deal passes on, except that with sliding_allpass off the same player deals
+    while the table is in all-passes, or under fixed_dealer_scope allpass_deals after an
+    all-pass deal only (docs/rules.md §2)."""
     log = data.draw(deal_logs(conventions=(convention,)), label="log")
     _describe(log)
-    sliding = log.rules.options.get("sliding_allpass", True)
+    sliding = log.rules.sliding_allpass
+    whole_streak = log.rules.fixed_dealer_scope is FixedDealerScope.WHOLE_STREAK
     n = log.rules.players
     for i, (body, old, new) in enumerate(zip(log.bodies, log.states, log.states[1:]), 1):
         assert new.deal_count == old.deal_count + 1 == i
         assert not old.finished
-        if body["type"] == "allpass" and not sliding:
+        in_allpasses = body["type"] == "allpass" or (whole_streak and new.streak > 0 and new.game == old.game)
+        if in_allpasses and not sliding:
             assert new.next_dealer == old.next_dealer
         else:
             assert new.next_dealer == (old.next_dealer + 1) % n
@@ -181,7 +211,7 @@ def test_settlement_sums_to_zero_and_transfers_settle_it(convention, data, stake
 @PROPS
 @given(data=st.data(), c=st.integers(-50, 50))
 def test_balances_ignore_a_constant_added_to_every_mountain(convention, data, c):
-    """Amnesty of the mountain changes nothing in the balances (RULES.md 8)."""
+    """Amnesty of the mountain changes nothing in the balances (docs/rules.md §9)."""
     log = data.draw(deal_logs(conventions=(convention,)), label="log")
     _describe(log)
     state = log.states[-1]
@@ -224,7 +254,7 @@ def test_a_finished_table_refuses_every_deal(convention):
     for _ in range(30):
         players = 4 if convention == "piter_races" else rng.choice([3, 4])
         options = random_options(convention, rng)
-        if convention == "piter_races":
+        if make_rules(convention, players, None, options).match_bonuses:
             options["games"] = rng.choice([1, 2])
         rules = make_rules(convention, players, rng.choice([1, 2, 4]), options)
         log = generate_log(rules, rng.randrange(players), rng, 400)
@@ -260,10 +290,10 @@ def _bonus_whists(state: TableState, n: int) -> dict[tuple[int, int], Fraction]:
 @PROPS
 @given(data=st.data())
 def test_every_sheet_amount_is_a_multiple_of_one_half(convention, data):
-    """RULES.md 3: except the shared piter_races bonuses (300/t, 200/t), which may be thirds."""
+    """docs/rules.md §3: except the shared match bonuses (300/t, 200/t), which may be thirds."""
     log = data.draw(deal_logs(max_deals=40, conventions=(convention,)), label="log")
     _describe(log)
-    races = log.rules.convention.name == "piter_races"
+    races = log.rules.match_bonuses
     n = log.rules.players
     for state in log.states:
         sh = sheet(log.rules, state)
@@ -318,31 +348,36 @@ def test_entries_add_up_to_the_change_of_the_sheet(convention, data):
             assert [b - a for a, b in zip(old.mountains, new.mountains)] == mountain
 
 
-# --- the all-pass streak, compulsory all-passes and the end of game, re-derived from RULES.md ------
+# --- the all-pass streak, compulsory all-passes and the end of game, re-derived from the fields ---
 
-def _made(body: dict) -> tuple[bool, bool]:
-    """(made, whisted) of a game deal, read from its body (RULES.md 5)."""
+def _made(body: dict) -> tuple[bool, bool, bool]:
+    """(made, whisted, half-whist) of a game deal, read from its body."""
     kind = body["type"]
     if kind == "remise":
-        return False, False
+        return False, False, False
     tricks = {int(s): t for s, t in body.get("tricks", {}).items()}
     if kind == "misere":
-        return tricks[body["declarer"]] == 0, False
+        return tricks[body["declarer"]] == 0, False, False
     defence = set(body["defenders"].values())
     if "whist" in defence:
         level = int(body["contract"][:-2] if body["contract"].endswith("NT") else body["contract"][:-1])
-        return tricks[body["declarer"]] >= level, True
-    return True, "half_whist" in defence  # unwhisted, or a half-whist: made, whisted
+        return tricks[body["declarer"]] >= level, True, False
+    return True, False, "half_whist" in defence
 
 
-def _game_over(rules, pools, streak_or_compulsory: bool) -> bool:
-    """The end condition of RULES.md 4 on the current game's pools."""
-    conv, n, target = rules.convention.name, rules.players, rules.pool_target
-    if conv in ("piter", "piter_gentleman", "piter_races") and streak_or_compulsory:
+def _game_over(rules, state, inside: bool, closed: bool = False) -> bool:
+    """The end of game fields on the current game's pools."""
+    if closed:
+        return True
+    if rules.end_outside_streak and inside:
         return False  # "not inside a streak"
-    if conv == "piter_gentleman":
+    n, target, pools = rules.players, rules.pool_target, state.pools
+    end = rules.end_of_game
+    if end is GameEnd.DEALS:
+        return state.deal_count >= rules.game_deals
+    if end is GameEnd.TOTAL_POOL:
         return sum(pools) >= n * target
-    if conv == "piter_races":
+    if end is GameEnd.ONE_CLOSED:
         return any(p >= target for p in pools)
     return all(p >= target for p in pools)
 
@@ -350,50 +385,55 @@ def _game_over(rules, pools, streak_or_compulsory: bool) -> bool:
 @per_convention
 @PROPS
 @given(data=st.data())
-def test_streak_compulsory_allpass_and_end_of_game_follow_rules_md(convention, data):
-    """RULES.md 7.1 (streak, exit, lowest contract, races' compulsory all-passes) and 7.3 (end of game)."""
-    from bench.deallog import param
-
+def test_streak_compulsory_allpass_and_end_of_game_follow_the_fields(convention, data):
+    """docs/rules.md §8.1-8.2 (streak, exit, lowest contract, compulsory
+    all-passes) and §8.4 (end of game), re-derived from the table's fields."""
     log = data.draw(deal_logs(max_deals=40, conventions=(convention,)), label="log")
     _describe(log)
     rules = log.rules
-    costs, exits = param(rules, "allpass_costs"), param(rules, "exit_levels")
-    races = convention == "piter_races"
+    ladder, exits = rules.allpass_costs, list(rules.exit_levels)
+    compulsory_on = rules.compulsory_allpass
+    match = rules.match_bonuses
     for i, (body, old, new) in enumerate(zip(log.bodies, log.states, log.states[1:]), 1):
         where = f"deal {i}"
         sh = sheet(rules, new)["allpass"]
-        if convention == "rostov":
-            assert new.streak == 0 and sh["next_trick_cost"] is None and sh["min_contract"] == 6, where
-            assert new.finished == _game_over(rules, new.pools, False), where
+        closed = body["type"] == "close"
+        if rules.allpass_scoring is AllpassScoring.ROSTOV:
+            assert new.streak == 0 and sh["next_trick_cost"] is None and sh["min_contract"] == exits[0], where
+            assert new.finished == _game_over(rules, new, False, closed), where
             continue
         rolled = new.game != old.game
         # the streak
         if rolled:
-            assert races and new.game == old.game + 1 <= rules.games, where
-            assert new.streak == 0 and new.compulsory_cost == costs[0], where
+            assert match and new.game == old.game + 1 <= rules.games, where
+            assert new.streak == 0, where
+            assert new.compulsory_cost == (ladder.at(0) if compulsory_on else None), where
             assert all(p == 0 for p in new.pools) and all(m == 0 for m in new.mountains), where
         elif body["type"] == "allpass":
             if old.compulsory_cost is not None:
-                assert new.streak == costs.index(old.compulsory_cost) + 1, where
+                assert new.streak == ladder.costs.index(old.compulsory_cost) + 1, where
             else:
                 assert new.streak == old.streak + 1, where
+        elif closed:
+            assert new.streak == old.streak and new.finished, where
         else:
-            made, whisted = _made(body)
-            exit_ = made and (whisted or param(rules, "unwhisted_exit"))
+            made, whisted, half = _made(body)
+            exit_ = made and (whisted or (half and rules.half_whist_exit) or (not half and rules.unwhisted_exit))
             assert new.streak == (0 if exit_ else old.streak), where
-        # races: compulsory all-passes after a failed misère or a failed 9/10 over a misère
-        if races and not rolled:
+        # compulsory all-passes after a failed misère or a failed 9/10 over a misère
+        if compulsory_on and not rolled:
             expected = None
+            cap = len(ladder.costs)
             if body["type"] == "misere" and int(body["tricks"][str(body["declarer"])]) > 0:
-                expected = costs[min(int(body["tricks"][str(body["declarer"])]), 3) - 1]
+                expected = ladder.at(min(int(body["tricks"][str(body["declarer"])]), cap) - 1)
             elif body.get("over_misere"):
                 level = int(body["contract"][:-1] if not body["contract"].endswith("NT") else body["contract"][:-2])
                 tricks = body.get("tricks")
                 under = level - tricks[str(body["declarer"])] if tricks else 0
                 if under > 0:
-                    expected = costs[min(under, 3) - 1]
+                    expected = ladder.at(min(under, cap) - 1)
             assert new.compulsory_cost == expected, where
-        elif not races:
+        elif not compulsory_on:
             assert new.compulsory_cost is None
         # what the sheet shows for the next deal
         if new.compulsory_cost is not None:
@@ -402,17 +442,17 @@ def test_streak_compulsory_allpass_and_end_of_game_follow_rules_md(convention, d
             k = new.streak
             assert not sh["compulsory"], where
             assert sh["min_contract"] == exits[min(k, len(exits) - 1)], where
-            assert sh["next_trick_cost"] == costs[min(k, len(costs) - 1)], where
+            assert sh["next_trick_cost"] == ladder.at(k), where
         assert sh["level"] == min(new.streak, 2) + 1, where
-        # the end of game (the races: of a game; the match ends with its last game)
+        # the end of game (in a match: of a game; the match ends with its last game)
         inside = new.streak > 0 or new.compulsory_cost is not None
-        if races:
+        if match:
             game_ended = rolled or new.finished
-            assert game_ended == (rolled or _game_over(rules, new.pools, inside)), where
+            assert game_ended == (rolled or _game_over(rules, new, inside, closed)), where
             assert new.finished == (game_ended and old.game == rules.games), where
             assert len(new.bonuses) > len(old.bonuses) if game_ended else new.bonuses == old.bonuses, where
         else:
-            assert new.finished == _game_over(rules, new.pools, inside), where
+            assert new.finished == _game_over(rules, new, inside, closed), where
 
 
 # --- seats are relative: rotating every seat by r rotates the whole sheet ------------------------
@@ -443,7 +483,7 @@ def _rotate_body(body: dict, r: int, n: int) -> dict:
 @PROPS
 @given(data=st.data(), r=st.integers(1, 3))
 def test_rotating_every_seat_rotates_the_sheet(convention, data, r):
-    """Nothing in RULES.md depends on absolute seat numbers (orders are clockwise from the
+    """Nothing in docs/rules.md depends on absolute seat numbers (orders are clockwise from the
     dealer or the declarer), so the log played with every seat moved by ``r`` gives the same
     sheet with every seat moved by ``r``."""
     log = data.draw(deal_logs(conventions=(convention,)), label="log")
@@ -472,32 +512,28 @@ def test_rotating_every_seat_rotates_the_sheet(convention, data, r):
         settle(log.rules, a).balances[(t - r) % n] for t in range(n))
 
 
-# --- the options the generator draws are exactly RULES.md 4.1 -----------------------------------
-
-# RULES.md 4.1 defaults, written out again here.
-DEFAULTS_4_1 = {
-    "sochi": {"stalingrad": False, "gentlemen_whist": False, "whisted_tens": False, "remise": True,
-              "allpass_costs": [1], "exit_levels": [6]},
-    "piter": {"stalingrad": True, "whisted_tens": False, "remise": True, "allpass_costs": [2, 4, 6],
-              "exit_levels": [6, 7, 7], "unwhisted_exit": False, "clean_writeoff": 1, "sliding_allpass": True,
-              "return_talon": False, "pass_pass_whist": True},
-    "piter_gentleman": {"stalingrad": False, "whisted_tens": False, "remise": True, "dealer_clean": False},
-    "rostov": {"stalingrad": True, "whisted_tens": False, "dealer_clean": False},
-    "vmk": {},
-    "piter_races": {"games": 7},
-}
-
+# --- every field may be overridden in every preset ------------------------------------------------
 
 @per_convention
-def test_generated_options_are_those_of_rules_md_4_1(convention):
-    from bench.deallog import OPTION_VALUES
-
+def test_every_field_value_is_accepted_and_round_trips(convention):
+    """Each field of the rule table, set alone to a random allowed value, makes a table whose
+    ``options`` make the same rules again (what the service stores), unless make_rules names a
+    contradiction with another field."""
+    rng = random.Random(f"fields {convention}")
     catalog = {c["name"]: c for c in conventions_catalog()}[convention]
-    assert {o["name"]: o["default"] for o in catalog["options"]} == DEFAULTS_4_1[convention]
-    assert set(OPTION_VALUES[convention]) == set(DEFAULTS_4_1[convention])
+    listed = [o["name"] for o in catalog["options"] if "alias_of" not in o]
+    assert listed == list(FIELD_NAMES)
     for players in ((4,) if convention == "piter_races" else (3, 4)):
-        assert make_rules(convention, players).options == DEFAULTS_4_1[convention]
-        for name, values in OPTION_VALUES[convention].items():
-            for value in values:
-                rules = make_rules(convention, players, options={name: value})
-                assert rules.options == {**DEFAULTS_4_1[convention], name: value}
+        base = make_rules(convention, players)
+        for name in FIELD_NAMES:
+            for _ in range(4):
+                value = random_value(name, rng)
+                try:
+                    rules = make_rules(convention, players, options={name: value})
+                except Exception as exc:  # noqa: BLE001 - must be a refusal naming a field
+                    assert exc.errors and all(e.field.startswith("options.") for e in exc.errors), exc
+                    continue
+                assert getattr(rules, name) == SPECS[name].parse(value)
+                again = make_rules(convention, players, options=rules.options)
+                assert again == rules
+                assert {f for f in FIELD_NAMES if getattr(rules, f) != getattr(base, f)} <= {name}

@@ -1,4 +1,4 @@
-"""piter_races (RULES.md 4, 7.1, 7.3, 8; seed 004): 4 players only, s = 2, k = 2, gentlemen's
+"""piter_races (docs/rules.md §5, §8.1-8.5, §9; seed 004): 4 players only, s = 2, k = 2, gentlemen's
 whist, failed whist V, two whisters on 8/9/10 share the shortfall, whists on a failed declarer
 doubled, tens whisted, no remise, per-trick all-passes [2,4,6] / exits [6,7,7], compulsory
 all-passes, target 22, a match of `games` games with 300/200 bonuses.

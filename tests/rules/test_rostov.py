@@ -1,4 +1,4 @@
-"""rostov (RULES.md 4, seed 001): s = 1, whists V a trick, undertrick V, consolation 10 a
+"""rostov (docs/rules.md §5, seed 001): s = 1, whists V a trick, undertrick V, consolation 10 a
 trick, failed whist V/2, misère 10, 8: second, Stalingrad on, no remise, Rostov all-passes
 (5 whists a trick from the winner, no streak), clean -1, talon bonus and discard.
 3 players unless said, dealer 0 first; declarer 1 has defenders 2 (first) and 0."""

@@ -1,4 +1,4 @@
-"""The worked examples of the seed documents and of RULES.md, computed by hand."""
+"""The worked examples of the seed documents and of docs/rules.md, computed by hand."""
 
 from fractions import Fraction
 
@@ -22,7 +22,7 @@ def test_seed002_six_contract_declarer_took_seven():
 
 
 def test_seed002_seven_contract_gentlemen_whist_36_each():
-    # seed 002 / RULES.md 5.3: 7 played, declarer took 5, one whister and one passer, the
+    # seed 002 / docs/rules.md §6.3: 7 played, declarer took 5, one whister and one passer, the
     # whister's side took 5. Declarer 1, whister 2, passer 0 (3 players, dealer 0).
     t = Table("piter_gentleman")
     t.deal(contract(1, "7H", {2: "whist", 0: "pass"}, {1: 5, 2: 5, 0: 0}))
@@ -35,7 +35,7 @@ def test_seed002_seven_contract_gentlemen_whist_36_each():
 
 
 def test_seed002_seven_contract_same_in_piter():
-    # piter has the gentlemen's whist fixed on (RULES.md 4), so the same deal scores the same.
+    # piter has the gentlemen's whist fixed on (docs/rules.md §5), so the same deal scores the same.
     t = Table("piter")
     t.deal(contract(1, "7H", {2: "whist", 0: "pass"}, {1: 5, 2: 5, 0: 0}))
     # mountain 2*4*2 = 16; each defender (40/2 + 16) = 36
@@ -113,7 +113,7 @@ def test_seed002_end_when_total_pool_reaches_n_times_target():
 
 
 def test_rules_settlement_three_players_mountain_averaged_ten_whists_a_point():
-    # RULES.md 8, sochi (k = 1). Pools 10, 6, 4; mountains 4, 10, 0;
+    # docs/rules.md §9, sochi (k = 1). Pools 10, 6, 4; mountains 4, 10, 0;
     # whists 0 on 1: 20, 1 on 2: 6, 2 on 0: 8.
     t = Table("sochi").set(
         pools=(10, 6, 4), mountains=(4, 10, 0), whists=((0, 20, 0), (0, 0, 6), (8, 0, 0))

@@ -1,4 +1,4 @@
-"""RULES.md 8: balance_i = W_i + 10 * (mean(G) - G_i), G_i = mountain_i - k * pool_i,
+"""docs/rules.md §9: balance_i = W_i + 10 * (mean(G) - G_i), G_i = mountain_i - k * pool_i,
 exact Fractions; cents rounded to 0.01 summing to exactly zero; fewest transfers; stake."""
 
 from fractions import Fraction

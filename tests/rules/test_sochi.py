@@ -1,4 +1,4 @@
-"""sochi (RULES.md 4): s = 1, k = 1, whists V a trick, undertrick V, consolation V,
+"""sochi (docs/rules.md §5): s = 1, k = 1, whists V a trick, undertrick V, consolation V,
 failed whist V/2, misère 10 a trick, 8: second / 9, 10: both, per-trick all-passes.
 
 3 players unless said: dealer 0 on the first deal; a declarer 1 has defenders 2 (first,

@@ -1,4 +1,4 @@
-"""RULES.md 9: every refusal names the field and leaves the state exactly as it was
+"""docs/rules.md §10: every refusal names the field and leaves the state exactly as it was
 (``Table.refuse`` checks the state is the same object with the same content)."""
 
 import pytest
@@ -259,6 +259,6 @@ def test_replay_equals_step_by_step():
 
 
 def test_returned_talon_refused_with_three_players():
-    t = Table("piter", return_talon=True)  # the option is for 4 players (RULES.md 4)
+    t = Table("piter", return_talon=True)  # the option is for 4 players (docs/rules.md §4.5)
     err = t.refuse(contract(1, "7H", {2: "pass", 0: "pass"}, talon={"returned": True}))
     assert names_field(err, "talon")

@@ -1,8 +1,12 @@
-"""vmk (RULES.md 4, seed 001): s = 1, k = 1, whists V a trick, undertrick V, consolation 10,
+"""vmk (docs/rules.md §5, seed 001): s = 1, k = 1, whists V a trick, undertrick V, consolation 10,
 failed whist V, misère 10, two whisters on 8/9/10: both, not gentlemen, Stalingrad, remise,
 per-trick all-passes [2,4,4] with exits [6,7,7], clean -cost, unwhisted game may be written
 off the mountain, overflow may be written off, a failed whister cannot be helped.
 3 players unless said, dealer 0 first; declarer 1 has defenders 2 (first) and 0."""
+
+import pytest
+
+from app.rules import InvalidDeal
 
 from .helpers import Table, allpass, contract, misere, remise
 
@@ -123,13 +127,26 @@ def test_end_all_pools_closed_even_inside_a_streak():
     assert t.state.finished is True
 
 
-def test_overflow_writeoff_choice_own_mountain():
+def test_made_game_writeoff_refused_while_the_pool_is_open():
+    # seed 001 (VMK): «ЛЮБАЯ игра может быть списана с горы по желанию, но только в случае,
+    # если игрок уже "закрылся"» -- seat 0's pool is 18 of 20 before the deal: not closed, so
+    # the write-off of his made 8 is refused, even though it would overflow (docs/rules.md,
+    # §11, reading 4).
     t = Table("vmk").set(pools=(18, 10, 5))
+    before = t.state
+    with pytest.raises(InvalidDeal) as info:
+        t.deal(contract(0, "8H", {1: "whist", 2: "pass"}, {0: 8, 1: 2, 2: 0}, choices={"writeoff": [0]}))
+    assert [e.field for e in info.value.errors] == ["choices.writeoff"]
+    assert t.state is before
+
+
+def test_made_game_writeoff_once_the_pool_is_closed():
+    t = Table("vmk").set(pools=(20, 10, 5))
     t.deal(contract(0, "8H", {1: "whist", 2: "pass"}, {0: 8, 1: 2, 2: 0}, choices={"writeoff": [0]}))
-    # 2 close seat 0's pool; the 4 beyond are written off his own mountain (k = 1): -4;
-    # whister 1 credited 2 tricks * 6 = 12
+    # pool closed before the deal: the whole V = 6 comes off his mountain at k = 1: -6;
+    # nothing to the pools (so nothing helps); whister 1 credited 2 tricks * 6 = 12
     assert t.pools == [20, 10, 5]
-    assert t.mountains == [-4, 0, 0]
+    assert t.mountains == [-6, 0, 0]
     assert t.whists == {(1, 0): 12}
 
 
@@ -152,7 +169,7 @@ def test_overflow_cannot_help_a_defender_who_failed_his_whist():
 
 
 def test_unwhisted_writeoff_leaves_the_pool_so_nothing_overflows():
-    # RULES.md 5.5: written off this way, the whole V leaves the mountain and nothing goes to
+    # docs/rules.md §6.5: written off this way, the whole V leaves the mountain and nothing goes to
     # the pool (so nothing overflows) -- even with the pool 2 short of the target.
     t = Table("vmk").set(pools=(18, 10, 5))
     t.deal(contract(0, "8H", {1: "pass", 2: "pass"}, choices={"writeoff": [0]}))

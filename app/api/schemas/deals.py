@@ -79,6 +79,10 @@ class _Allpass(Request):
     tricks: dict[SeatKey, Tricks] = Field(description="every active seat's tricks")
 
 
+class _Close(Request):
+    type: Literal["close"] = "close"
+
+
 class ContractDeal(_DealCommon, _Contract):
     """A contract was bid: the declarer played it (or both defenders passed)."""
 
@@ -103,12 +107,21 @@ class AllpassDeal(_DealCommon, _Allpass):
     example = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
 
 
-DEAL_VARIANTS = (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal)
+class CloseDeal(_DealCommon, _Close):
+    """The caller ends the game: only where the table is played for a number of deals
+    (``end_of_game: deals``); it writes nothing."""
+
+    example = {"type": "close"}
+
+
+DEAL_VARIANTS = (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal)
 assert tuple(v.model_fields["type"].default for v in DEAL_VARIANTS) == tuple(m.value for m in DealType)
 
 
-class DealInput(RootModel[Annotated[Union[ContractDeal, MisereDeal, RemiseDeal, AllpassDeal], Field(discriminator="type")]]):
-    """A deal body: one of the four kinds, told apart by ``type``."""
+class DealInput(
+    RootModel[Annotated[Union[ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal], Field(discriminator="type")]]
+):
+    """A deal body: one of the five kinds, told apart by ``type``."""
 
     def body(self) -> dict[str, Any]:
         """The fields the caller sent (the engine checks them again: Deal.from_dict)."""
@@ -184,6 +197,10 @@ class _StoredAllpass(Answer):
     tricks: dict[str, int]
 
 
+class _StoredClose(Answer):
+    type: Literal["close"]
+
+
 class StoredContractDeal(_StoredTail, _StoredContract, _StoredHead):
     """A contract deal of the log."""
 
@@ -200,10 +217,15 @@ class StoredAllpassDeal(_StoredTail, _StoredAllpass, _StoredHead):
     """An all-pass deal of the log."""
 
 
+class StoredCloseDeal(_StoredTail, _StoredClose, _StoredHead):
+    """The caller's end of a game played for a number of deals."""
+
+
 class StoredDeal(
     RootModel[
         Annotated[
-            Union[StoredContractDeal, StoredMisereDeal, StoredRemiseDeal, StoredAllpassDeal], Field(discriminator="type")
+            Union[StoredContractDeal, StoredMisereDeal, StoredRemiseDeal, StoredAllpassDeal, StoredCloseDeal],
+            Field(discriminator="type"),
         ]
     ]
 ):

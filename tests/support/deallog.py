@@ -1,105 +1,106 @@
-"""Random VALID deal logs, generated from docs/rules.md and the table's current state.
+"""Random VALID deal logs, generated from the rules and the table's current state.
 
-Plain ``random.Random`` only: the benchmark (``bench/engine.py``) calls it with a
-fixed seed, the hypothesis strategies (``tests/rules/strategies.py``) call it
-with a hypothesis-driven ``Random`` so that failures shrink.
+Plain ``random.Random`` only: the benchmark (``bench/engine.py``) calls it with a fixed
+seed, the hypothesis strategies (``tests/rules/strategies.py``) call it with a
+hypothesis-driven ``Random`` so that failures shrink.
 
-The generator does not try deals until the engine takes one: it computes what
-is allowed from the rules (docs/rules.md: dealing, scoring, state; the options) and from the
-state the engine exposes (``sheet(...)["allpass"]``: ``min_contract``,
-``compulsory``; ``state.next_dealer``, ``state.pools``, ``state.finished``), and
-the caller asserts that the engine accepts every deal it makes.
-
-The convention parameters that the generator needs are written down here again
-from docs/rules.md, the conventions' parameters (not read from the engine's convention table), so that a
-wrong row in the engine shows up as a refused deal.
+The generator does not try deals until the engine takes one: it computes what is allowed
+from the table's rule fields (docs/rules.md §4) and from the state the engine exposes
+(``sheet(...)["allpass"]``: ``min_contract``, ``compulsory``; ``state.next_dealer``,
+``state.pools``, ``state.mountains``, ``state.finished``), and the caller asserts that the
+engine accepts every deal it makes. Tables are random COMBINATIONS of fields
+(``random_options``): a preset with any of its fields overridden, not only the presets.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable
 
-from app.rules import Deal, Rules, TableState, apply_deal, sheet
+from app.rules import (
+    COST_LADDERS,
+    AllpassScoring,
+    CleanPlayer,
+    GameEnd,
+    InvalidTable,
+    MadeGameWriteoff,
+    PoolOverflow,
+    Deal,
+    Rules,
+    TableState,
+    UnwhistedWriteoff,
+    apply_deal,
+    make_rules,
+    sheet,
+)
+from app.rules.conventions import ALIASES, FIELDS, PRESETS
 
 CONVENTIONS = ("sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races")
 STRAINS = ("S", "C", "D", "H", "NT")
 VALUE = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
 OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
-
-# docs/rules.md, the conventions' parameters: the fixed values of parameters a convention does not offer as an option.
-_FIXED: dict[str, dict[str, Any]] = {
-    "sochi": {"return_talon": False, "unwhisted_exit": True, "sliding_allpass": True},
-    "piter": {},
-    "piter_gentleman": {"return_talon": False, "allpass_costs": [2, 4, 6], "exit_levels": [6, 7, 8],
-                        "unwhisted_exit": True, "sliding_allpass": True},
-    "rostov": {"remise": False, "return_talon": False, "allpass_costs": None, "exit_levels": [6],
-               "unwhisted_exit": False, "sliding_allpass": True},
-    "vmk": {"stalingrad": True, "whisted_tens": False, "remise": True, "return_talon": False,
-            "allpass_costs": [2, 4, 4], "exit_levels": [6, 7, 7], "unwhisted_exit": False, "sliding_allpass": True},
-    "piter_races": {"stalingrad": True, "whisted_tens": True, "remise": False, "return_talon": False,
-                    "allpass_costs": [2, 4, 6], "exit_levels": [6, 7, 7], "unwhisted_exit": False,
-                    "sliding_allpass": True},
-}
-# unwhisted_exit: sochi "any made game" and piter_gentleman "a made game, never a remise" end a
-# streak with unwhisted made games too; rostov has no streak (allpass_costs None).
-# Pools stop at the target and the overflow helps others (7.2): "pool overflow" row.
-CAPPED = {"sochi", "piter", "rostov", "vmk"}
-
-# docs/rules.md, option names: every option with every value it may take (games kept small so matches end).
-OPTION_VALUES: dict[str, dict[str, tuple[Any, ...]]] = {
-    "sochi": {
-        "stalingrad": (False, True),
-        "gentlemen_whist": (False, True),
-        "whisted_tens": (False, True),
-        "remise": (True, False),
-        "allpass_costs": ([1], [1, 2, 3]),
-        "exit_levels": ([6], [6, 7, 7]),
-    },
-    "piter": {
-        "stalingrad": (True, False),
-        "whisted_tens": (False, True),
-        "remise": (True, False),
-        "allpass_costs": ([2, 4, 6], [2, 4, 8]),
-        "exit_levels": ([6, 7, 7], [6, 7, 8]),
-        "unwhisted_exit": (False, True),
-        "clean_writeoff": (1, 2),
-        "sliding_allpass": (True, False),
-        "return_talon": (False, True),
-        "pass_pass_whist": (True, False),
-    },
-    "piter_gentleman": {
-        "stalingrad": (False, True),
-        "whisted_tens": (False, True),
-        "remise": (True, False),
-        "dealer_clean": (False, True),
-    },
-    "rostov": {
-        "stalingrad": (True, False),
-        "whisted_tens": (False, True),
-        "dealer_clean": (False, True),
-    },
-    "vmk": {},
-    "piter_races": {"games": (1, 2, 3, 7)},
-}
+EXIT_LADDERS = ([6], [6, 7, 7], [6, 7, 8])
 
 
-def param(rules: Rules, name: str) -> Any:
-    """A parameter's effective value: the table's option, else the convention's fixed value (docs/rules.md)."""
-    opts = rules.options
-    if name in opts:
-        return opts[name]
-    return _FIXED[rules.convention.name][name]
+def random_value(name: str, rng: random.Random) -> Any:
+    """A random JSON value of one field of the rule table (docs/rules.md §4)."""
+    spec = next(s for s in FIELDS if s.name == name)
+    if spec.type == "bool":
+        return rng.random() < 0.5
+    if spec.type == "enum":
+        return rng.choice([m.value for m in spec.enum])
+    if spec.type == "int_list":
+        return list(rng.choice(EXIT_LADDERS))
+    if spec.type == "cost_ladder":
+        if rng.random() < 0.25:
+            return {"start": rng.randint(1, 4), "step": rng.randint(1, 3)}
+        return list(rng.choice(COST_LADDERS))
+    if name == "games":
+        return rng.randint(1, 3)
+    if name == "game_deals":
+        return rng.randint(1, 60)
+    return rng.choice(spec.choices)
 
 
-def random_options(convention: str, rng: random.Random) -> dict[str, Any]:
-    """A random subset of the convention's options (4.1) with random valid values."""
+def random_options(convention: str, rng: random.Random, share: float = 0.2) -> dict[str, Any]:
+    """A random combination: each field of the table overridden with probability ``share``
+    (the classic options with 0.6), contradictions dropped as make_rules names them."""
+    preset = PRESETS[convention]
     out: dict[str, Any] = {}
-    for name, values in OPTION_VALUES[convention].items():
-        if rng.random() < 0.6:
-            out[name] = rng.choice(values)
-    return out
+    for spec in FIELDS:
+        if rng.random() < (0.6 if spec.name in preset.classic else share):
+            out[spec.name] = random_value(spec.name, rng)
+    for name in ALIASES:
+        if name in preset.classic and rng.random() < 0.3:
+            out.pop(ALIASES[name].target, None)
+            out[name] = rng.random() < 0.5
+    if out.get("end_of_game") == GameEnd.DEALS.value:
+        out.setdefault("game_deals", rng.randint(1, 60))
+    else:
+        out.pop("game_deals", None)
+    players = rng.choice(preset.seat_counts)
+    for _ in range(12):
+        try:
+            make_rules(convention, players, None, out)
+            return out
+        except InvalidTable as exc:
+            for error in exc.errors:
+                out.pop(error.field.removeprefix("options."), None)
+    return {}
+
+
+def random_table(convention: str, rng: random.Random, share: float = 0.2) -> Rules:
+    """The rules of a random table of a preset: size, pool target and a combination of fields."""
+    players = rng.choice(PRESETS[convention].seat_counts)
+    target = rng.choice([None, None, 4, 8, 12, 20, 30])
+    for _ in range(20):
+        try:
+            return make_rules(convention, players, target, random_options(convention, rng, share))
+        except InvalidTable:
+            continue
+    return make_rules(convention, players, target)
 
 
 # --- the table, as the generator sees it -------------------------------------------------
@@ -110,7 +111,6 @@ class Situation:
 
     rules: Rules
     state: TableState
-    conv: str
     n: int
     dealer: int
     active: tuple[int, ...]
@@ -126,7 +126,6 @@ class Situation:
         return cls(
             rules=rules,
             state=state,
-            conv=rules.convention.name,
             n=n,
             dealer=dealer,
             active=active,
@@ -144,13 +143,23 @@ class Situation:
         target = self.rules.pool_target
         return [s for s in range(self.n) if self.state.pools[s] < target]
 
-    def overflow(self, seat: int, gain: int) -> int:
-        """Points beyond the target if ``seat`` writes ``gain`` to a capped pool."""
-        if self.conv not in CAPPED or gain <= 0:
-            return 0
-        target = self.rules.pool_target
+    def overflow(self, seat: int, gain: int) -> Fraction:
+        """Points beyond the target that help others if ``seat`` writes ``gain`` to his pool:
+        none when pools are not capped; under mountain_first what his own mountain does not
+        take first (at rate k)."""
+        rules = self.rules
+        if rules.pool_overflow is PoolOverflow.NO_CAP or gain <= 0:
+            return Fraction(0)
+        target = rules.pool_target
         pool = self.state.pools[seat]
-        return gain if pool >= target else max(0, pool + gain - target)
+        over = Fraction(gain if pool >= target else max(0, pool + gain - target))
+        if rules.pool_overflow is PoolOverflow.MOUNTAIN_FIRST and self.state.mountains[seat] > 0:
+            # whole points come off his mountain first, as far as it goes at rate k
+            over = max(Fraction(0), over - Fraction(self.state.mountains[seat]) // rules.pool_rate)
+        return over
+
+    def pool_closed(self, seat: int) -> bool:
+        return self.state.pools[seat] >= self.rules.pool_target
 
 
 # --- pieces -----------------------------------------------------------------------------
@@ -180,14 +189,14 @@ def _extras(sit: Situation, body: dict[str, Any], rng: random.Random) -> dict[st
 
 
 def _talon(sit: Situation, body: dict[str, Any], rng: random.Random, kind: str) -> None:
-    if sit.conv == "rostov" and rng.random() < 0.3:
+    if sit.rules.talon_bonuses and rng.random() < 0.3:
         talon: dict[str, Any] = {}
         if rng.random() < 0.7:
             talon["bonus"] = rng.choice(["ace", "marriage", "ace_king", "two_aces"])
         if rng.random() < 0.5 or not talon:
             talon["discarded"] = rng.random() < 0.8
         body["talon"] = talon
-    elif kind == "contract" and sit.n == 4 and param(sit.rules, "return_talon") and rng.random() < 0.2:
+    elif kind == "contract" and sit.n == 4 and sit.rules.return_talon and rng.random() < 0.2:
         body["talon"] = {"returned": True}
 
 
@@ -200,18 +209,31 @@ def _level(sit: Situation, rng: random.Random) -> int:
 
 def _pool_choices(sit: Situation, body: dict[str, Any], rng: random.Random, declarer: int, gain: int,
                   failed_whisters: tuple[int, ...] = ()) -> None:
-    """help / overflow write-off where the declarer's pool write overflows (7.2)."""
-    over = sit.overflow(declarer, gain)
-    if over <= 0 or "choices" in body:
+    """A made game's write-off (made_game_writeoff: the whole game once the pool is closed, or
+    the part beyond the target), or the help where the declarer's pool write overflows."""
+    if gain <= 0 or "choices" in body:
         return
-    if sit.conv == "vmk" and rng.random() < 0.3:
+    rules = sit.rules
+    if rules.made_game_writeoff is MadeGameWriteoff.CLOSED_POOL and sit.pool_closed(declarer) and rng.random() < 0.3:
         body["choices"] = {"writeoff": [declarer]}
         return
+    if (rules.made_game_writeoff is MadeGameWriteoff.BEYOND_TARGET and rules.pool_overflow is not PoolOverflow.NO_CAP
+            and sit.state.pools[declarer] + gain > rules.pool_target and rng.random() < 0.3):
+        body["choices"] = {"writeoff": [declarer]}  # the part beyond the target off his mountain
+        return
+    if sit.overflow(declarer, gain) <= 0:
+        return
     candidates = [s for s in sit.open_seats() if s != declarer]
-    if sit.conv == "vmk":
+    if rules.failed_whister_unhelped:
         candidates = [s for s in candidates if s not in failed_whisters]
     if candidates and rng.random() < 0.4:
         body["choices"] = {"help": rng.choice(candidates)}
+
+
+def _unwhisted_writeoff(rules: Rules, level: int | None) -> bool:
+    """May an unwhisted made game (``level`` None: a clean misère) be written off the mountain."""
+    kind = rules.unwhisted_writeoff
+    return kind is UnwhistedWriteoff.VALUE or (kind is UnwhistedWriteoff.DOUBLE_HIGH and (level is None or level >= 8))
 
 
 # --- deal kinds -------------------------------------------------------------------------
@@ -226,9 +248,9 @@ def contract_deal(sit: Situation, rng: random.Random, *, declarer: int | None = 
     strain = rng.choice(STRAINS) if strain is None else strain
     first, second = sit.defenders_of(declarer)
     if defence is None:
-        if level == 6 and strain == "S" and param(rules, "stalingrad"):
+        if level == 6 and strain == "S" and rules.stalingrad:
             defence = ("whist", "whist")
-        elif level == 10 and not param(rules, "whisted_tens"):
+        elif level == 10 and not rules.whisted_tens:
             defence = ("pass", "pass")
         else:
             options = [("whist", "whist")] * 4 + [("whist", "pass"), ("pass", "whist")] * 2 + [("pass", "pass")]
@@ -262,11 +284,10 @@ def contract_deal(sit: Situation, rng: random.Random, *, declarer: int | None = 
             failed_whisters = tuple(s for s, d in zip((first, second), defence) if d == "whist")
     else:
         gain = V  # unwhisted or half-whist: +V to the pool
-        if defence == ("pass", "pass") and rng.random() < 0.35:
-            if sit.conv == "vmk" or (sit.conv == "piter_races" and level >= 8):
-                body["choices"] = {"writeoff": [declarer]}
+        if defence == ("pass", "pass") and rng.random() < 0.35 and _unwhisted_writeoff(rules, level):
+            body["choices"] = {"writeoff": [declarer]}
     _pool_choices(sit, body, rng, declarer, gain, failed_whisters)
-    if sit.conv == "piter_races" and level >= 9 and rng.random() < 0.3:
+    if rules.compulsory_allpass and level >= 9 and rng.random() < 0.3:
         body["over_misere"] = True
     _talon(sit, body, rng, "contract")
     return _extras(sit, body, rng)
@@ -287,7 +308,7 @@ def misere_deal(sit: Situation, rng: random.Random, *, declarer: int | None = No
     else:
         body["tricks"] = {str(declarer): taken}
     if taken == 0:
-        if sit.conv in ("vmk", "piter_races") and rng.random() < 0.35:
+        if _unwhisted_writeoff(sit.rules, None) and rng.random() < 0.35:
             body["choices"] = {"writeoff": [declarer]}
         else:
             _pool_choices(sit, body, rng, declarer, 10)
@@ -306,7 +327,7 @@ def remise_deal(sit: Situation, rng: random.Random, *, declarer: int | None = No
 def allpass_deal(sit: Situation, rng: random.Random) -> dict[str, Any]:
     counts: dict[int, int] = {}
     talon = 0
-    dealer_may_hold = sit.n == 4 and sit.conv != "rostov"
+    dealer_may_hold = sit.n == 4 and sit.rules.allpass_scoring is not AllpassScoring.ROSTOV
     if dealer_may_hold and rng.random() < 0.5:
         talon = rng.choice([0, 1, 1, 2, 2])
     parts = split(rng, 10 - talon, 3, zero_bias=0.3)
@@ -315,7 +336,7 @@ def allpass_deal(sit: Situation, rng: random.Random) -> dict[str, Any]:
     if sit.n == 4 and (talon or rng.random() < 0.3):
         counts[sit.dealer] = talon  # rostov: listed with 0 only
     body: dict[str, Any] = {"type": "allpass", "tricks": {str(s): t for s, t in sorted(counts.items())}}
-    if sit.conv == "piter_races":
+    if sit.rules.clean_player is CleanPlayer.CHOICE:
         clean = [s for s in sit.active if counts[s] == 0]
         chosen = [s for s in clean if rng.random() < 0.5]
         if chosen:
@@ -323,16 +344,19 @@ def allpass_deal(sit: Situation, rng: random.Random) -> dict[str, Any]:
     return _extras(sit, body, rng)
 
 
-def next_deal(rules: Rules, state: TableState, rng: random.Random) -> dict[str, Any]:
-    """A random valid deal body for the table in ``state`` (which must not be finished)."""
+def next_deal(rules: Rules, state: TableState, rng: random.Random, close: bool = True) -> dict[str, Any]:
+    """A random valid deal body for the table in ``state`` (which must not be finished).
+    ``close``: a game played for a number of deals may be closed by the caller now and then."""
     if state.finished:
         raise ValueError("the table is finished: no deal is valid")
     sit = Situation.of(rules, state)
+    if close and rules.end_of_game is GameEnd.DEALS and rng.random() < 0.03:
+        return _extras(sit, {"type": "close"}, rng)  # the caller closes the game
     if sit.compulsory:
         return allpass_deal(sit, rng)
     kinds = ["contract", "allpass", "misere"]
     weights = [60, 22, 10]
-    if param(rules, "remise"):
+    if rules.remise:
         kinds.append("remise")
         weights.append(6)
     kind = rng.choices(kinds, weights=weights)[0]
@@ -348,7 +372,7 @@ def next_deal(rules: Rules, state: TableState, rng: random.Random) -> dict[str, 
 # --- whole logs ---------------------------------------------------------------------------
 
 class GeneratedDealRefused(AssertionError):
-    """The engine refused a deal the generator derived as valid from docs/rules.md."""
+    """The engine refused a deal the generator derived as valid from the rules."""
 
     def __init__(self, number: int, body: dict[str, Any], error: Exception, state: TableState):
         self.number, self.body, self.error, self.state = number, body, error, state
@@ -366,14 +390,15 @@ class Log:
 
 
 def generate_log(rules: Rules, first_dealer: int, rng: random.Random, deals: int,
-                 apply: Callable = apply_deal) -> Log:
-    """Up to ``deals`` deals (fewer if the table finishes), each applied with the engine."""
+                 apply: Callable = apply_deal, close: bool = True) -> Log:
+    """Up to ``deals`` deals (fewer if the table finishes), each applied with the engine;
+    ``close`` False: no close deal (for callers that cannot post one)."""
     state = TableState.new(rules, first_dealer)
     log = Log(rules, first_dealer, states=[state])
     for number in range(1, deals + 1):
         if state.finished:
             break
-        body = next_deal(rules, state, rng)
+        body = next_deal(rules, state, rng, close)
         try:
             deal = Deal.from_dict(body)
             result = apply(rules, state, deal)
