@@ -115,6 +115,15 @@ class Api:
         assert r.status_code == expect, r.text
         return r.json()
 
+    def log(self, table_id: str) -> list[dict[str, Any]]:
+        """The table's stored deals, every page of the listing followed."""
+        out, url = [], f"/v1/tables/{table_id}/deals?limit=200"
+        while url:
+            page = self.get(url).json()
+            out += page["items"]
+            url = page["next"]
+        return out
+
 
 def new_owner_key(client: Any, admin_headers: dict[str, str], owner: str | None = None) -> tuple[str, str]:
     owner = owner or f"owner-{uuid.uuid4().hex[:10]}"

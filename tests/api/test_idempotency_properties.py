@@ -27,14 +27,6 @@ operation = st.one_of(
 )
 
 
-def _log(api, tid):
-    out, url = [], f"/v1/tables/{tid}/deals?limit=200"
-    while url:
-        page = api.get(url).json()
-        out += page["items"]
-        url = page["next"]
-    return out
-
 
 def _body(deal):
     return {k: v for k, v in deal.items() if k not in STORED_ONLY}
@@ -100,7 +92,7 @@ def test_every_answer_the_client_holds_describes_a_stored_deal(api, ops):
                 for key in [k for k, (_i, n) in live.items() if n == number]:
                     del live[key]
                     held.pop(key, None)
-        log = _log(api, tid)
+        log = api.log(tid)
         assert len(log) == len(bodies)
         count = len(bodies)
         for key, answer in held.items():

@@ -60,14 +60,6 @@ def _same(api_sheet: dict, exact: dict) -> None:
         assert api_sheet[key] == exact[key], key
 
 
-def _stored_deals(api, tid) -> list[dict]:
-    out, url = [], f"/v1/tables/{tid}/deals?limit=200"
-    while url:
-        page = api.get(url).json()
-        out += page["items"]
-        url = page["next"]
-    return out
-
 
 def _deal_body(stored: dict) -> dict:
     """A stored deal as a request body again (the stored form adds number and entries)."""
@@ -95,7 +87,7 @@ def test_stored_sheet_is_the_replayed_log_and_bad_input_changes_nothing(api, log
 
     shown = api.get(f"/v1/tables/{tid}/sheet").json()
     _same(shown, engine_sheet(log.rules, log.states[-1]))
-    stored = _stored_deals(api, tid)
+    stored = api.log(tid)
     assert [d["number"] for d in stored] == list(range(1, len(log.bodies) + 1))
     again = replay(log.rules, log.first_dealer, [Deal.from_dict(_deal_body(d)) for d in stored])
     _same(shown, engine_sheet(log.rules, again.state))
