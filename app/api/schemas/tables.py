@@ -13,13 +13,18 @@ from app.rules import CONVENTION_NAMES, Settlement
 from app.services.tables import TableInfo
 
 from .common import Amount, Answer, Name, Request, absent_when_none, timestamp
+from .players import SeatIn
 from .sheet import Sheet
 
 ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
 
 
 class TableCreate(Request):
-    players: list[Name] = Field(min_length=3, max_length=4, description="3 or 4 distinct names, seats 0..n-1 in order")
+    players: list[Name | SeatIn] = Field(
+        min_length=3,
+        max_length=4,
+        description='3 or 4 distinct names, seats 0..n-1 in order; a seat may be {"name", "player"} or {"name", "external_id"} to link it to the player registry',
+    )
     convention: ConventionName
     pool_target: int = Field(default=None, ge=1, le=1000, description="the pool to reach; 20 (piter_races: 22) when left out")
     first_dealer: int = Field(default=0, ge=0, le=3, description="the seat that deals first")
