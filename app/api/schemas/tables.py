@@ -4,9 +4,9 @@ view of the share link."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from app import amounts
 from app.rules import CONVENTION_NAMES, Settlement
@@ -19,8 +19,17 @@ from .sheet import Sheet
 ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
 
 
+def _seat_tag(value: Any) -> str:
+    return "seat" if isinstance(value, dict) else "name"
+
+
+# A seat is a plain name or a seat object; the tag only picks which one validates (its name is
+# taken out of the refused field's path by app/api/validation_errors.py).
+Seat = Annotated[Union[Annotated[Name, Tag("name")], Annotated[SeatIn, Tag("seat")]], Discriminator(_seat_tag)]
+
+
 class TableCreate(Request):
-    players: list[Name | SeatIn] = Field(
+    players: list[Seat] = Field(
         min_length=3,
         max_length=4,
         description='3 or 4 distinct names, seats 0..n-1 in order; a seat may be {"name", "player"} or {"name", "external_id"} to link it to the player registry',
