@@ -129,10 +129,6 @@ class TableTally:
     tally: Tally
 
 
-def balance_of(rules: Rules, state: TableState, seat: int) -> Fraction | int:
-    return exact(settle(rules, state).balances[seat])
-
-
 def recompute(rules: Rules, first_dealer: int, bodies: Iterable[dict[str, Any]], seats: Iterable[int]) -> dict[int, TableTally]:
     """Each seat's row from the stored deal log alone (a fold of the engine from a new table)."""
     seats = list(seats)
@@ -146,7 +142,8 @@ def recompute(rules: Rules, first_dealer: int, bodies: Iterable[dict[str, Any]],
             count_deal(tallies[s], s, deal, state, result.state, result.entries)
         state = result.state
         count += 1
-    return {s: TableTally(s, count, state.finished, balance_of(rules, state, s), tallies[s]) for s in seats}
+    balances = settle(rules, state).balances
+    return {s: TableTally(s, count, state.finished, exact(balances[s]), tallies[s]) for s in seats}
 
 
 # --- the hooks of app/services/deals.py ------------------------------------------------
@@ -180,6 +177,7 @@ def on_deal_posted(
     if not linked:
         return
     entries = tuple(entries)
+    balances = settle(rules, after).balances  # once for every seat
     changes = []
     for row in linked:
         tally = Tally.from_json(row.tally)
@@ -190,7 +188,7 @@ def on_deal_posted(
                 "new_tally": tally.to_json(),
                 "new_count": deal_count,
                 "new_finished": after.finished,
-                "new_balance": str(balance_of(rules, after, row.seat)),
+                "new_balance": str(exact(balances[row.seat])),
             }
         )
     session.execute(_REWRITE, changes)
