@@ -12,7 +12,7 @@ from sqlalchemy.pool import NullPool
 
 from app.db import Base, migrate
 
-TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits"}
+TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables"}
 
 
 def _tables(url: str) -> set[str]:
@@ -141,3 +141,37 @@ def test_four_processes_upgrade_one_fresh_database_at_once_ten_times(new_databas
             assert [p.exitcode for p in procs] == [0, 0, 0, 0], f"attempt {attempt}"
             assert migrate.current(url) == migrate.head()
             assert _tables(url) == TABLES and _diff(url) == []
+
+
+def test_the_player_registry_both_ways(new_database):
+    """0006 adds players and player_tables with their named constraints and cascades; its
+    downgrade removes them alone, the tables and deals staying as they were."""
+    from sqlalchemy import text
+
+    with new_database("players") as url:
+        migrate.upgrade(url, "0004")
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            with engine.begin() as conn:
+                conn.execute(text(
+                    "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
+                    "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t1', 'o', 'sochi', "
+                    "'[\"A\",\"B\",\"C\"]', 20, '{}', 0, 'tok', '{}', 2, 0, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ))
+            migrate.upgrade(url, "0006")
+            insp = inspect(engine)
+            assert {"players", "player_tables"} <= set(insp.get_table_names())
+            assert {u["name"] for u in insp.get_unique_constraints("players")} == {"uq_players_owner_external_id"}
+            assert {u["name"] for u in insp.get_unique_constraints("player_tables")} == {
+                "uq_player_tables_table_id_seat", "uq_player_tables_player_id_table_id"}
+            fks = {f["name"]: f for f in insp.get_foreign_keys("player_tables")}
+            assert set(fks) == {"fk_player_tables_player_id_players", "fk_player_tables_table_id_tables"}
+            assert all(f["options"].get("ondelete") == "CASCADE" for f in fks.values())
+            assert "ix_player_tables_player_id_table_created_at" in {i["name"] for i in insp.get_indexes("player_tables")}
+            migrate.downgrade(url, "0004")
+            insp = inspect(engine)
+            assert not {"players", "player_tables"} & set(insp.get_table_names())
+            with engine.connect() as conn:
+                assert conn.execute(text("SELECT id FROM tables")).scalars().all() == ["t1"]
+        finally:
+            engine.dispose()

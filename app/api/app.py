@@ -13,10 +13,10 @@ from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import docs_ui, middleware, openapi, problems
-from .routes import conventions, deals, health, keys, tables, views
+from .routes import conventions, deals, health, keys, players, tables, views
 
 API_VERSION = "1.0.0"
-ROUTERS = (health.router, conventions.router, keys.router, tables.router, deals.router, views.router)
+ROUTERS = (health.router, conventions.router, keys.router, tables.router, deals.router, players.router, views.router)
 
 
 class PrefscoreAPI(FastAPI):

@@ -46,3 +46,8 @@ def shared_etag(sheet_etag: str, stake: Fraction | None) -> str:
 
 def svg_etag(sheet_etag: str) -> str:
     return _derived(sheet_etag, f"svg{RENDER_VERSION}")
+
+
+def player_etag(player_id: str, updated_at: object) -> str:
+    """A registered player's version: its id and when it last changed."""
+    return '"' + hashlib.sha256(f"player:{player_id}:{updated_at}".encode()).hexdigest()[:32] + '"'

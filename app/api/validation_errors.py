@@ -29,6 +29,10 @@ _WHAT = {
     "after": "a deal number",
     "limit": "a number of deals",
     "number": "a deal number",
+    "player": "a registered player's id",
+    "external_id": "the client's own id for the person",
+    "from": "a date such as 2026-12-01",
+    "to": "a date such as 2026-12-01",
 }
 # Fields whose accepted words are known: the sentence lists them.
 _WORDS = {
@@ -53,6 +57,9 @@ def _field(error: dict[str, Any]) -> str:
         # A deal body is a union tagged by "type": pydantic puts the tag in the location.
         if where == "body" and len(loc) >= 2 and loc[0] in DEAL_TYPES:
             loc = loc[1:]
+        # A table's seat is a name or a seat object, tagged the same way.
+        if where == "body" and len(loc) >= 3 and loc[0] == "players" and loc[2] in ("name", "seat"):
+            loc = loc[:2] + loc[3:]
         if where == "header" and loc:
             return loc[0].replace("_", "-").title()
     loc = [p for p in loc if p != "[key]"]
@@ -126,6 +133,8 @@ def reason(error: dict[str, Any], field: str) -> str:
         return f"{name} must be a JSON object"
     if kind in ("list_type", "tuple_type", "set_type"):
         return f"{name} must be a JSON list"
+    if kind.startswith("date_"):
+        return f"{name} must be a date such as 2026-12-01"
     if kind in ("float_type", "float_parsing", "decimal_type", "decimal_parsing"):
         return f"{name} must be a number"
     if kind == "string_too_long":

@@ -5,6 +5,7 @@
     prefscore sheet TABLE_ID
     prefscore settle TABLE_ID [--stake 0.5]
     prefscore import TABLE_ID deals.json
+    prefscore player add NAME [--external-id ID] | player list | player stats PLAYER_ID [--stake 0.5] [--convention piter]
 
 The server is ``--url`` / ``PREFSCORE_URL`` (default http://127.0.0.1:8000), the API key
 ``--key`` / ``PREFSCORE_KEY``. Tables and progress are drawn with rich.
@@ -385,6 +386,97 @@ def format_deal_safe(body: dict[str, Any]) -> str:
         return json.dumps(body, ensure_ascii=False)[:200]
 
 
+# --- players: prefscore player add / list / stats -----------------------------------------
+
+
+@click.group("player")
+def player_group() -> None:
+    """Registered players and their statistics across tables."""
+
+
+@player_group.command("add")
+@click.argument("name")
+@click.option("--external-id", help="your own id for the person (unique per owner)")
+@_server_options
+def player_add(name: str, external_id: str | None, url: str, key: str | None) -> None:
+    """Register a player and print the player's id."""
+    body: dict[str, Any] = {"name": name}
+    if external_id is not None:
+        body["external_id"] = external_id
+    client = make_client(url, key)
+    try:
+        player = client.request("POST", "/v1/players", json=body).json()
+    finally:
+        client.close()
+    click.echo(player["id"])
+
+
+@player_group.command("list")
+@_server_options
+def player_list(url: str, key: str | None) -> None:
+    """Every registered player: id, name, external id."""
+    client = make_client(url, key)
+    rows: list[dict[str, Any]] = []
+    try:
+        path: str | None = "/v1/players?limit=200"
+        while path:
+            page = client.request("GET", path).json()
+            rows += page["items"]
+            path = page["next"]
+    finally:
+        client.close()
+    table = Table(title=f"{len(rows)} players")
+    for column in ("id", "name", "external id"):
+        table.add_column(column)
+    for p in rows:
+        table.add_row(p["id"], p["name"], p["external_id"] or "")
+    _console().print(table)
+
+
+@player_group.command("stats")
+@click.argument("player_id")
+@click.option("--stake", help="money per whist, e.g. 0.5: the money over finished tables")
+@click.option("--convention", help="only the tables of this convention")
+@_server_options
+def player_stats_command(player_id: str, stake: str | None, convention: str | None, url: str, key: str | None) -> None:
+    """A player's statistics across tables: tables, net whists, games declared, misères,
+    whists, all-passes."""
+    params = {k: v for k, v in (("stake", stake), ("convention", convention)) if v is not None}
+    client = make_client(url, key)
+    try:
+        stats = client.request("GET", f"/v1/players/{player_id}/stats", params=params).json()
+    finally:
+        client.close()
+    console = _console()
+    for table in player_stats_tables(stats):
+        console.print(table)
+
+
+def player_stats_tables(stats: dict[str, Any]) -> list[Table]:
+    name = stats["player"]["name"]
+    summary = Table(title=f"{name}: {stats['tables']} tables, {stats['finished']} finished, {stats['deals']} deals")
+    summary.add_column("")
+    summary.add_column("", justify="right")
+    summary.add_row("net whists (finished tables)", _num(amounts.parse(stats["balance_exact"])))
+    if "money_exact" in stats:
+        summary.add_row(f"money at stake {_num(amounts.parse(stats['stake_exact']))}", _num(amounts.parse(stats["money_exact"])))
+    summary.add_row("whists written", _num(amounts.parse(stats["whists"]["written_exact"])))
+    summary.add_row("whists received", _num(amounts.parse(stats["whists"]["received_exact"])))
+    m = stats["misere"]
+    summary.add_row("misères made / failed", f"{m['made']} / {m['failed']}")
+    a = stats["allpass"]
+    summary.add_row("all-passes played / clean", f"{a['played']} / {a['clean']}")
+    summary.add_row("all-pass tricks", str(a["tricks"]))
+    summary.add_row("all-pass streaks of 3+", str(a["long_streaks"]))
+    declared = Table(title="Games declared")
+    for column in ("game", "deals", "made", "failed", "undertricks"):
+        declared.add_column(column, justify="right" if column != "game" else "left")
+    for d in stats["declared"]:
+        game = f"{d['level']}" + (" (remise)" if d["kind"] == "remise" else "")
+        declared.add_row(game, str(d["deals"]), str(d["made"]), str(d["failed"]), str(d["undertricks"]))
+    return [summary, declared]
+
+
 def register(group: click.Group) -> None:
     """Add the client commands to the ``prefscore`` group."""
     group.add_command(table_group)
@@ -392,3 +484,4 @@ def register(group: click.Group) -> None:
     group.add_command(sheet_command)
     group.add_command(settle_command)
     group.add_command(import_command)
+    group.add_command(player_group)

@@ -32,6 +32,7 @@ from app.rules import (
     replay,
 )
 
+from . import player_stats
 from .errors import Conflict, NotFound, PreconditionFailed, Unprocessable
 from .tables import DEFAULT_LIMITS, Limits, TableInfo, info, load_row, load_table, rules_of, sheet_etag, state_of
 
@@ -220,6 +221,8 @@ def post_deal(
                 updated_at=now,
             )
         )
+        # Registered players' statistics, in this transaction (one read when none sits here).
+        player_stats.on_deal_posted(session, row.id, rules, deal, state, result.state, result.entries, number)
         table = replace(info(row, rules, result.state), deal_count=number, revision=row.revision + 1)
         written = DealInfo(number, canonical, tuple(result.entries), now)
         if idempotency_key is not None:
@@ -368,6 +371,8 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
             updated_at=utcnow(),
         )
     )
+    # Registered players' statistics made again from the log as now written.
+    player_stats.on_log_refolded(session, table_id, work.table.rules, work.table.first_dealer)
 
 
 def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:

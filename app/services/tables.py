@@ -9,7 +9,7 @@ import re
 import secrets
 import unicodedata
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,8 @@ from .errors import Conflict, NotFound, Unprocessable
 
 if TYPE_CHECKING:
     from app.settings import Settings
+
+    from .players import SeatLink
 
 # Games in a match (the ``games`` field). A real match is a handful of games; the bound keeps
 # a new table's settings from promising more play than any table can hold. It is checked when
@@ -179,15 +181,21 @@ def create_table(
     db: Database,
     owner: str,
     *,
-    players: list[str],
+    players: "list[str | SeatLink]",
     convention: str,
     pool_target: int | None = None,
     first_dealer: int = 0,
     options: dict[str, Any] | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> TableInfo:
+    from .players import SeatLink, check_links, link_seats  # players.py builds on this module
+
     errors: list[FieldError] = []
-    names = [player_name(p) for p in players]
+    # A seat given as a registered player or an external id is linked to the registry (README
+    # "Players and statistics"); a plain name is not.
+    links = {seat: p for seat, p in enumerate(players) if isinstance(p, SeatLink)}
+    names = [player_name(p.name if isinstance(p, SeatLink) else p) for p in players]
+    errors.extend(check_links(links))
     if any(not n for n in names):
         errors.append(FieldError("players", "names must not be empty"))
     elif any(not n.isprintable() for n in names):
@@ -233,6 +241,7 @@ def create_table(
             )
         session.add(row)
         session.flush()
+        link_seats(session, owner, row.id, convention, row.created_at, {s: replace(p, name=names[s]) for s, p in links.items()})
         result = info(row, rules, state)
     return result
 

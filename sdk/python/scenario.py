@@ -7,6 +7,7 @@ against a live server):
 It creates a Sochi table, posts three deals (each with an Idempotency-Key and the sheet's ETag
 in If-Match, and retries the third with the same key), reads the sheet twice (the second read
 is a 304), undoes the third deal and reads the settlement, printing one line per call.
+Then a player's statistics: a registered player at a second table, one deal, their stats.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, NoReturn
 
 from prefscore_client import AuthenticatedClient
 from prefscore_client.api.deals import post_deal, undo_deal
+from prefscore_client.api.players import create_player, get_player_stats
 from prefscore_client.api.tables import create_table, get_settlement, get_sheet
 from prefscore_client.models import (
     AllpassDeal,
@@ -25,6 +27,10 @@ from prefscore_client.models import (
     ContractDealDefenders,
     ContractDealTricks,
     DealWithSheet,
+    PlayerCreate,
+    PlayerStatsOut,
+    RegisteredPlayer,
+    SeatIn,
     SettlementOut,
     Sheet,
     TableCreate,
@@ -126,6 +132,31 @@ def main() -> None:
     balances = ", ".join(f"{p.name} {p.balance}" for p in settlement.players)
     transfers = ", ".join(f"{t.from_}->{t.to} {t.amount}" for t in settlement.transfers)
     print(f"getSettlement: {settled.status_code.value} final={str(settlement.final).lower()}, {balances}; {transfers}")
+
+    player_stats(client)
+
+
+def player_stats(client: AuthenticatedClient) -> None:
+    """A registered player at a new table: Gleb (seat 0) plays 6 spades, both others pass."""
+    made = create_player.sync_detailed(client=client, body=PlayerCreate(name="Gleb"))
+    if not isinstance(made.parsed, RegisteredPlayer):
+        refused("createPlayer", made)
+    gleb = made.parsed
+    print(f"createPlayer: {made.status_code.value} {gleb.name}")
+    seats: list[SeatIn | str] = [SeatIn(name="Gleb", player=gleb.id), "Anna", "Boris"]
+    table = create_table.sync_detailed(client=client, body=TableCreate(players=seats, convention="sochi"))
+    if not isinstance(table.parsed, TableOut):
+        refused("createTable (Gleb)", table)
+    deal = ContractDeal(declarer=0, contract="6S", defenders=ContractDealDefenders.from_dict({"1": "pass", "2": "pass"}))
+    posted = post_deal.sync_detailed(table.parsed.id, client=client, body=deal)
+    if not isinstance(posted.parsed, DealWithSheet):
+        refused("postDeal (Gleb)", posted)
+    got = get_player_stats.sync_detailed(gleb.id, client=client)
+    if not isinstance(got.parsed, PlayerStatsOut):
+        refused("getPlayerStats", got)
+    stats = got.parsed
+    games = ", ".join(f"{d.kind} {d.level} made {d.made} failed {d.failed}" for d in stats.declared)
+    print(f"getPlayerStats: {got.status_code.value} {stats.player.name}: {stats.tables} tables, {stats.deals} deals, {games}")
 
 
 if __name__ == "__main__":

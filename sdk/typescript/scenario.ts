@@ -8,7 +8,8 @@
 // It creates a Sochi table, posts three deals (each with an Idempotency-Key and the sheet's
 // ETag in If-Match, and retries the third with the same key), reads the sheet twice (the
 // second read is a 304), undoes the third deal and reads the settlement, printing one line
-// per call.
+// per call. Then a player's statistics: a registered player at a second table, one deal,
+// their stats.
 import createClient from "openapi-fetch";
 import type { components, operations, paths } from "./schema.js";
 
@@ -126,4 +127,27 @@ console.log(
     settlement.players.map((p) => `${p.name} ${p.balance}`).join(", ") +
     "; " +
     settlement.transfers.map((t) => `${t.from}->${t.to} ${t.amount}`).join(", "),
+);
+
+// A player's statistics: Gleb, registered, at seat 0 of a new table plays 6 spades, both
+// others pass.
+const made = await api.POST("/v1/players", { body: { name: "Gleb" } });
+if (made.data === undefined) refused("createPlayer", made.response, made.error);
+const gleb = made.data;
+console.log(`createPlayer: ${made.response.status} ${gleb.name}`);
+const glebTable = await api.POST("/v1/tables", {
+  body: { players: [{ name: "Gleb", player: gleb.id }, "Anna", "Boris"], convention: "sochi" },
+});
+if (glebTable.data === undefined) refused("createTable (Gleb)", glebTable.response, glebTable.error);
+const glebDeal = await api.POST("/v1/tables/{table_id}/deals", {
+  params: { path: { table_id: glebTable.data.id } },
+  body: { type: "contract", declarer: 0, contract: "6S", defenders: { "1": "pass", "2": "pass" } },
+});
+if (glebDeal.data === undefined) refused("postDeal (Gleb)", glebDeal.response, glebDeal.error);
+const got = await api.GET("/v1/players/{player_id}/stats", { params: { path: { player_id: gleb.id } } });
+if (got.data === undefined) refused("getPlayerStats", got.response, got.error);
+const stats = got.data;
+console.log(
+  `getPlayerStats: ${got.response.status} ${stats.player.name}: ${stats.tables} tables, ${stats.deals} deals, ` +
+    stats.declared.map((d) => `${d.kind} ${d.level} made ${d.made} failed ${d.failed}`).join(", "),
 );

@@ -24,6 +24,11 @@ OPERATIONS = {
     ("get", "/v1/shared/{token}/deals"): "listSharedDeals",
     ("get", "/v1/shared/{token}/sheet.svg"): "getSharedSheetSvg",
     ("post", "/v1/keys"): "createKey",
+    ("post", "/v1/players"): "createPlayer",
+    ("get", "/v1/players"): "listPlayers",
+    ("get", "/v1/players/{player_id}"): "getPlayer",
+    ("patch", "/v1/players/{player_id}"): "updatePlayer",
+    ("get", "/v1/players/{player_id}/stats"): "getPlayerStats",
     ("get", "/health"): "getHealth",
 }
 
@@ -197,3 +202,24 @@ def test_the_declared_headers_are_sent(api, doc):
         missing = {h for h in declared if h.lower() not in r.headers} - ({"ETag"} if replay else {"Idempotent-Replayed"})
         assert missing == set(), (method, path, missing)
     assert calls[2][1].headers["Idempotent-Replayed"] == "true"
+
+
+def test_the_player_routes_follow_the_contract(doc):
+    paths, schemas = doc["paths"], doc["components"]["schemas"]
+    created = paths["/v1/players"]["post"]["responses"]
+    assert {"Location", "ETag"} <= set(created["201"]["headers"]) and "409" in created
+    assert "ETag" in paths["/v1/players/{player_id}"]["get"]["responses"]["200"]["headers"]
+    assert {"404", "409", "422"} <= set(paths["/v1/players/{player_id}"]["patch"]["responses"])
+    assert {"404", "422"} <= set(paths["/v1/players/{player_id}/stats"]["get"]["responses"])
+    page = paths["/v1/players"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert page == {"$ref": "#/components/schemas/PlayerPage"}
+    assert {"items", "next"} <= set(schemas["PlayerPage"]["required"])
+    stats = schemas["PlayerStatsOut"]
+    assert {"tables", "finished", "balance_exact", "declared", "misere", "whists", "allpass"} <= set(stats["required"])
+    assert "from" in stats["properties"] and "from_" not in stats["properties"]
+    params = {p["name"] for p in paths["/v1/players/{player_id}/stats"]["get"]["parameters"]}
+    assert {"convention", "from", "to", "stake"} <= params
+    # a table's seat: a name or a seat object linking a registered player
+    seat = schemas["TableCreate"]["properties"]["players"]["items"]
+    assert {"$ref": "#/components/schemas/SeatIn"} in seat.get("anyOf", seat.get("oneOf", []))
+    assert set(schemas["SeatIn"]["required"]) == {"name"}

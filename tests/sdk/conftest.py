@@ -170,6 +170,12 @@ EXPECTED_AFTER_CREATE = [
     "undoDeal: 200 deal 3 removed, 2 deals left",
     "getSettlement: 200 final=false, Anna 6.67, Boris -3.33, Vera -3.34; 1->0 3.33, 2->0 3.34",
 ]
+# Then a player's statistics: Gleb, registered, at seat 0 of a second table plays 6 spades
+# unwhisted (a made game of 6): one table, one deal, one contract of 6 made.
+EXPECTED_PLAYER_STATS = [
+    "createPlayer: 201 Gleb",
+    "getPlayerStats: 200 Gleb: 1 tables, 1 deals, contract 6 made 1 failed 0",
+]
 
 
 def check_transcript(live: Live, key: str, output: str) -> None:
@@ -181,12 +187,12 @@ def check_transcript(live: Live, key: str, output: str) -> None:
     prefix = "createTable: 201 table "
     assert first.startswith(prefix) and first.endswith(": sochi to 10, players Anna,Boris,Vera"), first
     table_id = first[len(prefix):].split(":")[0]
-    assert lines[1:] == EXPECTED_AFTER_CREATE, "\n".join(lines)
-    assert lines[-1] == settlement_line(live, key, table_id)
+    assert lines[1:] == EXPECTED_AFTER_CREATE + EXPECTED_PLAYER_STATS, "\n".join(lines)
+    assert lines[len(EXPECTED_AFTER_CREATE)] == settlement_line(live, key, table_id)
 
 
 # The operations the scenarios call, by the operationIds they are written against.
-SCENARIO_OPERATIONS = ("createTable", "postDeal", "getSheet", "undoDeal", "getSettlement")
+SCENARIO_OPERATIONS = ("createTable", "postDeal", "getSheet", "undoDeal", "getSettlement", "createPlayer", "getPlayerStats")
 
 
 def contract_gaps(spec: dict) -> list[str]:

@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from app.db import Database
 from app.rules import settle
 from app.services import tables as svc
+from app.services.players import SeatLink
 from app.settings import Settings
 
 from .. import etags
@@ -41,7 +42,7 @@ def create_table(
     table = svc.create_table(
         db,
         owner,
-        players=body.players,
+        players=[p if isinstance(p, str) else SeatLink(p.name, p.player, p.external_id) for p in body.players],
         convention=body.convention,
         pool_target=body.pool_target if "pool_target" in fields else None,
         first_dealer=body.first_dealer,

@@ -21,11 +21,33 @@ from .deals import (
     Talon,
 )
 from .keys import HealthOut, KeyCreate, KeyList, KeyListed, KeyOut
+from .players import (
+    AllpassStats,
+    DeclaredStats,
+    MisereStats,
+    PlayerCreate,
+    PlayerPage,
+    PlayerStatsOut,
+    PlayerUpdate,
+    RegisteredPlayer,
+    SeatIn,
+    WhistStats,
+)
 from .problems import PROBLEM, FieldProblem, Problem, problem_responses
 from .sheet import Allpass, Match, MatchBonus, MatchTotal, Sheet, SheetPlayer
 from .tables import PlayerOut, SettlementOut, SettlementPlayer, SharedOut, TableCreate, TableOut, TransferOut
 
 __all__ = [
+    "AllpassStats",
+    "DeclaredStats",
+    "MisereStats",
+    "PlayerCreate",
+    "PlayerPage",
+    "PlayerStatsOut",
+    "PlayerUpdate",
+    "RegisteredPlayer",
+    "SeatIn",
+    "WhistStats",
     "DEAL_EXAMPLES",
     "PROBLEM",
     "Allpass",

@@ -4,22 +4,36 @@ view of the share link."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from app import amounts
 from app.rules import CONVENTION_NAMES, Settlement
 from app.services.tables import TableInfo
 
 from .common import Amount, Answer, Name, Request, absent_when_none, timestamp
+from .players import SeatIn
 from .sheet import Sheet
 
 ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
 
 
+def _seat_tag(value: Any) -> str:
+    return "seat" if isinstance(value, dict) else "name"
+
+
+# A seat is a plain name or a seat object; the tag only picks which one validates (its name is
+# taken out of the refused field's path by app/api/validation_errors.py).
+Seat = Annotated[Union[Annotated[Name, Tag("name")], Annotated[SeatIn, Tag("seat")]], Discriminator(_seat_tag)]
+
+
 class TableCreate(Request):
-    players: list[Name] = Field(min_length=3, max_length=4, description="3 or 4 distinct names, seats 0..n-1 in order")
+    players: list[Seat] = Field(
+        min_length=3,
+        max_length=4,
+        description='3 or 4 distinct names, seats 0..n-1 in order; a seat may be {"name", "player"} or {"name", "external_id"} to link it to the player registry',
+    )
     convention: ConventionName
     pool_target: int = Field(default=None, ge=1, le=1000, description="the pool to reach; 20 (piter_races: 22) when left out")
     first_dealer: int = Field(default=0, ge=0, le=3, description="the seat that deals first")
