@@ -28,4 +28,4 @@ def bases(podman_ready: None) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def app_image(bases: dict[str, str]) -> str:
     """The repository's Dockerfile, built on the Debian base made here."""
-    return pm.build(pm.REPO, "app", bases["PREFSCORE_BASE_IMAGE"])
+    return pm.build(pm.REPO, "app", bases["PREFSCORE_BASE_IMAGE"], host_certs=True)

@@ -79,17 +79,19 @@ def context_hash(context: Path, *extra: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def build(context: Path, name: str, base: str) -> str:
+def build(context: Path, name: str, base: str, *, host_certs: bool = False) -> str:
     """The image of ``context``'s Dockerfile on ``base``, tagged by content; built only when
-    no image of that content exists. Older tags of the same name are removed."""
+    no image of that content exists. Older tags of the same name are removed. ``host_certs``:
+    the host's CA bundle is mounted for the build (pip reaches its index as the host does;
+    not for apt builds, whose packages may write there)."""
     repo = f"localhost/prefscore-test/{name}"
     tag = f"{repo}:{context_hash(context, base)}"
     if podman("image", "exists", tag, check=False).returncode != 0:
-        # The Docker format keeps HEALTHCHECK (OCI images have no such field). Host network
-        # and the host's CA bundle: pip and apt reach their indexes as the host does.
+        # The Docker format keeps HEALTHCHECK (OCI images have no such field). Host network:
+        # pip and apt reach their indexes as the host does.
+        certs = ["-v", "/etc/ssl/certs:/etc/ssl/certs:ro"] if host_certs else []
         podman(
-            "build", "--quiet", "--format", "docker", "--network", "host",
-            "-v", "/etc/ssl/certs:/etc/ssl/certs:ro",
+            "build", "--quiet", "--format", "docker", "--network", "host", *certs,
             "--build-arg", f"BASE={base}", "-t", tag, str(context),
             timeout=900,
         )
