@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -72,13 +73,16 @@ def stack(app_image: str, bases: dict[str, str]) -> Iterator[Stack]:
     base = bases["PREFSCORE_BASE_IMAGE"]
     port = free_port()
     password = secrets.token_hex(8)
+    # The two small images at once: their builds mostly wait for the Debian mirror.
+    with ThreadPoolExecutor(2) as pool:
+        pgbouncer, haproxy = pool.map(lambda name: pm.build(pm.REPO / "deploy" / name, name, base), ["pgbouncer", "haproxy"])
     compose = pm.Compose(
         f"prefscore-t{secrets.token_hex(3)}",
         {
             "PREFSCORE_IMAGE": app_image,
             "POSTGRES_IMAGE": bases["PREFSCORE_POSTGRES_IMAGE"],
-            "PGBOUNCER_IMAGE": pm.build(pm.REPO / "deploy" / "pgbouncer", "pgbouncer", base),
-            "HAPROXY_IMAGE": pm.build(pm.REPO / "deploy" / "haproxy", "haproxy", base),
+            "PGBOUNCER_IMAGE": pgbouncer,
+            "HAPROXY_IMAGE": haproxy,
             "BASE_IMAGE": base,
             "PREFSCORE_ADMIN_KEY": ADMIN,
             "POSTGRES_PASSWORD": password,
@@ -103,7 +107,11 @@ def stack(app_image: str, bases: dict[str, str]) -> Iterator[Stack]:
         if sys.exc_info()[0] is not None:
             for service in ("db", "migrate", "pgbouncer", "api1", "api2", "lb"):
                 print(f"--- {service}\n{compose.logs(service)[-2000:]}", file=sys.stderr)
+        # Containers with their anonymous volumes (the image's /data), the named volume, the network.
+        for service in ("lb", "api1", "api2", "migrate", "pgbouncer", "db"):
+            pm.podman("rm", "--force", "--volumes", "--time", "5", compose.container(service), check=False)
         compose.run("down", "-v", "-t", "5", check=False)
+        pm.podman("network", "rm", "--force", compose.network, check=False)
 
 
 def test_a_pulka_through_the_load_balancer_reaches_both_replicas(stack: Stack):
@@ -179,8 +187,13 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
     for w in writers:
         w.start()
     steps: list[str] = []
+    began = time.monotonic()
+
+    def step(what: str) -> None:
+        steps.append(f"{what} at {time.monotonic() - began:.1f}s with {sum(w.stats.acked for w in writers)} acknowledged")
+
     try:
-        time.sleep(2)
+        time.sleep(1.5)
         for service, how in (("api1", "stop"), ("api2", "stop"), ("api1", "kill")):
             container = stack.compose.container(service)
             if how == "stop":
@@ -188,16 +201,18 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
             else:
                 pm.podman("kill", "--signal", "KILL", container, timeout=60)
                 pm.podman("wait", container, check=False, timeout=60)
-            steps.append(f"{how} {service} with {sum(w.stats.acked for w in writers)} acknowledged")
+            step(f"{how} {service}")
             time.sleep(1)  # the other replica alone
             pm.podman("start", container, check=False, timeout=60)  # the restart policy may have done so already
             pm.wait_healthy(container)
+            step(f"{service} healthy")
             time.sleep(2.5)  # HAProxy: two good checks a second apart put it back
-        time.sleep(2)
+        time.sleep(1)
     finally:
         stop.set()
         for w in writers:
             w.join(120)
+    step("writers done")
     for w in writers:
         assert not w.is_alive(), f"{w.name} still running"
         if w.error is not None:
@@ -213,6 +228,7 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         verdict = verify_table(stack.url, ADMIN, table_id, mine)
         stored += verdict.stored
         problems += [f"table {i}: {p}" for p in verdict.problems]
+    step("verified")
     notes = {d.get("note") for table_id in tables for d in fetch_deals(stack.url, ADMIN, table_id)}
     lost = len([key for key in total.acks if key not in notes])
     print(

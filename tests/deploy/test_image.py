@@ -70,5 +70,5 @@ def test_the_image_runs_healthy_as_its_user_and_keeps_the_sheet_on_its_volume(ap
         count = "import sqlite3; print(sqlite3.connect('/data/backup.db').execute('SELECT count(*) FROM deals').fetchone()[0])"
         assert pm.podman("exec", name, "python", "-c", count).stdout.strip() == str(len(PULKA))
     finally:
-        pm.podman("rm", "--force", "--time", "5", name, check=False)
+        pm.podman("rm", "--force", "--volumes", "--time", "5", name, check=False)
         pm.podman("volume", "rm", "--force", volume, check=False)
