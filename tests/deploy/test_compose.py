@@ -108,8 +108,8 @@ def stack(app_image: str, bases: dict[str, str]) -> Iterator[Stack]:
             for service in ("db", "migrate", "pgbouncer", "api1", "api2", "lb"):
                 print(f"--- {service}\n{compose.logs(service)[-2000:]}", file=sys.stderr)
         # Containers with their anonymous volumes (the image's /data), the named volume, the network.
-        for service in ("lb", "api1", "api2", "migrate", "pgbouncer", "db"):
-            pm.podman("rm", "--force", "--volumes", "--time", "5", compose.container(service), check=False)
+        containers = [compose.container(s) for s in ("lb", "api1", "api2", "migrate", "pgbouncer", "db")]
+        pm.podman("rm", "--force", "--volumes", "--time", "1", *containers, check=False)
         compose.run("down", "-v", "-t", "5", check=False)
         pm.podman("network", "rm", "--force", compose.network, check=False)
 
