@@ -59,6 +59,8 @@ class Settings(BaseSettings):
     """Busy timeout of the SQLite reads made on the event loop (a 304's ETag)."""
     pg_loop_connections: int = 8
     """psycopg async connections per event loop for reads made on the loop."""
+    db_prepared_statements: bool = True
+    """0: psycopg never prepares statements (needed behind PgBouncer < 1.21 in transaction mode)."""
 
     # --- requests
     max_body_bytes: int = 64 * 1024

@@ -1,5 +1,5 @@
-"""Packaging: the console script, the set-up scripts, the Dockerfile (read, since no Docker
-engine runs here) and docker-compose.yml (checked by `docker compose config`)."""
+"""Packaging: the console script, the set-up scripts, the Dockerfiles and docker-compose.yml
+as files (read, and checked by `docker compose config`). tests/deploy builds and runs them."""
 
 from __future__ import annotations
 
@@ -41,10 +41,10 @@ def test_migrations_ship_with_the_package():
 
 def test_scripts_are_executable_and_in_the_readme():
     readme = (ROOT / "README.md").read_text()
-    for script in ("scripts/serve", "scripts/test", ".ci/run"):
+    for script in ("scripts/serve", "scripts/test", ".ci/run", "scripts/install-system-packages", "scripts/build-base-images"):
         path = ROOT / script
         assert path.is_file() and path.stat().st_mode & stat.S_IXUSR, script
-    assert "./scripts/serve" in readme and "./scripts/test" in readme
+    assert "./scripts/serve" in readme and "./scripts/test" in readme and "scripts/build-base-images" in readme
     ci = (ROOT / ".ci/run").read_text()
     assert "set -euo pipefail" in ci and '"$rc" -eq 5' in ci and "PREFSCORE_TEST_DATABASE_URL" in ci
 
@@ -63,7 +63,13 @@ def _dockerfile() -> list[tuple[str, str]]:
 def test_dockerfile_reads_right():
     instructions = _dockerfile()
     words = [w for w, _ in instructions]
-    assert words[0] == "FROM" and re.fullmatch(r"python:3\.1[1-9]-slim(-\w+)?", instructions[0][1])
+    # The base is an argument whose default is the official image a user pulls; the install
+    # goes into a venv (tests/deploy builds it on a Debian-made base as well).
+    assert instructions[0][0] == "ARG" and re.fullmatch(r"BASE=python:3\.1[1-9]-slim(-\w+)?", instructions[0][1])
+    assert instructions[1] == ("FROM", "${BASE}")
+    run = " ".join(rest for w, rest in instructions if w == "RUN")
+    assert "python3 -m venv /opt/prefscore" in run and "/opt/prefscore/bin/pip install" in run
+    assert any(w == "ENV" and "PATH=/opt/prefscore/bin:$PATH" in rest for w, rest in instructions)
     users = [rest for w, rest in instructions if w == "USER"]
     assert users and users[-1] not in ("root", "0")
     assert "HEALTHCHECK" in words and any("/health" in rest for w, rest in instructions if w == "HEALTHCHECK")
@@ -83,15 +89,56 @@ def test_dockerfile_reads_right():
         assert any(w == "COPY" and needed in rest.split()[:-1] for w, rest in instructions), needed
 
 
+@pytest.mark.parametrize("name", ["pgbouncer", "haproxy"])
+def test_deploy_images_build_on_a_base_argument_and_run_unprivileged(name):
+    text = (ROOT / "deploy" / name / "Dockerfile").read_text()
+    assert re.search(r"^ARG BASE=debian:bookworm-slim$", text, re.M) and re.search(r"^FROM \$\{BASE\}$", text, re.M)
+    users = re.findall(r"^USER (\S+)$", text, re.M)
+    assert users and users[-1] not in ("root", "0") and "HEALTHCHECK" in text
+
+
+def test_load_balancer_and_pooler_configuration():
+    haproxy = (ROOT / "deploy" / "haproxy" / "haproxy.cfg").read_text()
+    for line in ("server api1 api1:8000 check", "server api2 api2:8000 check", "option httpchk GET /health", "retry-on conn-failure"):
+        assert line in haproxy, line
+    # Event streams: their own backend with long timeouts, picked by the Accept header.
+    streams = haproxy.split("backend api_streams", 1)[1]
+    assert "timeout server 1h" in streams and "text/event-stream" in haproxy and "compression" not in haproxy
+    pgbouncer = (ROOT / "deploy" / "pgbouncer" / "entrypoint.sh").read_text()
+    assert "pool_mode = transaction" in pgbouncer
+
+
 def test_compose_file_structure():
     doc = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = doc["services"]
-    assert set(services) == {"db", "migrate", "api"}
-    assert services["db"]["image"].startswith("postgres:")
+    assert set(services) == {"db", "migrate", "pgbouncer", "api1", "api2", "lb"}
+    # Every image can be replaced from the environment (tests/deploy uses locally built ones).
+    for name, variable in (("db", "POSTGRES_IMAGE"), ("migrate", "PREFSCORE_IMAGE"), ("pgbouncer", "PGBOUNCER_IMAGE"), ("api1", "PREFSCORE_IMAGE"), ("api2", "PREFSCORE_IMAGE"), ("lb", "HAPROXY_IMAGE")):
+        assert services[name]["image"].startswith("${" + variable + ":-"), name
+    assert services["db"]["image"].startswith("${POSTGRES_IMAGE:-postgres:")
     assert services["migrate"]["command"] == ["prefscore", "db", "upgrade"]
-    assert services["api"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert services["migrate"]["depends_on"]["db"]["condition"] == "service_healthy"
-    assert "postgresql+psycopg://" in str(services["api"]["environment"])
+    # The migration goes straight to PostgreSQL (its lock is a session advisory lock); the
+    # replicas go through PgBouncer with prepared statements off.
+    assert "@db:5432/" in services["migrate"]["environment"]["DATABASE_URL"]
+    for name in ("api1", "api2"):
+        api = services[name]
+        assert api["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert api["depends_on"]["pgbouncer"]["condition"] == "service_healthy"
+        assert "postgresql+psycopg://" in api["environment"]["DATABASE_URL"] and "@pgbouncer:6432/" in api["environment"]["DATABASE_URL"]
+        assert api["environment"]["PREFSCORE_DB_PREPARED_STATEMENTS"] == "0"
+        assert "--no-upgrade" in api["command"]
+    assert services["lb"]["build"]["context"] == "deploy/haproxy"
+    assert services["pgbouncer"]["build"]["context"] == "deploy/pgbouncer"
+
+
+def test_install_script_waits_for_the_apt_lock():
+    text = (ROOT / "scripts" / "install-system-packages").read_text()
+    assert "apt-get -o DPkg::Lock::Timeout=" in text
+    calls = [line for line in text.splitlines() if re.search(r"\bapt-get\b", line) and not line.lstrip().startswith(("#", "echo"))]
+    assert all("apt_get" in line or "DPkg::Lock::Timeout" in line or "command -v" in line for line in calls), calls
+    for package in ("podman", "runc", "netavark", "podman-compose", "mmdebstrap"):
+        assert package in text, package
 
 
 def _compose_command() -> list[str] | None:
@@ -118,7 +165,12 @@ def test_docker_compose_config():
     )
     assert result.returncode == 0, result.stderr
     config = yaml.safe_load(result.stdout)
-    api = config["services"]["api"]
-    assert api["environment"]["DATABASE_URL"] == "postgresql+psycopg://prefscore:pw@db:5432/prefscore"
-    assert api["environment"]["PREFSCORE_ADMIN_KEY"] == "test-admin"
-    assert config["services"]["migrate"]["environment"]["DATABASE_URL"] == api["environment"]["DATABASE_URL"]
+    services = config["services"]
+    for name in ("api1", "api2"):
+        api = services[name]
+        assert api["environment"]["DATABASE_URL"] == "postgresql+psycopg://prefscore:pw@pgbouncer:6432/prefscore"
+        assert api["environment"]["PREFSCORE_ADMIN_KEY"] == "test-admin"
+        assert api["image"] == "prefscore:latest" and api["build"]["args"]["BASE"] == "python:3.11-slim"
+    assert services["migrate"]["environment"]["DATABASE_URL"] == "postgresql+psycopg://prefscore:pw@db:5432/prefscore"
+    assert services["pgbouncer"]["environment"]["DB_PASSWORD"] == "pw" and services["db"]["environment"]["POSTGRES_PASSWORD"] == "pw"
+    assert services["db"]["image"] == "postgres:16-alpine"

@@ -83,8 +83,17 @@ def make_engine(settings: Settings) -> Engine:
         # transaction. A connection broken by a database restart raises a disconnect error
         # on its first use instead; SQLAlchemy then invalidates the whole pool, so one
         # request per worker fails (503) and the next ones get fresh connections.
-        connect_args={"connect_timeout": settings.db_connect_timeout} if url.get_backend_name() == "postgresql" else {},
+        connect_args=_pg_connect_args(settings, url.get_driver_name()) if url.get_backend_name() == "postgresql" else {},
     )
+
+
+def _pg_connect_args(settings: Settings, driver: str) -> dict[str, object]:
+    args: dict[str, object] = {"connect_timeout": settings.db_connect_timeout}
+    if driver == "psycopg" and not settings.db_prepared_statements:
+        # Behind PgBouncer in transaction mode each transaction may get another server
+        # connection: a statement psycopg prepared on one is missing (or taken) on the next.
+        args["prepare_threshold"] = None
+    return args
 
 
 class LoopReadUnavailable(Exception):
@@ -96,10 +105,11 @@ class Database:
     writes) and ``read()`` (a consistent read). Both commit or roll back on leaving the block,
     so a use case has committed before it returns."""
 
-    def __init__(self, engine: Engine, *, loop_busy_timeout_ms: int = 200, pg_loop_connections: int = 8):
+    def __init__(self, engine: Engine, *, loop_busy_timeout_ms: int = 200, pg_loop_connections: int = 8, pg_prepare: bool = True):
         self.engine = engine
         self._loop_busy_timeout_ms = loop_busy_timeout_ms
         self._pg_loop_connections = pg_loop_connections
+        self._pg_prepare = {} if pg_prepare else {"prepare_threshold": None}
         self.dialect = engine.dialect.name
         self._writer = sessionmaker(engine, expire_on_commit=False)
         self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
@@ -180,7 +190,7 @@ class Database:
         elif self._pg_count.get(loop, 0) < self._pg_loop_connections:
             self._pg_count[loop] = self._pg_count.get(loop, 0) + 1
             try:
-                conn = await psycopg.AsyncConnection.connect(self._pg_conninfo, autocommit=True, connect_timeout=5)
+                conn = await psycopg.AsyncConnection.connect(self._pg_conninfo, autocommit=True, connect_timeout=5, **self._pg_prepare)
             except psycopg.Error as exc:
                 self._pg_count[loop] -= 1
                 raise LoopReadUnavailable(str(exc)) from exc
@@ -269,4 +279,5 @@ def make_database(settings: Settings) -> Database:
         make_engine(settings),
         loop_busy_timeout_ms=settings.sqlite_loop_busy_timeout_ms,
         pg_loop_connections=settings.pg_loop_connections,
+        pg_prepare=settings.db_prepared_statements,
     )
