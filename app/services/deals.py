@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.db import Database, DealRow, IdempotencyRow, TableRow
 from app.db.models import utcnow
+from app.events.announce import announce
 from app.rules import (
     RULES_VERSION,
     Deal,
@@ -222,6 +223,7 @@ def post_deal(
                 updated_at=now,
             )
         )
+        announce(session, row.id, row.owner, row.revision + 1, "deal.posted")
         table = replace(info(row, rules, result.state), deal_count=number, revision=row.revision + 1)
         written = DealInfo(number, canonical, tuple(result.entries), now)
         if idempotency_key is not None:
@@ -293,6 +295,7 @@ class _Refold:
     rescored: list[int]  # later deals whose entries changed (correction)
     answers: list[dict[str, Any]]  # {"number", "answer"}: stored POST answers rewritten
     state: dict[str, Any]
+    kind: str = "deal.corrected"  # what app.events announces
 
 
 _LOG = select(_DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at)
@@ -371,6 +374,7 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
             updated_at=utcnow(),
         )
     )
+    announce(session, table_id, work.table.owner, work.table.revision, work.kind)
 
 
 def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:
@@ -418,6 +422,7 @@ def undo_last(
             rescored=[],
             answers=[],
             state=folded.state.to_dict(),
+            kind="deal.undone",
         )
 
     work = _refold(db, owner, table_id, plan)
