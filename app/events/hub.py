@@ -137,6 +137,7 @@ class Hub:
         self._by_table: dict[str, set[Subscription]] = {}
         self._by_owner: dict[str, set[Subscription]] = {}
         self._known: dict[str, tuple[int, int]] = {}  # table -> (revision, deal_count) last sent
+        self._owner_of: dict[str, str] = {}  # table -> owner, for the tables known
         self._hints: dict[tuple[str, int], str] = {}  # (table, revision) -> the kind its writer announced
         self._dirty: set[str] = set()
         self._refresher: asyncio.Task[None] | None = None
@@ -166,6 +167,9 @@ class Hub:
                 subs.discard(sub)
                 if not subs:
                     del self._by_owner[sub.owner or ""]
+                    for table, owner in list(self._owner_of.items()):
+                        if owner == sub.owner and table not in self._by_table:
+                            self._forget(table)
         else:
             for table in sub.tables:
                 subs = self._by_table.get(table)
@@ -173,13 +177,20 @@ class Hub:
                     subs.discard(sub)
                     if not subs:
                         del self._by_table[table]
-                        self._known.pop(table, None)
+                        if self._owner_of.get(table) not in self._by_owner:
+                            self._forget(table)
 
-    def seed(self, currents: Iterable[tuple[str, int, int]]) -> None:
+    def _forget(self, table: str) -> None:
+        self._known.pop(table, None)
+        self._owner_of.pop(table, None)
+
+    def seed(self, currents: Iterable[tuple[str, int, int]], owner: str | None = None) -> None:
         """What a new stream has just read: (table, revision, deal_count)."""
         for table, revision, deal_count in currents:
             if table not in self._known or self._known[table][0] < revision:
                 self._known[table] = (revision, deal_count)
+            if owner is not None:
+                self._owner_of[table] = owner
 
     @property
     def tables(self) -> list[str]:
@@ -222,6 +233,7 @@ class Hub:
                 self._dirty.add(table)
         for table, (owner, revision, deal_count) in rows.items():
             known = self._known.get(table)
+            self._owner_of[table] = owner
             if known is None:
                 if table in self._by_table or revision == 0:
                     self._known.setdefault(table, (revision, deal_count))
@@ -286,9 +298,11 @@ class Hub:
 
     def _deliver(self, table: str, current: Current | None) -> None:
         if current is None:
-            known = self._known.pop(table, None)
+            known = self._known.get(table)
+            owner = self._owner_of.get(table)
+            self._forget(table)
             event = TableEvent("table.deleted", table, (known[0] + 1) if known else 0)
-            for sub in list(self._by_table.get(table, ())):
+            for sub in (*self._by_table.get(table, ()), *self._by_owner.get(owner or "", ())):
                 sub.push(event)
             return
         known = self._known.get(table)
@@ -300,6 +314,7 @@ class Hub:
             if known is not None and current.revision == known[0] + 1:
                 kind = {1: "deal.posted", -1: "deal.undone", 0: "deal.corrected"}.get(current.deal_count - known[1], "sheet")
         self._known[table] = (current.revision, current.deal_count)
+        self._owner_of[table] = current.owner
         event = TableEvent.of(kind, current)
         for sub in self._by_table.get(table, ()):
             sub.push(event)

@@ -147,7 +147,7 @@ async def _table_stream(updates: LiveUpdates, table_id: str, owner: str | None, 
     except BaseException:
         updates.hub.unsubscribe(sub)
         raise
-    updates.hub.seed([(found.table_id, found.revision, found.deal_count)])
+    updates.hub.seed([(found.table_id, found.revision, found.deal_count)], found.owner)
     first = [] if have == found.revision else [TableEvent.of("sheet", found)]
     return _response(updates, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False))
 
@@ -230,7 +230,7 @@ async def stream_owner_events(
     except BaseException:
         updates.hub.unsubscribe(sub)
         raise
-    updates.hub.seed(seeds)
+    updates.hub.seed(seeds, owner)
     seen = {t: r for t, r, _n in seeds}
     return _response(updates, _events(updates, sub, first, seen, owner_wide=True))
 
