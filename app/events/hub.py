@@ -50,6 +50,8 @@ class TableEvent:
     revision: int
     etag: str | None = None
     sheet: dict[str, Any] | None = None
+    # The event as sent, by id style: encoded once, however many streams send it.
+    wire: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, kind: str, current: Current) -> "TableEvent":

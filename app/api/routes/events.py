@@ -92,16 +92,19 @@ def _revision(last_event_id: str | None, after: int | None) -> int | None:
     return None
 
 
-def _sse(event: TableEvent | StreamNotice, *, owner_wide: bool) -> ServerSentEvent:
+def _sse(event: TableEvent | StreamNotice, *, owner_wide: bool) -> ServerSentEvent | bytes:
     if isinstance(event, StreamNotice):
         return ServerSentEvent(data=event.data(), event=event.kind)
-    event_id = f"{event.table_id}:{event.revision}" if owner_wide else str(event.revision)
-    return ServerSentEvent(data=event.data(), event=event.kind, id=event_id)
+    wire = event.wire.get(owner_wide)
+    if wire is None:  # the same bytes for every stream of the table (bench/events.py)
+        event_id = f"{event.table_id}:{event.revision}" if owner_wide else str(event.revision)
+        wire = event.wire[owner_wide] = ServerSentEvent(data=event.data(), event=event.kind, id=event_id).encode()
+    return wire
 
 
 async def _events(
     updates: LiveUpdates, sub: Subscription, first: list[TableEvent], seen: dict[str, int], *, owner_wide: bool
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncIterator[ServerSentEvent | bytes]:
     hub = updates.hub
     try:
         for event in first:
@@ -129,7 +132,7 @@ def _subscribe(updates: LiveUpdates, sub: Subscription) -> None:
         ) from None
 
 
-def _response(updates: LiveUpdates, events: AsyncIterator[ServerSentEvent]) -> EventSourceResponse:
+def _response(updates: LiveUpdates, events: AsyncIterator[ServerSentEvent | bytes]) -> EventSourceResponse:
     return EventSourceResponse(
         events,
         ping=updates.settings.events_heartbeat,
