@@ -217,3 +217,21 @@ def _hubs(events_module):
     from app.events.hub import Hub
 
     return [o for o in gc.get_objects() if isinstance(o, Hub) and o.count > 0]
+
+
+def test_the_streams_are_declared_in_the_openapi_document(client):
+    doc = client.get("/openapi.json").json()
+    expected = {
+        "/v1/tables/{table_id}/events": ("streamTableEvents", {"401", "404", "422", "503"}),
+        "/v1/shared/{token}/events": ("streamSharedEvents", {"404", "422", "503"}),
+        "/v1/events": ("streamOwnerEvents", {"401", "404", "422", "503"}),
+    }
+    for path, (operation_id, errors) in expected.items():
+        op = doc["paths"][path]["get"]
+        assert op["operationId"] == operation_id
+        assert list(op["responses"]["200"]["content"]) == ["text/event-stream"], path
+        assert errors <= set(op["responses"]), path
+        for code in errors:
+            assert list(op["responses"][code]["content"]) == ["application/problem+json"], (path, code)
+        assert "Last-Event-ID" in {p["name"] for p in op["parameters"]}, path
+    assert doc["paths"]["/v1/shared/{token}/events"]["get"]["security"] == []
