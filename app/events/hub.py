@@ -313,8 +313,11 @@ class Hub:
         kind = self._hints.pop((table, current.revision), None)
         if kind is None:
             kind = "sheet"
+            # No writer said what it was (another process on SQLite, a resumed listener): one
+            # deal more or less is a post or an undo; anything else (a correction, a change of
+            # the table itself) is only the current state.
             if known is not None and current.revision == known[0] + 1:
-                kind = {1: "deal.posted", -1: "deal.undone", 0: "deal.corrected"}.get(current.deal_count - known[1], "sheet")
+                kind = {1: "deal.posted", -1: "deal.undone"}.get(current.deal_count - known[1], "sheet")
         self._known[table] = (current.revision, current.deal_count)
         self._owner_of[table] = current.owner
         event = TableEvent.of(kind, current)
