@@ -9,7 +9,8 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app.db import Database, TableRow
-from app.services.tables import TableInfo, info, rules_of, state_of
+from app.services.errors import NotFound
+from app.services.tables import TableInfo, get_table
 
 from .hub import Current
 
@@ -27,24 +28,27 @@ def current(table: TableInfo, render: Render) -> Current:
 
 
 def load_current(db: Database, render: Render, tables: list[str]) -> dict[str, Current]:
-    out: dict[str, Current] = {}
-    with db.read() as session:
-        for chunk in _chunks(tables):
-            for row in session.scalars(select(TableRow).where(TableRow.id.in_(chunk))).all():
-                rules = rules_of(row)
-                out[row.id] = current(info(row, rules, state_of(session, row, rules, persist=False)), render)
-    return out
+    """The tables' current state (a table gone is absent): their owners in one lookup, then
+    each table as its owner reads it (app.services.tables.get_table, the one way a table
+    becomes a TableInfo)."""
+    owners = load_revisions(db, tables, [])
+    return _by_owner(db, render, {t: o for t, (o, _r, _n) in owners.items()})
 
 
 def load_owner_tables(db: Database, render: Render, owner: str) -> dict[str, Current]:
     """Every table of ``owner`` as its streams show it (an owner-wide stream that resumes)."""
-    with db.read() as session:
-        rows = session.scalars(select(TableRow).where(TableRow.owner == owner)).all()
-        out = {}
-        for row in rows:
-            rules = rules_of(row)
-            out[row.id] = current(info(row, rules, state_of(session, row, rules, persist=False)), render)
-        return out
+    return _by_owner(db, render, {t: owner for t in load_revisions(db, [], [owner])})
+
+
+def _by_owner(db: Database, render: Render, owners: dict[str, str]) -> dict[str, Current]:
+    out: dict[str, Current] = {}
+    for table_id, owner in owners.items():
+        try:
+            table = get_table(db, owner, table_id)
+        except NotFound:  # deleted since the lookup
+            continue
+        out[table_id] = current(table, render)
+    return out
 
 
 def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[str, tuple[str, int, int]]:
