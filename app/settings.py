@@ -106,6 +106,18 @@ class Settings(BaseSettings):
     key_cache_ttl: int = 60
     """Seconds a key lookup is remembered: how long a revoked key may still work elsewhere."""
 
+    # --- live updates (app/events, app/api/routes/events.py)
+    events_heartbeat: float = 15
+    """Seconds between the comments that keep an idle event stream open through proxies."""
+    events_poll_interval: float = 0.25
+    """SQLite: seconds between the reads of the watched tables' revisions (one query per process)."""
+    events_recheck_interval: float = 30
+    """PostgreSQL: seconds between the same reads under LISTEN/NOTIFY (a safety net)."""
+    events_max_subscriptions: int = 10_000
+    """Open event streams per process; one more: 503."""
+    events_database_url: str | None = None
+    """PostgreSQL: where the LISTEN connection goes (past a transaction-mode pooler); unset: ``database_url``."""
+
     # --- operations and hardening
     log_format: str = "json"
     """``json`` (one object per line) or ``text``."""

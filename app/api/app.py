@@ -13,10 +13,19 @@ from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import docs_ui, middleware, openapi, problems
-from .routes import conventions, deals, health, keys, players, tables, views
+from .routes import conventions, deals, events, health, keys, players, tables, views
 
 API_VERSION = "1.0.0"
-ROUTERS = (health.router, conventions.router, keys.router, tables.router, deals.router, players.router, views.router)
+ROUTERS = (
+    health.router,
+    conventions.router,
+    keys.router,
+    tables.router,
+    deals.router,
+    players.router,
+    views.router,
+    events.router,
+)
 
 
 class PrefscoreAPI(FastAPI):
@@ -37,6 +46,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         # Sync endpoints run in anyio's thread pool; the database pool is sized to it.
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
         yield
+        if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/events)
+            await _app.state.live.stop()
         if db is None:  # the app made it, the app closes it
             database.dispose()
 

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.db import Database, DealRow, IdempotencyRow, TableRow
 from app.db.models import utcnow
+from app.events.announce import announce
 from app.rules import (
     Deal,
     Entry,
@@ -223,6 +224,7 @@ def post_deal(
         )
         # Registered players' statistics, in this transaction (one read when none sits here).
         player_stats.on_deal_posted(session, row.id, rules, deal, state, result.state, result.entries, number)
+        announce(session, row.id, row.owner, row.revision + 1, "deal.posted")
         table = replace(info(row, rules, result.state), deal_count=number, revision=row.revision + 1)
         written = DealInfo(number, canonical, tuple(result.entries), now)
         if idempotency_key is not None:
@@ -294,6 +296,7 @@ class _Refold:
     rescored: list[int]  # later deals whose entries changed (correction)
     answers: list[dict[str, Any]]  # {"number", "answer"}: stored POST answers rewritten
     state: dict[str, Any]
+    kind: str = "deal.corrected"  # what app.events announces
 
 
 _LOG = select(_DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at)
@@ -373,6 +376,7 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
     )
     # Registered players' statistics made again from the log as now written.
     player_stats.on_log_refolded(session, table_id, work.table.rules, work.table.first_dealer)
+    announce(session, table_id, work.table.owner, work.table.revision, work.kind)
 
 
 def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:
@@ -420,6 +424,7 @@ def undo_last(
             rescored=[],
             answers=[],
             state=folded.state.to_dict(),
+            kind="deal.undone",
         )
 
     work = _refold(db, owner, table_id, plan)

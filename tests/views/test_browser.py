@@ -126,10 +126,35 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
     assert shot.stat().st_size > 10_000
     print(f"screenshot: {shot}")
 
-    # a deal posted through the API shows up without reloading the page
+    # the page follows the table through its event stream (the page's CSP lets it connect)
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "stream")
+    # a deal posted through the API shows up within 1 s, without reloading the page (the
+    # fallback polls every 2 s: only the stream is this quick)
     api.deal(tid, {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}})
-    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "3")
-    wait.until(lambda d: "Распасы ×2: взятка 4, игра от 7" in d.execute_script(
+    within_a_second = WebDriverWait(browser, 1.0, poll_frequency=0.05)
+    within_a_second.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "3")
+    within_a_second.until(lambda d: "Распасы ×2: взятка 4, игра от 7" in d.execute_script(
         "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)"))
     assert "распасы" in browser.find_element(By.ID, "deals").text
     full_page_png(browser, tmp_path / "shared-page-after.png")
+
+
+def test_shared_page_falls_back_to_polling_when_the_stream_fails(browser, live_url, api, app):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    table = api.table(players=["Anna", "Boris", "Vera"], convention="sochi")
+    browser.get(f"{live_url}/shared/{table['share_token']}")  # opens the stream: the hub exists
+    wait = WebDriverWait(browser, 20, poll_frequency=0.1)
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "stream")
+    hub = app.state.live.hub
+    saved = hub.max_subscriptions
+    hub.max_subscriptions = 0  # every new stream is refused (503)
+    try:
+        browser.get(f"{live_url}/shared/{table['share_token']}")
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "poll")
+        api.deal(table["id"], {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}})
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "1")
+        assert "(опрос)" in browser.find_element(By.ID, "status").text
+    finally:
+        hub.max_subscriptions = saved

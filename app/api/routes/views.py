@@ -1,12 +1,12 @@
 """Pictures of a table: the paper sheet as SVG (by key or by share link), the share link's
 deal log, and the live HTML page at ``/shared/{token}``.
 
-The page is plain HTML with a small inline script, no front-end build. It stays live by
-polling ``/v1/shared/{token}/sheet.svg`` every 2 s with ``If-None-Match``: an unchanged
-table costs one row read and a 304, works through any proxy and with any number of
-viewers without holding a connection (or a worker thread) per viewer the way server-sent
-events over this sync stack would. When the picture changes the page also refreshes the
-balances and the deal log.
+The page is plain HTML with a small inline script, no front-end build. It stays live through
+the share link's event stream (``/v1/shared/{token}/events``, an EventSource): each change
+of the table is pushed to it at once, and the page then fetches the picture (with
+``If-None-Match``), the balances and the deal log. When the stream fails (a proxy that does
+not pass it, a server at its stream limit) the page falls back to polling
+``sheet.svg`` every 2 s with ``If-None-Match`` and tries the stream again now and then.
 """
 
 from __future__ import annotations
@@ -183,8 +183,9 @@ def shared_page(token: str, db: DB) -> HTMLResponse:
 
 
 def page_policy(nonce: str) -> str:
-    """The page runs only its own script (by nonce), fetches only from this server; styles
-    may be inline (the page's and the drawn sheet's)."""
+    """The page runs only its own script (by nonce), fetches only from this server (its
+    requests and its event stream: connect-src 'self'); styles may be inline (the page's and
+    the drawn sheet's)."""
     return (
         f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; connect-src 'self'; "
         "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -313,30 +314,72 @@ async function json(url) {
   if (!r.ok) throw new Error(url + ": " + r.status);
   return r.json();
 }
-async function poll() {
+let busy = null, again = false;
+async function refresh() {
+  // one refresh at a time; a change announced meanwhile refreshes once more after it
+  if (busy) { again = true; return busy; }
+  busy = (async () => {
+    do {
+      again = false;
+      const headers = etag ? {"If-None-Match": etag} : {};
+      const r = await fetch(BASE + "/sheet.svg", {headers, cache: "no-store"});
+      if (r.status === 200) {
+        const svg = await r.text();
+        const [t, d] = await Promise.all([json(BASE), allDeals()]);
+        showTable(t);
+        showDeals(d);
+        document.getElementById("sheet").innerHTML = svg;
+        etag = r.headers.get("ETag");
+      } else if (r.status !== 304) {
+        throw new Error("status " + r.status);
+      }
+    } while (again);
+  })();
+  try { await busy; } finally { busy = null; }
+}
+function online(how) {
   const status = document.getElementById("status");
-  try {
-    const headers = etag ? {"If-None-Match": etag} : {};
-    const r = await fetch(BASE + "/sheet.svg", {headers, cache: "no-store"});
-    if (r.status === 200) {
-      const svg = await r.text();
-      const [t, d] = await Promise.all([json(BASE), allDeals()]);
-      showTable(t);
-      showDeals(d);
-      document.getElementById("sheet").innerHTML = svg;
-      etag = r.headers.get("ETag");
-    } else if (r.status !== 304) {
-      throw new Error("status " + r.status);
-    }
-    status.className = "";
-    status.textContent = "обновлено " + new Date().toLocaleTimeString();
-  } catch (err) {
-    status.className = "offline";
-    status.textContent = "нет связи, повторяю… (" + err.message + ")";
+  status.className = "";
+  status.textContent = "обновлено " + new Date().toLocaleTimeString() + (how === "poll" ? " (опрос)" : "");
+}
+function offline(err) {
+  const status = document.getElementById("status");
+  status.className = "offline";
+  status.textContent = "нет связи, повторяю… (" + err + ")";
+}
+// The stream: each change of the table is announced at once; the page then fetches it.
+const STREAM_RETRY_POLLS = 15; // while polling, the stream is tried again every 15 polls (30 s)
+let polls = 0;
+function stream() {
+  if (!window.EventSource) return poll();
+  const es = new EventSource(BASE + "/events");
+  const changed = () => { document.body.dataset.live = "stream"; refresh().then(() => online("stream"), e => offline(e.message)); };
+  for (const kind of ["sheet", "deal.posted", "deal.undone", "deal.corrected", "table.renamed", "table.archived"]) {
+    es.addEventListener(kind, changed);
   }
+  es.addEventListener("table.deleted", () => { es.close(); offline("стол удалён"); });
+  es.addEventListener("stream.interrupted", () => offline("сервер потерял базу данных"));
+  es.addEventListener("stream.resumed", () => online("stream"));
+  es.onerror = () => {
+    // the stream failed: poll with If-None-Match instead, and try the stream again later
+    es.close();
+    document.body.dataset.live = "poll";
+    polls = 0;
+    poll();
+  };
+}
+async function poll() {
+  try {
+    await refresh();
+    online("poll");
+  } catch (err) {
+    offline(err.message);
+  }
+  if (++polls >= STREAM_RETRY_POLLS && window.EventSource) return stream();
   setTimeout(poll, POLL_MS);
 }
-poll();
+refresh().then(() => online("stream"), e => offline(e.message));
+stream();
 </script>
 </body>
 </html>

@@ -1,0 +1,241 @@
+"""Server-sent events: every change of a table pushed to its viewers (app/events).
+
+- ``GET /v1/tables/{id}/events`` (the key), ``GET /v1/shared/{token}/events`` (read-only):
+  one table; the event ``id`` is the table's revision. The first event is the current state
+  (``sheet``) unless ``Last-Event-ID`` / ``?after=`` is the current revision already; a client
+  that missed events gets the current state at once. A deleted table ends the stream.
+- ``GET /v1/events`` (``?tables=id,id``): every table of the key's owner, or those listed;
+  ids are ``{table}:{revision}``. With ``Last-Event-ID`` (a reconnect) or ``tables`` the
+  current state of each table comes first.
+
+A comment every ``PREFSCORE_EVENTS_HEARTBEAT`` seconds keeps proxies from closing an idle
+stream. The stream is sse-starlette's ``EventSourceResponse`` (disconnects, heartbeats,
+shutdown).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, AsyncIterator
+
+from fastapi import APIRouter, Header, Query, Request
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
+
+from app.events.hub import StreamNotice, Subscription, TableEvent, TooManySubscriptions
+from app.events.live import LiveUpdates
+from app.events.reads import current, load_current, load_owner_tables, load_revisions
+from app.services import tables as svc
+from app.services.errors import NotFound, ServiceError, Unprocessable
+
+from ..deps import DB, Owner
+from ..schemas import Sheet, problem_responses
+
+router = APIRouter(prefix="/v1", tags=["events"])
+
+EVENT_STREAM = "text/event-stream"
+TABLES_MAX = 200  # tables one owner-wide stream may list
+
+
+class Unavailable(ServiceError):
+    status = 503
+    title = "Service unavailable"
+
+
+def render(table: svc.TableInfo) -> dict[str, Any]:
+    return Sheet.of(table).model_dump(mode="json")
+
+
+def live(request: Request) -> LiveUpdates:
+    """The process's live updates, started with the first stream (or the app's lifespan)."""
+    state = request.app.state
+    updates = getattr(state, "live", None)
+    if updates is None or (updates.hub.loop is not None and updates.hub.loop is not asyncio.get_running_loop()):
+        # one per event loop (a test may serve the same app from a second loop)
+        updates = state.live = LiveUpdates(state.db, state.settings, render)
+    updates.start()
+    return updates
+
+
+_EXAMPLE = (
+    "id: 7\nevent: deal.posted\n"
+    'data: {"kind":"deal.posted","table":"9f0c...","revision":7,"etag":"\\"5d1e...\\"","sheet":{"deal_count":7,...}}\n\n'
+    ": ping\n\n"
+)
+_stream_description = (
+    "an event stream: `event` is the kind (sheet, deal.posted, deal.undone, deal.corrected, "
+    "table.renamed, table.archived, table.deleted; stream.interrupted and stream.resumed about "
+    "the stream itself), `id` the revision, `data` JSON: kind, table, revision, etag and sheet "
+    "(the Sheet schema) for sheet changes"
+)
+
+
+def _stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
+    return {
+        200: {
+            "description": _stream_description,
+            "content": {EVENT_STREAM: {"schema": {"type": "string"}, "example": _EXAMPLE}},
+        },
+        **problem_responses(*errors),
+    }
+
+
+LastEventId = Annotated[str | None, Header(alias="Last-Event-ID", description="the id of the last event received: resume after it")]
+After = Annotated[int | None, Query(ge=0, le=2**62, description="the revision the client has (as Last-Event-ID)")]
+
+
+def _revision(last_event_id: str | None, after: int | None) -> int | None:
+    if after is not None:
+        return after
+    if last_event_id is not None and last_event_id.strip().isdigit():
+        return int(last_event_id.strip())
+    return None
+
+
+def _sse(event: TableEvent | StreamNotice, *, owner_wide: bool) -> ServerSentEvent | bytes:
+    if isinstance(event, StreamNotice):
+        return ServerSentEvent(data=event.data(), event=event.kind)
+    wire = event.wire.get(owner_wide)
+    if wire is None:  # the same bytes for every stream of the table (bench/events.py)
+        event_id = f"{event.table_id}:{event.revision}" if owner_wide else str(event.revision)
+        wire = event.wire[owner_wide] = ServerSentEvent(data=event.data(), event=event.kind, id=event_id).encode()
+    return wire
+
+
+async def _events(
+    updates: LiveUpdates, sub: Subscription, first: list[TableEvent], seen: dict[str, int], *, owner_wide: bool
+) -> AsyncIterator[ServerSentEvent | bytes]:
+    hub = updates.hub
+    try:
+        for event in first:
+            yield _sse(event, owner_wide=owner_wide)
+        while True:
+            for item in await sub.next():
+                if isinstance(item, TableEvent):
+                    if item.kind != "table.deleted" and item.revision <= seen.get(item.table_id, -1):
+                        continue  # already sent (the first state, or a signal seen twice)
+                    seen[item.table_id] = item.revision
+                yield _sse(item, owner_wide=owner_wide)
+                if isinstance(item, TableEvent) and item.kind == "table.deleted" and not owner_wide:
+                    return
+    finally:
+        hub.unsubscribe(sub)
+
+
+def _subscribe(updates: LiveUpdates, sub: Subscription) -> None:
+    try:
+        updates.hub.subscribe(sub)
+    except TooManySubscriptions:
+        raise Unavailable(
+            f"this server holds {updates.hub.max_subscriptions} event streams, the most it may "
+            "(PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS); retry later or poll",
+        ) from None
+
+
+def _response(updates: LiveUpdates, events: AsyncIterator[ServerSentEvent | bytes]) -> EventSourceResponse:
+    return EventSourceResponse(
+        events,
+        ping=updates.settings.events_heartbeat,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+async def _table_stream(updates: LiveUpdates, table_id: str, owner: str | None, have: int | None) -> EventSourceResponse:
+    sub = Subscription(owner=None, tables=frozenset({table_id}))
+    _subscribe(updates, sub)  # before the read: no change between the two is missed
+    try:
+        found = (await run_in_threadpool(load_current, updates.db, render, [table_id])).get(table_id)
+        if found is None or (owner is not None and found.owner != owner):
+            raise NotFound(f"no table {table_id!r}")
+    except BaseException:
+        updates.hub.unsubscribe(sub)
+        raise
+    updates.hub.seed([(found.table_id, found.revision, found.deal_count)], found.owner)
+    first = [] if have == found.revision else [TableEvent.of("sheet", found)]
+    return _response(updates, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False))
+
+
+@router.get(
+    "/tables/{table_id}/events",
+    operation_id="streamTableEvents",
+    response_class=EventSourceResponse,
+    responses=_stream_responses(401, 404, 422),
+)
+async def stream_table_events(
+    table_id: str, request: Request, owner: Owner, last_event_id: LastEventId = None, after: After = None
+) -> EventSourceResponse:
+    """The table's changes as server-sent events: each deal posted, undone or corrected (and
+    the table renamed, archived or deleted), with the revision as the event id and the new
+    sheet and ETag. ``Last-Event-ID`` or ``after`` resumes: a client that missed events gets
+    the current state at once. A deleted table ends the stream."""
+    if not svc.TABLE_ID_RE.fullmatch(table_id):
+        raise NotFound(f"no table {table_id[:40]!r}")
+    return await _table_stream(live(request), table_id, owner, _revision(last_event_id, after))
+
+
+@router.get(
+    "/shared/{token}/events",
+    operation_id="streamSharedEvents",
+    tags=["shared"],
+    response_class=EventSourceResponse,
+    responses=_stream_responses(404, 422),
+    openapi_extra={"security": []},
+)
+async def stream_shared_events(
+    token: str, request: Request, db: DB, last_event_id: LastEventId = None, after: After = None
+) -> EventSourceResponse:
+    """The same stream through the read-only share link (no key)."""
+    table = await run_in_threadpool(svc.get_shared, db, token)
+    return await _table_stream(live(request), table.id, None, _revision(last_event_id, after))
+
+
+@router.get(
+    "/events",
+    operation_id="streamOwnerEvents",
+    response_class=EventSourceResponse,
+    responses=_stream_responses(401, 404, 422),
+)
+async def stream_owner_events(
+    request: Request,
+    owner: Owner,
+    tables: Annotated[str | None, Query(max_length=TABLES_MAX * 33, description=f"comma-separated table ids (at most {TABLES_MAX}); all of the key's tables when absent")] = None,
+    last_event_id: LastEventId = None,
+) -> EventSourceResponse:
+    """The changes of every table of the key's owner (tables created later included), or of
+    the tables listed, on one connection; event ids are ``{table}:{revision}``. With ``tables``
+    or on a reconnect (``Last-Event-ID``) the current state of each table comes first. A
+    deleted table's last event is ``table.deleted``; the stream goes on."""
+    updates = live(request)
+    wanted: frozenset[str] | None = None
+    if tables is not None:
+        ids = [t.strip() for t in tables.split(",") if t.strip()]
+        if not ids or len(ids) > TABLES_MAX or not all(svc.TABLE_ID_RE.fullmatch(t) for t in ids):
+            raise Unprocessable(f"tables: between 1 and {TABLES_MAX} table ids, comma-separated")
+        wanted = frozenset(ids)
+    sub = Subscription(owner=owner, tables=wanted)
+    _subscribe(updates, sub)
+    try:
+        if wanted is not None:
+            found = await run_in_threadpool(load_current, updates.db, render, sorted(wanted))
+            missing = [t for t in sorted(wanted) if t not in found or found[t].owner != owner]
+            if missing:
+                raise NotFound(f"no table {missing[0]!r}")
+            first = [TableEvent.of("sheet", c) for c in found.values()]
+            seeds = [(c.table_id, c.revision, c.deal_count) for c in found.values()]
+        elif last_event_id is not None:
+            found = await run_in_threadpool(load_owner_tables, updates.db, render, owner)
+            first = [TableEvent.of("sheet", c) for c in found.values()]
+            seeds = [(c.table_id, c.revision, c.deal_count) for c in found.values()]
+        else:
+            rows = await run_in_threadpool(load_revisions, updates.db, [], [owner])
+            first = []
+            seeds = [(t, r, n) for t, (_o, r, n) in rows.items()]
+    except BaseException:
+        updates.hub.unsubscribe(sub)
+        raise
+    updates.hub.seed(seeds, owner)
+    seen = {t: r for t, r, _n in seeds}
+    return _response(updates, _events(updates, sub, first, seen, owner_wide=True))
+
+
+__all__ = ["router", "render", "live", "current"]

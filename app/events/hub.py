@@ -1,0 +1,327 @@
+"""The per-process hub of live updates: which open streams watch which tables, and the fan-out
+of each change to them.
+
+A change is only a signal ("table T may be at revision R now"); the hub then reads the
+current state of the tables that changed, in one read for all of them, and hands the same
+event to every stream of those tables. So the database work per change is one read per
+process, however many viewers the table has, and a stream that missed a signal (an outage,
+another process on SQLite) still gets the current state: the revision is read again, never
+taken from the signal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("prefscore.events")
+
+# The kinds of a table's events. ``sheet`` is the current state without saying what changed
+# (the first event of a stream, a resumed stream, several changes seen at once).
+KINDS = ("sheet", "deal.posted", "deal.undone", "deal.corrected", "table.renamed", "table.archived", "table.deleted")
+# Events of the stream itself (no id: a reconnecting client resumes from its last table event).
+INTERRUPTED = "stream.interrupted"
+RESUMED = "stream.resumed"
+# Events a subscriber keeps while it is not reading; beyond, only the newest per table.
+QUEUE_MAX = 64
+
+
+@dataclass(frozen=True)
+class Current:
+    """A table as its streams show it."""
+
+    table_id: str
+    owner: str
+    revision: int
+    deal_count: int
+    etag: str
+    sheet: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    kind: str
+    table_id: str
+    revision: int
+    etag: str | None = None
+    sheet: dict[str, Any] | None = None
+    # The event as sent, by id style: encoded once, however many streams send it.
+    wire: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, kind: str, current: Current) -> "TableEvent":
+        return cls(kind, current.table_id, current.revision, current.etag, current.sheet)
+
+    def data(self) -> str:
+        body: dict[str, Any] = {"kind": self.kind, "table": self.table_id, "revision": self.revision}
+        if self.etag is not None:
+            body["etag"] = self.etag
+        if self.sheet is not None:
+            body["sheet"] = self.sheet
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class StreamNotice:
+    """An event about the stream itself (the database connection lost, regained)."""
+
+    kind: str
+    detail: str
+
+    def data(self) -> str:
+        return json.dumps({"kind": self.kind, "detail": self.detail}, ensure_ascii=False)
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One open stream: the tables it watches (``tables``), or every table of ``owner``
+    (``tables`` None). Events wait in a short queue until the stream sends them."""
+
+    owner: str | None
+    tables: frozenset[str] | None
+    _queue: deque[Any] = field(default_factory=deque)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def push(self, item: Any) -> None:
+        self._queue.append(item)
+        if len(self._queue) > QUEUE_MAX:
+            self._coalesce()
+        self._wake.set()
+
+    def _coalesce(self) -> None:
+        """A subscriber that does not read keeps only the newest event of each table: it
+        still gets the current state, not a growing backlog."""
+        newest: dict[str, Any] = {}
+        other = []
+        for item in self._queue:
+            if isinstance(item, TableEvent):
+                newest.pop(item.table_id, None)
+                newest[item.table_id] = item
+            else:
+                other = [item]
+        self._queue = deque(other + list(newest.values())[-QUEUE_MAX:])
+
+    async def next(self, timeout: float | None = None) -> list[Any]:
+        """The events waiting, after waiting for one at most ``timeout`` seconds."""
+        if not self._queue:
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout)
+            except asyncio.TimeoutError:
+                return []
+        self._wake.clear()
+        items = list(self._queue)
+        self._queue.clear()
+        return items
+
+
+# Reads the hub makes in the thread pool: the current state of some tables (absent: gone),
+# and the (owner, revision, deal_count) of some tables and of every table of some owners.
+LoadCurrent = Callable[[list[str]], dict[str, Current]]
+LoadRevisions = Callable[[list[str], list[str]], dict[str, tuple[str, int, int]]]
+RunSync = Callable[..., Awaitable[Any]]
+
+
+class TooManySubscriptions(Exception):
+    pass
+
+
+class Hub:
+    def __init__(self, load_current: LoadCurrent, load_revisions: LoadRevisions, run_sync: RunSync, *, max_subscriptions: int = 10_000):
+        self._load_current = load_current
+        self._load_revisions = load_revisions
+        self._run_sync = run_sync
+        self.max_subscriptions = max_subscriptions
+        self._by_table: dict[str, set[Subscription]] = {}
+        self._by_owner: dict[str, set[Subscription]] = {}
+        self._known: dict[str, tuple[int, int]] = {}  # table -> (revision, deal_count) last sent
+        self._owner_of: dict[str, str] = {}  # table -> owner, for the tables known
+        self._hints: dict[tuple[str, int], str] = {}  # (table, revision) -> the kind its writer announced
+        self._dirty: set[str] = set()
+        self._refresher: asyncio.Task[None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.count = 0
+        self.interrupted = False
+        self.listener_down = False  # set by the PostgreSQL listener while it reconnects
+
+    # --- subscribers
+
+    def subscribe(self, sub: Subscription) -> None:
+        if self.count >= self.max_subscriptions:
+            raise TooManySubscriptions()
+        self.count += 1
+        if sub.tables is None:
+            assert sub.owner is not None
+            self._by_owner.setdefault(sub.owner, set()).add(sub)
+        else:
+            for table in sub.tables:
+                self._by_table.setdefault(table, set()).add(sub)
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        self.count -= 1
+        if sub.tables is None:
+            subs = self._by_owner.get(sub.owner or "")
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self._by_owner[sub.owner or ""]
+                    for table, owner in list(self._owner_of.items()):
+                        if owner == sub.owner and table not in self._by_table:
+                            self._forget(table)
+        else:
+            for table in sub.tables:
+                subs = self._by_table.get(table)
+                if subs is not None:
+                    subs.discard(sub)
+                    if not subs:
+                        del self._by_table[table]
+                        if self._owner_of.get(table) not in self._by_owner:
+                            self._forget(table)
+
+    def _forget(self, table: str) -> None:
+        self._known.pop(table, None)
+        self._owner_of.pop(table, None)
+
+    def seed(self, currents: Iterable[tuple[str, int, int]], owner: str | None = None) -> None:
+        """What a new stream has just read: (table, revision, deal_count)."""
+        for table, revision, deal_count in currents:
+            if table not in self._known or self._known[table][0] < revision:
+                self._known[table] = (revision, deal_count)
+            if owner is not None:
+                self._owner_of[table] = owner
+
+    @property
+    def tables(self) -> list[str]:
+        return list(set(self._by_table) | set(self._known))
+
+    @property
+    def owners(self) -> list[str]:
+        return list(self._by_owner)
+
+    def _watched(self, table: str, owner: str | None) -> bool:
+        return table in self._by_table or table in self._known or (owner is not None and owner in self._by_owner)
+
+    # --- signals
+
+    def changed(self, table: str, owner: str | None = None, revision: int | None = None, kind: str | None = None) -> None:
+        """A signal (on the loop): ``table`` may have changed. Its state is read again."""
+        if not self._watched(table, owner):
+            return
+        known = self._known.get(table)
+        if revision is not None and known is not None and revision <= known[0]:
+            return
+        if revision is not None and kind is not None:
+            if len(self._hints) > 10_000:
+                self._hints.clear()
+            self._hints[(table, revision)] = kind
+        self._dirty.add(table)
+        self._kick()
+
+    def changed_threadsafe(self, table: str, owner: str, revision: int, kind: str) -> None:
+        """``changed`` from a writer's thread (app.events.announce's sink)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.changed, table, owner, revision, kind)
+
+    def revisions_seen(self, rows: dict[str, tuple[str, int, int]], asked: Iterable[str]) -> None:
+        """The revision column as just read (the SQLite watcher, a resumed listener): every
+        table whose revision is not the one last sent is read again, a table gone ends."""
+        for table in asked:
+            if table not in rows and self._watched(table, None):
+                self._dirty.add(table)
+        for table, (owner, revision, deal_count) in rows.items():
+            known = self._known.get(table)
+            self._owner_of[table] = owner
+            if known is None:
+                if table in self._by_table or revision == 0:
+                    self._known.setdefault(table, (revision, deal_count))
+                    continue
+                self._dirty.add(table)  # a table of a watched owner, new to this process
+            elif known[0] != revision:
+                self._dirty.add(table)
+        self._kick()
+
+    async def poll(self) -> None:
+        """One read of the revision column of every watched table (and every table of the
+        owners watched whole), then ``revisions_seen``."""
+        tables, owners = self.tables, self.owners
+        if not tables and not owners:
+            return
+        rows = await self._run_sync(self._load_revisions, tables, owners)
+        self.revisions_seen(rows, tables)
+
+    def notice(self, kind: str, detail: str) -> None:
+        """Tell every stream (the database connection lost or regained)."""
+        item = StreamNotice(kind, detail)
+        for subs in (*self._by_table.values(), *self._by_owner.values()):
+            for sub in subs:
+                sub.push(item)
+
+    def outage(self, detail: str) -> None:
+        if not self.interrupted:
+            self.interrupted = True
+            self.notice(INTERRUPTED, detail)
+
+    def recovered(self) -> None:
+        """The database is back: every watched table is read again (nothing lost)."""
+        if self.interrupted:
+            self.interrupted = False
+            self.notice(RESUMED, "the database connection is back; changes since are sent")
+        self._dirty.update(self.tables)
+        self._kick()
+
+    # --- fan-out
+
+    def _kick(self) -> None:
+        if self._dirty and (self._refresher is None or self._refresher.done()):
+            self._refresher = asyncio.get_running_loop().create_task(self._refresh())
+
+    async def _refresh(self) -> None:
+        while self._dirty:
+            batch = list(self._dirty)
+            self._dirty.clear()
+            try:
+                currents = await self._run_sync(self._load_current, batch)
+            except Exception as exc:  # noqa: BLE001  (the database is away: read again when it is back)
+                log.warning("live updates: could not read %d changed tables: %s", len(batch), exc)
+                self._dirty.update(batch)
+                self.outage("the database cannot be read; the stream resumes when it can")
+                await asyncio.sleep(1.0)
+                continue
+            if self.interrupted and not self.listener_down:
+                self.interrupted = False
+                self.notice(RESUMED, "the database can be read again; changes since are sent")
+            for table in batch:
+                self._deliver(table, currents.get(table))
+
+    def _deliver(self, table: str, current: Current | None) -> None:
+        if current is None:
+            known = self._known.get(table)
+            owner = self._owner_of.get(table)
+            self._forget(table)
+            event = TableEvent("table.deleted", table, (known[0] + 1) if known else 0)
+            for sub in (*self._by_table.get(table, ()), *self._by_owner.get(owner or "", ())):
+                sub.push(event)
+            return
+        known = self._known.get(table)
+        if known is not None and current.revision <= known[0]:
+            return
+        kind = self._hints.pop((table, current.revision), None)
+        if kind is None:
+            kind = "sheet"
+            # No writer said what it was (another process on SQLite, a resumed listener): one
+            # deal more or less is a post or an undo; anything else (a correction, a change of
+            # the table itself) is only the current state.
+            if known is not None and current.revision == known[0] + 1:
+                kind = {1: "deal.posted", -1: "deal.undone"}.get(current.deal_count - known[1], "sheet")
+        self._known[table] = (current.revision, current.deal_count)
+        self._owner_of[table] = current.owner
+        event = TableEvent.of(kind, current)
+        for sub in self._by_table.get(table, ()):
+            sub.push(event)
+        for sub in self._by_owner.get(current.owner, ()):
+            sub.push(event)

@@ -1,0 +1,69 @@
+"""Live updates of one process: the hub, and the tasks that feed it (started with the first
+stream or the app, stopped with the app)."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+
+import anyio.to_thread
+from sqlalchemy.engine import make_url
+
+from app.db import Database
+from app.settings import Settings
+
+from .announce import add_sink, remove_sink
+from .hub import Hub
+from .pg_listener import PgListener
+from .reads import Render, load_current, load_revisions
+from .revision_watcher import RevisionWatcher
+
+
+async def _run_sync(fn, *args):  # noqa: ANN001, ANN002, ANN202
+    return await anyio.to_thread.run_sync(fn, *args)
+
+
+class LiveUpdates:
+    def __init__(self, db: Database, settings: Settings, render: Render):
+        self.db = db
+        self.settings = settings
+        self.render = render
+        self.hub = Hub(
+            partial(load_current, db, render),
+            partial(load_revisions, db),
+            _run_sync,
+            max_subscriptions=settings.events_max_subscriptions,
+        )
+        self.listener: PgListener | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def started(self) -> bool:
+        return bool(self._tasks)
+
+    def start(self) -> None:
+        """On the running loop; idempotent."""
+        if self._tasks:
+            return
+        loop = asyncio.get_running_loop()
+        self.hub.loop = loop
+        add_sink(self.hub.changed_threadsafe)
+        if self.db.dialect == "postgresql":
+            conninfo = make_url(self.settings.events_database_url or self.settings.database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+            self.listener = PgListener(conninfo, self.hub, connect_timeout=self.settings.db_connect_timeout, check_seconds=self.settings.events_heartbeat)
+            self._tasks.append(loop.create_task(self.listener.run()))
+            interval = self.settings.events_recheck_interval
+        else:
+            interval = self.settings.events_poll_interval
+        self._tasks.append(loop.create_task(RevisionWatcher(self.hub, interval).run()))
+
+    async def stop(self) -> None:
+        remove_sink(self.hub.changed_threadsafe)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
+        self._tasks.clear()

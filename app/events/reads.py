@@ -1,0 +1,70 @@
+"""The reads of the live-update hub, made in the thread pool: the current state of the tables
+that changed (one read for all of them), and the revision column of the watched tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import or_, select
+
+from app.db import Database, TableRow
+from app.services.errors import NotFound
+from app.services.tables import TableInfo, get_table
+
+from .hub import Current
+
+Render = Callable[[TableInfo], dict[str, Any]]
+# Tables read per statement (an IN list stays short).
+CHUNK = 500
+
+
+def _chunks(items: list[str]) -> list[list[str]]:
+    return [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)] or [[]]
+
+
+def current(table: TableInfo, render: Render) -> Current:
+    return Current(table.id, table.owner, table.revision, table.deal_count, table.etag, render(table))
+
+
+def load_current(db: Database, render: Render, tables: list[str]) -> dict[str, Current]:
+    """The tables' current state (a table gone is absent): their owners in one lookup, then
+    each table as its owner reads it (app.services.tables.get_table, the one way a table
+    becomes a TableInfo)."""
+    owners = load_revisions(db, tables, [])
+    return _by_owner(db, render, {t: o for t, (o, _r, _n) in owners.items()})
+
+
+def load_owner_tables(db: Database, render: Render, owner: str) -> dict[str, Current]:
+    """Every table of ``owner`` as its streams show it (an owner-wide stream that resumes)."""
+    return _by_owner(db, render, {t: owner for t in load_revisions(db, [], [owner])})
+
+
+def _by_owner(db: Database, render: Render, owners: dict[str, str]) -> dict[str, Current]:
+    out: dict[str, Current] = {}
+    for table_id, owner in owners.items():
+        try:
+            table = get_table(db, owner, table_id)
+        except NotFound:  # deleted since the lookup
+            continue
+        out[table_id] = current(table, render)
+    return out
+
+
+def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[str, tuple[str, int, int]]:
+    """(owner, revision, deal_count) of ``tables`` and of every table of ``owners``."""
+    t = TableRow.__table__
+    out: dict[str, tuple[str, int, int]] = {}
+    with db.lookup() as conn:
+        for chunk in _chunks(tables):
+            if not chunk and not owners:
+                continue
+            conditions = []
+            if chunk:
+                conditions.append(t.c.id.in_(chunk))
+            if owners:
+                conditions.append(t.c.owner.in_(owners))
+            for row in conn.execute(select(t.c.id, t.c.owner, t.c.revision, t.c.deal_count).where(or_(*conditions))):
+                out[row.id] = (row.owner, row.revision, row.deal_count)
+            owners = []  # read once
+    return out

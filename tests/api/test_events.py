@@ -1,0 +1,237 @@
+"""Server-sent events (app/api/routes/events.py, app/events): the streams of one table by key
+and by share link, and the owner-wide stream, on a real uvicorn (a test client would wait for
+the end of a stream that never ends)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.conftest import Api, new_owner_key
+from tests.sse import EventReader
+
+DEAL = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}}
+DEAL2 = {"type": "contract", "declarer": 2, "contract": "6S", "defenders": {"0": "pass", "1": "pass"}}
+
+
+@pytest.fixture(scope="module")
+def server(settings, db) -> Iterator[str]:
+    import uvicorn
+
+    from app.api import create_app
+
+    app = create_app(settings.model_copy(update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}), db=db)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture
+def owner(client, admin_headers, server) -> Api:
+    name, key = new_owner_key(client, admin_headers)
+    return Api(httpx.Client(base_url=server, timeout=10), key, name)
+
+
+@pytest.fixture
+def readers() -> Iterator[list[EventReader]]:
+    opened: list[EventReader] = []
+    yield opened
+    for r in opened:
+        r.close()
+
+
+def test_a_table_stream_starts_with_the_sheet_then_sends_each_change(owner, server, readers):
+    table = owner.table()
+    tid = table["id"]
+    r = EventReader(f"{server}/v1/tables/{tid}/events", owner.headers)
+    readers.append(r)
+    assert r.status == 200 and r.content_type.startswith("text/event-stream")
+    first = r.next()
+    assert (first.event, first.id) == ("sheet", "0")
+    assert first.data["sheet"]["deal_count"] == 0 and first.data["table"] == tid
+
+    posted = owner.post(f"/v1/tables/{tid}/deals", json=DEAL)
+    e = r.next()
+    assert (e.event, e.id) == ("deal.posted", "1")
+    # the same sheet and ETag as GET /sheet answers now
+    sheet = owner.get(f"/v1/tables/{tid}/sheet")
+    assert e.data["sheet"] == sheet.json() and e.data["etag"] == sheet.headers["ETag"] == posted.headers["ETag"]
+
+    owner.post(f"/v1/tables/{tid}/deals", json=DEAL2)
+    assert r.next().event == "deal.posted"
+    assert owner.put(f"/v1/tables/{tid}/deals/1", json={**DEAL, "contract": "7S"}).status_code == 200
+    e = r.next()
+    assert (e.event, e.id, e.data["sheet"]["deal_count"]) == ("deal.corrected", "3", 2)
+    assert owner.delete(f"/v1/tables/{tid}/deals/2").status_code == 200
+    e = r.next()
+    assert (e.event, e.id, e.data["sheet"]["deal_count"]) == ("deal.undone", "4", 1)
+
+
+def test_the_shared_stream_is_the_same_without_a_key(owner, server, readers):
+    table = owner.table()
+    r = EventReader(f"{server}/v1/shared/{table['share_token']}/events")
+    readers.append(r)
+    assert r.next().event == "sheet"
+    owner.post(f"/v1/tables/{table['id']}/deals", json=DEAL)
+    e = r.next()
+    assert e.event == "deal.posted" and e.data["sheet"]["deal_count"] == 1
+
+
+def test_resume_after_missing_deals_gets_the_current_state_at_once(owner, server, readers):
+    tid = owner.table()["id"]
+    r = EventReader(f"{server}/v1/tables/{tid}/events", owner.headers)
+    readers.append(r)
+    assert r.next().id == "0"
+    r.close()
+    for body in (DEAL, DEAL2, {**DEAL, "declarer": 0, "defenders": {"1": "pass", "2": "pass"}}):
+        assert owner.post(f"/v1/tables/{tid}/deals", json=body).status_code == 201
+    again = EventReader(f"{server}/v1/tables/{tid}/events", {**owner.headers, "Last-Event-ID": "0"})
+    readers.append(again)
+    e = again.next(timeout=2)
+    assert (e.event, e.id, e.data["sheet"]["deal_count"]) == ("sheet", "3", 3)
+    # up to date: nothing more until the next change
+    current = EventReader(f"{server}/v1/tables/{tid}/events?after=3", owner.headers)
+    readers.append(current)
+    assert [x for x in current.quiet(0.8) if not x.event.startswith("stream.")] == []
+    owner.post(f"/v1/tables/{tid}/deals", json=DEAL2)
+    assert current.next().id == "4"
+
+
+def test_heartbeat_comments_keep_an_idle_stream_open(owner, server, readers):
+    tid = owner.table()["id"]
+    r = EventReader(f"{server}/v1/tables/{tid}/events?after=0", owner.headers)
+    readers.append(r)
+    time.sleep(1.3)  # the heartbeat of this server: 0.5 s
+    assert any(c.startswith("ping") for c in r.comments), r.comments
+    assert r.response_headers.get("cache-control") == "no-cache"
+    assert r.response_headers.get("x-accel-buffering") == "no"
+
+
+def test_the_owner_wide_stream_carries_every_table_of_the_owner(owner, server, readers):
+    a, b = owner.table()["id"], owner.table()["id"]
+    r = EventReader(f"{server}/v1/events", owner.headers)
+    readers.append(r)
+    owner.post(f"/v1/tables/{b}/deals", json=DEAL)
+    owner.post(f"/v1/tables/{a}/deals", json=DEAL)
+    got = [r.next_table_event() for _ in range(2)]
+    assert [(e.event, e.id) for e in got] == [("deal.posted", f"{b}:1"), ("deal.posted", f"{a}:1")]
+    c = owner.table()["id"]  # a table made after the stream opened
+    owner.post(f"/v1/tables/{c}/deals", json=DEAL)
+    e = r.next_table_event()
+    assert e.data["table"] == c and e.data["sheet"]["deal_count"] == 1
+
+
+def test_the_owner_wide_stream_filtered_by_tables(owner, server, readers):
+    a, b = owner.table()["id"], owner.table()["id"]
+    r = EventReader(f"{server}/v1/events?tables={a}", owner.headers)
+    readers.append(r)
+    first = r.next()
+    assert (first.event, first.id) == ("sheet", f"{a}:0")
+    owner.post(f"/v1/tables/{b}/deals", json=DEAL)
+    owner.post(f"/v1/tables/{a}/deals", json=DEAL)
+    e = r.next_table_event()
+    assert (e.event, e.id) == ("deal.posted", f"{a}:1")
+
+
+def test_another_owners_table_and_bad_requests_are_problems(owner, client, admin_headers, server):
+    _name, other_key = new_owner_key(client, admin_headers)
+    tid = owner.table()["id"]
+    with httpx.Client(base_url=server, timeout=10) as c:
+        for url, headers, status in (
+            (f"/v1/tables/{tid}/events", {"Authorization": f"Bearer {other_key}"}, 404),
+            (f"/v1/tables/{tid}/events", {}, 401),
+            ("/v1/tables/nope/events", owner.headers, 404),
+            ("/v1/shared/not-a-token-at-all/events", {}, 404),
+            (f"/v1/events?tables={tid}", {"Authorization": f"Bearer {other_key}"}, 404),
+            ("/v1/events?tables=,", owner.headers, 422),
+            (f"/v1/tables/{tid}/events?after=-1", owner.headers, 422),
+        ):
+            r = c.get(url, headers=headers)
+            assert r.status_code == status, (url, r.text)
+            assert r.headers["content-type"].startswith("application/problem+json"), url
+
+
+def test_a_table_that_disappears_ends_its_streams(owner, server, readers, db):
+    # Tables cannot be deleted through the API yet: the row is deleted directly, and the
+    # revision watcher (every 0.1 s on SQLite, 0.3 s under LISTEN here) finds it gone.
+    from sqlalchemy import delete
+
+    from app.db import TableRow
+
+    table = owner.table()
+    keyed = EventReader(f"{server}/v1/tables/{table['id']}/events?after=0", owner.headers)
+    shared = EventReader(f"{server}/v1/shared/{table['share_token']}/events?after=0")
+    readers += [keyed, shared]
+    time.sleep(0.2)
+    with db.write() as session:
+        session.execute(delete(TableRow).where(TableRow.id == table["id"]))
+    for r in (keyed, shared):
+        e = r.next_table_event(timeout=5)
+        assert e.event == "table.deleted" and e.data["table"] == table["id"]
+        assert r.ended.wait(5), "the stream did not end"
+
+
+def test_too_many_streams_is_503(owner, server, readers):
+    from app.api.routes import events
+
+    tid = owner.table()["id"]
+    r = EventReader(f"{server}/v1/tables/{tid}/events", owner.headers)
+    readers.append(r)
+    r.next()
+    # the server's hub is in this process: lower its bound to what is open now
+    hubs = [h for h in _hubs(events)]
+    assert hubs
+    saved = [(h, h.max_subscriptions) for h in hubs]
+    try:
+        for h in hubs:
+            h.max_subscriptions = h.count
+        refused = owner.get(f"/v1/tables/{tid}/events")
+        assert refused.status_code == 503 and refused.headers["content-type"].startswith("application/problem+json")
+    finally:
+        for h, m in saved:
+            h.max_subscriptions = m
+
+
+def _hubs(events_module):
+    import gc
+
+    from app.events.hub import Hub
+
+    return [o for o in gc.get_objects() if isinstance(o, Hub) and o.count > 0]
+
+
+def test_the_streams_are_declared_in_the_openapi_document(client):
+    doc = client.get("/openapi.json").json()
+    expected = {
+        "/v1/tables/{table_id}/events": ("streamTableEvents", {"401", "404", "422", "503"}),
+        "/v1/shared/{token}/events": ("streamSharedEvents", {"404", "422", "503"}),
+        "/v1/events": ("streamOwnerEvents", {"401", "404", "422", "503"}),
+    }
+    for path, (operation_id, errors) in expected.items():
+        op = doc["paths"][path]["get"]
+        assert op["operationId"] == operation_id
+        assert list(op["responses"]["200"]["content"]) == ["text/event-stream"], path
+        assert errors <= set(op["responses"]), path
+        for code in errors:
+            assert list(op["responses"][code]["content"]) == ["application/problem+json"], (path, code)
+        assert "Last-Event-ID" in {p["name"] for p in op["parameters"]}, path
+    assert doc["paths"]["/v1/shared/{token}/events"]["get"]["security"] == []

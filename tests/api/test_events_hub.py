@@ -1,0 +1,105 @@
+"""The live-update hub alone (app/events/hub.py), with fake reads: one read per change for
+all of a table's streams, the kind worked out from the revision column, a slow subscriber
+kept to the newest state, a table gone."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.events.hub import QUEUE_MAX, Current, Hub, Subscription, TableEvent
+
+
+class FakeDatabase:
+    def __init__(self) -> None:
+        self.tables: dict[str, Current] = {}
+        self.reads = 0
+
+    def set(self, table: str, revision: int, deal_count: int) -> None:
+        self.tables[table] = Current(table, "anna", revision, deal_count, f'"{table}-{revision}"', {"deal_count": deal_count})
+
+    def load_current(self, tables: list[str]) -> dict[str, Current]:
+        self.reads += 1
+        return {t: self.tables[t] for t in tables if t in self.tables}
+
+    def load_revisions(self, tables: list[str], owners: list[str]) -> dict[str, tuple[str, int, int]]:
+        return {t: (c.owner, c.revision, c.deal_count) for t, c in self.tables.items() if t in tables or c.owner in owners}
+
+
+async def _direct(fn, *args):  # noqa: ANN001, ANN002, ANN202
+    return fn(*args)
+
+
+def _hub(db: FakeDatabase) -> Hub:
+    return Hub(db.load_current, db.load_revisions, _direct)
+
+
+def test_one_read_per_change_for_every_stream_of_a_table():
+    async def main() -> None:
+        db = FakeDatabase()
+        db.set("t", 0, 0)
+        hub = _hub(db)
+        subs = [Subscription(None, frozenset({"t"})) for _ in range(50)]
+        for s in subs:
+            hub.subscribe(s)
+        hub.seed([("t", 0, 0)], "anna")
+        db.set("t", 1, 1)
+        hub.changed("t", "anna", 1, "deal.posted")
+        got = [await s.next(1) for s in subs]
+        assert db.reads == 1
+        assert all([(e.kind, e.revision) for e in g] == [("deal.posted", 1)] for g in got)
+        assert len({id(g[0]) for g in got}) == 1  # the same event object: encoded once
+
+    asyncio.run(main())
+
+
+def test_the_kind_is_worked_out_from_the_revision_column_when_no_writer_said_it():
+    # a correction or a change of the table itself keeps the deal count: only "sheet" is sure
+    async def main() -> None:
+        db = FakeDatabase()
+        db.set("t", 3, 3)
+        hub = _hub(db)
+        sub = Subscription(None, frozenset({"t"}))
+        hub.subscribe(sub)
+        hub.seed([("t", 3, 3)], "anna")
+        for revision, deal_count, kind in ((4, 4, "deal.posted"), (5, 3, "deal.undone"), (6, 3, "sheet"), (8, 4, "sheet")):
+            db.set("t", revision, deal_count)
+            await hub.poll()
+            [event] = await sub.next(1)
+            assert (event.kind, event.revision) == (kind, revision)
+        await hub.poll()  # nothing changed: nothing sent, nothing read
+        assert await sub.next(0.05) == []
+
+    asyncio.run(main())
+
+
+def test_a_subscriber_that_does_not_read_has_a_bounded_queue_ending_at_the_newest_state():
+    sub = Subscription(None, frozenset({"t"}))
+    for revision in range(1, QUEUE_MAX + 10):
+        sub.push(TableEvent("deal.posted", "t", revision))
+    items = asyncio.run(sub.next(0))
+    # beyond QUEUE_MAX waiting, the older ones of a table are dropped: what is left is a
+    # short run ending at the newest (a stream only sends revisions above what it sent)
+    revisions = [e.revision for e in items]
+    assert len(revisions) <= QUEUE_MAX and revisions[-1] == QUEUE_MAX + 9 and revisions[0] > 1
+    assert revisions == sorted(revisions)
+
+
+def test_a_table_gone_is_table_deleted_for_its_streams_and_the_owners():
+    async def main() -> None:
+        db = FakeDatabase()
+        db.set("t", 2, 2)
+        hub = _hub(db)
+        table_stream, owner_stream = Subscription(None, frozenset({"t"})), Subscription("anna", None)
+        hub.subscribe(table_stream)
+        hub.subscribe(owner_stream)
+        hub.seed([("t", 2, 2)], "anna")
+        del db.tables["t"]
+        await hub.poll()
+        for sub in (table_stream, owner_stream):
+            [event] = await sub.next(1)
+            assert (event.kind, event.table_id) == ("table.deleted", "t")
+        hub.unsubscribe(table_stream)
+        hub.unsubscribe(owner_stream)
+        assert hub.count == 0 and hub.tables == []
+
+    asyncio.run(main())
