@@ -37,6 +37,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         # Sync endpoints run in anyio's thread pool; the database pool is sized to it.
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
         yield
+        await database.close_loop_reads()  # this loop's pooled PostgreSQL connections
         if db is None:  # the app made it, the app closes it
             database.dispose()
 
