@@ -237,6 +237,19 @@ class Database:
                 yield session
 
     @contextmanager
+    def write_core(self) -> Iterator[Connection]:
+        """``write()`` as a plain Connection, for a use case that writes with Core statements
+        only (posting a deal): the same transaction, lock and queue without the Session's
+        layer over each statement (bench/PROFILE.md)."""
+        if self._write_lock is None:
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self._write_lock:
+            with self.engine.begin() as conn:
+                yield conn
+
+    @contextmanager
     def read(self) -> Iterator[Session]:
         # Closing ends the transaction (a rollback) and keeps loaded objects readable.
         with self._reader() as session:

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from app.db import Database, DealRow, IdempotencyRow, TableRow
@@ -113,7 +114,7 @@ def _parse(body: dict[str, Any]) -> Deal:
         raise _refuse(exc, "the deal is not valid") from exc
 
 
-def _expire_keys(session: Session, table_id: str, key: str, now: datetime, limits: Limits) -> None:
+def _expire_keys(session: Session | Connection, table_id: str, key: str, now: datetime, limits: Limits) -> None:
     """Idempotency records older than the expiry: this key's own (so that it can be used
     again), and a small batch of any table's, so that the cleanup keeps pace with the posts
     that add records without ever making one post slow. PostgreSQL skips rows another
@@ -170,7 +171,8 @@ def post_deal(
     scoring (bench/PROFILE.md)."""
     deal = _parse(body)
     digest = request_hash(body) if idempotency_key is not None else None
-    with db.write() as session:
+    # A Connection, not a Session: every statement here is Core (Database.write_core).
+    with db.write_core() as session:
         row = load_table(session, owner, table_id, lock=True)
         now = utcnow()
         if idempotency_key is not None:
