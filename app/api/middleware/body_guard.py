@@ -38,8 +38,8 @@ MAX_SAFE_INTEGER = 2**53 - 1
 # is refused), no backslash (an escape can make a control character or a lone surrogate),
 # no NaN/Infinity, no run of 16 digits (2^53 has 16; 15 never exceed it), no digit followed
 # by an exponent (1e400 is infinite), and no more brackets than the depth limit. Anything
-# else is parsed and checked. Byte translations and substring searches, all in C: well under
-# a microsecond for a deal, where the parse and the walk took 6-10 µs.
+# else is parsed and checked. Byte translations and substring searches, all in C: about 2 µs
+# for a deal body, where the parse and the walk took 10-19 µs.
 _PLAIN = bytes([0x09, 0x0A, 0x0D]) + bytes(range(0x20, 0x5C)) + bytes(range(0x5D, 0x7F))
 _NUMBERS = bytes(0x30 if 0x30 <= c <= 0x39 else 0x65 if c in (0x45, 0x65) else 0x20 for c in range(256))
 _LONG_DIGITS = b"0" * 16
