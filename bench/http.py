@@ -68,8 +68,8 @@ PG_ADMIN_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 
 TARGETS = {
     "post_vs_insert": 0.5,
-    "not_modified_vs_fixed": 0.7,
-    "growth_1000_vs_10": 1.2,
+    "not_modified_vs_fixed": 0.8,
+    "growth_1000_vs_10": 1.1,
     "two_vs_one_worker": 1.6,
 }
 
@@ -468,7 +468,13 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: Path) -> dict[str, Any]:
     pg = db == "postgres"
     admin = "pk_bench_" + secrets.token_urlsafe(24)
-    env = dict(os.environ, DATABASE_URL=url, PREFSCORE_ADMIN_KEY=admin, PYTHONUNBUFFERED="1")
+    # A client posts to one table for the whole run, more deals than a table may hold by
+    # default (2,000): the limit is raised, as the posting cost does not depend on the
+    # count (the growth figures show it).
+    env = dict(
+        os.environ, DATABASE_URL=url, PREFSCORE_ADMIN_KEY=admin, PYTHONUNBUFFERED="1",
+        PREFSCORE_MAX_DEALS_PER_TABLE="1000000",
+    )  # fmt: skip
     migrate(env)
     servers = {
         "service": service_server(f"{db}-service-1w", env, 1),

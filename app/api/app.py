@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         yield
         if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/events)
             await _app.state.live.stop()
+        await database.close_loop_reads()  # this loop's pooled PostgreSQL connections
         if db is None:  # the app made it, the app closes it
             database.dispose()
 

@@ -21,7 +21,7 @@ import sqlite3
 import threading
 import weakref
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
@@ -30,6 +30,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.settings import Settings
 
 _READONLY = "prefscore_readonly"
+# Seconds a read on the event loop waits for a pooled PostgreSQL connection before it goes
+# to the thread pool instead (all busy under load; none to be had in an outage).
+LOOP_CONNECTION_WAIT = 0.1
+# Seconds the event-loop pool retries a failed connection before it gives up (the next
+# read then starts a new attempt).
+LOOP_RECONNECT_TIMEOUT = 5.0
 _LOOKUP = "prefscore_lookup"
 
 
@@ -131,11 +137,8 @@ class Database:
             if self.dialect == "postgresql" and engine.url.get_driver_name() == "psycopg"
             else None
         )
-        # Per event loop (a psycopg async connection waits on the loop it is used from):
-        # idle connections, and how many exist.
-        self._pg_idle: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list] = weakref.WeakKeyDictionary()
-        self._pg_count: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int] = weakref.WeakKeyDictionary()
-        self._pg_all: weakref.WeakSet = weakref.WeakSet()
+        # One AsyncConnectionPool per event loop (see read_one_async).
+        self._pg_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
     # SQLite reads that can run on the event loop: a point read of a WAL database is a few
     # microseconds and never waits for a writer (WAL readers see the last committed state),
@@ -163,10 +166,13 @@ class Database:
         rows = conn.execute(sql, params).fetchall()
         return rows[0] if rows else None
 
-    # PostgreSQL reads from the event loop: a few psycopg async connections per loop, in
-    # autocommit (one statement, no BEGIN/ROLLBACK), so a read waits for the server without
-    # a thread-pool round trip. When all are busy, or on any error, the caller gets
-    # LoopReadUnavailable and uses the pooled engine in the thread pool instead.
+    # PostgreSQL reads from the event loop: psycopg_pool's AsyncConnectionPool per event loop
+    # (a psycopg async connection waits on the loop it is used from), its connections in
+    # autocommit (one statement, no BEGIN/ROLLBACK, so each read sees the last committed
+    # row), so a read waits for the server without a thread-pool round trip. When no
+    # connection comes within LOOP_CONNECTION_WAIT (all busy, or the database away), or on
+    # any error, the caller gets LoopReadUnavailable and uses the pooled engine in the
+    # thread pool instead (which answers 503 if the database is away).
     @property
     def async_reads(self) -> bool:
         return self._sqlite_path is not None or self._pg_conninfo is not None
@@ -183,33 +189,48 @@ class Database:
             raise LoopReadUnavailable("no async reads for this database")
         import psycopg
 
-        loop = asyncio.get_running_loop()
-        idle = self._pg_idle.setdefault(loop, [])
-        if idle:
-            conn = idle.pop()
-        elif self._pg_count.get(loop, 0) < self._pg_loop_connections:
-            self._pg_count[loop] = self._pg_count.get(loop, 0) + 1
-            try:
-                conn = await psycopg.AsyncConnection.connect(self._pg_conninfo, autocommit=True, connect_timeout=5, **self._pg_prepare)
-            except psycopg.Error as exc:
-                self._pg_count[loop] -= 1
-                raise LoopReadUnavailable(str(exc)) from exc
-            self._pg_all.add(conn)
-        else:
-            raise LoopReadUnavailable("all event-loop connections are busy")
+        pool = await self._loop_pool()
         try:
-            cur = await conn.execute(sql.replace("?", "%s"), params)
-            rows = await cur.fetchall()
-        except BaseException as exc:
-            # A broken or interrupted connection is dropped, never reused.
-            self._pg_count[loop] -= 1
-            self._pg_all.discard(conn)
-            conn.pgconn.finish()
-            if isinstance(exc, psycopg.Error):
-                raise LoopReadUnavailable(str(exc)) from exc
-            raise
-        idle.append(conn)
+            async with pool.connection(timeout=LOOP_CONNECTION_WAIT) as conn:
+                cur = await conn.execute(sql.replace("?", "%s"), params)
+                rows = await cur.fetchall()
+        except psycopg.Error as exc:  # PoolTimeout and PoolClosed are psycopg errors too
+            # The pool drops a broken connection itself (and one returned mid-statement).
+            raise LoopReadUnavailable(str(exc)) from exc
         return rows[0] if rows else None
+
+    async def _loop_pool(self):  # noqa: ANN202
+        from psycopg_pool import AsyncConnectionPool
+
+        loop = asyncio.get_running_loop()
+        pool = self._pg_pools.get(loop)
+        if pool is None:
+            pool = AsyncConnectionPool(
+                self._pg_conninfo,
+                kwargs={"autocommit": True, "connect_timeout": 5, **self._pg_prepare},
+                # Made when asked for (a process that never answers a 304 opens none),
+                # at most pg_loop_connections, closed after 10 idle minutes.
+                min_size=0,
+                max_size=self._pg_loop_connections,
+                open=False,
+                name="prefscore-loop-reads",
+                # No check on checkout (a round trip per read, what pool_pre_ping cost); a
+                # broken connection fails its statement and the pool discards it.
+                # After a failed connection attempt the pool retries with backoff; giving
+                # up soon lets the next read start a new attempt at once when the database
+                # is back, instead of waiting for a backoff grown long during an outage.
+                reconnect_timeout=LOOP_RECONNECT_TIMEOUT,
+            )
+            await pool.open(wait=False)
+            self._pg_pools[loop] = pool
+        return pool
+
+    async def close_loop_reads(self) -> None:
+        """Close the event-loop connections of the running loop (the app's lifespan, at
+        shutdown: a pool's connections and tasks belong to its loop)."""
+        pool = self._pg_pools.pop(asyncio.get_running_loop(), None)
+        if pool is not None:
+            await pool.close(timeout=1.0)
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -224,6 +245,19 @@ class Database:
         with self._write_lock:
             with self._writer.begin() as session:
                 yield session
+
+    @contextmanager
+    def write_core(self) -> Iterator[Connection]:
+        """``write()`` as a plain Connection, for a use case that writes with Core statements
+        only (posting a deal): the same transaction, lock and queue without the Session's
+        layer over each statement (bench/PROFILE.md)."""
+        if self._write_lock is None:
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self._write_lock:
+            with self.engine.begin() as conn:
+                yield conn
 
     @contextmanager
     def read(self) -> Iterator[Session]:
@@ -266,11 +300,15 @@ class Database:
             except sqlite3.Error:
                 pass
         self._loop_conns = threading.local()
-        for pg in list(self._pg_all):
-            pg.pgconn.finish()
-        self._pg_all = weakref.WeakSet()
-        self._pg_idle = weakref.WeakKeyDictionary()
-        self._pg_count = weakref.WeakKeyDictionary()
+        # Pools still open here belong to loops whose app did not close them
+        # (close_loop_reads): close them on their own loop if it still runs.
+        pools, self._pg_pools = list(self._pg_pools.items()), weakref.WeakKeyDictionary()
+        for loop, pool in pools:
+            if not loop.is_closed():
+                try:
+                    asyncio.run_coroutine_threadsafe(pool.close(timeout=1.0), loop)
+                except RuntimeError:
+                    pass
         self.engine.dispose()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from sqlalchemy import event, text
+from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy.orm import Session
 
 CHANNEL = "prefscore_tables"
@@ -21,10 +21,12 @@ Sink = Callable[[str, str, int, str], None]
 _sinks: list[Sink] = []
 
 
-def announce(session: Session, table_id: str, owner: str, revision: int, kind: str) -> None:
+def announce(session: Session | Connection, table_id: str, owner: str, revision: int, kind: str) -> None:
     """Announce that ``table_id`` is at ``revision`` after a change of ``kind`` (one of
-    app.events.KINDS), once this transaction commits."""
-    if session.get_bind().dialect.name == "postgresql":
+    app.events.KINDS), once this transaction commits. ``session`` is the write's Session, or
+    its plain Connection (posting a deal writes on one: app/db/engine.py write_core)."""
+    dialect = session.dialect if isinstance(session, Connection) else session.get_bind().dialect
+    if dialect.name == "postgresql":
         payload = json.dumps([table_id, owner, revision, kind], separators=(",", ":"))
         session.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
     session.info.setdefault(_PENDING, []).append((table_id, owner, revision, kind))
@@ -40,15 +42,31 @@ def remove_sink(sink: Sink) -> None:
         _sinks.remove(sink)
 
 
+def _hand_over(changes: list[tuple[str, str, int, str]] | None) -> None:
+    for sink in list(_sinks):
+        for change in changes or ():
+            sink(*change)
+
+
 @event.listens_for(Session, "after_commit")
 def _committed(session: Session) -> None:
-    changes = session.info.pop(_PENDING, None)
-    if changes:
-        for sink in list(_sinks):
-            for change in changes:
-                sink(*change)
+    _hand_over(session.info.pop(_PENDING, None))
 
 
 @event.listens_for(Session, "after_rollback")
 def _rolled_back(session: Session) -> None:
     session.info.pop(_PENDING, None)
+
+
+# A write on a plain Connection keeps its changes in the connection's info. Its "commit" event
+# comes just before the database's COMMIT: a commit that then fails hands the hub a change
+# that did not happen, which costs one read of the table (the hub reads every change from the
+# database, so no stream is told a revision that is not stored).
+@event.listens_for(Engine, "commit")
+def _connection_committed(conn: Connection) -> None:
+    _hand_over(conn.info.pop(_PENDING, None))
+
+
+@event.listens_for(Engine, "rollback")
+def _connection_rolled_back(conn: Connection) -> None:
+    conn.info.pop(_PENDING, None)

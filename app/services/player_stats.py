@@ -22,7 +22,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from fractions import Fraction
 from typing import Any, Iterable
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Connection, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app.db import DealRow, PlayerTableRow, TableRow
@@ -162,7 +162,7 @@ _REWRITE = (
 
 
 def on_deal_posted(
-    session: Session,
+    session: Session | Connection,
     table_id: str,
     rules: Rules,
     deal: Deal,

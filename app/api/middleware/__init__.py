@@ -11,6 +11,7 @@
 
 The first three wrap the whole framework stack (``wrap``, called by the app's
 ``build_middleware_stack``) so that they see every answer, the framework's own included;
+they run as one ASGI layer (``entry``) that calls each module in turn;
 ``install`` adds the others with ``add_middleware``.
 
 The error handlers (problem+json for every error, 503 when the database is away) are in
@@ -26,19 +27,19 @@ from starlette.types import ASGIApp
 from app import observability as obs
 from app.settings import Settings
 
+from .entry import Entry
 from .body_guard import BodyGuard, BodyLimit, BodyLimitProblem, check_json
 from .rate_limit import RateLimit
 from .request_context import RequestContext
 from .security_headers import SecurityHeaders
 
-__all__ = ["BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
+__all__ = ["Entry", "BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
 
 
 def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
-    """The outermost layers, around the framework's whole middleware stack."""
-    stack = BodyLimitProblem(stack, max_body_bytes=settings.max_body_bytes)
-    stack = RequestContext(stack, settings=settings)
-    return SecurityHeaders(stack, settings=settings)
+    """The outermost layers, around the framework's whole middleware stack: one pass
+    (``entry.Entry``) that calls security headers, request context and the 413 in order."""
+    return Entry(stack, settings=settings)
 
 
 def install(app: FastAPI, settings: Settings) -> None:

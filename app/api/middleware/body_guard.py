@@ -27,10 +27,31 @@ from .asgi import header as _header
 from .asgi import problem_bytes
 from .asgi import send_problem as _send_problem
 
+_PROBLEM = PROBLEM.encode()
 _BODY_METHODS = {b"POST", b"PUT", b"PATCH", b"DELETE"}
 _CONTENT_LENGTH = re.compile(rb"[0-9]{1,18}")
 MAX_SAFE_INTEGER = 2**53 - 1
 
+# A body that cannot hold anything the checks refuse, told by a scan of its bytes without
+# parsing it (the route parses it once, as it must): only printable ASCII and whitespace
+# (raw UTF-8 can carry a lone surrogate, which the JSON parser lets through; a control byte
+# is refused), no backslash (an escape can make a control character or a lone surrogate),
+# no NaN/Infinity, no run of 16 digits (2^53 has 16; 15 never exceed it), no digit followed
+# by an exponent (1e400 is infinite), and no more brackets than the depth limit. Anything
+# else is parsed and checked. Byte translations and substring searches, all in C: about 2 µs
+# for a deal body, where the parse and the walk took 10-19 µs.
+_PLAIN = bytes([0x09, 0x0A, 0x0D]) + bytes(range(0x20, 0x5C)) + bytes(range(0x5D, 0x7F))
+_NUMBERS = bytes(0x30 if 0x30 <= c <= 0x39 else 0x65 if c in (0x45, 0x65) else 0x20 for c in range(256))
+_LONG_DIGITS = b"0" * 16
+
+
+def _surely_fine(body: bytes, max_depth: int) -> bool:
+    if body.translate(None, _PLAIN) or b"NaN" in body or b"Infinity" in body:
+        return False
+    numbers = body.translate(_NUMBERS)
+    if b"0e" in numbers or _LONG_DIGITS in numbers:
+        return False
+    return body.count(b"[") + body.count(b"{") <= max_depth
 
 
 class _Reject(Exception):
@@ -118,11 +139,9 @@ class BodyLimitProblem:
         async def send_wrapper(message: Message) -> None:
             nonlocal rewriting
             if message["type"] == "http.response.start" and message["status"] == 413:
-                headers = [(k, v) for k, v in message.get("headers", ()) if k not in (b"content-type", b"content-length")]
-                if not any(v.startswith(PROBLEM.encode()) for k, v in message.get("headers", ()) if k == b"content-type"):
-                    rewriting = True
-                    headers += [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(self.body)).encode())]
-                    message = {**message, "headers": headers}
+                headers = list(message.get("headers", ()))
+                rewriting = self.rewrite_headers(headers)
+                message = {**message, "headers": headers}
             elif message["type"] == "http.response.body" and rewriting:
                 if message.get("more_body", False):
                     return
@@ -131,6 +150,15 @@ class BodyLimitProblem:
             await send(message)
 
         await self.app(scope, receive, send_wrapper)
+
+    def rewrite_headers(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        """For a 413's headers (a list, changed in place): whether its body must be replaced
+        by ``self.body`` (it is not problem+json yet)."""
+        if any(v.startswith(_PROBLEM) for k, v in headers if k == b"content-type"):
+            return False
+        headers[:] = [(k, v) for k, v in headers if k not in (b"content-type", b"content-length")]
+        headers += [(b"content-type", _PROBLEM), (b"content-length", str(len(self.body)).encode())]
+        return True
 
 
 class BodyGuard:
@@ -189,6 +217,8 @@ class BodyGuard:
         await self.app(scope, replay, send)
 
     def _check(self, body: bytes) -> tuple[str, str] | None:
+        if _surely_fine(body, self.max_depth):
+            return None  # nothing in it can be refused: no second parse of every body
         try:
             value = json.loads(body, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
         except RecursionError:

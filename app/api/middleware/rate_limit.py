@@ -28,6 +28,8 @@ from app.settings import Settings
 from .asgi import header, send_problem
 
 log = logging.getLogger("prefscore.ratelimit")
+# Where the caller of a request's key, once identified here, is left for app/api/deps.py.
+CALLER_SCOPE_KEY = "prefscore.caller"
 _SHARED = re.compile(r"^/(?:v1/)?shared/([^/]+)")
 
 
@@ -97,6 +99,10 @@ class RateLimit:
                     # The request meets the same database and answers 503 itself.
                     log.warning("rate limit: the key could not be looked up (%s)", type(exc).__name__)
                     return None, ""
+        if token:
+            # The dependency that authenticates the request (app/api/deps.py) takes this
+            # answer instead of hashing and looking up the same key a second time.
+            scope[CALLER_SCOPE_KEY] = (token, caller)
         if caller:
             if self.by_key is None:
                 return None, ""

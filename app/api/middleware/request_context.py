@@ -19,7 +19,25 @@ access_log = logging.getLogger("prefscore.access")
 log = logging.getLogger("prefscore.api")
 
 
+class _Request:
+    """What the context keeps of one request while it runs."""
+
+    __slots__ = ("request_id", "token", "started", "status", "replayed", "response_started", "rewriting")
+
+    def __init__(self, request_id: str, token: object):
+        self.request_id = request_id
+        self.token = token
+        self.started = time.perf_counter()
+        self.status = 0
+        self.replayed = False
+        self.response_started = False
+        self.rewriting = False  # used by app/api/middleware/entry.py (a 413 being rewritten)
+
+
 class RequestContext:
+    """As an ASGI layer of its own, or through its four steps (``begin``,
+    ``response_started``, ``failed``, ``finish``) called by app/api/middleware/entry.py."""
+
     def __init__(self, app: ASGIApp, settings: Settings):
         self.app = app
         self.metrics = obs.metrics() if settings.metrics_enabled else None
@@ -28,67 +46,82 @@ class RequestContext:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        raw_id = header(scope, b"x-request-id")
-        request_id = obs.request_id_from(raw_id.decode("latin-1") if raw_id else None)
-        token = obs.REQUEST_ID.set(request_id)
-        started = time.perf_counter()
-        status = 0
-        replayed = False
-        response_started = False
-        metrics = self.metrics
-        if metrics is not None:
-            metrics.in_progress.inc()
+        request = self.begin(scope)
 
         async def send_wrapper(message: Message) -> None:
-            nonlocal status, replayed, response_started
             if message["type"] == "http.response.start":
-                response_started = True
-                status = message["status"]
                 headers = list(message.get("headers", ()))
-                for key, value in headers:
-                    if key == b"idempotent-replayed":
-                        replayed = value == b"true"
-                headers.append((b"x-request-id", request_id.encode()))
+                self.response_started(request, message["status"], headers)
                 message = {**message, "headers": headers}
             await send(message)
 
         try:
             await self.app(scope, receive, send_wrapper)
         except Exception:
-            if response_started and status == 500:
-                # The framework's error middleware answered it with the app's 500 handler
-                # (which logged it) and raised it again for the server: it ends here.
-                return
-            log.exception("unhandled error on %s %s", scope.get("method"), obs.loggable_path(scope.get("path", "")))
-            if response_started:
-                raise
-            await send_problem(
-                send_wrapper, 500, "Internal server error", "an unexpected error occurred; it has been logged", request_id=request_id
-            )
+            await self.failed(request, scope, send_wrapper)
         finally:
-            elapsed = time.perf_counter() - started
-            route = scope.get("route")
-            template = getattr(route, "path", None) or ("<unmatched>" if status == 404 else "<other>")
-            method = scope.get("method", "")
-            if metrics is not None:
-                metrics.in_progress.dec()
-                metrics.requests.labels(method, template, str(status)).inc()
-                metrics.latency.labels(method, template).observe(elapsed)
-                if template == obs.DEALS_ROUTE and method == "POST" and status == 201:
-                    (metrics.replays if replayed else metrics.deals).inc()
-            client = scope.get("client")
-            access_log.info(
-                "%s %s %s",
-                method,
-                template,
-                status,
-                extra={
-                    "method": method,
-                    "path": obs.loggable_path(scope.get("path", "")),
-                    "route": template,
-                    "status": status,
-                    "duration_ms": round(elapsed * 1000, 2),
-                    "client": client[0] if client else None,
-                },
-            )
-            obs.REQUEST_ID.reset(token)
+            self.finish(request, scope)
+
+    def begin(self, scope: Scope) -> _Request:
+        raw_id = header(scope, b"x-request-id")
+        request_id = obs.request_id_from(raw_id.decode("latin-1") if raw_id else None)
+        request = _Request(request_id, obs.REQUEST_ID.set(request_id))
+        if self.metrics is not None:
+            self.metrics.in_progress.inc()
+        return request
+
+    def response_started(self, request: _Request, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        """Note the status (and an idempotent replay); echo the request id (``headers`` is
+        the response's list, changed in place)."""
+        request.response_started = True
+        request.status = status
+        for key, value in headers:
+            if key == b"idempotent-replayed":
+                request.replayed = value == b"true"
+        headers.append((b"x-request-id", request.request_id.encode()))
+
+    async def failed(self, request: _Request, scope: Scope, send: Send) -> None:
+        """An exception escaped the app (call from ``except``): log it and answer 500, or
+        raise it again when a response has started. ``send`` must be the wrapper that calls
+        ``response_started``."""
+        if request.response_started and request.status == 500:
+            # The framework's error middleware answered it with the app's 500 handler
+            # (which logged it) and raised it again for the server: it ends here.
+            return
+        log.exception("unhandled error on %s %s", scope.get("method"), obs.loggable_path(scope.get("path", "")))
+        if request.response_started:
+            raise
+        await send_problem(
+            send, 500, "Internal server error", "an unexpected error occurred; it has been logged", request_id=request.request_id
+        )
+
+    def finish(self, request: _Request, scope: Scope) -> None:
+        """Metrics and the access line (call from ``finally``)."""
+        elapsed = time.perf_counter() - request.started
+        status = request.status
+        route = scope.get("route")
+        template = getattr(route, "path", None) or ("<unmatched>" if status == 404 else "<other>")
+        method = scope.get("method", "")
+        metrics = self.metrics
+        if metrics is not None:
+            metrics.in_progress.dec()
+            metrics.requests.labels(method, template, str(status)).inc()
+            metrics.latency.labels(method, template).observe(elapsed)
+            if template == obs.DEALS_ROUTE and method == "POST" and status == 201:
+                (metrics.replays if request.replayed else metrics.deals).inc()
+        client = scope.get("client")
+        access_log.info(
+            "%s %s %s",
+            method,
+            template,
+            status,
+            extra={
+                "method": method,
+                "path": obs.loggable_path(scope.get("path", "")),
+                "route": template,
+                "status": status,
+                "duration_ms": round(elapsed * 1000, 2),
+                "client": client[0] if client else None,
+            },
+        )
+        obs.REQUEST_ID.reset(request.token)  # type: ignore[arg-type]

@@ -34,22 +34,26 @@ class SecurityHeaders:
         async def send_wrapper(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", ()))
-                content_type = b""
-                has_policy = False
-                for key, value in headers:
-                    if key == b"content-type":
-                        content_type = value
-                    elif key == b"content-security-policy":
-                        has_policy = True
-                headers.extend(self.headers)
-                if not has_policy:
-                    policy = self._policy(content_type)
-                    if policy is not None:
-                        headers.append((b"content-security-policy", policy))
+                self.add(headers)
                 message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, send_wrapper)
+
+    def add(self, headers: list[tuple[bytes, bytes]]) -> None:
+        """Add the headers to a response's (a list, changed in place)."""
+        content_type = b""
+        has_policy = False
+        for key, value in headers:
+            if key == b"content-type":
+                content_type = value
+            elif key == b"content-security-policy":
+                has_policy = True
+        headers.extend(self.headers)
+        if not has_policy:
+            policy = self._policy(content_type)
+            if policy is not None:
+                headers.append((b"content-security-policy", policy))
 
     def _policy(self, content_type: bytes) -> bytes | None:
         if b"json" in content_type:
