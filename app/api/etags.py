@@ -46,3 +46,10 @@ def shared_etag(sheet_etag: str, stake: Fraction | None) -> str:
 
 def svg_etag(sheet_etag: str) -> str:
     return _derived(sheet_etag, f"svg{RENDER_VERSION}")
+
+
+def listing_etag(query: str, items: list[tuple[str, int, int]], next_url: str | None) -> str:
+    """The ETag of a page of the tables collection: the query, each table's sheet version
+    (id, revision, deal count: a rename or an archive bumps the revision too) and the next link."""
+    raw = "|".join([query, next_url or "", *(f"{i}:{r}:{d}" for i, r, d in items)]).encode()
+    return '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'

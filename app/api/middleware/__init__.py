@@ -52,7 +52,7 @@ def install(app: FastAPI, settings: Settings) -> None:
         app.add_middleware(
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),
-            allow_methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-ID"],
             expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed"],
             max_age=600,

@@ -23,7 +23,18 @@ from .deals import (
 from .keys import HealthOut, KeyCreate, KeyList, KeyListed, KeyOut
 from .problems import PROBLEM, FieldProblem, Problem, problem_responses
 from .sheet import Allpass, Match, MatchBonus, MatchTotal, Sheet, SheetPlayer
-from .tables import PlayerOut, SettlementOut, SettlementPlayer, SharedOut, TableCreate, TableOut, TransferOut
+from .tables import (
+    PlayerOut,
+    SettlementOut,
+    SettlementPlayer,
+    SharedOut,
+    TableCreate,
+    TableList,
+    TableOut,
+    TablePatch,
+    TableSummary,
+    TransferOut,
+)
 
 __all__ = [
     "DEAL_EXAMPLES",
@@ -65,7 +76,10 @@ __all__ = [
     "StoredDeal",
     "Talon",
     "TableCreate",
+    "TableList",
     "TableOut",
+    "TablePatch",
+    "TableSummary",
     "TransferOut",
     "Tricks",
     "problem_responses",
