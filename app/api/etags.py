@@ -53,3 +53,7 @@ def listing_etag(query: str, items: list[tuple[str, int, int]], next_url: str | 
     (id, revision, deal count: a rename or an archive bumps the revision too) and the next link."""
     raw = "|".join([query, next_url or "", *(f"{i}:{r}:{d}" for i, r, d in items)]).encode()
     return '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
+
+
+def record_etag(sheet_etag: str, fmt: str) -> str:
+    return _derived(sheet_etag, f"record-{fmt}")

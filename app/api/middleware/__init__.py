@@ -34,9 +34,15 @@ from .security_headers import SecurityHeaders
 __all__ = ["BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
 
 
+def own_body_limits(settings: Settings) -> dict[str, int]:
+    """The routes with a body limit of their own, by path: the record import (a long table's
+    record is larger than any other body)."""
+    return {"/v1/tables/import": settings.max_record_bytes}
+
+
 def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
     """The outermost layers, around the framework's whole middleware stack."""
-    stack = BodyLimitProblem(stack, max_body_bytes=settings.max_body_bytes)
+    stack = BodyLimitProblem(stack, max_body_bytes=settings.max_body_bytes, path_limits=own_body_limits(settings))
     stack = RequestContext(stack, settings=settings)
     return SecurityHeaders(stack, settings=settings)
 
@@ -45,7 +51,7 @@ def install(app: FastAPI, settings: Settings) -> None:
     """Middleware (Starlette applies the last added outermost) and /metrics."""
     obs.configure_logging(settings.log_format, settings.log_level)
     app.add_middleware(RateLimit, settings=settings, db=app.state.db)
-    app.add_middleware(BodyGuard, max_json_depth=settings.max_json_depth)
+    app.add_middleware(BodyGuard, max_json_depth=settings.max_json_depth, own_limit_paths=frozenset(own_body_limits(settings)))
     if settings.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
