@@ -262,3 +262,37 @@ def test_the_listing_is_the_owners_alone(api, other_api):
     mine = api.table()
     other_api.table()
     assert [t["id"] for t in api.get("/v1/tables").json()["items"]] == [mine["id"]]
+
+
+def test_another_owners_table_is_404_on_every_route_here(api, other_api):
+    """Route by route: the collection's and the record's routes never show, change or delete
+    another owner's table, and say 404 as for a table that does not exist."""
+    t = api.table()
+    api.deal(t["id"], pass_6s(1))
+    tid = t["id"]
+    calls = {
+        "updateTable": lambda a: patch(a, f"/v1/tables/{tid}", {"title": "mine now"}),
+        "updateTable archive": lambda a: patch(a, f"/v1/tables/{tid}", {"archived": True}),
+        "updateTable rename": lambda a: patch(a, f"/v1/tables/{tid}", {"players": ["X", "Y", "Z"]}),
+        "deleteTable": lambda a: a.delete(f"/v1/tables/{tid}"),
+        "rotateShareToken": lambda a: a.post(f"/v1/tables/{tid}/share-token"),
+        "exportTable": lambda a: a.get(f"/v1/tables/{tid}/export"),
+        "exportTable csv": lambda a: a.get(f"/v1/tables/{tid}/export?format=csv"),
+    }
+    for name, call in calls.items():
+        r = call(other_api)
+        assert r.status_code == 404, (name, r.text)
+        assert r.headers["content-type"].startswith(PROBLEM), name
+    missing = "0" * 32
+    # The same answers for a table that does not exist at all.
+    assert patch(api, f"/v1/tables/{missing}", {"title": "x"}).status_code == 404
+    assert api.delete(f"/v1/tables/{missing}").status_code == 404
+    assert api.post(f"/v1/tables/{missing}/share-token").status_code == 404
+    assert api.get(f"/v1/tables/{missing}/export").status_code == 404
+    # The listing never shows it, whatever the filter.
+    for query in ("", "?status=active", "?status=archived", "?status=finished", "?player=Anna", "?convention=sochi"):
+        assert other_api.get(f"/v1/tables{query}").json()["items"] == [], query
+    # Nothing changed.
+    same = api.get(f"/v1/tables/{tid}").json()
+    assert same["title"] is None and same["archived"] is False and same["share_token"] == t["share_token"]
+    assert [p["name"] for p in same["players"]] == ["Anna", "Boris", "Vera"] and same["deal_count"] == 1
