@@ -224,8 +224,9 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
             raise _refused("the record's deals are not numbered 1..n in order", f"deals.{i}.number", f"deal {i + 1} must have number {i + 1}", deal=i + 1)
         try:
             parsed.append(Deal.from_dict(d["deal"]))
-        except InvalidDeal as exc:
-            where = "; ".join(f"{e.field}: {e.reason}" for e in exc.errors) or str(exc)
+        except (InvalidDeal, KeyError, TypeError, ValueError) as exc:
+            errors = getattr(exc, "errors", None) or []
+            where = "; ".join(f"{e.field}: {e.reason}" for e in errors) or "not a deal body"
             raise _refused(f"deal {i + 1} of the record is not a valid deal: {where}", f"deals.{i}.deal", where, deal=i + 1) from exc
     try:
         folded = replay(rules, meta["first_dealer"], parsed)

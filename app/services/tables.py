@@ -407,7 +407,7 @@ def list_tables(
     return TablePage(tables, nxt)
 
 
-_UNSET: Any = object()
+UNSET: Any = object()
 
 
 def update_table(
@@ -416,8 +416,8 @@ def update_table(
     table_id: str,
     *,
     players: list[str] | None = None,
-    title: str | None = _UNSET,
-    note: str | None = _UNSET,
+    title: str | None = UNSET,
+    note: str | None = UNSET,
     archived: bool | None = None,
     if_match: str | None = None,
 ) -> TableInfo:
@@ -431,9 +431,9 @@ def update_table(
     if players is not None:
         names = [player_name(p) for p in players]
         errors.extend(check_names(names))
-    if title is not _UNSET and title is not None:
+    if title is not UNSET and title is not None:
         title = title.strip() or None
-    if note is not _UNSET and note is not None and not note.strip():
+    if note is not UNSET and note is not None and not note.strip():
         note = None
     if errors:
         raise Unprocessable("the change does not fit the table", errors)
@@ -448,9 +448,9 @@ def update_table(
                 )
             if names != list(row.players):
                 values["players"] = names
-        if title is not _UNSET and title != row.title:
+        if title is not UNSET and title != row.title:
             values["title"] = title
-        if note is not _UNSET and note != row.note:
+        if note is not UNSET and note != row.note:
             values["note"] = note
         now = utcnow()
         if archived is not None and archived != (row.archived_at is not None):

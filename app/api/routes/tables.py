@@ -163,8 +163,8 @@ def update_table(
         owner,
         table_id,
         players=body.players if "players" in fields else None,
-        title=body.title if "title" in fields else svc._UNSET,
-        note=body.note if "note" in fields else svc._UNSET,
+        title=body.title if "title" in fields else svc.UNSET,
+        note=body.note if "note" in fields else svc.UNSET,
         archived=body.archived if "archived" in fields else None,
         if_match=if_match,
     )
