@@ -296,3 +296,10 @@ def test_another_owners_table_is_404_on_every_route_here(api, other_api):
     same = api.get(f"/v1/tables/{tid}").json()
     assert same["title"] is None and same["archived"] is False and same["share_token"] == t["share_token"]
     assert [p["name"] for p in same["players"]] == ["Anna", "Boris", "Vera"] and same["deal_count"] == 1
+
+
+def test_a_patch_without_a_body_changes_nothing(api):
+    t = api.table()
+    r = api.client.patch(f"/v1/tables/{t['id']}", headers=api.headers)
+    assert r.status_code == 200 and r.headers["etag"] == api.get(f"/v1/tables/{t['id']}").headers["etag"]
+    assert r.json()["updated_at"] == t["updated_at"]

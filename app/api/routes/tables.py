@@ -149,14 +149,17 @@ async def get_sheet(
 )
 def update_table(
     table_id: str,
-    body: Annotated[TablePatch, Body()],
     db: DB,
     owner: Owner,
     response: Response,
+    # Optional: a PATCH without a body changes nothing, and another owner's table is then
+    # 404 like on every other route (not 422 for the missing body first).
+    body: Annotated[TablePatch, Body()] = None,  # type: ignore[assignment]
     if_match: IfMatch = None,
 ) -> TableOut:
     """Rename the players (the sheet is by seat: unchanged), set the title or the note, archive
     (``"archived": true``) or unarchive. A field left out is left as it is."""
+    body = body or TablePatch()
     fields = body.model_fields_set
     table = svc.update_table(
         db,
