@@ -65,6 +65,8 @@ class Settings(BaseSettings):
     # --- requests
     max_body_bytes: int = 64 * 1024
     """Larger request bodies: 413."""
+    max_record_bytes: int = 4 * 1024 * 1024
+    """The body of POST /v1/tables/import (a game record) alone; larger: 413."""
     max_json_depth: int = 32
     """Deeper JSON bodies: 422."""
     max_header_bytes: int = 16 * 1024

@@ -13,7 +13,7 @@ from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import docs_ui, middleware, openapi, problems
-from .routes import conventions, deals, events, health, keys, players, tables, views
+from .routes import conventions, deals, events, health, keys, players, records, tables, views
 
 API_VERSION = "1.0.0"
 ROUTERS = (
@@ -65,6 +65,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)
     middleware.install(app, settings)
+    # The record import reads its body under its own limit (app/api/routes/records.py); it is
+    # included first, so that /v1/tables/import is not taken for a table's id.
+    app.router.include_router(records.router, max_body_size=settings.max_record_bytes)
     for router in ROUTERS:
         app.include_router(router)
     openapi.install(app)

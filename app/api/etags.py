@@ -51,3 +51,14 @@ def svg_etag(sheet_etag: str) -> str:
 def player_etag(player_id: str, updated_at: object) -> str:
     """A registered player's version: its id and when it last changed."""
     return '"' + hashlib.sha256(f"player:{player_id}:{updated_at}".encode()).hexdigest()[:32] + '"'
+
+
+def listing_etag(query: str, items: list[tuple[str, int, int]], next_url: str | None) -> str:
+    """The ETag of a page of the tables collection: the query, each table's sheet version
+    (id, revision, deal count: a rename or an archive bumps the revision too) and the next link."""
+    raw = "|".join([query, next_url or "", *(f"{i}:{r}:{d}" for i, r, d in items)]).encode()
+    return '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
+
+
+def record_etag(sheet_etag: str, fmt: str) -> str:
+    return _derived(sheet_etag, f"record-{fmt}")

@@ -4,7 +4,12 @@
     prefscore deal add TABLE_ID 7H 1 w2 p0 1:6 2:3 0:1        (notation: app/client/notation.py)
     prefscore sheet TABLE_ID
     prefscore settle TABLE_ID [--stake 0.5]
-    prefscore import TABLE_ID deals.json
+    prefscore import TABLE_ID deals.json                      (deals posted into a table)
+    prefscore import record.json                              (a game record: a new table)
+    prefscore table list [--status S] [--convention C] [--player NAME]
+    prefscore table show / rename / archive / unarchive / delete TABLE_ID ...
+    prefscore deal list / undo TABLE_ID;  prefscore deal correct TABLE_ID N NOTATION...
+    prefscore export TABLE_ID [--format json|csv] [--output FILE]
     prefscore player add NAME [--external-id ID] | player list | player stats PLAYER_ID [--stake 0.5] [--convention piter]
 
 The server is ``--url`` / ``PREFSCORE_URL`` (default http://127.0.0.1:8000), the API key
@@ -94,6 +99,43 @@ class Client:
 
     def table(self, table_id: str) -> dict[str, Any]:
         return self.request("GET", f"/v1/tables/{table_id}").json()
+
+    def tables(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every listed table, following ``next`` to the last page."""
+        out: list[dict[str, Any]] = []
+        page = self.request("GET", "/v1/tables", params=params).json()
+        out += page["items"]
+        while page.get("next"):
+            page = self.request("GET", page["next"]).json()
+            out += page["items"]
+        return out
+
+    def deals(self, table_id: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        url: str | None = f"/v1/tables/{table_id}/deals?limit=200"
+        while url:
+            page = self.request("GET", url).json()
+            out += page["items"]
+            url = page.get("next")
+        return out
+
+    def patch_table(self, table_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        return self.request("PATCH", f"/v1/tables/{table_id}", json=body).json()
+
+    def delete_table(self, table_id: str) -> None:
+        self.request("DELETE", f"/v1/tables/{table_id}")
+
+    def undo_deal(self, table_id: str, number: int) -> dict[str, Any]:
+        return self.request("DELETE", f"/v1/tables/{table_id}/deals/{number}").json()
+
+    def correct_deal(self, table_id: str, number: int, body: dict[str, Any]) -> dict[str, Any]:
+        return self.request("PUT", f"/v1/tables/{table_id}/deals/{number}", json=body).json()
+
+    def export(self, table_id: str, fmt: str) -> str:
+        return self.request("GET", f"/v1/tables/{table_id}/export", params={"format": fmt}).text
+
+    def import_record(self, record: dict[str, Any]) -> dict[str, Any]:
+        return self.request("POST", "/v1/tables/import", json=record).json()
 
     def settlement(self, table_id: str, stake: str | None) -> dict[str, Any]:
         params = {"stake": stake} if stake is not None else {}
@@ -335,16 +377,70 @@ def load_deals(path: Path) -> list[dict[str, Any]]:
     return bodies
 
 
-@click.command("import")
-@click.argument("table_id")
-@click.argument("deals_json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@_server_options
-def import_command(table_id: str, deals_json: Path, url: str, key: str | None) -> None:
-    """Post every deal of DEALS_JSON in order, stopping at the first one the service refuses.
+RECORD_FORMAT = "prefscore-record"
 
-    Each deal carries an Idempotency-Key made from the table, its position in the file and
-    its body, so running the import again after fixing the refused deal does not post the
-    deals before it twice."""
+
+def read_json(path: Path, hint: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(f"{path}: {exc}", param_hint=hint) from exc
+
+
+def is_record(data: Any) -> bool:
+    """A game record says so in its ``format`` field (docs/record.md)."""
+    return isinstance(data, dict) and data.get("format") == RECORD_FORMAT
+
+
+@click.command("import")
+@click.argument("table_id_or_file")
+@click.argument("deals_json", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_server_options
+def import_command(table_id_or_file: str, deals_json: Path | None, url: str, key: str | None) -> None:
+    """Two shapes:
+
+    \b
+      prefscore import TABLE_ID DEALS_JSON   post the deals of DEALS_JSON into the table
+      prefscore import RECORD_JSON           a game record (its "format" is
+                                             "prefscore-record") as a new table; prints its id
+
+    Deals are posted in order, stopping at the first one the service refuses. Each carries an
+    Idempotency-Key made from the table, its position in the file and its body, so running
+    the import again after fixing the refused deal does not post the deals before it twice.
+    A record is one request: the service re-scores it and refuses it whole if it disagrees."""
+    if deals_json is None:
+        import_record_file(Path(table_id_or_file), url, key)
+        return
+    if is_record(read_json(deals_json, "DEALS_JSON")):
+        raise click.BadParameter(
+            f"{deals_json} is a game record: import it as a new table with `prefscore import {deals_json}`",
+            param_hint="DEALS_JSON",
+        )
+    import_deals(table_id_or_file, deals_json, url, key)
+
+
+def import_record_file(path: Path, url: str, key: str | None) -> None:
+    if not path.is_file():
+        raise click.BadParameter(f"{path}: no such file", param_hint="RECORD_JSON")
+    data = read_json(path, "RECORD_JSON")
+    if not is_record(data):
+        raise click.BadParameter(
+            f'{path} is not a game record (no "format": "{RECORD_FORMAT}"); to post deals into a table: '
+            f"prefscore import TABLE_ID {path}",
+            param_hint="RECORD_JSON",
+        )
+    client = make_client(url, key)
+    try:
+        table = client.import_record(data)
+    finally:
+        client.close()
+    err = Console(stderr=True, highlight=False)
+    err.print(f"imported {table['deal_count']} deals of {path.name} as a new table; share link:")
+    err.print(f"{url.rstrip('/')}/shared/{table['share_token']}", markup=False)
+    click.echo(table["id"])
+
+
+def import_deals(table_id: str, deals_json: Path, url: str, key: str | None) -> None:
     bodies = load_deals(deals_json)
     console = Console(stderr=True, highlight=False)
     client = make_client(url, key)
@@ -372,6 +468,208 @@ def import_command(table_id: str, deals_json: Path, url: str, key: str | None) -
     finally:
         client.close()
     console.print(f"imported {posted} deals into table {table_id}")
+
+
+# --- the tables collection, the log, the record ------------------------------------------
+@table_group.command("list")
+@click.option("--status", type=click.Choice(["active", "finished", "archived"]), help="default: every table not archived")
+@click.option("--convention", help="only this convention's tables")
+@click.option("--player", help="only the tables with a player of this name")
+@_server_options
+def table_list(status: str | None, convention: str | None, player: str | None, url: str, key: str | None) -> None:
+    """The key owner's tables, latest activity first."""
+    params = {k: v for k, v in (("status", status), ("convention", convention), ("player", player)) if v}
+    client = make_client(url, key)
+    try:
+        tables = client.tables({**params, "limit": 200})
+    finally:
+        client.close()
+    table = Table(title=f"{len(tables)} tables", title_justify="left")
+    for column in ("id", "title", "convention", "players", "deals", "state", "updated"):
+        table.add_column(column, justify="right" if column == "deals" else "left")
+    for t in tables:
+        state = "archived" if t["archived"] else "finished" if t["finished"] else "active"
+        table.add_row(
+            t["id"], t["title"] or "", t["convention"], ", ".join(p["name"] for p in t["players"]),
+            str(t["deal_count"]), state, t["updated_at"][:19].replace("T", " "),
+        )
+    _console().print(table)
+
+
+@table_group.command("show")
+@click.argument("table_id")
+@_server_options
+def table_show(table_id: str, url: str, key: str | None) -> None:
+    """A table: its title, note, settings and sheet."""
+    client = make_client(url, key)
+    try:
+        t = client.table(table_id)
+    finally:
+        client.close()
+    console = _console()
+    names = ", ".join(p["name"] for p in t["players"])
+    state = "archived" if t["archived"] else "finished" if t["sheet"]["finished"] else "active"
+    console.print(f"{t['title'] or 'untitled'}: {names} ({t['convention']}, pool to {t['pool_target']}; {state})", markup=False)
+    if t.get("note"):
+        console.print(f"note: {t['note']}", markup=False)
+    console.print(f"share link: {url.rstrip('/')}/shared/{t['share_token']}", markup=False)
+    console.print(sheet_table(t["sheet"], f"{t['deal_count']} deals"))
+
+
+@table_group.command("rename")
+@click.argument("table_id")
+@click.option("--players", help="every seat's new name, comma-separated: Anna,Boris,Vera")
+@click.option("--title", help='a title ("" removes it)')
+@click.option("--note", help='a free note ("" removes it)')
+@_server_options
+def table_rename(table_id: str, players: str | None, title: str | None, note: str | None, url: str, key: str | None) -> None:
+    """Rename the players (the sheet is unchanged), set the title or the note."""
+    body: dict[str, Any] = {}
+    if players is not None:
+        body["players"] = [p.strip() for p in players.split(",")]
+    if title is not None:
+        body["title"] = title or None
+    if note is not None:
+        body["note"] = note or None
+    if not body:
+        raise click.UsageError("give --players, --title or --note")
+    _patch(table_id, body, url, key)
+
+
+def _patch(table_id: str, body: dict[str, Any], url: str, key: str | None) -> None:
+    client = make_client(url, key)
+    try:
+        t = client.patch_table(table_id, body)
+    finally:
+        client.close()
+    names = ", ".join(p["name"] for p in t["players"])
+    state = "archived" if t["archived"] else "not archived"
+    click.echo(f"{t['id']}: {t['title'] or 'untitled'}; {names}; {state}")
+
+
+@table_group.command("archive")
+@click.argument("table_id")
+@_server_options
+def table_archive(table_id: str, url: str, key: str | None) -> None:
+    """Archive a table: it takes no deal and leaves `table list` (see --status archived)."""
+    _patch(table_id, {"archived": True}, url, key)
+
+
+@table_group.command("unarchive")
+@click.argument("table_id")
+@_server_options
+def table_unarchive(table_id: str, url: str, key: str | None) -> None:
+    """Bring an archived table back."""
+    _patch(table_id, {"archived": False}, url, key)
+
+
+@table_group.command("delete")
+@click.argument("table_id")
+@click.option("--yes", is_flag=True, help="do not ask")
+@_server_options
+def table_delete(table_id: str, yes: bool, url: str, key: str | None) -> None:
+    """Delete a table for good, with its deals and its share link."""
+    if not yes:
+        click.confirm(f"delete table {table_id} and all its deals for good?", abort=True)
+    client = make_client(url, key)
+    try:
+        client.delete_table(table_id)
+    finally:
+        client.close()
+    click.echo(f"deleted table {table_id}")
+
+
+@deal_group.command("list")
+@click.argument("table_id")
+@_server_options
+def deal_list(table_id: str, url: str, key: str | None) -> None:
+    """Every deal of a table, in the short notation, with what it wrote."""
+    client = make_client(url, key)
+    try:
+        names = {p["seat"]: p["name"] for p in client.table(table_id)["players"]}
+        deals = client.deals(table_id)
+    finally:
+        client.close()
+    table = Table(title=f"{len(deals)} deals", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("deal")
+    table.add_column("written")
+    for d in deals:
+        body = {k: v for k, v in d.items() if k not in STORED_ONLY}
+        written = "; ".join(
+            f"{names.get(e['seat'], e['seat'])} {e['kind']}"
+            + (f" on {names.get(e['on'], e['on'])}" if e.get("on") is not None else "")
+            + f" {_num(e['amount'])}"
+            for e in d["entries"]
+        )
+        table.add_row(str(d["number"]), format_deal_safe(body), written)
+    _console().print(table)
+
+
+@deal_group.command("undo")
+@click.argument("table_id")
+@click.argument("number", required=False, type=click.IntRange(min=1))
+@_server_options
+def deal_undo(table_id: str, number: int | None, url: str, key: str | None) -> None:
+    """Undo the last deal (NUMBER, when given, must be the last one's)."""
+    client = make_client(url, key)
+    try:
+        if number is None:
+            number = client.table(table_id)["deal_count"]
+            if number == 0:
+                raise click.ClickException(f"table {table_id} has no deal to undo")
+        result = client.undo_deal(table_id, number)
+    finally:
+        client.close()
+    console = _console()
+    console.print(f"undid deal {number}: {format_deal_safe({k: v for k, v in result['deal'].items() if k not in STORED_ONLY})}")
+    console.print(sheet_table(result["sheet"]))
+
+
+@deal_group.command("correct", context_settings={"ignore_unknown_options": True})
+@click.argument("table_id")
+@click.argument("number", type=click.IntRange(min=1))
+@click.argument("notation", nargs=-1, required=True)
+@_server_options
+def deal_correct(table_id: str, number: int, notation: tuple[str, ...], url: str, key: str | None) -> None:
+    """Correct deal NUMBER with a deal in the short notation (as `deal add`); later deals are
+    re-scored, or nothing changes if one of them no longer fits."""
+    try:
+        body = parse_deal(" ".join(notation))
+    except NotationError as exc:
+        raise click.BadParameter(str(exc), param_hint="NOTATION") from exc
+    client = make_client(url, key)
+    try:
+        result = client.correct_deal(table_id, number, body)
+    finally:
+        client.close()
+    console = _console()
+    console.print(f"deal {number} is now: {format_deal(body)}")
+    if result.get("rescored"):
+        console.print(f"re-scored: deals {', '.join(str(n) for n in result['rescored'])}")
+    console.print(sheet_table(result["sheet"]))
+
+
+@click.command("export")
+@click.argument("table_id")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True,
+              help="json: the game record (docs/record.md); csv: one row per entry")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="a file (default: stdout)")
+@_server_options
+def export_command(table_id: str, fmt: str, output: Path | None, url: str, key: str | None) -> None:
+    """Export a table as a game record (or its entries as CSV)."""
+    client = make_client(url, key)
+    try:
+        text = client.export(table_id, fmt)
+    finally:
+        client.close()
+    if fmt == "json":
+        text = json.dumps(json.loads(text), ensure_ascii=False, indent=2) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8", newline="")
+        Console(stderr=True, highlight=False).print(f"wrote {output}", markup=False)
 
 
 def import_key(table_id: str, position: int, body: dict[str, Any]) -> str:
@@ -484,4 +782,5 @@ def register(group: click.Group) -> None:
     group.add_command(sheet_command)
     group.add_command(settle_command)
     group.add_command(import_command)
+    group.add_command(export_command)
     group.add_command(player_group)

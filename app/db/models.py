@@ -34,6 +34,9 @@ class Base(DeclarativeBase):
 
 class TableRow(Base):
     __tablename__ = "tables"
+    # The tables collection (GET /v1/tables): an owner's tables by latest activity, keyset-paged
+    # on (updated_at, id) (migration 0005).
+    __table_args__ = (Index("ix_tables_owner_updated_at_id", "owner", "updated_at", "id"),)
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     owner: Mapped[str] = mapped_column(String(64), index=True)
@@ -51,6 +54,10 @@ class TableRow(Base):
     revision: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    title: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    note: Mapped[str | None] = mapped_column(String(2000), nullable=True)
+    # Set while the table is archived: it refuses deals and leaves the listing unless asked.
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class DealRow(Base):

@@ -107,6 +107,16 @@ def check_if_match(if_match: str | None, current: str) -> None:
     )
 
 
+def refuse_archived(row: Any) -> None:
+    """An archived table takes no deal (post, undo, correction): read from the row the write
+    already locked, no query of its own."""
+    if row.archived_at is not None:
+        raise Conflict(
+            f"table {row.id} is archived; unarchive it (PATCH with \"archived\": false) to change its deals",
+            reason="archived",
+        )
+
+
 def _refuse(exc: RulesError, what: str) -> Exception:
     if exc.kind in ("dealer_mismatch", "finished"):
         return Conflict(f"{what}: {exc}", exc.errors, reason=exc.kind)
@@ -198,6 +208,7 @@ def post_deal(
                 # The deal is stored as answered: an undo or a correction of it deleted
                 # this record, a correction of an earlier deal rewrote it.
                 return Written(seen.status_code, seen.response, None, replayed=True)
+        refuse_archived(row)
         if row.deal_count >= limits.deals_per_table:
             raise Conflict(
                 f"table {row.id} holds {row.deal_count} deals, the most a table may hold "
@@ -402,6 +413,7 @@ def undo_last(
     posted it are retired in the same transaction."""
 
     def plan(session: Session, row: Any) -> _Refold:
+        refuse_archived(row)
         if not 1 <= number <= row.deal_count:
             raise NotFound(f"table {table_id} has no deal {number}")
         if number != row.deal_count:
@@ -458,6 +470,7 @@ def correct_deal(
     canonical = deal.to_dict()
 
     def plan(session: Session, row: Any) -> _Refold:
+        refuse_archived(row)
         if not 1 <= number <= row.deal_count:
             raise NotFound(f"table {table_id} has no deal {number}")
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))

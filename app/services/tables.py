@@ -3,6 +3,7 @@ use cases share (loading a table with its effective rules and current state, the
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -10,16 +11,17 @@ import secrets
 import unicodedata
 import uuid
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Row, func, select, text
+from sqlalchemy import Row, and_, delete, func, or_, select, text, update
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database, TableRow
 from app.db.engine import LoopReadUnavailable
+from app.db.models import utcnow
 from app.rules import (
     RULES_VERSION,
     FieldError,
@@ -79,6 +81,15 @@ class TableInfo:
     created_at: datetime
     rules: Rules
     state: TableState
+    updated_at: datetime | None = None
+    title: str | None = None
+    note: str | None = None
+    archived_at: datetime | None = None
+    rules_version: int = RULES_VERSION
+
+    @property
+    def archived(self) -> bool:
+        return self.archived_at is not None
 
     @property
     def etag(self) -> str:
@@ -128,6 +139,11 @@ def info(row: TableRow, rules: Rules, state: TableState) -> TableInfo:
         created_at=row.created_at,
         rules=rules,
         state=state,
+        updated_at=row.updated_at,
+        title=row.title,
+        note=row.note,
+        archived_at=row.archived_at,
+        rules_version=row.rules_version,
     )
 
 
@@ -175,6 +191,18 @@ def _lock_owner(session: Session, owner: str) -> None:
     advisory lock on the owner's name."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:owner, 15))"), {"owner": owner})
+
+
+def check_names(names: list[str], field: str = "players") -> list[FieldError]:
+    """The checks of a rename: those of ``create_table`` (not empty, printable, distinct
+    ignoring case, in NFC)."""
+    if any(not n for n in names):
+        return [FieldError(field, "names must not be empty")]
+    if any(not n.isprintable() for n in names):
+        return [FieldError(field, "names must not contain control characters")]
+    if len(set(unicodedata.normalize("NFC", n.casefold()) for n in names)) != len(names):
+        return [FieldError(field, "names must be distinct")]
+    return []
 
 
 def create_table(
@@ -302,3 +330,172 @@ def get_shared(db: Database, token: str) -> TableInfo:
             raise NotFound("no shared table with this token")
         rules = rules_of(row)
         return info(row, rules, state_of(row))
+
+
+# --- the tables collection: list, change, delete, a new share token -------------------------
+
+STATUSES = ("active", "finished", "archived")
+TITLE_MAX = 200
+NOTE_MAX = 2000
+
+
+@dataclass(frozen=True)
+class TablePage:
+    tables: tuple[TableInfo, ...]
+    next_cursor: str | None
+
+
+def encode_cursor(updated_at: datetime, table_id: str) -> str:
+    """The opaque cursor of a listing: the last item's (updated_at, id), base64url."""
+    raw = json.dumps([_utc(updated_at).isoformat(), table_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    bad = Unprocessable("the cursor is not one this listing gave", [FieldError("after", "after must be a cursor from a listing's next link")])
+    if len(cursor) > 200:
+        raise bad
+    try:
+        when, table_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        moment = datetime.fromisoformat(when)
+    except (ValueError, TypeError):
+        raise bad from None
+    if not isinstance(table_id, str) or not TABLE_ID_RE.fullmatch(table_id) or moment.tzinfo is None:
+        raise bad
+    return moment, table_id
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def _has_player(dialect: str, name: str):  # noqa: ANN202
+    """The table has a player of this name (its NFC form, as stored)."""
+    if dialect == "postgresql":
+        return text("CAST(tables.players AS jsonb) @> jsonb_build_array(CAST(:player AS text))").bindparams(player=name)
+    return text("EXISTS (SELECT 1 FROM json_each(tables.players) WHERE json_each.value = :player)").bindparams(player=name)
+
+
+def list_tables(
+    db: Database,
+    owner: str,
+    *,
+    status: str | None = None,
+    convention: str | None = None,
+    player: str | None = None,
+    after: str | None = None,
+    limit: int = 50,
+) -> TablePage:
+    """The owner's tables, latest activity first (updated_at, then id, descending), keyset-paged
+    on the index (owner, updated_at, id). Without ``status``: every table but the archived."""
+    table = TableRow.__table__
+    query = select(TableRow).where(TableRow.owner == owner)
+    finished = TableRow.state["finished"].as_boolean()
+    if status == "archived":
+        query = query.where(TableRow.archived_at.is_not(None))
+    else:
+        query = query.where(TableRow.archived_at.is_(None))
+        if status == "finished":
+            query = query.where(finished.is_(True))
+        elif status == "active":
+            query = query.where(finished.is_not(True))
+    if convention is not None:
+        query = query.where(TableRow.convention == convention)
+    if after is not None:
+        moment, last_id = decode_cursor(after)
+        query = query.where(
+            or_(TableRow.updated_at < moment, and_(TableRow.updated_at == moment, table.c.id < last_id))
+        )
+    query = query.order_by(TableRow.updated_at.desc(), TableRow.id.desc()).limit(limit + 1)
+    with db.read() as session:
+        if player is not None:
+            query = query.where(_has_player(session.get_bind().dialect.name, player_name(player)))
+        rows = session.scalars(query).all()
+        tables = tuple(info(r, rules_of(r), state_of(r)) for r in rows[:limit])
+    nxt = encode_cursor(tables[-1].updated_at, tables[-1].id) if len(rows) > limit and tables else None  # type: ignore[arg-type]
+    return TablePage(tables, nxt)
+
+
+UNSET: Any = object()
+
+
+def update_table(
+    db: Database,
+    owner: str,
+    table_id: str,
+    *,
+    players: list[str] | None = None,
+    title: str | None = UNSET,
+    note: str | None = UNSET,
+    archived: bool | None = None,
+    if_match: str | None = None,
+) -> TableInfo:
+    """Rename players (the sheet is by seat, so it is unchanged), set the title and the note,
+    archive or unarchive. What changes bumps the revision and updated_at (the table's ETag
+    and its place in the listing); a change to nothing writes nothing."""
+    from .deals import check_if_match  # deals imports this module
+
+    values: dict[str, Any] = {}
+    errors: list[FieldError] = []
+    if players is not None:
+        names = [player_name(p) for p in players]
+        errors.extend(check_names(names))
+    if title is not UNSET and title is not None:
+        title = title.strip() or None
+    if note is not UNSET and note is not None and not note.strip():
+        note = None
+    if errors:
+        raise Unprocessable("the change does not fit the table", errors)
+    with db.write() as session:
+        row = load_table(session, owner, table_id, lock=True)
+        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        if players is not None:
+            if len(names) != len(row.players):
+                raise Unprocessable(
+                    "a rename gives every seat's name",
+                    [FieldError("players", f"players must list all {len(row.players)} names of the table, seat 0 first")],
+                )
+            if names != list(row.players):
+                values["players"] = names
+        if title is not UNSET and title != row.title:
+            values["title"] = title
+        if note is not UNSET and note != row.note:
+            values["note"] = note
+        now = utcnow()
+        if archived is not None and archived != (row.archived_at is not None):
+            values["archived_at"] = now if archived else None
+        if values:
+            values.update(revision=row.revision + 1, updated_at=now)
+            session.execute(update(TableRow.__table__).where(TableRow.__table__.c.id == row.id).values(**values))
+        fresh = session.scalars(select(TableRow).where(TableRow.id == row.id)).one()
+        return info(fresh, rules_of(fresh), state_of(fresh))
+
+
+def delete_table(db: Database, owner: str, table_id: str, *, if_match: str | None = None) -> None:
+    """Delete the table with every deal and idempotency record (explicitly: SQLite enforces no
+    foreign key unless asked); its share token goes with its row."""
+    from app.db import DealRow, IdempotencyRow
+
+    from .deals import check_if_match
+
+    with db.write() as session:
+        row = load_table(session, owner, table_id, lock=True)
+        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        session.execute(delete(IdempotencyRow.__table__).where(IdempotencyRow.__table__.c.table_id == row.id))
+        session.execute(delete(DealRow.__table__).where(DealRow.__table__.c.table_id == row.id))
+        session.execute(delete(TableRow.__table__).where(TableRow.__table__.c.id == row.id))
+
+
+def rotate_share_token(db: Database, owner: str, table_id: str) -> TableInfo:
+    """A new share token: the old link is not found from this commit on (every read by token
+    goes to the database; the pictures are cached by the table's ETag, which the new
+    revision changes)."""
+    with db.write() as session:
+        row = load_table(session, owner, table_id, lock=True)
+        session.execute(
+            update(TableRow.__table__)
+            .where(TableRow.__table__.c.id == row.id)
+            .values(share_token=secrets.token_urlsafe(24), revision=row.revision + 1, updated_at=utcnow())
+        )
+        fresh = session.scalars(select(TableRow).where(TableRow.id == row.id)).one()
+        return info(fresh, rules_of(fresh), state_of(fresh))

@@ -6,8 +6,10 @@ against a live server):
 
 It creates a Sochi table, posts three deals (each with an Idempotency-Key and the sheet's ETag
 in If-Match, and retries the third with the same key), reads the sheet twice (the second read
-is a 304), undoes the third deal and reads the settlement, printing one line per call.
-Then a player's statistics: a registered player at a second table, one deal, their stats.
+is a 304), undoes the third deal and reads the settlement, then renames a player and titles
+the table, and lists the key's tables (again with the page's ETag: a 304); then a player's
+statistics: a registered player at a second table, one deal, their stats. It prints one line
+per call.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any, NoReturn
 from prefscore_client import AuthenticatedClient
 from prefscore_client.api.deals import post_deal, undo_deal
 from prefscore_client.api.players import create_player, get_player_stats
-from prefscore_client.api.tables import create_table, get_settlement, get_sheet
+from prefscore_client.api.tables import create_table, get_settlement, get_sheet, list_tables, update_table
 from prefscore_client.models import (
     AllpassDeal,
     AllpassDealTricks,
@@ -34,7 +36,9 @@ from prefscore_client.models import (
     SettlementOut,
     Sheet,
     TableCreate,
+    TableList,
     TableOut,
+    TablePatch,
 )
 from prefscore_client.types import Response
 
@@ -132,6 +136,26 @@ def main() -> None:
     balances = ", ".join(f"{p.name} {p.balance}" for p in settlement.players)
     transfers = ", ".join(f"{t.from_}->{t.to} {t.amount}" for t in settlement.transfers)
     print(f"getSettlement: {settled.status_code.value} final={str(settlement.final).lower()}, {balances}; {transfers}")
+
+    # Vera is written "Vera K." from now on; the sheet is by seat, so only the name changes.
+    renamed = update_table.sync_detailed(
+        table.id, client=client, body=TablePatch(players=["Anna", "Boris", "Vera K."], title="Tuesday")
+    )
+    if not isinstance(renamed.parsed, TableOut):
+        refused("updateTable", renamed)
+    names = ",".join(p.name for p in renamed.parsed.players)
+    print(f"updateTable: {renamed.status_code.value} players {names}, title {renamed.parsed.title}")
+
+    listed = list_tables.sync_detailed(client=client)
+    if not isinstance(listed.parsed, TableList):
+        refused("listTables", listed)
+    item = listed.parsed.items[0]
+    print(
+        f"listTables: {listed.status_code.value} {len(listed.parsed.items)} tables, "
+        f"{item.title} with {item.deal_count} deals, players {','.join(p.name for p in item.players)}"
+    )
+    unchanged = list_tables.sync_detailed(client=client, if_none_match=etag_of("listTables", listed))
+    print(f"listTables (If-None-Match): {unchanged.status_code.value}")
 
     player_stats(client)
 

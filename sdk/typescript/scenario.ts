@@ -7,9 +7,10 @@
 //
 // It creates a Sochi table, posts three deals (each with an Idempotency-Key and the sheet's
 // ETag in If-Match, and retries the third with the same key), reads the sheet twice (the
-// second read is a 304), undoes the third deal and reads the settlement, printing one line
-// per call. Then a player's statistics: a registered player at a second table, one deal,
-// their stats.
+// second read is a 304), undoes the third deal and reads the settlement, then renames a
+// player and titles the table, and lists the key's tables (again with the page's ETag: a
+// 304); then a player's statistics: a registered player at a second table, one deal, their
+// stats. It prints one line per call.
 import createClient from "openapi-fetch";
 import type { components, operations, paths } from "./schema.js";
 
@@ -128,6 +129,29 @@ console.log(
     "; " +
     settlement.transfers.map((t) => `${t.from}->${t.to} ${t.amount}`).join(", "),
 );
+
+// Vera is written "Vera K." from now on; the sheet is by seat, so only the name changes.
+const renamed = await api.PATCH("/v1/tables/{table_id}", {
+  params: { path: { table_id: table.id } },
+  body: { players: ["Anna", "Boris", "Vera K."], title: "Tuesday" },
+});
+if (renamed.data === undefined) refused("updateTable", renamed.response, renamed.error);
+console.log(
+  `updateTable: ${renamed.response.status} players ${renamed.data.players.map((p) => p.name).join(",")}, ` +
+    `title ${renamed.data.title}`,
+);
+
+const listed = await api.GET("/v1/tables", {});
+if (listed.data === undefined) refused("listTables", listed.response, listed.error);
+const item = listed.data.items[0]!;
+console.log(
+  `listTables: ${listed.response.status} ${listed.data.items.length} tables, ` +
+    `${item.title} with ${item.deal_count} deals, players ${item.players.map((p) => p.name).join(",")}`,
+);
+const unchanged = await api.GET("/v1/tables", {
+  params: { header: { "If-None-Match": etagOf("listTables", listed.response) } },
+});
+console.log(`listTables (If-None-Match): ${unchanged.response.status}`);
 
 // A player's statistics: Gleb, registered, at seat 0 of a new table plays 6 spades, both
 // others pass.

@@ -29,6 +29,12 @@ OPERATIONS = {
     ("get", "/v1/players/{player_id}"): "getPlayer",
     ("patch", "/v1/players/{player_id}"): "updatePlayer",
     ("get", "/v1/players/{player_id}/stats"): "getPlayerStats",
+    ("get", "/v1/tables"): "listTables",
+    ("patch", "/v1/tables/{table_id}"): "updateTable",
+    ("delete", "/v1/tables/{table_id}"): "deleteTable",
+    ("post", "/v1/tables/{table_id}/share-token"): "rotateShareToken",
+    ("get", "/v1/tables/{table_id}/export"): "exportTable",
+    ("post", "/v1/tables/import"): "importTable",
     ("get", "/health"): "getHealth",
 }
 
@@ -223,3 +229,41 @@ def test_the_player_routes_follow_the_contract(doc):
     seat = schemas["TableCreate"]["properties"]["players"]["items"]
     assert {"$ref": "#/components/schemas/SeatIn"} in seat.get("anyOf", seat.get("oneOf", []))
     assert set(schemas["SeatIn"]["required"]) == {"name"}
+
+
+def test_the_collection_and_record_routes_declare_their_answers(doc):
+    paths = doc["paths"]
+    listing = paths["/v1/tables"]["get"]
+    assert {"ETag", "Cache-Control"} <= set(listing["responses"]["200"]["headers"])
+    assert "304" in listing["responses"] and {"401", "422"} <= set(listing["responses"])
+    assert listing["responses"]["200"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/TableList"}
+    params = {p["name"]: p["schema"] for p in listing["parameters"] if p["in"] == "query"}
+    assert params["status"]["enum"] == ["active", "finished", "archived"] and params["limit"]["maximum"] == 200
+    assert {"status", "convention", "player", "after", "limit"} <= set(params)
+    patch = paths["/v1/tables/{table_id}"]["patch"]
+    assert {"404", "412", "422"} <= set(patch["responses"]) and "ETag" in patch["responses"]["200"]["headers"]
+    assert "If-Match" in {p["name"] for p in patch["parameters"]}
+    delete = paths["/v1/tables/{table_id}"]["delete"]
+    assert "204" in delete["responses"] and "content" not in delete["responses"]["204"]
+    export = paths["/v1/tables/{table_id}/export"]["get"]["responses"]
+    assert set(export["200"]["content"]) == {"application/json", "text/csv"} and "304" in export
+    imported = paths["/v1/tables/import"]["post"]
+    assert {"Location", "ETag"} <= set(imported["responses"]["201"]["headers"])
+    assert {"409", "413", "422"} <= set(imported["responses"])
+    assert imported["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Record"}
+
+
+def test_the_collection_headers_are_sent(api, doc):
+    t = api.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}).json()
+    calls = [
+        (("get", "/v1/tables"), api.get("/v1/tables")),
+        (("patch", "/v1/tables/{table_id}"), api.client.patch(f"/v1/tables/{t['id']}", json={"title": "x"}, headers=api.headers)),
+        (("post", "/v1/tables/{table_id}/share-token"), api.post(f"/v1/tables/{t['id']}/share-token")),
+        (("get", "/v1/tables/{table_id}/export"), api.get(f"/v1/tables/{t['id']}/export")),
+    ]
+    record = calls[-1][1].json()
+    calls.append((("post", "/v1/tables/import"), api.post("/v1/tables/import", json=record)))
+    for (method, path), r in calls:
+        declared = doc["paths"][path][method]["responses"][str(r.status_code)]["headers"]
+        missing = {h for h in declared if h.lower() not in r.headers}
+        assert missing == set(), (method, path, missing)

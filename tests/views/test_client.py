@@ -127,3 +127,87 @@ def test_import_reads_every_listing_shape(run, tmp_path, client, owner_key, shap
     copied = client.get(f"/v1/tables/{target}/deals", headers=headers).json()["items"]
     strip = lambda d: {k: v for k, v in d.items() if k != "created_at"}  # noqa: E731
     assert [strip(d) for d in copied] == [strip(d) for d in keyed["items"]]
+
+
+# --- the tables collection, the log and the record -----------------------------------------
+def test_table_list_show_rename_archive_delete(run, client, owner_key):
+    headers = {"Authorization": f"Bearer {owner_key}"}
+    first = create(run)
+    second = create(run)
+    out = run("table", "list").output
+    assert first in out and second in out and "2 tables" in out
+    assert out.index(second) < out.index(first)  # latest activity first
+
+    out = run("table", "rename", first, "--players", "Anna,Boris,Vera K.", "--title", "Tuesday", "--note", "at Vera's").output
+    assert "Tuesday" in out and "Vera K." in out
+    out = run("table", "show", first).output
+    assert "Tuesday" in out and "at Vera's" in out and "Vera K." in out and "share link" in out
+    bad = run("table", "rename", first, "--players", "Anna,anna,Vera", expect=1)
+    assert "422" in bad.output and "players" in bad.output and "distinct" in bad.output
+
+    assert "archived" in run("table", "archive", first).output
+    assert first not in run("table", "list").output
+    assert first in run("table", "list", "--status", "archived").output
+    refused = run("deal", "add", first, "pass 0:2 1:5 2:3", expect=1)
+    assert "409" in refused.output and "archived" in refused.output
+    assert "not archived" in run("table", "unarchive", first).output
+    assert first in run("table", "list", "--player", "Vera K.").output
+
+    assert f"deleted table {first}" in run("table", "delete", first, "--yes").output
+    assert client.get(f"/v1/tables/{first}", headers=headers).status_code == 404
+    assert "404" in run("table", "show", first, expect=1).output
+
+
+def test_deal_list_undo_correct(run, client, owner_key):
+    headers = {"Authorization": f"Bearer {owner_key}"}
+    table_id = create(run)
+    run("deal", "add", table_id, "7H", "1", "w2", "p0", "1:6", "2:3", "0:1")
+    run("deal", "add", table_id, "pass 0:2 1:5 2:3")
+    out = run("deal", "list", table_id).output
+    # The stored (canonical) deal, in the notation; what it wrote, by name.
+    assert "2 deals" in out and "7H 1 p0 w2 0:1 1:6 2:3" in out and "pass 0:2 1:5 2:3" in out
+    assert "Boris mountain" in out and "Vera whists on Boris" in out
+
+    out = run("deal", "correct", table_id, "1", "7H", "1", "w2", "p0", "1:7", "2:3", "0:0").output
+    assert "deal 1 is now: 7H 1 w2 p0 1:7 2:3 0:0" in out
+    assert client.get(f"/v1/tables/{table_id}/deals/1", headers=headers).json()["tricks"]["1"] == 7
+    bad = run("deal", "correct", table_id, "1", "7Q 1", expect=2)
+    assert "a deal starts with a contract" in bad.output
+
+    assert "undid deal 2" in run("deal", "undo", table_id).output
+    assert client.get(f"/v1/tables/{table_id}", headers=headers).json()["deal_count"] == 1
+    assert "404" in run("deal", "undo", table_id, "5", expect=1).output
+    run("deal", "undo", table_id)
+    assert "no deal to undo" in run("deal", "undo", table_id, expect=1).output
+
+
+def test_export_and_import_a_record(run, tmp_path, client, owner_key):
+    headers = {"Authorization": f"Bearer {owner_key}"}
+    source = create(run)
+    run("deal", "add", source, "7H", "1", "w2", "p0", "1:6", "2:3", "0:1")
+    run("deal", "add", source, "pass 0:2 1:5 2:3")
+    record = json.loads(run("export", source).stdout)
+    assert record["format"] == "prefscore-record" and len(record["deals"]) == 2
+
+    path = tmp_path / "game.json"
+    run("export", source, "--output", str(path))
+    out = run("export", source, "--format", "csv").stdout
+    assert out.splitlines()[0] == "deal,type,declarer,contract,seat,kind,on,amount,amount_exact,created_at"
+
+    result = run("import", str(path))
+    new_id = result.stdout.strip().splitlines()[-1]
+    assert new_id != source and "imported 2 deals of game.json as a new table" in result.output
+    new = client.get(f"/v1/tables/{new_id}", headers=headers).json()
+    assert new["deal_count"] == 2 and new["sheet"] == client.get(f"/v1/tables/{source}/sheet", headers=headers).json()
+
+    # A record is not a deal file, and a deal file is not a record: each shape says so.
+    assert "is a game record" in run("import", source, str(path), expect=2).output
+    deals = tmp_path / "deals.json"
+    deals.write_text(json.dumps(["pass 0:2 1:5 2:3"]))
+    assert "is not a game record" in run("import", str(deals), expect=2).output
+
+    # A record that disagrees with its re-scoring is refused, naming the deal.
+    record["deals"][1]["entries"][0]["amount"] = 99
+    path.write_text(json.dumps(record))
+    refused = run("import", str(path), expect=1)
+    assert "422" in refused.output and "deals.1.entries" in refused.output

@@ -36,24 +36,30 @@ from .security_headers import SecurityHeaders
 __all__ = ["Entry", "BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
 
 
+def own_body_limits(settings: Settings) -> dict[str, int]:
+    """The routes with a body limit of their own, by path: the record import (a long table's
+    record is larger than any other body)."""
+    return {"/v1/tables/import": settings.max_record_bytes}
+
+
 def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
     """The outermost layers, around the framework's whole middleware stack: one pass
     (``entry.Entry``) that calls security headers, request context and the 413 in order."""
-    return Entry(stack, settings=settings)
+    return Entry(stack, settings=settings, path_limits=own_body_limits(settings))
 
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Middleware (Starlette applies the last added outermost) and /metrics."""
     obs.configure_logging(settings.log_format, settings.log_level)
     app.add_middleware(RateLimit, settings=settings, db=app.state.db)
-    app.add_middleware(BodyGuard, max_json_depth=settings.max_json_depth)
+    app.add_middleware(BodyGuard, max_json_depth=settings.max_json_depth, own_limit_paths=frozenset(own_body_limits(settings)))
     if settings.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
         app.add_middleware(
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),
-            allow_methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-ID"],
             expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed"],
             max_age=600,

@@ -126,15 +126,20 @@ class BodyLimitProblem:
     as problem+json. Wrapped around the whole framework stack, because the framework's
     limit sits outside every middleware added with ``add_middleware``."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int):
+    def __init__(self, app: ASGIApp, max_body_bytes: int, path_limits: dict[str, int] | None = None):
         self.app = app
         self.body = problem_bytes(413, "Content too large", f"the request body is larger than {max_body_bytes} bytes")
+        self.path_bodies = {
+            path: problem_bytes(413, "Content too large", f"the request body is larger than {limit} bytes")
+            for path, limit in (path_limits or {}).items()
+        }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         rewriting = False
+        refusal = self.path_bodies.get(scope.get("path", ""), self.body)
 
         async def send_wrapper(message: Message) -> None:
             nonlocal rewriting
@@ -145,19 +150,19 @@ class BodyLimitProblem:
             elif message["type"] == "http.response.body" and rewriting:
                 if message.get("more_body", False):
                     return
-                message = {"type": "http.response.body", "body": self.body}
+                message = {"type": "http.response.body", "body": refusal}
                 rewriting = False
             await send(message)
 
         await self.app(scope, receive, send_wrapper)
 
-    def rewrite_headers(self, headers: list[tuple[bytes, bytes]]) -> bool:
+    def rewrite_headers(self, headers: list[tuple[bytes, bytes]], refusal: bytes) -> bool:
         """For a 413's headers (a list, changed in place): whether its body must be replaced
-        by ``self.body`` (it is not problem+json yet)."""
+        by ``refusal`` (it is not problem+json yet)."""
         if any(v.startswith(_PROBLEM) for k, v in headers if k == b"content-type"):
             return False
         headers[:] = [(k, v) for k, v in headers if k not in (b"content-type", b"content-length")]
-        headers += [(b"content-type", _PROBLEM), (b"content-length", str(len(self.body)).encode())]
+        headers += [(b"content-type", _PROBLEM), (b"content-length", str(len(refusal)).encode())]
         return True
 
 
@@ -166,12 +171,25 @@ class BodyGuard:
     (FastAPI ``max_body_size``, set by create_app), which the ``receive`` seen here enforces:
     a Content-Length over it raises on the first read, a streamed body as soon as it passes."""
 
-    def __init__(self, app: ASGIApp, max_json_depth: int = 32, max_body_bytes: int | None = None):
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_json_depth: int = 32,
+        max_body_bytes: int | None = None,
+        own_limit_paths: frozenset[str] = frozenset(),
+    ):
         self.app = app
         self.max_depth = max_json_depth
+        # POST routes with a body limit of their own (the record import): passed through
+        # unread, so that the framework reads the body under the route's limit; the route
+        # makes these checks itself (``json_problem``).
+        self.own_limit_paths = own_limit_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method", "").encode() not in _BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        if scope.get("path") in self.own_limit_paths:
             await self.app(scope, receive, send)
             return
         length = _header(scope, b"content-length")
@@ -219,17 +237,23 @@ class BodyGuard:
     def _check(self, body: bytes) -> tuple[str, str] | None:
         if _surely_fine(body, self.max_depth):
             return None  # nothing in it can be refused: no second parse of every body
-        try:
-            value = json.loads(body, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
-        except RecursionError:
-            return "body", f"nested deeper than {self.max_depth} levels"
-        except ValueError:
-            return None  # not JSON (or not UTF-8): the route's own parser answers 422
-        try:
-            check_json(value, self.max_depth)
-        except _Reject as exc:
-            return exc.field, exc.reason
-        return None
+        return json_problem(body, self.max_depth)
+
+
+def json_problem(body: bytes, max_depth: int) -> tuple[str, str] | None:
+    """(field, reason) of the first thing in a JSON body nothing should store; None if none
+    (or if it is not JSON at all: the route's own parser answers that)."""
+    try:
+        value = json.loads(body, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+    except RecursionError:
+        return "body", f"nested deeper than {max_depth} levels"
+    except ValueError:
+        return None  # not JSON (or not UTF-8): the route's own parser answers 422
+    try:
+        check_json(value, max_depth)
+    except _Reject as exc:
+        return exc.field, exc.reason
+    return None
 
 
 # Kept for code that knew the first version of this module.

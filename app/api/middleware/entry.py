@@ -18,10 +18,10 @@ from .security_headers import SecurityHeaders
 
 
 class Entry:
-    def __init__(self, app: ASGIApp, settings: Settings):
+    def __init__(self, app: ASGIApp, settings: Settings, path_limits: dict[str, int] | None = None):
         self.app = app
         self.context = RequestContext(app, settings=settings)
-        self.too_large = BodyLimitProblem(app, max_body_bytes=settings.max_body_bytes)
+        self.too_large = BodyLimitProblem(app, max_body_bytes=settings.max_body_bytes, path_limits=path_limits)
         self.security = SecurityHeaders(app, settings=settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -36,14 +36,14 @@ class Entry:
                 headers = list(message.get("headers", ()))
                 status = message["status"]
                 if status == 413:
-                    request.rewriting = too_large.rewrite_headers(headers)
+                    request.rewriting = too_large.rewrite_headers(headers, too_large.refusal(scope.get("path", "")))
                 context.response_started(request, status, headers)
                 security.add(headers)
                 message = {**message, "headers": headers}
             elif request.rewriting and message["type"] == "http.response.body":
                 if message.get("more_body", False):
                     return
-                message = {"type": "http.response.body", "body": too_large.body}
+                message = {"type": "http.response.body", "body": too_large.refusal(scope.get("path", ""))}
                 request.rewriting = False
             await send(message)
 

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Header, Query, Response
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Body, Depends, Header, Query, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
-from app.rules import settle
+from app.rules import CONVENTION_NAMES, settle
 from app.services import tables as svc
 from app.services.players import SeatLink
 from app.settings import Settings
@@ -14,7 +16,16 @@ from app.settings import Settings
 from .. import etags
 from ..deps import DB, Owner, get_settings
 from ..headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
-from ..schemas import SettlementOut, SharedOut, Sheet, TableCreate, TableOut, problem_responses
+from ..schemas import (
+    SettlementOut,
+    SharedOut,
+    Sheet,
+    TableCreate,
+    TableList,
+    TableOut,
+    TablePatch,
+    problem_responses,
+)
 from ..stake import parse_stake
 
 router = APIRouter(prefix="/v1", tags=["tables"])
@@ -25,6 +36,47 @@ StakeQuery = Annotated[
     Query(description="money per whist, a decimal such as 0.5: balances and transfers are multiplied by it", max_length=32),
 ]
 IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
+IfMatch = Annotated[str | None, Header(alias="If-Match", description="the table's ETag; a stale one is 412 and nothing is written")]
+LIST_MAX = 200
+Status = Literal["active", "finished", "archived"]
+ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
+
+
+@router.get(
+    "/tables",
+    operation_id="listTables",
+    response_model=TableList,
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 422)},
+)
+def list_tables(
+    db: DB,
+    owner: Owner,
+    response: Response,
+    status: Annotated[
+        Status | None,
+        Query(description="active (being played), finished or archived; left out: every table that is not archived"),
+    ] = None,
+    convention: Annotated[ConventionQuery | None, Query(description="only the tables of this convention")] = None,
+    player: Annotated[str | None, Query(min_length=1, max_length=64, description="only the tables with a player of this name")] = None,
+    after: Annotated[str | None, Query(max_length=200, description="the cursor of the page to read, from the last page's next")] = None,
+    limit: Annotated[int, Query(ge=1, le=LIST_MAX, description="at most this many tables")] = 50,
+    if_none_match: IfNoneMatch = None,
+) -> TableList | Response:
+    """The key owner's tables, latest activity first (a deal, an undo, a rename, ...),
+    keyset-paged: follow ``next`` until it is null. ``ETag`` of the page; ``If-None-Match``
+    answers 304."""
+    page = svc.list_tables(db, owner, status=status, convention=convention, player=player, after=after, limit=limit)
+    params = {k: v for k, v in (("status", status), ("convention", convention), ("player", player)) if v is not None}
+    nxt = None
+    if page.next_cursor is not None:
+        nxt = "/v1/tables?" + urlencode({**params, "after": page.next_cursor, "limit": limit})
+    query = urlencode({**params, "after": after or "", "limit": limit})
+    etag = etags.listing_etag(query, [(t.id, t.revision, t.deal_count) for t in page.tables], nxt)
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = etags.CACHE
+    return TableList.of(page, nxt)
 
 
 @router.post(
@@ -88,6 +140,66 @@ async def get_sheet(
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE
     return sheet
+
+
+@router.patch(
+    "/tables/{table_id}",
+    operation_id="updateTable",
+    response_model=TableOut,
+    responses={200: {"headers": ETAG}, **problem_responses(401, 404, 412, 422)},
+)
+def update_table(
+    table_id: str,
+    db: DB,
+    owner: Owner,
+    response: Response,
+    # Optional: a PATCH without a body changes nothing, and another owner's table is then
+    # 404 like on every other route (not 422 for the missing body first).
+    body: Annotated[TablePatch, Body()] = None,  # type: ignore[assignment]
+    if_match: IfMatch = None,
+) -> TableOut:
+    """Rename the players (the sheet is by seat: unchanged), set the title or the note, archive
+    (``"archived": true``) or unarchive. A field left out is left as it is."""
+    body = body or TablePatch()
+    fields = body.model_fields_set
+    table = svc.update_table(
+        db,
+        owner,
+        table_id,
+        players=body.players if "players" in fields else None,
+        title=body.title if "title" in fields else svc.UNSET,
+        note=body.note if "note" in fields else svc.UNSET,
+        archived=body.archived if "archived" in fields else None,
+        if_match=if_match,
+    )
+    response.headers["ETag"] = table.etag
+    return TableOut.of(table)
+
+
+@router.delete(
+    "/tables/{table_id}",
+    operation_id="deleteTable",
+    status_code=204,
+    response_class=Response,
+    responses={204: {"description": "deleted, with every deal, idempotency record and the share link"}, **problem_responses(401, 404, 412)},
+)
+def delete_table(table_id: str, db: DB, owner: Owner, if_match: IfMatch = None) -> Response:
+    """Delete the table for good: its deals, its idempotency records, its share link (404 from now on)."""
+    svc.delete_table(db, owner, table_id, if_match=if_match)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/tables/{table_id}/share-token",
+    operation_id="rotateShareToken",
+    response_model=TableOut,
+    responses={200: {"headers": ETAG}, **problem_responses(401, 404)},
+)
+def rotate_share_token(table_id: str, db: DB, owner: Owner, response: Response) -> TableOut:
+    """A new share token (in ``share_token``): the old share link is not found from now on."""
+    table = svc.rotate_share_token(db, owner, table_id)
+    response.headers["ETag"] = table.etag
+    return TableOut.of(table)
 
 
 def _sheet(db: Database, owner: str, table_id: str) -> tuple[Sheet, str]:

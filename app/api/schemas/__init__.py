@@ -35,7 +35,18 @@ from .players import (
 )
 from .problems import PROBLEM, FieldProblem, Problem, problem_responses
 from .sheet import Allpass, Match, MatchBonus, MatchTotal, Sheet, SheetPlayer
-from .tables import PlayerOut, SettlementOut, SettlementPlayer, SharedOut, TableCreate, TableOut, TransferOut
+from .tables import (
+    PlayerOut,
+    SettlementOut,
+    SettlementPlayer,
+    SharedOut,
+    TableCreate,
+    TableList,
+    TableOut,
+    TablePatch,
+    TableSummary,
+    TransferOut,
+)
 
 __all__ = [
     "AllpassStats",
@@ -87,7 +98,10 @@ __all__ = [
     "StoredDeal",
     "Talon",
     "TableCreate",
+    "TableList",
     "TableOut",
+    "TablePatch",
+    "TableSummary",
     "TransferOut",
     "Tricks",
     "problem_responses",

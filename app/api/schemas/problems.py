@@ -40,7 +40,7 @@ class Problem(BaseModel):
     # Extension members, present on some problems only.
     deal: int | None = Field(default=None, description="409 of a correction: the later deal it would make invalid")
     reason: str | None = Field(
-        default=None, description="409: dealer_mismatch, finished or later_deal_invalid (a word for programs)"
+        default=None, description="409: dealer_mismatch, finished, later_deal_invalid, archived, deal_limit or table_limit (a word for programs)"
     )
     last: int | None = Field(default=None, description="409 of an undo: the number of the last deal")
     current_etag: str | None = Field(default=None, description="412: the sheet's current ETag")
@@ -58,7 +58,7 @@ _DESCRIPTIONS = {
     400: "bad request",
     401: "no API key, or not a valid one",
     403: "this key may not do that",
-    404: "no such table, deal or share link (or another owner's)",
+    404: "no such table, deal, record or share link (or another owner's)",
     409: "the deal does not fit the table's state (dealer, finished game, a later deal)",
     412: "If-Match names an older version of the sheet; nothing was written",
     413: "the request body is too large",

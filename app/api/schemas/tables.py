@@ -6,11 +6,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
 from app import amounts
-from app.rules import CONVENTION_NAMES, Settlement
-from app.services.tables import TableInfo
+from app.rules import CONVENTION_NAMES, Settlement, settle
+from app.services.tables import NOTE_MAX, TITLE_MAX, TableInfo, TablePage
 
 from .common import Amount, Answer, Name, Request, absent_when_none, timestamp
 from .players import SeatIn
@@ -63,6 +63,11 @@ class TableOut(Answer):
     deal_count: int
     share_token: str = Field(description="the read-only share link is /shared/{share_token}")
     created_at: str
+    updated_at: str = Field(description="the table's latest change: a deal, an undo, a correction, a rename, ...")
+    title: str | None = Field(description="set with PATCH; null when untitled")
+    note: str | None = Field(description="free text set with PATCH; null when none")
+    archived: bool = Field(description="an archived table refuses deals (409) and leaves GET /v1/tables unless ?status=archived")
+    rules_version: int = Field(description="the version of the rule table the table is scored under (docs/rules.md)")
     sheet: Sheet
 
     @classmethod
@@ -77,6 +82,11 @@ class TableOut(Answer):
             "deal_count": table.deal_count,
             "share_token": table.share_token,
             "created_at": timestamp(table.created_at),
+            "updated_at": timestamp(table.updated_at or table.created_at),
+            "title": table.title,
+            "note": table.note,
+            "archived": table.archived,
+            "rules_version": table.rules_version,
             "sheet": Sheet.of(table),
         }
 
@@ -139,3 +149,76 @@ class SharedOut(TableOut):
     @classmethod
     def of_shared(cls, table: TableInfo, settlement: SettlementOut) -> "SharedOut":
         return cls(**cls.fields_of(table), settlement=settlement)
+
+
+# --- the tables collection -----------------------------------------------------------------
+class TableSummary(Answer):
+    """A table as listed: enough to show it in a list and to open it."""
+
+    id: str
+    convention: ConventionName
+    title: str | None
+    players: list[PlayerOut]
+    deal_count: int
+    finished: bool
+    archived: bool
+    created_at: str
+    updated_at: str
+    balances: list[SettlementPlayer] | None = Field(
+        description="the final balances in whists (no stake) when the game is finished; null while it is played"
+    )
+
+    @classmethod
+    def of(cls, table: TableInfo) -> "TableSummary":
+        balances = None
+        if table.state.finished:
+            result = settle(table.rules, table.state, None)
+            balances = [
+                SettlementPlayer(
+                    seat=seat,
+                    name=table.players[seat],
+                    balance=amounts.from_cents(result.cents[seat]),
+                    balance_exact=amounts.exact_text(result.balances[seat]),
+                )
+                for seat in range(len(table.players))
+            ]
+        return cls(
+            id=table.id,
+            convention=table.convention,
+            title=table.title,
+            players=[PlayerOut(seat=i, name=n) for i, n in enumerate(table.players)],
+            deal_count=table.deal_count,
+            finished=table.state.finished,
+            archived=table.archived,
+            created_at=timestamp(table.created_at),
+            updated_at=timestamp(table.updated_at or table.created_at),
+            balances=balances,
+        )
+
+
+class TableList(Answer):
+    """One page of the key owner's tables, latest activity first: follow ``next`` until it is null."""
+
+    items: list[TableSummary]
+    next: str | None = Field(description="the URL of the next page; null on the last")
+
+    @classmethod
+    def of(cls, page: TablePage, next_url: str | None) -> "TableList":
+        return cls(items=[TableSummary.of(t) for t in page.tables], next=next_url)
+
+
+Title = Annotated[str, StringConstraints(max_length=TITLE_MAX)]
+NoteText = Annotated[str, StringConstraints(max_length=NOTE_MAX)]
+
+
+class TablePatch(Request):
+    """What a PATCH may change; a field left out is left as it is."""
+
+    players: list[Name] = Field(
+        default=None, min_length=3, max_length=4, description="every seat's new name, seat 0 first (distinct, as at creation)"
+    )
+    title: Title | None = Field(default=None, description=f"at most {TITLE_MAX} characters; null removes it")
+    note: NoteText | None = Field(default=None, description=f"free text, at most {NOTE_MAX} characters; null removes it")
+    archived: bool = Field(default=None, description="true archives the table, false brings it back")
+
+    example = {"players": ["Anna", "Boris", "Vera K."], "title": "Tuesday at Vera's", "archived": False}

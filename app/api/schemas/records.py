@@ -1,0 +1,68 @@
+"""The open game record (docs/record.md, docs/record.schema.json): one model for the document
+an export answers and an import takes, so that what is exported can be imported as it is."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints
+
+from app.rules.vocabulary import EntryKind
+from app.services.records import FORMAT, VERSION, example_record
+from app.services.tables import NOTE_MAX, TITLE_MAX
+
+from .common import Name, Request, Seat
+from .tables import ConventionName
+
+KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
+ExactAmount = Annotated[
+    int | Annotated[str, StringConstraints(pattern=r"^-?[0-9]{1,18}(/[0-9]{1,18})?$")],
+    Field(description='an exact amount: an integer, or a fraction "p/q" such as "-10/3"'),
+]
+Moment = Annotated[str, StringConstraints(max_length=40)]
+
+
+class RecordEntry(Request):
+    kind: KindWord
+    seat: Seat
+    on: Seat | None = Field(description="whists: the seat written on; null otherwise")
+    amount: ExactAmount
+
+
+class RecordDeal(Request):
+    number: int = Field(ge=1, le=10**6, description="1 for the first deal, in order")
+    deal: dict[str, Any] = Field(description="the deal in canonical form, as GET /v1/tables/{id}/deals/{n} shows its body")
+    entries: list[RecordEntry] = Field(max_length=64, description="what the deal wrote, checked against its re-scoring")
+    created_at: Moment | None = Field(description="when the deal was posted (ISO 8601, UTC)")
+
+
+class RecordPlayer(Request):
+    seat: Seat
+    name: Name
+
+
+class RecordTable(Request):
+    id: Annotated[str, StringConstraints(max_length=64)] | None = Field(description="the table's id where it was exported (not kept by an import)")
+    convention: ConventionName
+    title: Annotated[str, StringConstraints(max_length=TITLE_MAX)] | None
+    note: Annotated[str, StringConstraints(max_length=NOTE_MAX)] | None
+    pool_target: int = Field(ge=1, le=1000)
+    first_dealer: Seat
+    options: dict[str, Any] = Field(description="the options that make the rules from the convention (as on the table)")
+    rules_version: int = Field(ge=1, le=1000, description="the version of the rule table the table is scored under")
+    rules: dict[str, Any] = Field(description="every field of the typed rule table with its value (docs/rules.md)")
+    created_at: Moment | None
+    updated_at: Moment | None
+
+
+class Record(Request):
+    """A game as one JSON document: the table, its rules, players, deals and final sheet."""
+
+    format: Literal[FORMAT] = Field(description=f'always "{FORMAT}"')  # type: ignore[valid-type]
+    version: Literal[VERSION] = Field(description=f"the version of the format: {VERSION}")  # type: ignore[valid-type]
+    table: RecordTable
+    players: list[RecordPlayer] = Field(min_length=3, max_length=4)
+    deals: list[RecordDeal]
+    sheet: dict[str, Any] = Field(description="the final sheet as GET /v1/tables/{id}/sheet shows it, amounts exact")
+
+    example = example_record()
