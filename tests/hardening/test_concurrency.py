@@ -5,7 +5,6 @@ a socket dropped right after sending) retry with the same Idempotency-Key."""
 
 from __future__ import annotations
 
-import pytest
 
 from .conftest import needs_postgres
 from .harness import Writer, create_table, run_writers, verify_table

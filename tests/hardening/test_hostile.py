@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from .harness import auth, create_table, is_problem
+from .harness import create_table, is_problem
 
 LIMIT = 64 * 1024
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import secrets
 
-import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 

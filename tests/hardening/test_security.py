@@ -9,7 +9,6 @@ import hmac
 from pathlib import Path
 
 import httpx
-import pytest
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.pool import NullPool
 

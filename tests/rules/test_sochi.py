@@ -4,7 +4,6 @@ failed whist V/2, misère 10 a trick, 8: second / 9, 10: both, per-trick all-pas
 3 players unless said: dealer 0 on the first deal; a declarer 1 has defenders 2 (first,
 his left neighbour) and 0 (second)."""
 
-from fractions import Fraction
 
 from .helpers import Table, allpass, contract, misere, remise
 

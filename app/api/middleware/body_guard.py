@@ -134,18 +134,22 @@ class BodyLimitProblem:
             for path, limit in (path_limits or {}).items()
         }
 
+    def refusal(self, path: str) -> bytes:
+        """The 413's problem+json for a request to ``path`` (a route may have its own limit)."""
+        return self.path_bodies.get(path, self.body)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         rewriting = False
-        refusal = self.path_bodies.get(scope.get("path", ""), self.body)
+        refusal = self.refusal(scope.get("path", ""))
 
         async def send_wrapper(message: Message) -> None:
             nonlocal rewriting
             if message["type"] == "http.response.start" and message["status"] == 413:
                 headers = list(message.get("headers", ()))
-                rewriting = self.rewrite_headers(headers)
+                rewriting = self.rewrite_headers(headers, refusal)
                 message = {**message, "headers": headers}
             elif message["type"] == "http.response.body" and rewriting:
                 if message.get("more_body", False):
