@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from app.db import Database, TableRow
 from app.db.engine import LoopReadUnavailable
 from app.db.models import utcnow
+from app.events.announce import announce
 from app.rules import (
     RULES_VERSION,
     FieldError,
@@ -467,6 +468,8 @@ def update_table(
         if values:
             values.update(revision=row.revision + 1, updated_at=now)
             session.execute(update(TableRow.__table__).where(TableRow.__table__.c.id == row.id).values(**values))
+            kind = "table.archived" if "archived_at" in values else "table.renamed"
+            announce(session, row.id, row.owner, row.revision + 1, kind)
         fresh = session.scalars(select(TableRow).where(TableRow.id == row.id)).one()
         return info(fresh, rules_of(fresh), state_of(fresh))
 
@@ -484,6 +487,7 @@ def delete_table(db: Database, owner: str, table_id: str, *, if_match: str | Non
         session.execute(delete(IdempotencyRow.__table__).where(IdempotencyRow.__table__.c.table_id == row.id))
         session.execute(delete(DealRow.__table__).where(DealRow.__table__.c.table_id == row.id))
         session.execute(delete(TableRow.__table__).where(TableRow.__table__.c.id == row.id))
+        announce(session, row.id, row.owner, row.revision + 1, "table.deleted")
 
 
 def rotate_share_token(db: Database, owner: str, table_id: str) -> TableInfo:
@@ -497,5 +501,6 @@ def rotate_share_token(db: Database, owner: str, table_id: str) -> TableInfo:
             .where(TableRow.__table__.c.id == row.id)
             .values(share_token=secrets.token_urlsafe(24), revision=row.revision + 1, updated_at=utcnow())
         )
+        announce(session, row.id, row.owner, row.revision + 1, "table.renamed")
         fresh = session.scalars(select(TableRow).where(TableRow.id == row.id)).one()
         return info(fresh, rules_of(fresh), state_of(fresh))

@@ -235,3 +235,24 @@ def test_the_streams_are_declared_in_the_openapi_document(client):
             assert list(op["responses"][code]["content"]) == ["application/problem+json"], (path, code)
         assert "Last-Event-ID" in {p["name"] for p in op["parameters"]}, path
     assert doc["paths"]["/v1/shared/{token}/events"]["get"]["security"] == []
+
+
+def test_rename_archive_and_delete_through_the_api_reach_the_streams(owner, server, readers):
+    table = owner.table()
+    tid = table["id"]
+    keyed = EventReader(f"{server}/v1/tables/{tid}/events?after=0", owner.headers)
+    shared = EventReader(f"{server}/v1/shared/{table['share_token']}/events?after=0")
+    readers += [keyed, shared]
+    time.sleep(0.2)
+    patch = owner.client.patch
+    changes = [
+        ("table.renamed", lambda: patch(f"/v1/tables/{tid}", json={"players": ["Anna", "Boris", "Vera K."]}, headers=owner.headers)),
+        ("table.archived", lambda: patch(f"/v1/tables/{tid}", json={"archived": True}, headers=owner.headers)),
+        ("table.deleted", lambda: owner.delete(f"/v1/tables/{tid}")),
+    ]
+    for kind, change in changes:  # one at a time: the hub may fold changes that come together
+        assert change().status_code in (200, 204)
+        for r in (keyed, shared):
+            assert r.next_table_event(timeout=5).event == kind
+    for r in (keyed, shared):
+        assert r.ended.wait(5), "the stream did not end"
