@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import insert, select
 
 from app import amounts
 from app.db import Database, DealRow, TableRow
@@ -38,7 +38,7 @@ from app.rules import (
 from app.rules.fields import to_json
 
 from .deals import DealInfo, deal_info, entries_to_json
-from .errors import Conflict, Unprocessable
+from .errors import Unprocessable
 from .tables import (
     DEFAULT_LIMITS,
     GAMES_MAX,
@@ -46,10 +46,10 @@ from .tables import (
     TITLE_MAX,
     Limits,
     TableInfo,
-    _lock_owner,
     check_names,
     info,
     load_row,
+    make_room_for_a_table,
     player_name,
     rules_of,
     state_of,
@@ -278,15 +278,7 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
         for i, (d, deal, entries) in enumerate(zip(deals_in, parsed, folded.entries))
     ]
     with db.write() as session:
-        _lock_owner(session, owner)
-        count = session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
-        if count >= limits.tables_per_owner:
-            raise Conflict(
-                f"this key's owner has {count} tables, the most one owner may have "
-                f"(PREFSCORE_MAX_TABLES_PER_OWNER={limits.tables_per_owner})",
-                reason="table_limit",
-                limit=limits.tables_per_owner,
-            )
+        make_room_for_a_table(session, owner, limits)
         session.add(row)
         session.flush()
         if rows:

@@ -206,6 +206,21 @@ def check_names(names: list[str], field: str = "players") -> list[FieldError]:
     return []
 
 
+def make_room_for_a_table(session: Session, owner: str, limits: Limits) -> None:
+    """In a writing transaction about to add a table of ``owner``: take the owner's lock
+    (concurrent creations are counted one after the other) and refuse a table beyond the
+    owner's limit (409)."""
+    _lock_owner(session, owner)
+    count = session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
+    if count >= limits.tables_per_owner:
+        raise Conflict(
+            f"this key's owner has {count} tables, the most one owner may have "
+            f"(PREFSCORE_MAX_TABLES_PER_OWNER={limits.tables_per_owner})",
+            reason="table_limit",
+            limit=limits.tables_per_owner,
+        )
+
+
 def create_table(
     db: Database,
     owner: str,
@@ -259,15 +274,7 @@ def create_table(
         revision=0,
     )
     with db.write() as session:
-        _lock_owner(session, owner)
-        count = session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
-        if count >= limits.tables_per_owner:
-            raise Conflict(
-                f"this key's owner has {count} tables, the most one owner may have "
-                f"(PREFSCORE_MAX_TABLES_PER_OWNER={limits.tables_per_owner})",
-                reason="table_limit",
-                limit=limits.tables_per_owner,
-            )
+        make_room_for_a_table(session, owner, limits)
         session.add(row)
         session.flush()
         link_seats(session, owner, row.id, convention, row.created_at, {s: replace(p, name=names[s]) for s, p in links.items()})
