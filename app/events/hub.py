@@ -41,6 +41,8 @@ class Current:
     deal_count: int
     etag: str
     sheet: dict[str, Any]
+    # Which share link reads the table now: a stream opened through another one ends.
+    share_token: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -50,12 +52,13 @@ class TableEvent:
     revision: int
     etag: str | None = None
     sheet: dict[str, Any] | None = None
+    share_token: str | None = field(default=None, compare=False, repr=False)  # never sent
     # The event as sent, by id style: encoded once, however many streams send it.
     wire: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, kind: str, current: Current) -> "TableEvent":
-        return cls(kind, current.table_id, current.revision, current.etag, current.sheet)
+        return cls(kind, current.table_id, current.revision, current.etag, current.sheet, current.share_token)
 
     def data(self) -> str:
         body: dict[str, Any] = {"kind": self.kind, "table": self.table_id, "revision": self.revision}

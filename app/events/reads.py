@@ -24,7 +24,7 @@ def _chunks(items: list[str]) -> list[list[str]]:
 
 
 def current(table: TableInfo, render: Render) -> Current:
-    return Current(table.id, table.owner, table.revision, table.deal_count, table.etag, render(table))
+    return Current(table.id, table.owner, table.revision, table.deal_count, table.etag, render(table), table.share_token)
 
 
 def load_current(db: Database, render: Render, tables: list[str]) -> dict[str, Current]:

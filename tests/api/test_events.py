@@ -256,3 +256,14 @@ def test_rename_archive_and_delete_through_the_api_reach_the_streams(owner, serv
             assert r.next_table_event(timeout=5).event == kind
     for r in (keyed, shared):
         assert r.ended.wait(5), "the stream did not end"
+
+
+def test_a_new_share_token_ends_the_streams_of_the_old_link(owner, server, readers):
+    table = owner.table()
+    keyed = EventReader(f"{server}/v1/tables/{table['id']}/events?after=0", owner.headers)
+    old = EventReader(f"{server}/v1/shared/{table['share_token']}/events?after=0")
+    readers += [keyed, old]
+    time.sleep(0.2)
+    assert owner.post(f"/v1/tables/{table['id']}/share-token").status_code == 200
+    assert old.ended.wait(5), "the old link's stream goes on"
+    assert keyed.next_table_event(timeout=5).event == "table.renamed" and not keyed.ended.is_set()

@@ -103,8 +103,16 @@ def _sse(event: TableEvent | StreamNotice, *, owner_wide: bool) -> ServerSentEve
 
 
 async def _events(
-    updates: LiveUpdates, sub: Subscription, first: list[TableEvent], seen: dict[str, int], *, owner_wide: bool
+    updates: LiveUpdates,
+    sub: Subscription,
+    first: list[TableEvent],
+    seen: dict[str, int],
+    *,
+    owner_wide: bool,
+    token: str | None = None,
 ) -> AsyncIterator[ServerSentEvent | bytes]:
+    """The stream's events; one opened through the share link ``token`` ends as soon as the
+    table is read through another link (a new share token: the old link stops at once)."""
     hub = updates.hub
     try:
         for event in first:
@@ -112,6 +120,8 @@ async def _events(
         while True:
             for item in await sub.next():
                 if isinstance(item, TableEvent):
+                    if token is not None and item.share_token is not None and item.share_token != token:
+                        return
                     if item.kind != "table.deleted" and item.revision <= seen.get(item.table_id, -1):
                         continue  # already sent (the first state, or a signal seen twice)
                     seen[item.table_id] = item.revision
@@ -140,7 +150,9 @@ def _response(updates: LiveUpdates, events: AsyncIterator[ServerSentEvent | byte
     )
 
 
-async def _table_stream(updates: LiveUpdates, table_id: str, owner: str | None, have: int | None) -> EventSourceResponse:
+async def _table_stream(
+    updates: LiveUpdates, table_id: str, owner: str | None, have: int | None, token: str | None = None
+) -> EventSourceResponse:
     sub = Subscription(owner=None, tables=frozenset({table_id}))
     _subscribe(updates, sub)  # before the read: no change between the two is missed
     try:
@@ -152,7 +164,7 @@ async def _table_stream(updates: LiveUpdates, table_id: str, owner: str | None, 
         raise
     updates.hub.seed([(found.table_id, found.revision, found.deal_count)], found.owner)
     first = [] if have == found.revision else [TableEvent.of("sheet", found)]
-    return _response(updates, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False))
+    return _response(updates, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False, token=token))
 
 
 @router.get(
@@ -186,7 +198,7 @@ async def stream_shared_events(
 ) -> EventSourceResponse:
     """The same stream through the read-only share link (no key)."""
     table = await run_in_threadpool(svc.get_shared, db, token)
-    return await _table_stream(live(request), table.id, None, _revision(last_event_id, after))
+    return await _table_stream(live(request), table.id, None, _revision(last_event_id, after), token)
 
 
 @router.get(
