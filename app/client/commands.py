@@ -81,6 +81,12 @@ class Client:
     def close(self) -> None:
         self.http.close()
 
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
         try:
             response = self.http.request(method, path, **kw)
@@ -263,11 +269,8 @@ def table_create(
     }
     if pool_target is not None:
         body["pool_target"] = pool_target
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         table = client.create_table(body)
-    finally:
-        client.close()
     # The id alone on stdout (TABLE=$(prefscore table create ...)); the rest on stderr.
     err = Console(stderr=True, highlight=False)
     names = ", ".join(p["name"] for p in table["players"])
@@ -303,11 +306,8 @@ def deal_add(table_id: str, notation: tuple[str, ...], url: str, key: str | None
         body = parse_deal(" ".join(notation))
     except NotationError as exc:
         raise click.BadParameter(str(exc), param_hint="NOTATION") from exc
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         result = client.post_deal(table_id, body)
-    finally:
-        client.close()
     sheet = result["sheet"]
     names = {p["seat"]: p["name"] for p in sheet["players"]}
     console = _console()
@@ -321,11 +321,8 @@ def deal_add(table_id: str, notation: tuple[str, ...], url: str, key: str | None
 @_server_options
 def sheet_command(table_id: str, url: str, key: str | None) -> None:
     """Show a table's sheet: pools, mountains, whists, the all-pass level."""
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         table = client.table(table_id)
-    finally:
-        client.close()
     title = f"{table['convention']}, pool to {table['pool_target']}: {table['deal_count']} deals"
     _console().print(sheet_table(table["sheet"], title))
 
@@ -336,11 +333,8 @@ def sheet_command(table_id: str, url: str, key: str | None) -> None:
 @_server_options
 def settle_command(table_id: str, stake: str | None, url: str, key: str | None) -> None:
     """Show the balances and the fewest transfers that settle them."""
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         settlement = client.settlement(table_id, stake)
-    finally:
-        client.close()
     console = _console()
     for table in settlement_tables(settlement):
         console.print(table)
@@ -429,11 +423,8 @@ def import_record_file(path: Path, url: str, key: str | None) -> None:
             f"prefscore import TABLE_ID {path}",
             param_hint="RECORD_JSON",
         )
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         table = client.import_record(data)
-    finally:
-        client.close()
     err = Console(stderr=True, highlight=False)
     err.print(f"imported {table['deal_count']} deals of {path.name} as a new table; share link:")
     err.print(f"{url.rstrip('/')}/shared/{table['share_token']}", markup=False)
@@ -479,11 +470,8 @@ def import_deals(table_id: str, deals_json: Path, url: str, key: str | None) -> 
 def table_list(status: str | None, convention: str | None, player: str | None, url: str, key: str | None) -> None:
     """The key owner's tables, latest activity first."""
     params = {k: v for k, v in (("status", status), ("convention", convention), ("player", player)) if v}
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         tables = client.tables({**params, "limit": 200})
-    finally:
-        client.close()
     table = Table(title=f"{len(tables)} tables", title_justify="left")
     for column in ("id", "title", "convention", "players", "deals", "state", "updated"):
         table.add_column(column, justify="right" if column == "deals" else "left")
@@ -501,11 +489,8 @@ def table_list(status: str | None, convention: str | None, player: str | None, u
 @_server_options
 def table_show(table_id: str, url: str, key: str | None) -> None:
     """A table: its title, note, settings and sheet."""
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         t = client.table(table_id)
-    finally:
-        client.close()
     console = _console()
     names = ", ".join(p["name"] for p in t["players"])
     state = "archived" if t["archived"] else "finished" if t["sheet"]["finished"] else "active"
@@ -537,11 +522,8 @@ def table_rename(table_id: str, players: str | None, title: str | None, note: st
 
 
 def _patch(table_id: str, body: dict[str, Any], url: str, key: str | None) -> None:
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         t = client.patch_table(table_id, body)
-    finally:
-        client.close()
     names = ", ".join(p["name"] for p in t["players"])
     state = "archived" if t["archived"] else "not archived"
     click.echo(f"{t['id']}: {t['title'] or 'untitled'}; {names}; {state}")
@@ -571,11 +553,8 @@ def table_delete(table_id: str, yes: bool, url: str, key: str | None) -> None:
     """Delete a table for good, with its deals and its share link."""
     if not yes:
         click.confirm(f"delete table {table_id} and all its deals for good?", abort=True)
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         client.delete_table(table_id)
-    finally:
-        client.close()
     click.echo(f"deleted table {table_id}")
 
 
@@ -584,12 +563,9 @@ def table_delete(table_id: str, yes: bool, url: str, key: str | None) -> None:
 @_server_options
 def deal_list(table_id: str, url: str, key: str | None) -> None:
     """Every deal of a table, in the short notation, with what it wrote."""
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         names = {p["seat"]: p["name"] for p in client.table(table_id)["players"]}
         deals = client.deals(table_id)
-    finally:
-        client.close()
     table = Table(title=f"{len(deals)} deals", title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("deal")
@@ -612,15 +588,12 @@ def deal_list(table_id: str, url: str, key: str | None) -> None:
 @_server_options
 def deal_undo(table_id: str, number: int | None, url: str, key: str | None) -> None:
     """Undo the last deal (NUMBER, when given, must be the last one's)."""
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         if number is None:
             number = client.table(table_id)["deal_count"]
             if number == 0:
                 raise click.ClickException(f"table {table_id} has no deal to undo")
         result = client.undo_deal(table_id, number)
-    finally:
-        client.close()
     console = _console()
     console.print(f"undid deal {number}: {format_deal_safe({k: v for k, v in result['deal'].items() if k not in STORED_ONLY})}")
     console.print(sheet_table(result["sheet"]))
@@ -638,11 +611,8 @@ def deal_correct(table_id: str, number: int, notation: tuple[str, ...], url: str
         body = parse_deal(" ".join(notation))
     except NotationError as exc:
         raise click.BadParameter(str(exc), param_hint="NOTATION") from exc
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         result = client.correct_deal(table_id, number, body)
-    finally:
-        client.close()
     console = _console()
     console.print(f"deal {number} is now: {format_deal(body)}")
     if result.get("rescored"):
@@ -658,11 +628,8 @@ def deal_correct(table_id: str, number: int, notation: tuple[str, ...], url: str
 @_server_options
 def export_command(table_id: str, fmt: str, output: Path | None, url: str, key: str | None) -> None:
     """Export a table as a game record (or its entries as CSV)."""
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         text = client.export(table_id, fmt)
-    finally:
-        client.close()
     if fmt == "json":
         text = json.dumps(json.loads(text), ensure_ascii=False, indent=2) + "\n"
     if output is None:
@@ -701,11 +668,8 @@ def player_add(name: str, external_id: str | None, url: str, key: str | None) ->
     body: dict[str, Any] = {"name": name}
     if external_id is not None:
         body["external_id"] = external_id
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         player = client.request("POST", "/v1/players", json=body).json()
-    finally:
-        client.close()
     click.echo(player["id"])
 
 
@@ -740,11 +704,8 @@ def player_stats_command(player_id: str, stake: str | None, convention: str | No
     """A player's statistics across tables: tables, net whists, games declared, misères,
     whists, all-passes."""
     params = {k: v for k, v in (("stake", stake), ("convention", convention)) if v is not None}
-    client = make_client(url, key)
-    try:
+    with make_client(url, key) as client:
         stats = client.request("GET", f"/v1/players/{player_id}/stats", params=params).json()
-    finally:
-        client.close()
     console = _console()
     for table in player_stats_tables(stats):
         console.print(table)
