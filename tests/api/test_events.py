@@ -4,8 +4,6 @@ the end of a stream that never ends)."""
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from collections.abc import Iterator
 
@@ -14,6 +12,7 @@ import pytest
 
 from tests.conftest import Api, new_owner_key
 from tests.sse import EventReader
+from tests.support.served import served
 
 DEAL = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}}
 DEAL2 = {"type": "contract", "declarer": 2, "contract": "6S", "defenders": {"0": "pass", "1": "pass"}}
@@ -21,28 +20,11 @@ DEAL2 = {"type": "contract", "declarer": 2, "contract": "6S", "defenders": {"0":
 
 @pytest.fixture(scope="module")
 def server(settings, db) -> Iterator[str]:
-    import uvicorn
-
     from app.api import create_app
 
     app = create_app(settings.model_copy(update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}), db=db)
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with served(app, lifespan="on") as url:
+        yield url
 
 
 @pytest.fixture

@@ -4,38 +4,19 @@ port (for the command-line client and the browser), and game logs made with the 
 from __future__ import annotations
 
 import random
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
+from tests.support.served import served
+
 
 @pytest.fixture(scope="session")
 def live_url(app) -> Iterator[str]:
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with served(app) as url:
+        yield url
 
 
 @pytest.fixture
