@@ -123,8 +123,8 @@ def check_json(value: Any, max_depth: int) -> None:
 
 class BodyLimitProblem:
     """The framework's 413 (FastAPI's ``max_body_size``: plain text, or ``{"detail": ...}``)
-    as problem+json. Wrapped around the whole framework stack, because the framework's
-    limit sits outside every middleware added with ``add_middleware``."""
+    as problem+json. Applied by app/api/middleware/entry.py around the whole framework stack,
+    because the framework's limit sits outside every middleware added with ``add_middleware``."""
 
     def __init__(self, app: ASGIApp, max_body_bytes: int, path_limits: dict[str, int] | None = None):
         self.app = app
@@ -137,28 +137,6 @@ class BodyLimitProblem:
     def refusal(self, path: str) -> bytes:
         """The 413's problem+json for a request to ``path`` (a route may have its own limit)."""
         return self.path_bodies.get(path, self.body)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        rewriting = False
-        refusal = self.refusal(scope.get("path", ""))
-
-        async def send_wrapper(message: Message) -> None:
-            nonlocal rewriting
-            if message["type"] == "http.response.start" and message["status"] == 413:
-                headers = list(message.get("headers", ()))
-                rewriting = self.rewrite_headers(headers, refusal)
-                message = {**message, "headers": headers}
-            elif message["type"] == "http.response.body" and rewriting:
-                if message.get("more_body", False):
-                    return
-                message = {"type": "http.response.body", "body": refusal}
-                rewriting = False
-            await send(message)
-
-        await self.app(scope, receive, send_wrapper)
 
     def rewrite_headers(self, headers: list[tuple[bytes, bytes]], refusal: bytes) -> bool:
         """For a 413's headers (a list, changed in place): whether its body must be replaced

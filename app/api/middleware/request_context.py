@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Scope, Send
 
 from app import observability as obs
 from app.settings import Settings
@@ -35,32 +35,12 @@ class _Request:
 
 
 class RequestContext:
-    """As an ASGI layer of its own, or through its four steps (``begin``,
-    ``response_started``, ``failed``, ``finish``) called by app/api/middleware/entry.py."""
+    """A request's id, access line and metrics, in four steps (``begin``,
+    ``response_started``, ``failed``, ``finish``) that app/api/middleware/entry.py calls."""
 
     def __init__(self, app: ASGIApp, settings: Settings):
         self.app = app
         self.metrics = obs.metrics() if settings.metrics_enabled else None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        request = self.begin(scope)
-
-        async def send_wrapper(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", ()))
-                self.response_started(request, message["status"], headers)
-                message = {**message, "headers": headers}
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_wrapper)
-        except Exception:
-            await self.failed(request, scope, send_wrapper)
-        finally:
-            self.finish(request, scope)
 
     def begin(self, scope: Scope) -> _Request:
         raw_id = header(scope, b"x-request-id")

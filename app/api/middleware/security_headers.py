@@ -12,7 +12,7 @@ HSTS when configured, and a Content-Security-Policy fitting what the response is
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from app.settings import Settings
 
@@ -25,20 +25,6 @@ class SecurityHeaders:
         self.headers = _fixed_headers(settings)
         self.json_policy = settings.content_security_policy.encode() if settings.content_security_policy else None
         self.enabled = settings.security_headers
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_wrapper(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", ()))
-                self.add(headers)
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, send_wrapper)
 
     def add(self, headers: list[tuple[bytes, bytes]]) -> None:
         """Add the headers to a response's (a list, changed in place)."""
