@@ -112,6 +112,7 @@ def test_the_owner_wide_stream_carries_every_table_of_the_owner(owner, server, r
     a, b = owner.table()["id"], owner.table()["id"]
     r = EventReader(f"{server}/v1/events", owner.headers)
     readers.append(r)
+    time.sleep(0.2)  # the stream is open (it sends nothing first): no deal is posted before it
     owner.post(f"/v1/tables/{b}/deals", json=DEAL)
     owner.post(f"/v1/tables/{a}/deals", json=DEAL)
     got = [r.next_table_event() for _ in range(2)]
