@@ -116,10 +116,16 @@ def test_the_owner_wide_stream_carries_every_table_of_the_owner(owner, server, r
     owner.post(f"/v1/tables/{b}/deals", json=DEAL)
     owner.post(f"/v1/tables/{a}/deals", json=DEAL)
     got = [r.next_table_event() for _ in range(2)]
-    assert [(e.event, e.id) for e in got] == [("deal.posted", f"{b}:1"), ("deal.posted", f"{a}:1")]
+    # in either order: two changes seen together are read (and sent) as one batch
+    assert sorted((e.event, e.id) for e in got) == sorted([("deal.posted", f"{b}:1"), ("deal.posted", f"{a}:1")])
     c = owner.table()["id"]  # a table made after the stream opened
     owner.post(f"/v1/tables/{c}/deals", json=DEAL)
     e = r.next_table_event()
+    if e.data["revision"] == 0:
+        # The post's own signal reached this process's hub just before its COMMIT
+        # (app/events/announce.py): read too early, a table new to the hub is sent as it was
+        # at creation; the notification of the commit follows.
+        e = r.next_table_event()
     assert e.data["table"] == c and e.data["sheet"]["deal_count"] == 1
 
 
@@ -250,3 +256,4 @@ def test_a_new_share_token_ends_the_streams_of_the_old_link(owner, server, reade
     assert owner.post(f"/v1/tables/{table['id']}/share-token").status_code == 200
     assert old.ended.wait(5), "the old link's stream goes on"
     assert keyed.next_table_event(timeout=5).event == "table.renamed" and not keyed.ended.is_set()
+
