@@ -10,7 +10,8 @@ Words are separated by spaces; seats are numbers 0..n-1; case does not matter.
     rem 2 8S                  remise ("without three"): seat 2 concedes 8♠
     pass 0:2 1:5 2:3          all-pass with each player's tricks
 
-Contracts are a level 6-10 and a strain S C D H NT. Defenders: ``w`` whist, ``p`` pass,
+Contracts are a level 6-10 and a strain S C D H NT, or as the client writes them back: a suit
+symbol ♠ ♣ ♦ ♥, or БК for no trumps (7♥, 10БК). Defenders: ``w`` whist, ``p`` pass,
 ``h`` half-whist, followed by the seat. Tricks: ``seat:count``.
 
 Optional words, anywhere after the first: ``dealer=N`` (checked by the service),
@@ -24,7 +25,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.rules.vocabulary import CONTRACT_PATTERN, TALON_BONUSES as _BONUS_VALUES, DealType, DefenderAnswer
+from app.i18n import Lang
+from app.i18n.game_words import SUIT_SYMBOLS, contract as written_contract
+from app.rules.vocabulary import CONTRACT_PATTERN, TALON_BONUSES as _BONUS_VALUES, DealType, DefenderAnswer, Strain
 
 CONTRACT = re.compile(CONTRACT_PATTERN, re.IGNORECASE)
 TRICKS = re.compile(r"^(\d+):(\d+)$")
@@ -34,6 +37,17 @@ TALON_BONUSES = tuple(_BONUS_VALUES)
 ALLPASS = {"pass", "allpass", "распасы"}
 MISERE = {"mis", "misere", "мизер"}
 REMISE = {"rem", "remise"}
+
+
+# What the client writes for a strain (app/i18n/game_words.py), read back as the strain.
+WRITTEN_STRAINS = {symbol: strain for strain, symbol in SUIT_SYMBOLS.items()} | {"БК": Strain.NO_TRUMPS, "бк": Strain.NO_TRUMPS}
+
+
+def _read_strain(text: str) -> str:
+    for written, strain in WRITTEN_STRAINS.items():
+        if text.endswith(written):
+            return text[: -len(written)] + strain
+    return text
 
 
 class NotationError(ValueError):
@@ -47,7 +61,7 @@ def _seat(text: str, what: str) -> int:
 
 
 def _contract(text: str) -> str:
-    m = CONTRACT.match(text)
+    m = CONTRACT.match(_read_strain(text))
     if not m:
         raise NotationError(f"{text!r} is not a contract (6-10 and S C D H NT, e.g. 7H, 10NT)")
     return m.group(1) + m.group(2).upper()
@@ -74,7 +88,7 @@ def parse_deal(text: str) -> dict[str, Any]:
             raise NotationError("remise: write the declarer and the contract (e.g. 'rem 2 8S')")
         declarer = _seat(rest.pop(0), "declarer")
         body = {"type": DealType.REMISE.value, "declarer": declarer, "contract": _contract(rest.pop(0))}
-    elif CONTRACT.match(head):
+    elif CONTRACT.match(_read_strain(head)):
         if not rest:
             raise NotationError("contract: the declarer's seat is missing (e.g. '7H 1 w2 p0 ...')")
         body = {"type": DealType.CONTRACT.value, "declarer": _seat(rest.pop(0), "declarer"), "contract": _contract(head)}
@@ -134,17 +148,18 @@ def parse_deal(text: str) -> dict[str, Any]:
     return body
 
 
-def format_deal(body: dict[str, Any]) -> str:
-    """The notation of a deal body (the inverse of parse_deal for bodies it can write)."""
+def format_deal(body: dict[str, Any], lang: Lang | None = None) -> str:
+    """The notation of a deal body (the inverse of parse_deal for bodies it can write); with
+    ``lang``, contracts as that language writes them (7♥, 10БК)."""
     kind = body["type"]
     if kind == DealType.ALLPASS.value:
         words = ["pass"]
     elif kind == DealType.MISERE.value:
         words = ["mis", str(body["declarer"])]
     elif kind == DealType.REMISE.value:
-        words = ["rem", str(body["declarer"]), body["contract"]]
+        words = ["rem", str(body["declarer"]), _written(body["contract"], lang)]
     else:
-        words = [body["contract"], str(body["declarer"])]
+        words = [_written(body["contract"], lang), str(body["declarer"])]
         short = {v: k for k, v in DEFENDER_WORDS.items()}
         words += [f"{short[v]}{s}" for s, v in body.get("defenders", {}).items()]
     words += [f"{s}:{t}" for s, t in body.get("tricks", {}).items()]
@@ -164,3 +179,7 @@ def format_deal(body: dict[str, Any]) -> str:
     if body.get("note"):
         words.append("note=" + body["note"])
     return " ".join(words)
+
+
+def _written(contract: str, lang: Lang | None) -> str:
+    return written_contract(lang, contract) if lang is not None else contract
