@@ -351,7 +351,7 @@ def deal_add(table_id: str, notation: tuple[str, ...], url: str, key: str | None
     try:
         body = parse_deal(" ".join(notation))
     except NotationError as exc:
-        raise click.BadParameter(str(exc), param_hint="NOTATION") from exc
+        raise click.BadParameter(exc.in_(current_lang()), param_hint="NOTATION") from exc
     with make_client(url, key) as client:
         result = client.post_deal(table_id, body)
     lang = current_lang()
@@ -416,7 +416,7 @@ def load_deals(path: Path) -> list[dict[str, Any]]:
             try:
                 item = parse_deal(item)
             except NotationError as exc:
-                raise click.BadParameter(lang._("{file}: deal {number}: {error}", file=path, number=i, error=exc), param_hint="DEALS_JSON") from exc
+                raise click.BadParameter(lang._("{file}: deal {number}: {error}", file=path, number=i, error=exc.in_(lang)), param_hint="DEALS_JSON") from exc
         if not isinstance(item, dict):
             raise click.BadParameter(lang._("{file}: deal {number} is not an object", file=path, number=i), param_hint="DEALS_JSON")
         bodies.append({k: v for k, v in item.items() if k not in STORED_ONLY})
@@ -684,7 +684,7 @@ def deal_correct(table_id: str, number: int, notation: tuple[str, ...], url: str
     try:
         body = parse_deal(" ".join(notation))
     except NotationError as exc:
-        raise click.BadParameter(str(exc), param_hint="NOTATION") from exc
+        raise click.BadParameter(exc.in_(current_lang()), param_hint="NOTATION") from exc
     with make_client(url, key) as client:
         result = client.correct_deal(table_id, number, body)
     lang = current_lang()

@@ -112,3 +112,9 @@ def test_a_refusal_of_the_client_itself_is_in_the_language(run):
     assert "give --players, --title or --note" in run("table", "rename", table_id, expect=2).output
     assert "укажите --players, --title или --note" in run("table", "rename", table_id, "--lang", "ru", expect=2).output
     assert "нет связи с http://127.0.0.1:9" in run("sheet", table_id, "--url", "http://127.0.0.1:9", "--lang", "ru", expect=1).output
+    # a word of the notation the client cannot read, named in the language (click writes
+    # its own frame, "Invalid value for NOTATION", in English)
+    bad = run("deal", "add", table_id, "7Q", "1", "--lang", "ru", expect=2).output
+    assert "'7Q': сдача начинается с игры (7H), 'mis', 'rem' или 'pass'" in _flat(bad)
+    bad = run("deal", "add", table_id, "mis", "x", "--lang", "ru", expect=2).output
+    assert "разыгрывающий: 'x' — не номер места" in _flat(bad)
