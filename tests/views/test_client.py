@@ -15,7 +15,7 @@ def run(live_url, owner_key):
     runner = CliRunner()
 
     def invoke(*args: str, expect: int = 0):
-        result = runner.invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key, "PREFSCORE_LANG": "en",
+        result = runner.invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key,
                                                       "COLUMNS": "160"})
         assert result.exit_code == expect, (result.output, result.exception)
         return result
@@ -58,7 +58,7 @@ def test_refused_deal_prints_the_reason(run):
 
 
 def test_wrong_key_and_unreachable_server(live_url, owner_key):
-    runner = CliRunner(env={"PREFSCORE_LANG": "en"})
+    runner = CliRunner()
     r = runner.invoke(main, ["sheet", "abc", "--url", live_url, "--key", "pk_wrong"])
     assert r.exit_code == 1 and "401" in r.output
     r = runner.invoke(main, ["sheet", "abc", "--url", "http://127.0.0.1:9", "--key", owner_key])

@@ -8,7 +8,7 @@ from app.cli import main
 
 
 def _run(live_url, key, *args, expect=0):
-    result = CliRunner().invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": key, "PREFSCORE_LANG": "en", "COLUMNS": "160"})
+    result = CliRunner().invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": key, "COLUMNS": "160"})
     assert result.exit_code == expect, (result.output, result.exception)
     return result
 
