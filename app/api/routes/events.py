@@ -10,8 +10,8 @@
 
 A comment every ``PREFSCORE_EVENTS_HEARTBEAT`` seconds keeps proxies from closing an idle
 stream. A keyed stream ends when its key is revoked: at once on the process that revoked it,
-within the heartbeat interval on the others (app/events/key_watcher.py). The stream is sse-starlette's ``EventSourceResponse`` (disconnects, heartbeats,
-shutdown).
+within the heartbeat interval on the others (app/events/key_watcher.py). The stream is
+sse-starlette's ``EventSourceResponse`` (disconnects, heartbeats, shutdown).
 """
 
 from __future__ import annotations
