@@ -185,7 +185,10 @@ def _num(lang: Lang, value: Any) -> str:
         return str(value)
     if isinstance(value, Decimal):
         return lang.number(value, digits=min(2, max(0, -int(value.as_tuple().exponent))))
-    return lang.number(amounts.parse(value))
+    exact = amounts.parse(value)
+    # as many decimals as it has, up to 2: 1/2 is 0,5 as the JSON number 0.5 is; 370/3 is 123,33
+    digits = next((d for d in (0, 1) if (exact * 10**d).denominator == 1), 2)
+    return lang.number(exact, digits=digits)
 
 
 def _state(lang: Lang, archived: bool, finished: bool) -> str:

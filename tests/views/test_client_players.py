@@ -25,7 +25,7 @@ def test_add_list_and_stats(live_url, owner_key, client):
                     json={"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "pass", "2": "pass"}})
     assert r.status_code == 201, r.text
     out = _run(live_url, owner_key, "player", "stats", pid, "--stake", "0.5").output
-    assert "Darya: 1 table, 0 finished, 1 deal" in out and "money at stake 0.5" in out
+    assert "Darya: 1 table, 0 finished, 1 deal" in out and "money at stake 0.5 " in out
     assert "Games declared" in out
     bad = _run(live_url, owner_key, "player", "stats", "0" * 32, expect=1)
     assert "404" in bad.output
