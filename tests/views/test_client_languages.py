@@ -119,16 +119,3 @@ def test_a_refusal_of_the_client_itself_is_in_the_language(run):
     bad = run("deal", "add", table_id, "mis", "x", "--lang", "ru", expect=2).output
     assert "разыгрывающий: 'x' — не номер места" in _flat(bad)
 
-
-def test_player_statistics_in_russian(run, client, owner_key):
-    pid = run("player", "add", "Darya").stdout.strip()
-    h = {"Authorization": f"Bearer {owner_key}"}
-    table = client.post("/v1/tables", json={"players": [{"name": "Darya", "player": pid}, "B", "V"], "convention": "sochi",
-                                              "pool_target": 1}, headers=h).json()
-    r = client.post(f"/v1/tables/{table['id']}/deals", headers=h,
-                    json={"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "pass", "2": "pass"}})
-    assert r.status_code == 201, r.text
-    out = _flat(run("player", "stats", pid, "--stake", "0.5", "--lang", "ru").output)
-    # one table (the "one" form), none finished, one deal; the stake 1/2 as 0,5
-    assert "Darya: 1 стол, окончено: 0, 1 сдача" in out and "деньги при ставке 0,5 " in out
-    assert "Заказанные игры" in out and "1 игрок" in _flat(run("player", "list", "--lang", "ru").output)
