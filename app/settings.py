@@ -110,7 +110,8 @@ class Settings(BaseSettings):
 
     # --- live updates (app/events, app/api/routes/events.py)
     events_heartbeat: float = 15
-    """Seconds between the comments that keep an idle event stream open through proxies."""
+    """Seconds between the comments that keep an idle event stream open through proxies; also
+    between the checks that end the streams of a key revoked elsewhere."""
     events_poll_interval: float = 0.25
     """SQLite: seconds between the reads of the watched tables' revisions (one query per process)."""
     events_recheck_interval: float = 30

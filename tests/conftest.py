@@ -10,6 +10,7 @@ Schemas are always made with Alembic, never ``create_all``.
 
 from __future__ import annotations
 
+import os
 import secrets
 import uuid
 from collections.abc import Iterator
@@ -21,6 +22,9 @@ import pytest
 from tests.databases import fresh_database
 
 ADMIN_KEY = "pk_test_admin_" + secrets.token_urlsafe(16)
+# The command-line client speaks the machine's language (app/client/language.py): the tests
+# read its English unless they ask for another (tests/views/test_client_languages.py).
+os.environ["PREFSCORE_LANG"] = "en"
 
 
 @pytest.fixture

@@ -1,10 +1,12 @@
 """A small server-sent-events client for the tests: reads a stream in a thread and hands
-over its events (``event``, ``id``, ``data`` parsed as JSON) and comments."""
+over its events (``event``, ``id``, ``data`` parsed as JSON) and comments; and a reader that
+keeps a stream open across its ends, resuming with ``Last-Event-ID`` as an EventSource does."""
 
 from __future__ import annotations
 
 import json
 import queue
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -31,6 +33,7 @@ class EventReader:
         self.response_headers: dict[str, str] = {}
         self.error: BaseException | None = None
         self.ended = threading.Event()
+        self.last_read = time.monotonic()  # when the stream last sent a line (a ping included)
         self._opened = threading.Event()
         self._client = httpx.Client(timeout=httpx.Timeout(timeout, read=None))
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -54,6 +57,7 @@ class EventReader:
                 fields: dict[str, str] = {}
                 data: list[str] = []
                 for line in r.iter_lines():
+                    self.last_read = time.monotonic()
                     if line == "":
                         if data or fields:
                             raw = "\n".join(data)
@@ -107,6 +111,81 @@ class EventReader:
     def close(self) -> None:
         response = getattr(self, "_response", None)
         if response is not None:
+            # The reading thread may wait in recv() for the next line (a ping seconds away),
+            # which closing the response does not interrupt: shutting the socket down does.
+            stream = response.extensions.get("network_stream")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
             response.close()
         self._client.close()
         self._thread.join(5)
+
+
+class ResumingReader(threading.Thread):
+    """A stream kept open until ``stop``, the way an EventSource keeps it: whenever it ends,
+    cannot be opened, answers other than 200 or goes silent for ``silent`` seconds (no event,
+    no ping: a dead connection), it is opened again with the id of the last event received as
+    ``Last-Event-ID``. ``events``: the table events received, in order, over every connection."""
+
+    def __init__(self, name: str, url: str, headers: dict[str, str] | None = None, *, stop: threading.Event, silent: float = 40):
+        super().__init__(name=name, daemon=True)
+        self.url = url
+        self.headers = headers or {}
+        self.stop_event = stop
+        self.silent = silent
+        self.events: list[Event] = []
+        self.last_id: str | None = None
+        self.connections = 0
+        self.failed_opens = 0  # refused, timed out or answered other than 200
+        self.statuses: list[int] = []  # those other answers
+        self.silences = 0
+        self.error: BaseException | None = None
+
+    @property
+    def reconnects(self) -> int:
+        return max(0, self.connections - 1)
+
+    def run(self) -> None:
+        try:
+            while not self.stop_event.is_set():
+                self._connection()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+
+    def _connection(self) -> None:
+        headers = dict(self.headers)
+        if self.last_id is not None:
+            headers["Last-Event-ID"] = self.last_id
+        try:
+            reader = EventReader(self.url, headers, timeout=10)
+        except (httpx.HTTPError, OSError, TimeoutError):
+            self.failed_opens += 1
+            time.sleep(0.2)
+            return
+        try:
+            if reader.status != 200:
+                self.failed_opens += 1
+                self.statuses.append(reader.status or 0)
+                time.sleep(0.2)
+                return
+            self.connections += 1
+            while not self.stop_event.is_set():
+                try:
+                    e = reader.next(timeout=0.5)
+                except queue.Empty:
+                    if time.monotonic() - reader.last_read > self.silent:
+                        self.silences += 1
+                        return
+                    continue
+                except EOFError:
+                    return
+                if e.id is not None:
+                    self.last_id = e.id
+                if not e.event.startswith("stream."):
+                    self.events.append(e)
+        finally:
+            reader.close()

@@ -65,4 +65,5 @@ async def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Ca
 
 DB = Annotated[Database, Depends(get_db)]
 Owner = Annotated[str, Depends(current_owner)]
+KeyCaller = Annotated[Caller, Depends(current_caller)]
 Admin = Annotated[Caller, Depends(admin_caller)]

@@ -13,7 +13,9 @@
     prefscore player add NAME [--external-id ID] | player list | player stats PLAYER_ID [--stake 0.5] [--convention piter]
 
 The server is ``--url`` / ``PREFSCORE_URL`` (default http://127.0.0.1:8000), the API key
-``--key`` / ``PREFSCORE_KEY``. Tables and progress are drawn with rich.
+``--key`` / ``PREFSCORE_KEY``. Tables and progress are drawn with rich, in Russian or English
+(``--lang``, else the environment: app/client/language.py); the words are in the catalogues
+of app/i18n, numbers and dates are written the language's way.
 """
 
 from __future__ import annotations
@@ -21,17 +23,23 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import click
 import httpx
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from app import amounts
+from app.i18n import N_, Lang
+from app.i18n import game_words as gw
 
+from .language import current_lang, lang_option
 from .notation import NotationError, format_deal, parse_deal
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -91,28 +99,32 @@ class Client:
         try:
             response = self.http.request(method, path, **kw)
         except httpx.HTTPError as exc:
-            raise click.ClickException(f"cannot reach {self.http.base_url}: {exc}") from exc
+            raise click.ClickException(current_lang()._("cannot reach {url}: {error}", url=self.http.base_url, error=exc)) from exc
         if response.status_code >= 400:
             raise ApiError(response)
         return response
 
+    def json(self, method: str, path: str, **kw: Any) -> Any:
+        """The answer's JSON, its amounts read as the decimals sent (never a float)."""
+        return self.request(method, path, **kw).json(parse_float=Decimal)
+
     def create_table(self, body: dict[str, Any]) -> dict[str, Any]:
-        return self.request("POST", "/v1/tables", json=body).json()
+        return self.json("POST", "/v1/tables", json=body)
 
     def post_deal(self, table_id: str, body: dict[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
-        return self.request("POST", f"/v1/tables/{table_id}/deals", json=body, headers=headers).json()
+        return self.json("POST", f"/v1/tables/{table_id}/deals", json=body, headers=headers)
 
     def table(self, table_id: str) -> dict[str, Any]:
-        return self.request("GET", f"/v1/tables/{table_id}").json()
+        return self.json("GET", f"/v1/tables/{table_id}")
 
     def tables(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Every listed table, following ``next`` to the last page."""
         out: list[dict[str, Any]] = []
-        page = self.request("GET", "/v1/tables", params=params).json()
+        page = self.json("GET", "/v1/tables", params=params)
         out += page["items"]
         while page.get("next"):
-            page = self.request("GET", page["next"]).json()
+            page = self.json("GET", page["next"])
             out += page["items"]
         return out
 
@@ -120,32 +132,32 @@ class Client:
         out: list[dict[str, Any]] = []
         url: str | None = f"/v1/tables/{table_id}/deals?limit=200"
         while url:
-            page = self.request("GET", url).json()
+            page = self.json("GET", url)
             out += page["items"]
             url = page.get("next")
         return out
 
     def patch_table(self, table_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        return self.request("PATCH", f"/v1/tables/{table_id}", json=body).json()
+        return self.json("PATCH", f"/v1/tables/{table_id}", json=body)
 
     def delete_table(self, table_id: str) -> None:
         self.request("DELETE", f"/v1/tables/{table_id}")
 
     def undo_deal(self, table_id: str, number: int) -> dict[str, Any]:
-        return self.request("DELETE", f"/v1/tables/{table_id}/deals/{number}").json()
+        return self.json("DELETE", f"/v1/tables/{table_id}/deals/{number}")
 
     def correct_deal(self, table_id: str, number: int, body: dict[str, Any]) -> dict[str, Any]:
-        return self.request("PUT", f"/v1/tables/{table_id}/deals/{number}", json=body).json()
+        return self.json("PUT", f"/v1/tables/{table_id}/deals/{number}", json=body)
 
     def export(self, table_id: str, fmt: str) -> str:
         return self.request("GET", f"/v1/tables/{table_id}/export", params={"format": fmt}).text
 
     def import_record(self, record: dict[str, Any]) -> dict[str, Any]:
-        return self.request("POST", "/v1/tables/import", json=record).json()
+        return self.json("POST", "/v1/tables/import", json=record)
 
     def settlement(self, table_id: str, stake: str | None) -> dict[str, Any]:
         params = {"stake": stake} if stake is not None else {}
-        return self.request("GET", f"/v1/tables/{table_id}/settlement", params=params).json()
+        return self.json("GET", f"/v1/tables/{table_id}/settlement", params=params)
 
 
 # Tests replace this to talk to an app in the same process.
@@ -159,77 +171,110 @@ def _server_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.option(
         "--url", envvar="PREFSCORE_URL", default=DEFAULT_URL, show_default=True, show_envvar=True, help="the service"
     )(f)
-    return f
+    return lang_option(f)
 
 
 def _console() -> Console:
     return Console(highlight=False)
 
 
-_num = amounts.plain
+def _num(lang: Lang, value: Any) -> str:
+    """An amount as sent (an int, a decimal rounded to 0.01, or exact "p/q" text) written the
+    language's way: 12, 2,5, −33,33 in Russian."""
+    if value is None or isinstance(value, bool):
+        return str(value)
+    if isinstance(value, Decimal):
+        return lang.number(value, digits=min(2, max(0, -int(value.as_tuple().exponent))))
+    exact = amounts.parse(value)
+    # as many decimals as it has, up to 2: 1/2 is 0,5 as the JSON number 0.5 is; 370/3 is 123,33
+    digits = next((d for d in (0, 1) if (exact * 10**d).denominator == 1), 2)
+    return lang.number(exact, digits=digits)
+
+
+def _state(lang: Lang, archived: bool, finished: bool) -> str:
+    return lang._("archived") if archived else lang._("finished") if finished else lang._("active")
 
 
 # --- terminal tables -----------------------------------------------------------------------
-def sheet_table(sheet: dict[str, Any], title: str | None = None) -> Table:
+def sheet_table(lang: Lang, sheet: dict[str, Any], title: str | None = None) -> Table:
     players = sorted(sheet["players"], key=lambda p: p["seat"])
     names = {p["seat"]: p.get("name", f"#{p['seat']}") for p in players}
-    table = Table(title=title or f"Sheet after {sheet.get('deal_count', 0)} deals", title_justify="left")
-    table.add_column("seat", justify="right")
-    table.add_column("player")
-    table.add_column("pool", justify="right")
-    table.add_column("mountain", justify="right")
+    n = sheet.get("deal_count", 0)
+    table = Table(title=title or lang.ngettext("Sheet after {n} deal", "Sheet after {n} deals", n), title_justify="left")
+    table.add_column(lang._("seat"), justify="right")
+    table.add_column(lang._("player"))
+    table.add_column(lang._("pool"), justify="right")
+    table.add_column(lang._("mountain"), justify="right")
     for p in players:
-        table.add_column(f"whists on {names[p['seat']]}", justify="right")
+        table.add_column(lang._("whists on {name}", name=names[p["seat"]]), justify="right")
     for p in players:
-        pool = _num(p["pool"]) + (" ✓" if p.get("pool_closed") else "")
-        whists = [("" if q["seat"] == p["seat"] else _num(p["whists"].get(str(q["seat"]), 0))) for q in players]
-        table.add_row(str(p["seat"]), names[p["seat"]], pool, _num(p["mountain"]), *whists)
+        pool = _num(lang, p["pool"]) + (" ✓" if p.get("pool_closed") else "")
+        whists = [("" if q["seat"] == p["seat"] else _num(lang, p["whists"].get(str(q["seat"]), 0))) for q in players]
+        table.add_row(str(p["seat"]), names[p["seat"]], pool, _num(lang, p["mountain"]), *whists)
     allpass = sheet.get("allpass") or {}
-    parts = [f"all-pass level {allpass.get('level', 1)}"]
+    parts = [lang._("all-pass level {level}", level=allpass.get("level", 1))]
     if allpass.get("next_trick_cost") is not None:
-        parts.append(f"trick cost {allpass['next_trick_cost']}")
+        parts.append(lang._("trick cost {cost}", cost=_num(lang, allpass["next_trick_cost"])))
     if allpass.get("min_contract") is not None:
-        parts.append(f"lowest contract {allpass['min_contract']}")
+        parts.append(lang._("lowest contract {level}", level=allpass["min_contract"]))
     if allpass.get("compulsory"):
-        parts.append("compulsory")
-    state = "finished" if sheet.get("finished") else f"next dealer {names.get(sheet.get('next_dealer'), '?')}"
+        parts.append(lang._("compulsory"))
+    if sheet.get("finished"):
+        state = lang._("finished")
+    else:
+        state = lang._("next dealer {name}", name=names.get(sheet.get("next_dealer"), "?"))
     table.caption = ", ".join(parts) + f"; {state}"
     table.caption_justify = "left"
     return table
 
 
-def settlement_tables(settlement: dict[str, Any]) -> list[Table]:
+def settlement_tables(lang: Lang, settlement: dict[str, Any]) -> list[Table]:
     names = {p["seat"]: p["name"] for p in settlement["players"]}
     # the stake as a person writes it (0.5); a service of the first version sent only "1/2"
     stake = settlement.get("stake_text") or settlement.get("stake")
-    title = "Settlement" + (" (final)" if settlement.get("final") else " (if the game ended now)")
-    if stake is not None:
-        title += f", stake {stake}"
+    final = bool(settlement.get("final"))
+    if stake is None:
+        title = lang._("Settlement (final)") if final else lang._("Settlement (if the game ended now)")
+    else:
+        stake = lang.number(amounts.parse(stake)) if "/" in stake else _num(lang, Decimal(stake))
+        title = (
+            lang._("Settlement (final), stake {stake}", stake=stake)
+            if final
+            else lang._("Settlement (if the game ended now), stake {stake}", stake=stake)
+        )
     balances = Table(title=title, title_justify="left")
-    balances.add_column("player")
-    balances.add_column("balance", justify="right")
-    balances.add_column("exact", justify="right", style="dim")
+    balances.add_column(lang._("player"))
+    balances.add_column(lang._("balance"), justify="right")
+    balances.add_column(lang._("exact"), justify="right", style="dim")
     for p in settlement["players"]:
         b = p["balance"]
         style = "green" if b > 0 else "red" if b < 0 else ""
-        balances.add_row(p["name"], f"[{style}]{_num(b)}[/]" if style else _num(b), str(p.get("balance_exact", "")))
-    transfers = Table(title="Transfers", title_justify="left")
-    transfers.add_column("from")
-    transfers.add_column("to")
-    transfers.add_column("amount", justify="right")
+        shown = _num(lang, b)
+        balances.add_row(p["name"], f"[{style}]{shown}[/]" if style else shown, str(p.get("balance_exact", "")))
+    transfers = Table(title=lang._("Transfers"), title_justify="left")
+    transfers.add_column(lang._("from"))
+    transfers.add_column(lang._("to"))
+    transfers.add_column(lang._("amount"), justify="right")
     for t in settlement.get("transfers", []):
-        transfers.add_row(names.get(t["from"], str(t["from"])), names.get(t["to"], str(t["to"])), _num(t["amount"]))
+        transfers.add_row(names.get(t["from"], str(t["from"])), names.get(t["to"], str(t["to"])), _num(lang, t["amount"]))
     return [balances, transfers]
 
 
-def entries_table(entries: list[dict[str, Any]], names: dict[int, str]) -> Table:
-    table = Table(title="Written", title_justify="left")
-    table.add_column("player")
-    table.add_column("what")
-    table.add_column("amount", justify="right")
+def _written(lang: Lang, entry: dict[str, Any], names: dict[int, str]) -> str:
+    """What an entry writes: "pool", "whists on Boris" ("висты на Boris")."""
+    kind = gw.word(lang, gw.ENTRY_KINDS, entry["kind"])
+    if entry.get("on") is None:
+        return kind
+    return lang._("{kind} on {name}", kind=kind, name=names.get(entry["on"], entry["on"]))
+
+
+def entries_table(lang: Lang, entries: list[dict[str, Any]], names: dict[int, str]) -> Table:
+    table = Table(title=lang._("Written"), title_justify="left")
+    table.add_column(lang._("player"))
+    table.add_column(lang._("what"))
+    table.add_column(lang._("amount"), justify="right")
     for e in entries:
-        what = e["kind"] + (f" on {names.get(e['on'], e['on'])}" if e["kind"] == "whists" else "")
-        table.add_row(names.get(e["seat"], str(e["seat"])), what, _num(e["amount"]))
+        table.add_row(names.get(e["seat"], str(e["seat"])), _written(lang, e, names), _num(lang, e["amount"]))
     return table
 
 
@@ -237,7 +282,7 @@ def entries_table(entries: list[dict[str, Any]], names: dict[int, str]) -> Table
 def _parse_option(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key:
-        raise click.BadParameter(f"{text!r}: write NAME=VALUE, e.g. stalingrad=false or allpass_costs=[2,4,8]")
+        raise click.BadParameter(current_lang()._("{text}: write NAME=VALUE, e.g. stalingrad=false or allpass_costs=[2,4,8]", text=repr(text)))
     try:
         value = json.loads(raw)
     except ValueError:
@@ -272,9 +317,13 @@ def table_create(
     with make_client(url, key) as client:
         table = client.create_table(body)
     # The id alone on stdout (TABLE=$(prefscore table create ...)); the rest on stderr.
+    lang = current_lang()
     err = Console(stderr=True, highlight=False)
     names = ", ".join(p["name"] for p in table["players"])
-    err.print(f"table for {names} ({table['convention']}, pool to {table['pool_target']}); share link:")
+    err.print(
+        lang._("table for {names} ({convention}, pool to {pool}); share link:", names=names, convention=table["convention"], pool=table["pool_target"]),
+        markup=False,
+    )
     err.print(f"{url.rstrip('/')}/shared/{table['share_token']}", markup=False)
     click.echo(table["id"])
 
@@ -305,15 +354,16 @@ def deal_add(table_id: str, notation: tuple[str, ...], url: str, key: str | None
     try:
         body = parse_deal(" ".join(notation))
     except NotationError as exc:
-        raise click.BadParameter(str(exc), param_hint="NOTATION") from exc
+        raise click.BadParameter(exc.in_(current_lang()), param_hint="NOTATION") from exc
     with make_client(url, key) as client:
         result = client.post_deal(table_id, body)
+    lang = current_lang()
     sheet = result["sheet"]
     names = {p["seat"]: p["name"] for p in sheet["players"]}
     console = _console()
-    console.print(f"deal {result['deal']['number']}: {format_deal(body)}")
-    console.print(entries_table(result["deal"]["entries"], names))
-    console.print(sheet_table(sheet))
+    console.print(lang._("deal {number}: {deal}", number=result["deal"]["number"], deal=format_deal(body, lang)), markup=False)
+    console.print(entries_table(lang, result["deal"]["entries"], names))
+    console.print(sheet_table(lang, sheet))
 
 
 @click.command("sheet")
@@ -323,8 +373,12 @@ def sheet_command(table_id: str, url: str, key: str | None) -> None:
     """Show a table's sheet: pools, mountains, whists, the all-pass level."""
     with make_client(url, key) as client:
         table = client.table(table_id)
-    title = f"{table['convention']}, pool to {table['pool_target']}: {table['deal_count']} deals"
-    _console().print(sheet_table(table["sheet"], title))
+    lang = current_lang()
+    title = lang.ngettext(
+        "{convention}, pool to {pool}: {n} deal", "{convention}, pool to {pool}: {n} deals", table["deal_count"],
+        convention=table["convention"], pool=table["pool_target"],
+    )
+    _console().print(sheet_table(lang, table["sheet"], title))
 
 
 @click.command("settle")
@@ -336,7 +390,7 @@ def settle_command(table_id: str, stake: str | None, url: str, key: str | None) 
     with make_client(url, key) as client:
         settlement = client.settlement(table_id, stake)
     console = _console()
-    for table in settlement_tables(settlement):
+    for table in settlement_tables(current_lang(), settlement):
         console.print(table)
 
 
@@ -354,9 +408,10 @@ def load_deals(path: Path) -> list[dict[str, Any]]:
             data = data["items"]
         elif isinstance(data.get("deals"), list):
             data = data["deals"]
+    lang = current_lang()
     if not isinstance(data, list):
         raise click.BadParameter(
-            f'{path}: expected a JSON list of deals, or a listing page {{"items": [...]}}', param_hint="DEALS_JSON"
+            lang._('{file}: expected a JSON list of deals, or a listing page {{"items": [...]}}', file=path), param_hint="DEALS_JSON"
         )
     bodies = []
     for i, item in enumerate(data, start=1):
@@ -364,9 +419,9 @@ def load_deals(path: Path) -> list[dict[str, Any]]:
             try:
                 item = parse_deal(item)
             except NotationError as exc:
-                raise click.BadParameter(f"{path}: deal {i}: {exc}", param_hint="DEALS_JSON") from exc
+                raise click.BadParameter(lang._("{file}: deal {number}: {error}", file=path, number=i, error=exc.in_(lang)), param_hint="DEALS_JSON") from exc
         if not isinstance(item, dict):
-            raise click.BadParameter(f"{path}: deal {i} is not an object", param_hint="DEALS_JSON")
+            raise click.BadParameter(lang._("{file}: deal {number} is not an object", file=path, number=i), param_hint="DEALS_JSON")
         bodies.append({k: v for k, v in item.items() if k not in STORED_ONLY})
     return bodies
 
@@ -407,32 +462,42 @@ def import_command(table_id_or_file: str, deals_json: Path | None, url: str, key
         return
     if is_record(read_json(deals_json, "DEALS_JSON")):
         raise click.BadParameter(
-            f"{deals_json} is a game record: import it as a new table with `prefscore import {deals_json}`",
+            current_lang()._("{file} is a game record: import it as a new table with `prefscore import {file}`", file=deals_json),
             param_hint="DEALS_JSON",
         )
     import_deals(table_id_or_file, deals_json, url, key)
 
 
 def import_record_file(path: Path, url: str, key: str | None) -> None:
+    lang = current_lang()
     if not path.is_file():
-        raise click.BadParameter(f"{path}: no such file", param_hint="RECORD_JSON")
+        raise click.BadParameter(lang._("{file}: no such file", file=path), param_hint="RECORD_JSON")
     data = read_json(path, "RECORD_JSON")
     if not is_record(data):
         raise click.BadParameter(
-            f'{path} is not a game record (no "format": "{RECORD_FORMAT}"); to post deals into a table: '
-            f"prefscore import TABLE_ID {path}",
+            lang._(
+                '{file} is not a game record (no "format": "{format}"); to post deals into a table: prefscore import TABLE_ID {file}',
+                file=path, format=RECORD_FORMAT,
+            ),
             param_hint="RECORD_JSON",
         )
     with make_client(url, key) as client:
         table = client.import_record(data)
     err = Console(stderr=True, highlight=False)
-    err.print(f"imported {table['deal_count']} deals of {path.name} as a new table; share link:")
+    n = table["deal_count"]
+    err.print(
+        current_lang().ngettext(
+            "imported {n} deal of {file} as a new table; share link:", "imported {n} deals of {file} as a new table; share link:", n, file=path.name
+        ),
+        markup=False,
+    )
     err.print(f"{url.rstrip('/')}/shared/{table['share_token']}", markup=False)
     click.echo(table["id"])
 
 
 def import_deals(table_id: str, deals_json: Path, url: str, key: str | None) -> None:
     bodies = load_deals(deals_json)
+    lang = current_lang()
     console = Console(stderr=True, highlight=False)
     client = make_client(url, key)
     posted = 0
@@ -445,20 +510,21 @@ def import_deals(table_id: str, deals_json: Path, url: str, key: str | None) -> 
             console=console,
             transient=False,
         ) as progress:
-            task = progress.add_task("importing deals", total=len(bodies))
+            task = progress.add_task(lang._("importing deals"), total=len(bodies))
             for number, body in enumerate(bodies, start=1):
                 try:
                     client.post_deal(table_id, body, idempotency_key=import_key(table_id, number, body))
                 except ApiError as exc:
                     progress.stop()
-                    console.print(f"[red]deal {number} of {deals_json.name} refused[/] ({format_deal_safe(body)})")
+                    refused = lang._("deal {number} of {file} refused", number=number, file=deals_json.name)
+                    console.print(f"[red]{escape(refused)}[/] ({escape(format_deal_safe(body, lang))})")
                     console.print(describe_problem(exc.problem), markup=False)
                     raise SystemExit(1) from None
                 posted += 1
                 progress.advance(task)
     finally:
         client.close()
-    console.print(f"imported {posted} deals into table {table_id}")
+    console.print(lang.ngettext("imported {n} deal into table {table}", "imported {n} deals into table {table}", posted, table=table_id), markup=False)
 
 
 # --- the tables collection, the log, the record ------------------------------------------
@@ -472,14 +538,15 @@ def table_list(status: str | None, convention: str | None, player: str | None, u
     params = {k: v for k, v in (("status", status), ("convention", convention), ("player", player)) if v}
     with make_client(url, key) as client:
         tables = client.tables({**params, "limit": 200})
-    table = Table(title=f"{len(tables)} tables", title_justify="left")
-    for column in ("id", "title", "convention", "players", "deals", "state", "updated"):
-        table.add_column(column, justify="right" if column == "deals" else "left")
+    lang = current_lang()
+    table = Table(title=lang.ngettext("{n} table", "{n} tables", len(tables)), title_justify="left")
+    for column in (N_("id"), N_("title"), N_("convention"), N_("players"), N_("deals"), N_("state"), N_("updated")):
+        table.add_column(lang._(column), justify="right" if column == "deals" else "left")
     for t in tables:
-        state = "archived" if t["archived"] else "finished" if t["finished"] else "active"
         table.add_row(
             t["id"], t["title"] or "", t["convention"], ", ".join(p["name"] for p in t["players"]),
-            str(t["deal_count"]), state, t["updated_at"][:19].replace("T", " "),
+            lang.number(t["deal_count"]), _state(lang, t["archived"], t["finished"]),
+            lang.datetime(datetime.fromisoformat(t["updated_at"])),
         )
     _console().print(table)
 
@@ -491,14 +558,22 @@ def table_show(table_id: str, url: str, key: str | None) -> None:
     """A table: its title, note, settings and sheet."""
     with make_client(url, key) as client:
         t = client.table(table_id)
+    lang = current_lang()
     console = _console()
     names = ", ".join(p["name"] for p in t["players"])
-    state = "archived" if t["archived"] else "finished" if t["sheet"]["finished"] else "active"
-    console.print(f"{t['title'] or 'untitled'}: {names} ({t['convention']}, pool to {t['pool_target']}; {state})", markup=False)
+    console.print(
+        lang._(
+            "{title}: {names} ({convention}, pool to {pool}; {state})",
+            title=t["title"] or lang._("untitled"), names=names, convention=t["convention"], pool=t["pool_target"],
+            state=_state(lang, t["archived"], t["sheet"]["finished"]),
+        ),
+        markup=False,
+    )
     if t.get("note"):
-        console.print(f"note: {t['note']}", markup=False)
-    console.print(f"share link: {url.rstrip('/')}/shared/{t['share_token']}", markup=False)
-    console.print(sheet_table(t["sheet"], f"{t['deal_count']} deals"))
+        console.print(lang._("note: {note}", note=t["note"]), markup=False)
+    link = f"{url.rstrip('/')}/shared/{t['share_token']}"
+    console.print(lang._("share link: {url}", url=link), markup=False)
+    console.print(sheet_table(lang, t["sheet"], gw.deal_count(lang, t["deal_count"])))
 
 
 @table_group.command("rename")
@@ -517,16 +592,17 @@ def table_rename(table_id: str, players: str | None, title: str | None, note: st
     if note is not None:
         body["note"] = note or None
     if not body:
-        raise click.UsageError("give --players, --title or --note")
+        raise click.UsageError(current_lang()._("give --players, --title or --note"))
     _patch(table_id, body, url, key)
 
 
 def _patch(table_id: str, body: dict[str, Any], url: str, key: str | None) -> None:
     with make_client(url, key) as client:
         t = client.patch_table(table_id, body)
+    lang = current_lang()
     names = ", ".join(p["name"] for p in t["players"])
-    state = "archived" if t["archived"] else "not archived"
-    click.echo(f"{t['id']}: {t['title'] or 'untitled'}; {names}; {state}")
+    state = lang._("archived") if t["archived"] else lang._("not archived")
+    click.echo(f"{t['id']}: {t['title'] or lang._('untitled')}; {names}; {state}")
 
 
 @table_group.command("archive")
@@ -551,11 +627,12 @@ def table_unarchive(table_id: str, url: str, key: str | None) -> None:
 @_server_options
 def table_delete(table_id: str, yes: bool, url: str, key: str | None) -> None:
     """Delete a table for good, with its deals and its share link."""
+    lang = current_lang()
     if not yes:
-        click.confirm(f"delete table {table_id} and all its deals for good?", abort=True)
+        click.confirm(lang._("delete table {table} and all its deals for good?", table=table_id), abort=True)
     with make_client(url, key) as client:
         client.delete_table(table_id)
-    click.echo(f"deleted table {table_id}")
+    click.echo(lang._("deleted table {table}", table=table_id))
 
 
 @deal_group.command("list")
@@ -566,19 +643,17 @@ def deal_list(table_id: str, url: str, key: str | None) -> None:
     with make_client(url, key) as client:
         names = {p["seat"]: p["name"] for p in client.table(table_id)["players"]}
         deals = client.deals(table_id)
-    table = Table(title=f"{len(deals)} deals", title_justify="left")
+    lang = current_lang()
+    table = Table(title=gw.deal_count(lang, len(deals)), title_justify="left")
     table.add_column("#", justify="right")
-    table.add_column("deal")
-    table.add_column("written")
+    table.add_column(lang._("deal"))
+    table.add_column(lang._("written"))
     for d in deals:
         body = {k: v for k, v in d.items() if k not in STORED_ONLY}
         written = "; ".join(
-            f"{names.get(e['seat'], e['seat'])} {e['kind']}"
-            + (f" on {names.get(e['on'], e['on'])}" if e.get("on") is not None else "")
-            + f" {_num(e['amount'])}"
-            for e in d["entries"]
+            f"{names.get(e['seat'], e['seat'])} {_written(lang, e, names)} {_num(lang, e['amount'])}" for e in d["entries"]
         )
-        table.add_row(str(d["number"]), format_deal_safe(body), written)
+        table.add_row(str(d["number"]), format_deal_safe(body, lang), written)
     _console().print(table)
 
 
@@ -592,11 +667,13 @@ def deal_undo(table_id: str, number: int | None, url: str, key: str | None) -> N
         if number is None:
             number = client.table(table_id)["deal_count"]
             if number == 0:
-                raise click.ClickException(f"table {table_id} has no deal to undo")
+                raise click.ClickException(current_lang()._("table {table} has no deal to undo", table=table_id))
         result = client.undo_deal(table_id, number)
+    lang = current_lang()
     console = _console()
-    console.print(f"undid deal {number}: {format_deal_safe({k: v for k, v in result['deal'].items() if k not in STORED_ONLY})}")
-    console.print(sheet_table(result["sheet"]))
+    undone = format_deal_safe({k: v for k, v in result["deal"].items() if k not in STORED_ONLY}, lang)
+    console.print(lang._("undid deal {number}: {deal}", number=number, deal=undone), markup=False)
+    console.print(sheet_table(lang, result["sheet"]))
 
 
 @deal_group.command("correct", context_settings={"ignore_unknown_options": True})
@@ -610,14 +687,15 @@ def deal_correct(table_id: str, number: int, notation: tuple[str, ...], url: str
     try:
         body = parse_deal(" ".join(notation))
     except NotationError as exc:
-        raise click.BadParameter(str(exc), param_hint="NOTATION") from exc
+        raise click.BadParameter(exc.in_(current_lang()), param_hint="NOTATION") from exc
     with make_client(url, key) as client:
         result = client.correct_deal(table_id, number, body)
+    lang = current_lang()
     console = _console()
-    console.print(f"deal {number} is now: {format_deal(body)}")
+    console.print(lang._("deal {number} is now: {deal}", number=number, deal=format_deal(body, lang)), markup=False)
     if result.get("rescored"):
-        console.print(f"re-scored: deals {', '.join(str(n) for n in result['rescored'])}")
-    console.print(sheet_table(result["sheet"]))
+        console.print(lang._("re-scored: deals {numbers}", numbers=", ".join(str(n) for n in result["rescored"])), markup=False)
+    console.print(sheet_table(lang, result["sheet"]))
 
 
 @click.command("export")
@@ -636,7 +714,7 @@ def export_command(table_id: str, fmt: str, output: Path | None, url: str, key: 
         click.echo(text, nl=False)
     else:
         output.write_text(text, encoding="utf-8", newline="")
-        Console(stderr=True, highlight=False).print(f"wrote {output}", markup=False)
+        Console(stderr=True, highlight=False).print(current_lang()._("wrote {file}", file=output), markup=False)
 
 
 def import_key(table_id: str, position: int, body: dict[str, Any]) -> str:
@@ -644,9 +722,9 @@ def import_key(table_id: str, position: int, body: dict[str, Any]) -> str:
     return "import-" + hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
-def format_deal_safe(body: dict[str, Any]) -> str:
+def format_deal_safe(body: dict[str, Any], lang: Lang | None = None) -> str:
     try:
-        return format_deal(body)
+        return format_deal(body, lang)
     except (KeyError, TypeError, AttributeError):
         return json.dumps(body, ensure_ascii=False)[:200]
 
@@ -669,7 +747,7 @@ def player_add(name: str, external_id: str | None, url: str, key: str | None) ->
     if external_id is not None:
         body["external_id"] = external_id
     with make_client(url, key) as client:
-        player = client.request("POST", "/v1/players", json=body).json()
+        player = client.json("POST", "/v1/players", json=body)
     click.echo(player["id"])
 
 
@@ -682,14 +760,15 @@ def player_list(url: str, key: str | None) -> None:
     try:
         path: str | None = "/v1/players?limit=200"
         while path:
-            page = client.request("GET", path).json()
+            page = client.json("GET", path)
             rows += page["items"]
             path = page["next"]
     finally:
         client.close()
-    table = Table(title=f"{len(rows)} players")
-    for column in ("id", "name", "external id"):
-        table.add_column(column)
+    lang = current_lang()
+    table = Table(title=lang.ngettext("{n} player", "{n} players", len(rows)))
+    for column in (N_("id"), N_("name"), N_("external id")):
+        table.add_column(lang._(column))
     for p in rows:
         table.add_row(p["id"], p["name"], p["external_id"] or "")
     _console().print(table)
@@ -705,34 +784,42 @@ def player_stats_command(player_id: str, stake: str | None, convention: str | No
     whists, all-passes."""
     params = {k: v for k, v in (("stake", stake), ("convention", convention)) if v is not None}
     with make_client(url, key) as client:
-        stats = client.request("GET", f"/v1/players/{player_id}/stats", params=params).json()
+        stats = client.json("GET", f"/v1/players/{player_id}/stats", params=params)
     console = _console()
-    for table in player_stats_tables(stats):
+    for table in player_stats_tables(current_lang(), stats):
         console.print(table)
 
 
-def player_stats_tables(stats: dict[str, Any]) -> list[Table]:
-    name = stats["player"]["name"]
-    summary = Table(title=f"{name}: {stats['tables']} tables, {stats['finished']} finished, {stats['deals']} deals")
+def player_stats_tables(lang: Lang, stats: dict[str, Any]) -> list[Table]:
+    counts = ", ".join([
+        lang.ngettext("{n} table", "{n} tables", stats["tables"]),
+        lang._("{n} finished", n=stats["finished"]),
+        gw.deal_count(lang, stats["deals"]),
+    ])
+    summary = Table(title=f"{stats['player']['name']}: {counts}")
     summary.add_column("")
     summary.add_column("", justify="right")
-    summary.add_row("net whists (finished tables)", _num(amounts.parse(stats["balance_exact"])))
+
+    def exact(text: str) -> str:
+        return _num(lang, text)
+
+    summary.add_row(lang._("net whists (finished tables)"), exact(stats["balance_exact"]))
     if "money_exact" in stats:
-        summary.add_row(f"money at stake {_num(amounts.parse(stats['stake_exact']))}", _num(amounts.parse(stats["money_exact"])))
-    summary.add_row("whists written", _num(amounts.parse(stats["whists"]["written_exact"])))
-    summary.add_row("whists received", _num(amounts.parse(stats["whists"]["received_exact"])))
+        summary.add_row(lang._("money at stake {stake}", stake=exact(stats["stake_exact"])), exact(stats["money_exact"]))
+    summary.add_row(lang._("whists written"), exact(stats["whists"]["written_exact"]))
+    summary.add_row(lang._("whists received"), exact(stats["whists"]["received_exact"]))
     m = stats["misere"]
-    summary.add_row("misères made / failed", f"{m['made']} / {m['failed']}")
+    summary.add_row(lang._("misères made / failed"), f"{m['made']} / {m['failed']}")
     a = stats["allpass"]
-    summary.add_row("all-passes played / clean", f"{a['played']} / {a['clean']}")
-    summary.add_row("all-pass tricks", str(a["tricks"]))
-    summary.add_row("all-pass streaks of 3+", str(a["long_streaks"]))
-    declared = Table(title="Games declared")
-    for column in ("game", "deals", "made", "failed", "undertricks"):
-        declared.add_column(column, justify="right" if column != "game" else "left")
+    summary.add_row(lang._("all-passes played / clean"), f"{a['played']} / {a['clean']}")
+    summary.add_row(lang._("all-pass tricks"), lang.number(a["tricks"]))
+    summary.add_row(lang._("all-pass streaks of 3+"), lang.number(a["long_streaks"]))
+    declared = Table(title=lang._("Games declared"))
+    for column in (N_("game"), N_("deals"), N_("made"), N_("failed"), N_("undertricks")):
+        declared.add_column(lang._(column), justify="right" if column != "game" else "left")
     for d in stats["declared"]:
-        game = f"{d['level']}" + (" (remise)" if d["kind"] == "remise" else "")
-        declared.add_row(game, str(d["deals"]), str(d["made"]), str(d["failed"]), str(d["undertricks"]))
+        game = str(d["level"]) + (f" ({gw.word(lang, gw.DEAL_TYPES, 'remise')})" if d["kind"] == "remise" else "")
+        declared.add_row(game, *(lang.number(d[k]) for k in ("deals", "made", "failed", "undertricks")))
     return [summary, declared]
 
 

@@ -83,12 +83,20 @@ class StreamNotice:
 @dataclass(eq=False)
 class Subscription:
     """One open stream: the tables it watches (``tables``), or every table of ``owner``
-    (``tables`` None). Events wait in a short queue until the stream sends them."""
+    (``tables`` None), and the stored key it was opened with (``key_id``; None for the share
+    link and the environment's admin key). Events wait in a short queue until the stream
+    sends them; ``ended`` says the stream must end now (its key was revoked)."""
 
     owner: str | None
     tables: frozenset[str] | None
+    key_id: int | None = None
+    ended: bool = False
     _queue: deque[Any] = field(default_factory=deque)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def end(self) -> None:
+        self.ended = True
+        self._wake.set()
 
     def push(self, item: Any) -> None:
         self._queue.append(item)
@@ -126,6 +134,8 @@ class Subscription:
 # and the (owner, revision, deal_count) of some tables and of every table of some owners.
 LoadCurrent = Callable[[list[str]], dict[str, Current]]
 LoadRevisions = Callable[[list[str], list[str]], dict[str, tuple[str, int, int]]]
+# Of some stored keys, those that no longer work (revoked).
+LoadRevoked = Callable[[list[int]], set[int]]
 RunSync = Callable[..., Awaitable[Any]]
 
 
@@ -134,13 +144,23 @@ class TooManySubscriptions(Exception):
 
 
 class Hub:
-    def __init__(self, load_current: LoadCurrent, load_revisions: LoadRevisions, run_sync: RunSync, *, max_subscriptions: int = 10_000):
+    def __init__(
+        self,
+        load_current: LoadCurrent,
+        load_revisions: LoadRevisions,
+        run_sync: RunSync,
+        *,
+        load_revoked: LoadRevoked | None = None,
+        max_subscriptions: int = 10_000,
+    ):
         self._load_current = load_current
         self._load_revisions = load_revisions
+        self._load_revoked = load_revoked
         self._run_sync = run_sync
         self.max_subscriptions = max_subscriptions
         self._by_table: dict[str, set[Subscription]] = {}
         self._by_owner: dict[str, set[Subscription]] = {}
+        self._by_key: dict[int, set[Subscription]] = {}
         self._known: dict[str, tuple[int, int]] = {}  # table -> (revision, deal_count) last sent
         self._owner_of: dict[str, str] = {}  # table -> owner, for the tables known
         self._hints: dict[tuple[str, int], str] = {}  # (table, revision) -> the kind its writer announced
@@ -157,6 +177,8 @@ class Hub:
         if self.count >= self.max_subscriptions:
             raise TooManySubscriptions()
         self.count += 1
+        if sub.key_id is not None:
+            self._by_key.setdefault(sub.key_id, set()).add(sub)
         if sub.tables is None:
             assert sub.owner is not None
             self._by_owner.setdefault(sub.owner, set()).add(sub)
@@ -166,6 +188,11 @@ class Hub:
 
     def unsubscribe(self, sub: Subscription) -> None:
         self.count -= 1
+        keyed = self._by_key.get(sub.key_id) if sub.key_id is not None else None
+        if keyed is not None:
+            keyed.discard(sub)
+            if not keyed:
+                del self._by_key[sub.key_id]  # type: ignore[arg-type]
         if sub.tables is None:
             subs = self._by_owner.get(sub.owner or "")
             if subs is not None:
@@ -256,6 +283,27 @@ class Hub:
             return
         rows = await self._run_sync(self._load_revisions, tables, owners)
         self.revisions_seen(rows, tables)
+
+    # --- keys
+
+    def key_revoked(self, key_id: int) -> None:
+        """End every stream opened with the stored key ``key_id``."""
+        for sub in self._by_key.get(key_id, ()):
+            sub.end()
+
+    def key_revoked_threadsafe(self, key_id: int) -> None:
+        """``key_revoked`` from a request's thread (the process that revoked the key)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.key_revoked, key_id)
+
+    async def check_keys(self) -> None:
+        """One read of whether the keys of the open keyed streams still work; the streams of a
+        revoked one end (however the key was revoked, by whichever process)."""
+        if not self._by_key or self._load_revoked is None:
+            return
+        for key_id in await self._run_sync(self._load_revoked, list(self._by_key)):
+            self.key_revoked(key_id)
 
     def notice(self, kind: str, detail: str) -> None:
         """Tell every stream (the database connection lost or regained)."""

@@ -10,10 +10,12 @@ import anyio.to_thread
 from sqlalchemy.engine import make_url
 
 from app.db import Database
+from app.services.keys import revoked_among
 from app.settings import Settings
 
 from .announce import add_sink, remove_sink
 from .hub import Hub
+from .key_watcher import KeyWatcher
 from .pg_listener import PgListener
 from .reads import Render, load_current, load_revisions
 from .revision_watcher import RevisionWatcher
@@ -32,6 +34,7 @@ class LiveUpdates:
             partial(load_current, db, render),
             partial(load_revisions, db),
             _run_sync,
+            load_revoked=partial(revoked_among, db),
             max_subscriptions=settings.events_max_subscriptions,
         )
         self.listener: PgListener | None = None
@@ -56,6 +59,7 @@ class LiveUpdates:
         else:
             interval = self.settings.events_poll_interval
         self._tasks.append(loop.create_task(RevisionWatcher(self.hub, interval).run()))
+        self._tasks.append(loop.create_task(KeyWatcher(self.hub, self.settings.events_heartbeat).run()))
 
     async def stop(self) -> None:
         remove_sink(self.hub.changed_threadsafe)

@@ -8,7 +8,9 @@ Administration is a property of a key (``api_keys.is_admin``, set only by
 is an ordinary key. ``PREFSCORE_ADMIN_KEY``, while set, is an admin key too (of owner
 "admin"); it is compared with the setting on every request, so a rotated value stops working
 at once. A revoked key stops working on every process within the key cache's lifetime
-(``PREFSCORE_KEY_CACHE_TTL``, 60 s by default); on the process that revoked it, at once."""
+(``PREFSCORE_KEY_CACHE_TTL``, 60 s by default); on the process that revoked it, at once. The
+event streams it holds open end within ``PREFSCORE_EVENTS_HEARTBEAT`` seconds on every process
+(app/events/key_watcher.py reads ``revoked_among``), at once on the process that revoked it."""
 
 from __future__ import annotations
 
@@ -116,6 +118,20 @@ def revoke_key(db: Database, key_id: int) -> KeyInfo:
         digest = row.hash
     _cache_of(db).drop(digest)
     return info
+
+
+def revoked_among(db: Database, key_ids: list[int]) -> set[int]:
+    """Those of the stored keys ``key_ids`` that no longer work (revoked, or gone), in one read.
+    This process forgets its cached answers for them: it learns of the revocation now."""
+    if not key_ids:
+        return set()
+    with db.lookup() as conn:
+        rows = conn.execute(select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))).all()
+    cache = _cache_of(db)
+    for row in rows:
+        if row.revoked_at is not None:
+            cache.drop(row.hash)
+    return set(key_ids) - {row.id for row in rows if row.revoked_at is None}
 
 
 def _is_env_admin(token: str, admin_key: str | None) -> bool:

@@ -1,11 +1,15 @@
 """A player's statistics are what the stored deals say (hypothesis, through HTTP, on the
-configured database): over random sequences of posts, undos, corrections (valid or refused)
-and table deletions at two tables sharing registered players, each player's GET .../stats
-equals the sum of ``player_stats.recompute`` over the stored deal logs of the tables they sit
-at, and each table's stored rows equal its recomputation.
+configured database): over random sequences of posts, undos, corrections (valid or refused),
+renames of the table's players, archives and unarchives, and deletions at two tables sharing
+registered players, each player's GET .../stats equals the sum of ``player_stats.recompute``
+over the stored deal logs of the tables they sit at, and each table's stored rows equal its
+recomputation.
 
-Deletion is a DELETE of the table row in the database (its players' rows go with it by the
-foreign key's cascade)."""
+A rename changes the names written on the sheet, not who sits at a seat: the stats follow the
+seat. An archived table still counts (it is the owner's), and refuses every deal (409, nothing
+changed) until it is brought back. A table is deleted either through the API (DELETE
+/v1/tables/{id}) or as a DELETE of its row in the database (its players' rows go with it by
+the foreign key's cascade)."""
 
 from __future__ import annotations
 
@@ -30,7 +34,12 @@ EXAMPLES = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-OPS = st.lists(st.sampled_from(["post", "post", "post", "undo", "correct", "delete"]), min_size=1, max_size=14)
+OPS = st.lists(
+    # weighted: deals mostly, a deletion seldom (it ends the table's part of the sequence)
+    st.sampled_from(["post"] * 5 + ["undo", "correct", "rename", "archive", "archive", "unarchive", "delete", "drop"]),
+    min_size=1,
+    max_size=14,
+)
 
 
 def _stored_bodies(api, tid) -> list[dict]:
@@ -83,16 +92,25 @@ def test_stats_are_the_recomputed_stored_deals(api, db, first, second, ops, whic
             seats_of[players[i]["id"]][tid] = (rules, first_dealer, seat)
     ids = list(setups)
     live = set(ids)
+    archived: set[str] = set()
     logs: dict[str, list[dict]] = {tid: [] for tid in ids}
-    for op, w in zip(ops, which):
+    for step, (op, w) in enumerate(zip(ops, which)):
         tid = ids[w]
         if tid not in live:
             continue
         rules, first_dealer = setups[tid]
         log = logs[tid]
         state = replay(rules, first_dealer, [Deal.from_dict(b) for b in log]).state
-        note(f"{op} at table {w} after {len(log)} deals")
-        if op == "post" and not state.finished:
+        note(f"{op} at table {w} after {len(log)} deals{' (archived)' if tid in archived else ''}")
+        if op in ("post", "undo", "correct") and tid in archived and (log or op == "post"):
+            # an archived table refuses every deal, and nothing changes
+            r = {
+                "post": lambda: api.post(f"/v1/tables/{tid}/deals", json=next_deal(rules, state, rng, close=False)),
+                "undo": lambda: api.delete(f"/v1/tables/{tid}/deals/{len(log)}"),
+                "correct": lambda: api.put(f"/v1/tables/{tid}/deals/1", json=log[0]),
+            }[op]()
+            assert r.status_code == 409 and r.json()["reason"] == "archived", r.text
+        elif op == "post" and not state.finished:
             body = next_deal(rules, state, rng, close=False)
             assert api.post(f"/v1/tables/{tid}/deals", json=body).status_code == 201
             log.append(body)
@@ -107,7 +125,19 @@ def test_stats_are_the_recomputed_stored_deals(api, db, first, second, ops, whic
             assert r.status_code in (200, 409), r.text  # 409: a later deal no longer fits; nothing changed
             if r.status_code == 200:
                 log[k - 1] = body
+        elif op == "rename":
+            # every seat gets a new name; the registered players stay where they sit
+            renamed = [f"{names[s]} {step}" for s in range(rules.players)]
+            r = api.client.patch(f"/v1/tables/{tid}", json={"players": renamed}, headers=api.headers)
+            assert r.status_code == 200 and [p["name"] for p in r.json()["players"]] == renamed, r.text
+        elif op in ("archive", "unarchive"):
+            r = api.client.patch(f"/v1/tables/{tid}", json={"archived": op == "archive"}, headers=api.headers)
+            assert r.status_code == 200 and r.json()["archived"] is (op == "archive"), r.text
+            (archived.add if op == "archive" else archived.discard)(tid)
         elif op == "delete":
+            assert api.delete(f"/v1/tables/{tid}").status_code == 204
+            live.discard(tid)
+        elif op == "drop":
             with db.write() as session:
                 session.execute(delete(TableRow).where(TableRow.id == tid))
             live.discard(tid)

@@ -150,6 +150,20 @@ def test_title_and_note_are_set_and_cleared(api):
     assert r.json()["title"] is None and r.json()["note"] == "at Vera's"
 
 
+def test_the_share_link_shows_the_title_but_not_the_owners_note(api):
+    # The note is the owner's free text; the share link is public (anyone holding it reads it).
+    t = api.table()
+    patch(api, f"/v1/tables/{t['id']}", {"title": "Tuesday", "note": "Boris owes me for the last one"})
+    shared = api.client.get(f"/v1/shared/{t['share_token']}").json()
+    assert shared["title"] == "Tuesday" and "settlement" in shared
+    assert "note" not in shared
+    assert "Boris owes" not in api.client.get(f"/v1/shared/{t['share_token']}").text
+    assert api.get(f"/v1/tables/{t['id']}").json()["note"] == "Boris owes me for the last one"
+    schema = api.client.get("/openapi.json").json()["components"]["schemas"]
+    assert "note" in schema["TableOut"]["properties"] and "note" in schema["TableOut"]["required"]
+    assert "note" not in schema["SharedOut"]["properties"] and "title" in schema["SharedOut"]["properties"]
+
+
 def test_bounded_lengths_and_unknown_fields_are_named(api):
     t = api.table()
     assert fields(patch(api, f"/v1/tables/{t['id']}", {"title": "x" * 201})) == {"title"}

@@ -2,7 +2,8 @@
 one-off migration, PgBouncer in transaction mode, two API replicas and HAProxy, with the
 images built here (the file's images are overridable by environment variables). Then:
 a pulka through the load balancer, psycopg's prepared statements through PgBouncer (off: it
-works; on: it breaks), and a rolling restart under 8 writing clients that loses nothing.
+works; on: it breaks), and a rolling restart under 8 writing clients and 8 event-stream
+subscribers that loses nothing.
 
 Runs in the PostgreSQL pass of .ci/run only (the SQLite pass runs the single image,
 tests/deploy/test_image.py), so each pass builds and starts only what it needs.
@@ -32,8 +33,11 @@ from tests.hardening.harness import (
     fetch_deals,
     free_port,
     is_postgres_run,
+    sheet_problems,
+    sheets_after_each_deal,
     verify_table,
 )
+from tests.sse import ResumingReader
 
 from . import podman as pm
 
@@ -172,14 +176,89 @@ def test_prepared_statements_are_off_behind_pgbouncer_and_would_break_it(stack: 
     assert code != 0 and "prepared statement" in out, out[-3000:]
 
 
+def _subscribers(stack: Stack, tables: list[dict], stop: threading.Event) -> list[ResumingReader]:
+    """Event streams through the load balancer: each table's keyed stream, the share link's of
+    the first two, the owner-wide stream and an owner-wide one of the last two tables."""
+    base, key = stack.url, auth(ADMIN)
+    subs = [ResumingReader(f"keyed{i}", f"{base}/v1/tables/{t['id']}/events", key, stop=stop) for i, t in enumerate(tables)]
+    subs += [ResumingReader(f"shared{i}", f"{base}/v1/shared/{t['share_token']}/events", stop=stop) for i, t in enumerate(tables[:2])]
+    subs.append(ResumingReader("owner", f"{base}/v1/events", key, stop=stop))
+    subs.append(ResumingReader("owner-listed", f"{base}/v1/events?tables={tables[2]['id']},{tables[3]['id']}", key, stop=stop))
+    return subs
+
+
+def _wait_until(what: str, done, timeout: float = 45, subscribers: list[ResumingReader] = ()) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            state = "; ".join(
+                f"{s.name}: {s.connections} connections, {len(s.events)} events, last id {s.last_id}, "
+                f"{s.failed_opens} failed opens {s.statuses}, error {s.error!r}"
+                for s in subscribers
+            )
+            raise AssertionError(f"not within {timeout}s: {what} ({state})")
+        time.sleep(0.1)
+
+
+def _stream_problems(sub: ResumingReader, finals: dict[str, tuple[dict, str, list[dict]]]) -> list[str]:
+    """What ``sub`` missed or got wrong of the tables in ``finals`` (table id -> the table, its
+    sheet's ETag and the engine's sheet at each revision): an event whose sheet is not the
+    stored deals' up to its revision, a revision that goes backwards, a last event that is not
+    the table's final state."""
+    problems: list[str] = []
+    by_table: dict[str, list] = {}
+    for e in sub.events:
+        if e.data["table"] in finals:
+            by_table.setdefault(e.data["table"], []).append(e)
+    for table_id, (table, etag, sheets) in finals.items():
+        events = by_table.get(table_id, [])
+        if not events:
+            problems.append(f"{sub.name}: nothing of table {table_id}")
+            continue
+        revisions = [e.data["revision"] for e in events]
+        backwards = [(a, b) for a, b in zip(revisions, revisions[1:]) if b < a]
+        if backwards:
+            problems.append(f"{sub.name}: table {table_id} went back from revision {backwards[0][0]} to {backwards[0][1]}")
+        for e in events:
+            # The tables were only posted to: revision r is the sheet after the first r deals.
+            r = e.data["revision"]
+            if not 0 <= r < len(sheets):
+                problems.append(f"{sub.name}: revision {r} of table {table_id}, which has {len(sheets) - 1} deals")
+                break
+            wrong = sheet_problems(sheets[r], e.data["sheet"], f"{sub.name} {table_id}@{r}")
+            if wrong:
+                problems += wrong[:3]
+                break
+        last = events[-1]
+        if (last.data["revision"], last.data["etag"]) != (table["deal_count"], etag):
+            problems.append(f"{sub.name}: table {table_id} ended at revision {last.data['revision']}, not {table['deal_count']}")
+    return problems
+
+
 def test_a_rolling_restart_loses_nothing(stack: Stack):
     """8 clients post deals through the load balancer, each deal with its Idempotency-Key and
     retried (same key, same body) after a connection error, a timeout or a 5xx, while api1 and
     then api2 are stopped (SIGTERM) and started again, and then api1 is killed (SIGKILL) and
     started again. Every acknowledged deal is stored exactly once, numbers have no gaps, every
-    sheet equals replaying its stored deals, and every 5xx was resolved by a retry."""
-    tables = [create_table(stack.url, ADMIN)["id"] for _ in range(4)]
+    sheet equals replaying its stored deals, and every 5xx was resolved by a retry.
+
+    Meanwhile 8 event streams, opened through the load balancer before the first deal, are
+    kept open: each one that ends with its replica is opened again with ``Last-Event-ID``
+    (docs/api.md: "If the table has changed since, the first event is the current state
+    (`sheet`) at once, however many changes were missed"). Nothing is missed: every event's
+    sheet is the stored deals' up to its revision, no revision goes backwards, and each
+    stream's last event of each table is the table's final state."""
+    made = [create_table(stack.url, ADMIN) for _ in range(4)]
+    tables = [t["id"] for t in made]
     stop = threading.Event()
+    unsubscribe = threading.Event()
+    subscribers = _subscribers(stack, made, unsubscribe)
+    for sub in subscribers:
+        sub.start()
+    # The tables' streams begin with the current state (revision 0); the owner-wide ones are
+    # open once the owner's tables count them (stream opens are spread over both replicas).
+    _wait_until("every table stream has its first state", lambda: all(s.events for s in subscribers if not s.name.startswith("owner")), subscribers=subscribers)
+    _wait_until("the owner-wide streams are open", lambda: all(s.connections for s in subscribers), subscribers=subscribers)
     writers = [
         Writer(f"w{i}", [stack.url], tables[i % 4], ADMIN, 100_000, seed=i, stop=stop, deadline=time.monotonic() + 300)
         for i in range(8)
@@ -193,6 +272,8 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         steps.append(f"{what} at {time.monotonic() - began:.1f}s with {sum(w.stats.acked for w in writers)} acknowledged")
 
     try:
+        # An owner-wide stream that has received no event yet has no id to resume from.
+        _wait_until("every stream has an event", lambda: all(s.events for s in subscribers), subscribers=subscribers)
         time.sleep(1.5)
         for service, how in (("api1", "stop"), ("api2", "stop"), ("api1", "kill")):
             container = stack.compose.container(service)
@@ -212,6 +293,11 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         stop.set()
         for w in writers:
             w.join(120)
+        if sys.exc_info()[0] is not None:
+            unsubscribe.set()
+            for service in ("api1", "api2"):  # what the replicas said of their event streams
+                said = [line for line in stack.compose.logs(service).splitlines() if "/events" in line or "live updates" in line]
+                print(f"--- {service}\n" + "\n".join(said[-40:]), file=sys.stderr)
     step("writers done")
     for w in writers:
         assert not w.is_alive(), f"{w.name} still running"
@@ -220,6 +306,7 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
     total = Stats()
     problems: list[str] = []
     stored = 0
+    finals: dict[str, tuple[dict, str, list[dict]]] = {}
     for i, table_id in enumerate(tables):
         mine = Stats()
         for w in writers[i::4]:
@@ -228,16 +315,49 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         verdict = verify_table(stack.url, ADMIN, table_id, mine)
         stored += verdict.stored
         problems += [f"table {i}: {p}" for p in verdict.problems]
+        table = httpx.get(f"{stack.url}/v1/tables/{table_id}", headers=auth(ADMIN), timeout=30).json()
+        etag = httpx.get(f"{stack.url}/v1/tables/{table_id}/sheet", headers=auth(ADMIN), timeout=30).headers["ETag"]
+        finals[table_id] = (table, etag, sheets_after_each_deal(table, fetch_deals(stack.url, ADMIN, table_id)))
     step("verified")
+
+    def watched(sub: ResumingReader) -> dict[str, tuple[dict, str, list[dict]]]:
+        if sub.name.startswith("keyed") or sub.name.startswith("shared"):
+            return {tables[int(sub.name[-1])]: finals[tables[int(sub.name[-1])]]}
+        return {t: finals[t] for t in (tables if sub.name == "owner" else tables[2:])}
+
+    def caught_up(sub: ResumingReader) -> bool:
+        last = {e.data["table"]: e.data["revision"] for e in sub.events}
+        return all(last.get(t) == table["deal_count"] for t, (table, _e, _s) in watched(sub).items())
+
+    try:
+        _wait_until("every stream has the final state", lambda: all(caught_up(s) for s in subscribers), subscribers=subscribers)
+        step("streams caught up")
+    except AssertionError:
+        pass  # told below, stream by stream
+    finally:
+        unsubscribe.set()
+        for sub in subscribers:
+            sub.join(15)
+    step("streams done")
+    for sub in subscribers:
+        if sub.error is not None:
+            raise sub.error
+    missed = [p for sub in subscribers for p in _stream_problems(sub, watched(sub))]
     notes = {d.get("note") for table_id in tables for d in fetch_deals(stack.url, ADMIN, table_id)}
     lost = len([key for key in total.acks if key not in notes])
     print(
         f"\nrolling restart: {total.acked} deals acknowledged, {stored} stored, {total.attempts} requests, "
         f"{total.retries} retries, {total.status_5xx} 5xx seen (all resolved by a retry), "
         f"{total.connection_errors} connection errors, {total.replayed} idempotent replays, lost {lost}; "
+        f"{len(subscribers)} event streams: {sum(len(s.events) for s in subscribers)} events seen, "
+        f"{sum(s.reconnects for s in subscribers)} reconnects, {sum(s.failed_opens for s in subscribers)} failed opens "
+        f"{sorted(set(st for s in subscribers for st in s.statuses))}, {sum(s.silences for s in subscribers)} silent, "
+        f"missed {len(missed)}; "
         + "; ".join(steps),
         file=sys.stderr,
     )
     assert problems == [] and total.unexpected == []
     assert stored == total.acked == len(total.acks) and lost == 0
     assert total.acked >= 100, "the clients barely wrote during the restarts"
+    assert missed == []
+    assert all(s.reconnects for s in subscribers), "a stream lived through every restart: nothing was resumed"

@@ -524,6 +524,28 @@ def verify_table(base_url: str, key: str, table_id: str, stats: Stats | None = N
 # --------------------------------------------------------------------------- problem+json
 
 
+def sheets_after_each_deal(table: dict[str, Any], deals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The engine's sheet after 0, 1, ..., N of the stored ``deals`` of ``table`` (as GET
+    /v1/tables/{id} answers it): of a table that was only posted to, the sheet at each
+    revision."""
+    from app.rules import Deal, TableState, apply_deal, make_rules, sheet
+
+    rules = make_rules(table["convention"], players=len(table["players"]), pool_target=table["pool_target"], options=table["options"])
+    state = TableState.new(rules, table.get("first_dealer", 0))
+    out = [sheet(rules, state)]
+    for d in deals:
+        state = apply_deal(rules, state, Deal.from_dict({k: d[k] for k in _DEAL_FIELDS if k in d})).state
+        out.append(sheet(rules, state))
+    return out
+
+
+def sheet_problems(expected: dict[str, Any], actual: Any, where: str) -> list[str]:
+    """Where the JSON sheet ``actual`` differs from the engine's ``expected`` (amounts to 0.01)."""
+    problems: list[str] = []
+    _close(expected, actual, where, problems)
+    return problems
+
+
 def is_problem(response: httpx.Response) -> bool:
     if not response.headers.get("content-type", "").startswith(PROBLEM):
         return False

@@ -35,7 +35,7 @@ def test_create_add_sheet_settle(run, client, owner_key):
     assert table["options"]["stalingrad"] is False and table["options"]["allpass_costs"] == [2, 4, 8]
 
     out = run("deal", "add", table_id, "7H", "1", "w2", "p0", "1:6", "2:3", "0:1").output
-    assert "deal 1: 7H 1 w2 p0 1:6 2:3 0:1" in out
+    assert "deal 1: 7♥ 1 w2 p0 1:6 2:3 0:1" in out  # the suit as its symbol
     assert "mountain" in out and "whists on Boris" in out
     run("deal", "add", table_id, "pass 0:2 1:5 2:3")
 
@@ -165,11 +165,11 @@ def test_deal_list_undo_correct(run, client, owner_key):
     run("deal", "add", table_id, "pass 0:2 1:5 2:3")
     out = run("deal", "list", table_id).output
     # The stored (canonical) deal, in the notation; what it wrote, by name.
-    assert "2 deals" in out and "7H 1 p0 w2 0:1 1:6 2:3" in out and "pass 0:2 1:5 2:3" in out
+    assert "2 deals" in out and "7♥ 1 p0 w2 0:1 1:6 2:3" in out and "pass 0:2 1:5 2:3" in out
     assert "Boris mountain" in out and "Vera whists on Boris" in out
 
     out = run("deal", "correct", table_id, "1", "7H", "1", "w2", "p0", "1:7", "2:3", "0:0").output
-    assert "deal 1 is now: 7H 1 w2 p0 1:7 2:3 0:0" in out
+    assert "deal 1 is now: 7♥ 1 w2 p0 1:7 2:3 0:0" in out
     assert client.get(f"/v1/tables/{table_id}/deals/1", headers=headers).json()["tricks"]["1"] == 7
     bad = run("deal", "correct", table_id, "1", "7Q 1", expect=2)
     assert "a deal starts with a contract" in bad.output

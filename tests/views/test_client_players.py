@@ -25,7 +25,10 @@ def test_add_list_and_stats(live_url, owner_key, client):
                     json={"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "pass", "2": "pass"}})
     assert r.status_code == 201, r.text
     out = _run(live_url, owner_key, "player", "stats", pid, "--stake", "0.5").output
-    assert "Darya: 1 tables, 0 finished, 1 deals" in out and "money at stake 0.5" in out
+    assert "Darya: 1 table, 0 finished, 1 deal" in out and "money at stake 0.5 " in out
     assert "Games declared" in out
+    # the same in Russian: one table (the "one" form), none finished, one deal; the stake 0,5
+    out = " ".join(_run(live_url, owner_key, "player", "stats", pid, "--stake", "0.5", "--lang", "ru").output.split())
+    assert "Darya: 1 стол, окончено: 0, 1 сдача" in out and "деньги при ставке 0,5 " in out and "Заказанные игры" in out
     bad = _run(live_url, owner_key, "player", "stats", "0" * 32, expect=1)
     assert "404" in bad.output

@@ -43,6 +43,28 @@ def test_notation_reads_into_the_api_deal_body(text, body):
 
 
 @pytest.mark.parametrize(
+    "code, written",
+    [("en", "7♥ 1 w2 p0 1:6 2:3 0:1"), ("ru", "7♥ 1 w2 p0 1:6 2:3 0:1")],
+)
+def test_contracts_are_written_with_the_suit_symbol_and_read_back(code, written):
+    from app.i18n import language
+
+    body = parse_deal("7H 1 w2 p0 1:6 2:3 0:1")
+    assert format_deal(body, language(code)) == written
+    assert parse_deal(written) == body
+
+
+def test_no_trumps_as_each_language_writes_them_reads_back():
+    from app.i18n import language
+
+    body = parse_deal("10NT 0 w1 w2 0:10 1:0 2:0")
+    assert format_deal(body, language("ru")).startswith("10БК 0 ")  # без козыря
+    assert format_deal(body, language("en")).startswith("10NT 0 ")
+    assert parse_deal("10БК 0 w1 w2 0:10 1:0 2:0") == parse_deal("10бк 0 w1 w2 0:10 1:0 2:0") == body
+    assert parse_deal("rem 2 8♠") == {"type": "remise", "declarer": 2, "contract": "8S"}
+
+
+@pytest.mark.parametrize(
     "text, words",
     [
         ("", "empty"),

@@ -9,8 +9,9 @@
   current state of each table comes first.
 
 A comment every ``PREFSCORE_EVENTS_HEARTBEAT`` seconds keeps proxies from closing an idle
-stream. The stream is sse-starlette's ``EventSourceResponse`` (disconnects, heartbeats,
-shutdown).
+stream. A keyed stream ends when its key is revoked: at once on the process that revoked it,
+within the heartbeat interval on the others (app/events/key_watcher.py). The stream is
+sse-starlette's ``EventSourceResponse`` (disconnects, heartbeats, shutdown).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from app.events.hub import StreamNotice, Subscription, TableEvent, TooManySubscr
 from app.events.live import LiveUpdates
 from app.events.reads import current, load_current, load_owner_tables, load_revisions
 from app.services import tables as svc
+from app.services.keys import Caller
 from app.services.errors import NotFound, ServiceError, Unprocessable
 
-from ..deps import DB, Owner
+from ..deps import DB, KeyCaller
 from ..schemas import Sheet, problem_responses
 
 router = APIRouter(prefix="/v1", tags=["events"])
@@ -118,7 +120,10 @@ async def _events(
         for event in first:
             yield _sse(event, owner_wide=owner_wide)
         while True:
-            for item in await sub.next():
+            items = await sub.next()
+            if sub.ended:  # its key was revoked
+                return
+            for item in items:
                 if isinstance(item, TableEvent):
                     if token is not None and item.share_token is not None and item.share_token != token:
                         return
@@ -151,9 +156,10 @@ def _response(updates: LiveUpdates, events: AsyncIterator[ServerSentEvent | byte
 
 
 async def _table_stream(
-    updates: LiveUpdates, table_id: str, owner: str | None, have: int | None, token: str | None = None
+    updates: LiveUpdates, table_id: str, caller: Caller | None, have: int | None, token: str | None = None
 ) -> EventSourceResponse:
-    sub = Subscription(owner=None, tables=frozenset({table_id}))
+    owner = caller.owner if caller is not None else None
+    sub = Subscription(owner=None, tables=frozenset({table_id}), key_id=caller.key_id if caller is not None else None)
     _subscribe(updates, sub)  # before the read: no change between the two is missed
     try:
         found = (await run_in_threadpool(load_current, updates.db, render, [table_id])).get(table_id)
@@ -174,15 +180,15 @@ async def _table_stream(
     responses=_stream_responses(401, 404, 422),
 )
 async def stream_table_events(
-    table_id: str, request: Request, owner: Owner, last_event_id: LastEventId = None, after: After = None
+    table_id: str, request: Request, caller: KeyCaller, last_event_id: LastEventId = None, after: After = None
 ) -> EventSourceResponse:
     """The table's changes as server-sent events: each deal posted, undone or corrected (and
     the table renamed, archived or deleted), with the revision as the event id and the new
     sheet and ETag. ``Last-Event-ID`` or ``after`` resumes: a client that missed events gets
-    the current state at once. A deleted table ends the stream."""
+    the current state at once. A deleted table ends the stream, and so does revoking the key."""
     if not svc.TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(f"no table {table_id[:40]!r}")
-    return await _table_stream(live(request), table_id, owner, _revision(last_event_id, after))
+    return await _table_stream(live(request), table_id, caller, _revision(last_event_id, after))
 
 
 @router.get(
@@ -209,14 +215,15 @@ async def stream_shared_events(
 )
 async def stream_owner_events(
     request: Request,
-    owner: Owner,
+    caller: KeyCaller,
     tables: Annotated[str | None, Query(max_length=TABLES_MAX * 33, description=f"comma-separated table ids (at most {TABLES_MAX}); all of the key's tables when absent")] = None,
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
     """The changes of every table of the key's owner (tables created later included), or of
     the tables listed, on one connection; event ids are ``{table}:{revision}``. With ``tables``
     or on a reconnect (``Last-Event-ID``) the current state of each table comes first. A
-    deleted table's last event is ``table.deleted``; the stream goes on."""
+    deleted table's last event is ``table.deleted``; the stream goes on. Revoking the key ends it."""
+    owner = caller.owner
     updates = live(request)
     wanted: frozenset[str] | None = None
     if tables is not None:
@@ -224,7 +231,7 @@ async def stream_owner_events(
         if not ids or len(ids) > TABLES_MAX or not all(svc.TABLE_ID_RE.fullmatch(t) for t in ids):
             raise Unprocessable(f"tables: between 1 and {TABLES_MAX} table ids, comma-separated")
         wanted = frozenset(ids)
-    sub = Subscription(owner=owner, tables=wanted)
+    sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id)
     _subscribe(updates, sub)
     try:
         if wanted is not None:

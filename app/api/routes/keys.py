@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Response
+from fastapi import APIRouter, Path, Request, Response
 
 from app.services.keys import create_key, list_keys, revoke_key
 
@@ -53,8 +53,14 @@ def get_keys(db: DB, _admin: Admin, response: Response) -> KeyList:
     response_model=KeyListed,
     responses={200: _NO_STORE, **problem_responses(401, 403, 404, 422)},
 )
-def delete_key(key_id: KeyId, db: DB, _admin: Admin, response: Response) -> KeyListed:
+def delete_key(key_id: KeyId, db: DB, _admin: Admin, request: Request, response: Response) -> KeyListed:
     """Revoke a key: refused at once by this process, by every other process within the key
-    cache's lifetime (``PREFSCORE_KEY_CACHE_TTL``, 60 s by default). Revoking again is a no-op."""
+    cache's lifetime (``PREFSCORE_KEY_CACHE_TTL``, 60 s by default). The event streams open
+    with it end at once here, within ``PREFSCORE_EVENTS_HEARTBEAT`` seconds elsewhere.
+    Revoking again is a no-op."""
     response.headers["Cache-Control"] = "no-store"
-    return KeyListed.model_validate(revoke_key(db, key_id).to_dict())
+    revoked = revoke_key(db, key_id)
+    updates = getattr(request.app.state, "live", None)
+    if updates is not None:
+        updates.hub.key_revoked_threadsafe(key_id)
+    return KeyListed.model_validate(revoked.to_dict())

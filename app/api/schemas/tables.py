@@ -53,7 +53,9 @@ class PlayerOut(Answer):
     name: str
 
 
-class TableOut(Answer):
+class PublicTable(Answer):
+    """A table as anyone holding its share link sees it: everything but the owner's note."""
+
     id: str
     convention: ConventionName
     pool_target: int
@@ -65,7 +67,6 @@ class TableOut(Answer):
     created_at: str
     updated_at: str = Field(description="the table's latest change: a deal, an undo, a correction, a rename, ...")
     title: str | None = Field(description="set with PATCH; null when untitled")
-    note: str | None = Field(description="free text set with PATCH; null when none")
     archived: bool = Field(description="an archived table refuses deals (409) and leaves GET /v1/tables unless ?status=archived")
     rules_version: int = Field(description="the version of the rule table the table is scored under (docs/rules.md)")
     sheet: Sheet
@@ -84,15 +85,20 @@ class TableOut(Answer):
             "created_at": timestamp(table.created_at),
             "updated_at": timestamp(table.updated_at or table.created_at),
             "title": table.title,
-            "note": table.note,
             "archived": table.archived,
             "rules_version": table.rules_version,
             "sheet": Sheet.of(table),
         }
 
+
+class TableOut(PublicTable):
+    """A table as its owner reads it."""
+
+    note: str | None = Field(description="free text set with PATCH; null when none. The owner's: the share link leaves it out")
+
     @classmethod
     def of(cls, table: TableInfo) -> "TableOut":
-        return cls(**cls.fields_of(table))
+        return cls(**cls.fields_of(table), note=table.note)
 
 
 class SettlementPlayer(Answer):
@@ -143,7 +149,9 @@ class SettlementOut(Answer):
         )
 
 
-class SharedOut(TableOut):
+class SharedOut(PublicTable):
+    """The share link's answer: the public table (no note) and its settlement."""
+
     settlement: SettlementOut
 
     @classmethod

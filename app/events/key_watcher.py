@@ -1,0 +1,27 @@
+"""Whether the keys of the open keyed streams still work, read on an interval (the heartbeat's)
+in one query per process: a key revoked by any process, or in the database by hand, ends its
+streams within that interval. The process that revokes a key ends its streams at once
+(app/api/routes/keys.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .hub import Hub
+
+log = logging.getLogger("prefscore.events")
+
+
+class KeyWatcher:
+    def __init__(self, hub: Hub, interval: float):
+        self.hub = hub
+        self.interval = max(0.01, interval)
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.hub.check_keys()
+            except Exception as exc:  # noqa: BLE001  (the database is away: the revision watcher tells the streams)
+                log.warning("live updates: could not read the keys of the open streams: %s", exc)
