@@ -18,7 +18,8 @@ server; the figures are the service's own time, its thread-pool hop included). P
 - ``GET /v1/tables`` (the first page), when the route is there; otherwise "not served";
 - ``POST .../deals``: p50 of posting a deal to a table without registered players, to a
   table with three, and with the statistics hook switched off (the code before the
-  registry): the three interleaved in one run, and their ratios.
+  registry, but for the registered seats' column of the post's read of the table row, which
+  finds nothing at such a table): the three interleaved in one run, and their ratios.
 """
 
 from __future__ import annotations

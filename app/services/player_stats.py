@@ -5,9 +5,9 @@ deal count, whether it is finished and, once it is, the seat's exact balance ("0
 table is played: only a finished table's balance is counted, and settling on every post cost
 a sixth of the hook). It is written in the same transaction as the deal:
 
-- ``on_deal_posted``: a post adds the deal's contribution (one read of the table's rows,
-  one update of them); the post calls it only when its read of the table row found a
-  registered seat (``has_registered_seat``), so a table without one costs nothing more;
+- ``on_deal_posted``: a post adds the deal's contribution (one update of the table's rows,
+  which the post's read of the table row brought along: ``registered_seats``); the post
+  calls it only when there are some, so a table without one costs no statement more;
 - ``on_log_refolded``: an undo or a correction replaces each row with ``recompute`` of the
   log as it now stands (those use cases fold the whole log already).
 
@@ -24,7 +24,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from fractions import Fraction
 from typing import Any, Iterable
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import JSON, Connection, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from app.db import DealRow, PlayerTableRow, TableRow
@@ -158,17 +158,8 @@ def _balances(rules: Rules, state: TableState) -> list[Fraction | int]:
 
 # --- the hooks of app/services/deals.py ------------------------------------------------
 
-_LINKED = select(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally)
-# Built once, executed with a parameter: no statement construction per post.
-_LINKED_AT = _LINKED.where(_ROWS.c.table_id == bindparam("table_id"))
-
-
-def has_registered_seat(table: Any) -> Any:
-    """A column for the post's read of the table row (``table`` is the tables Table): whether
-    any seat of the table is registered, one probe of the ``player_tables`` unique index in
-    the same statement instead of a query of its own."""
-    return select(_ROWS.c.id).where(_ROWS.c.table_id == table.c.id).exists().label("registered")
-
+# Built once, executed with parameters: no statement construction per post or refold.
+_LINKED_AT = select(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally).where(_ROWS.c.table_id == bindparam("table_id"))
 _REWRITE = (
     update(_ROWS)
     .where(_ROWS.c.id == bindparam("row_id"))
@@ -181,9 +172,21 @@ _REWRITE = (
 )
 
 
+def registered_seats(dialect: str, table: Any) -> Any:
+    """A column for the post's read of the table row (``table`` is the tables Table): the rows
+    of the table's registered seats as one JSON array of ``[id, seat, tally]`` (null or empty
+    when none), read through the ``player_tables`` unique index in the statement that locks
+    the table instead of a query of its own."""
+    if dialect == "postgresql":
+        rows = func.json_agg(func.json_build_array(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally), type_=JSON)
+    else:
+        rows = func.json_group_array(func.json_array(_ROWS.c.id, _ROWS.c.seat, func.json(_ROWS.c.tally)), type_=JSON)
+    return select(rows).where(_ROWS.c.table_id == table.c.id).scalar_subquery().label("registered")
+
+
 def on_deal_posted(
     session: Session | Connection,
-    table_id: str,
+    registered: list[list[Any]],
     rules: Rules,
     deal: Deal,
     before: TableState,
@@ -192,23 +195,20 @@ def on_deal_posted(
     deal_count: int,
 ) -> None:
     """In a post's transaction: add the deal (the table's ``deal_count``-th) to the rows of the
-    table's registered seats."""
-    linked = session.execute(_LINKED_AT, {"table_id": table_id}).all()
-    if not linked:
-        return
+    table's registered seats, ``registered`` as ``registered_seats`` read them."""
     entries = tuple(entries)
     balances = _balances(rules, after)  # once for every seat
     changes = []
-    for row in linked:
-        tally = Tally.from_json(row.tally)
-        count_deal(tally, row.seat, deal, before, after, entries)
+    for row_id, seat, stored in registered:
+        tally = Tally.from_json(stored)
+        count_deal(tally, seat, deal, before, after, entries)
         changes.append(
             {
-                "row_id": row.id,
+                "row_id": row_id,
                 "new_tally": tally.to_json(),
                 "new_count": deal_count,
                 "new_finished": after.finished,
-                "new_balance": str(balances[row.seat]),
+                "new_balance": str(balances[seat]),
             }
         )
     session.execute(_REWRITE, changes)
