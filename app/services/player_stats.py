@@ -1,11 +1,13 @@
 """Registered players' statistics, kept as one row per (player, table) (``player_tables``).
 
 A row holds what the table's deals add up to for the player's seat (``Tally``), the table's
-deal count, whether it is finished and the seat's exact balance. It is written in the same
-transaction as the deal:
+deal count, whether it is finished and, once it is, the seat's exact balance ("0" while the
+table is played: only a finished table's balance is counted, and settling on every post cost
+a sixth of the hook). It is written in the same transaction as the deal:
 
-- ``on_deal_posted``: a post adds the deal's contribution (one read of the table's rows,
-  one update of them; one read and nothing else when no seat of the table is registered);
+- ``on_deal_posted``: a post adds the deal's contribution (one update of the table's rows,
+  which the post's read of the table row brought along: ``registered_seats``); the post
+  calls it only when there are some, so a table without one costs no statement more;
 - ``on_log_refolded``: an undo or a correction replaces each row with ``recompute`` of the
   log as it now stands (those use cases fold the whole log already).
 
@@ -22,11 +24,12 @@ from datetime import date, datetime, time, timedelta, timezone
 from fractions import Fraction
 from typing import Any, Iterable
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import JSON, Connection, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from app.db import DealRow, PlayerTableRow, TableRow
-from app.rules import Deal, Entry, Rules, TableState, amount_from_json, amount_to_json, apply_deal, exact, settle
+from app.rules import Deal, Entry, Rules, TableState, amount_from_json, amount_to_json, apply_deal, exact
+from app.rules.settlement import balances as final_balances
 
 _ROWS = PlayerTableRow.__table__
 _DEALS = DealRow.__table__
@@ -142,13 +145,21 @@ def recompute(rules: Rules, first_dealer: int, bodies: Iterable[dict[str, Any]],
             count_deal(tallies[s], s, deal, state, result.state, result.entries)
         state = result.state
         count += 1
-    balances = settle(rules, state).balances
-    return {s: TableTally(s, count, state.finished, exact(balances[s]), tallies[s]) for s in seats}
+    balances = _balances(rules, state)
+    return {s: TableTally(s, count, state.finished, balances[s], tallies[s]) for s in seats}
+
+
+def _balances(rules: Rules, state: TableState) -> list[Fraction | int]:
+    """Each seat's stored balance: the exact final one once the table is finished, else 0."""
+    if not state.finished:
+        return [0] * state.players
+    return [exact(b) for b in final_balances(rules, state)]
 
 
 # --- the hooks of app/services/deals.py ------------------------------------------------
 
-_LINKED = select(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally)
+# Built once, executed with parameters: no statement construction per post or refold.
+_LINKED_AT = select(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally).where(_ROWS.c.table_id == bindparam("table_id"))
 _REWRITE = (
     update(_ROWS)
     .where(_ROWS.c.id == bindparam("row_id"))
@@ -161,9 +172,21 @@ _REWRITE = (
 )
 
 
+def registered_seats(dialect: str, table: Any) -> Any:
+    """A column for the post's read of the table row (``table`` is the tables Table): the rows
+    of the table's registered seats as one JSON array of ``[id, seat, tally]`` (null or empty
+    when none), read through the ``player_tables`` unique index in the statement that locks
+    the table instead of a query of its own."""
+    if dialect == "postgresql":
+        rows = func.json_agg(func.json_build_array(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally), type_=JSON)
+    else:
+        rows = func.json_group_array(func.json_array(_ROWS.c.id, _ROWS.c.seat, func.json(_ROWS.c.tally)), type_=JSON)
+    return select(rows).where(_ROWS.c.table_id == table.c.id).scalar_subquery().label("registered")
+
+
 def on_deal_posted(
     session: Session | Connection,
-    table_id: str,
+    registered: list[list[Any]],
     rules: Rules,
     deal: Deal,
     before: TableState,
@@ -172,23 +195,20 @@ def on_deal_posted(
     deal_count: int,
 ) -> None:
     """In a post's transaction: add the deal (the table's ``deal_count``-th) to the rows of the
-    table's registered seats."""
-    linked = session.execute(_LINKED.where(_ROWS.c.table_id == table_id)).all()
-    if not linked:
-        return
+    table's registered seats, ``registered`` as ``registered_seats`` read them."""
     entries = tuple(entries)
-    balances = settle(rules, after).balances  # once for every seat
+    balances = _balances(rules, after)  # once for every seat
     changes = []
-    for row in linked:
-        tally = Tally.from_json(row.tally)
-        count_deal(tally, row.seat, deal, before, after, entries)
+    for row_id, seat, stored in registered:
+        tally = Tally.from_json(stored)
+        count_deal(tally, seat, deal, before, after, entries)
         changes.append(
             {
-                "row_id": row.id,
+                "row_id": row_id,
                 "new_tally": tally.to_json(),
                 "new_count": deal_count,
                 "new_finished": after.finished,
-                "new_balance": str(exact(balances[row.seat])),
+                "new_balance": str(balances[seat]),
             }
         )
     session.execute(_REWRITE, changes)
@@ -197,7 +217,7 @@ def on_deal_posted(
 def on_log_refolded(session: Session, table_id: str, rules: Rules, first_dealer: int) -> None:
     """In an undo's or a correction's transaction, once the log is written: each registered
     seat's row made again from the stored log."""
-    linked = session.execute(_LINKED.where(_ROWS.c.table_id == table_id)).all()
+    linked = session.execute(_LINKED_AT, {"table_id": table_id}).all()
     if not linked:
         return
     bodies = session.scalars(select(_DEALS.c.body).where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number))
@@ -256,7 +276,7 @@ def player_stats(
     written: list[Any] = [0]
     received: list[Any] = [0]
     balance: Any = 0
-    for count, done, bal, tally in session.execute(query):
+    for count, done, bal, tally in session.execute(query).all():  # one fetchall, not a fetch per row
         tables += 1
         deals += count
         if done:

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Row, and_, delete, func, or_, select, text, update
+from sqlalchemy import Row, and_, case, delete, func, or_, select, text, update
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -28,8 +28,10 @@ from app.rules import (
     FieldError,
     InvalidTable,
     Rules,
+    Settlement,
     TableState,
     make_rules,
+    settle,
 )
 
 from .errors import Conflict, NotFound, Unprocessable
@@ -152,13 +154,17 @@ TABLE_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 SHARE_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 
-def _table_query(owner: str, table_id: str, lock: bool, columns):  # noqa: ANN001
-    """The query of one owner's table, locked for update when asked. An id that cannot be
-    one is not found at once (never sent to the database)."""
+def _checked_id(table_id: str) -> str:
+    """An id that cannot be one is not found at once (never sent to the database)."""
     if not TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(f"no table {table_id[:40]!r}")
+    return table_id
+
+
+def _table_query(owner: str, table_id: str, lock: bool, columns):  # noqa: ANN001
+    """The query of one owner's table, locked for update when asked."""
     table = TableRow.__table__
-    query = select(columns).where(table.c.id == table_id, table.c.owner == owner)
+    query = select(columns).where(table.c.id == _checked_id(table_id), table.c.owner == owner)
     return query.with_for_update() if lock else query
 
 
@@ -171,10 +177,15 @@ def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> Tabl
     return row
 
 
-def load_table(session: Session, owner: str, table_id: str, *, lock: bool) -> Row:
+def load_table(session: Session, owner: str, table_id: str, *, lock: bool, statement: Any = None) -> Row:
     """``load_row`` as a plain row (no ORM object): for the use cases that write with Core
-    statements. Same checks, same lock."""
-    row = session.execute(_table_query(owner, table_id, lock, TableRow.__table__)).one_or_none()
+    statements. Same checks, same lock. ``statement``: a select of the row built once, with
+    the parameters ``table_id`` and ``owner`` (posting's, which reads a column more)."""
+    if statement is None:
+        query, params = _table_query(owner, table_id, lock, TableRow.__table__), None
+    else:
+        query, params = statement, {"table_id": _checked_id(table_id), "owner": owner}
+    row = session.execute(query, params).one_or_none()
     if row is None:
         raise NotFound(f"no table {table_id!r}")
     return row
@@ -348,8 +359,29 @@ NOTE_MAX = 2000
 
 
 @dataclass(frozen=True)
+class ListedTable:
+    """A table as the listing shows it: no state or rules, only the settlement of a finished
+    table (a table being played has no final balances to show)."""
+
+    id: str
+    convention: str
+    title: str | None
+    players: tuple[str, ...]
+    deal_count: int
+    revision: int
+    archived: bool
+    created_at: datetime
+    updated_at: datetime
+    settlement: Settlement | None  # in whists, when the game is finished
+
+    @property
+    def finished(self) -> bool:
+        return self.settlement is not None
+
+
+@dataclass(frozen=True)
 class TablePage:
-    tables: tuple[TableInfo, ...]
+    tables: tuple[ListedTable, ...]
     next_cursor: str | None
 
 
@@ -395,33 +427,64 @@ def list_tables(
     limit: int = 50,
 ) -> TablePage:
     """The owner's tables, latest activity first (updated_at, then id, descending), keyset-paged
-    on the index (owner, updated_at, id). Without ``status``: every table but the archived."""
+    on the index (owner, updated_at, id). Without ``status``: every table but the archived.
+
+    Only the listed columns are read: the state and the options (what a settlement needs) of
+    finished tables alone, so a page of tables being played decodes and folds no state."""
     table = TableRow.__table__
-    query = select(TableRow).where(TableRow.owner == owner)
-    finished = TableRow.state["finished"].as_boolean()
+    finished = table.c.state["finished"].as_boolean()
+    done = finished.is_(True)
+    query = select(
+        *(table.c[name] for name in _LISTED),
+        finished.label("finished"),
+        case((done, table.c.state)).label("state"),
+        case((done, table.c.options)).label("options"),
+    ).where(table.c.owner == owner)
     if status == "archived":
-        query = query.where(TableRow.archived_at.is_not(None))
+        query = query.where(table.c.archived_at.is_not(None))
     else:
-        query = query.where(TableRow.archived_at.is_(None))
+        query = query.where(table.c.archived_at.is_(None))
         if status == "finished":
-            query = query.where(finished.is_(True))
+            query = query.where(done)
         elif status == "active":
             query = query.where(finished.is_not(True))
     if convention is not None:
-        query = query.where(TableRow.convention == convention)
+        query = query.where(table.c.convention == convention)
     if after is not None:
         moment, last_id = decode_cursor(after)
         query = query.where(
-            or_(TableRow.updated_at < moment, and_(TableRow.updated_at == moment, table.c.id < last_id))
+            or_(table.c.updated_at < moment, and_(table.c.updated_at == moment, table.c.id < last_id))
         )
-    query = query.order_by(TableRow.updated_at.desc(), TableRow.id.desc()).limit(limit + 1)
+    query = query.order_by(table.c.updated_at.desc(), table.c.id.desc()).limit(limit + 1)
     with db.read() as session:
         if player is not None:
             query = query.where(_has_player(session.get_bind().dialect.name, player_name(player)))
-        rows = session.scalars(query).all()
-        tables = tuple(info(r, rules_of(r), state_of(r)) for r in rows[:limit])
-    nxt = encode_cursor(tables[-1].updated_at, tables[-1].id) if len(rows) > limit and tables else None  # type: ignore[arg-type]
+        rows = session.execute(query).all()
+    tables = tuple(_listed(r) for r in rows[:limit])
+    nxt = encode_cursor(tables[-1].updated_at, tables[-1].id) if len(rows) > limit and tables else None
     return TablePage(tables, nxt)
+
+
+_LISTED = (
+    "id", "convention", "title", "players", "deal_count", "revision", "archived_at", "created_at", "updated_at",
+    "pool_target", "rules_version",
+)
+
+
+def _listed(row: Row) -> ListedTable:
+    settlement = settle(rules_of(row), state_of(row)) if row.finished else None
+    return ListedTable(
+        id=row.id,
+        convention=row.convention,
+        title=row.title,
+        players=tuple(row.players),
+        deal_count=row.deal_count,
+        revision=row.revision,
+        archived=row.archived_at is not None,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        settlement=settlement,
+    )
 
 
 UNSET: Any = object()

@@ -143,3 +143,29 @@ def test_long_streaks(api):
         api.deal(t["id"], ALLPASS)
     s = api.get(f"/v1/players/{anna['id']}/stats").json()
     assert s["allpass"]["played"] == 4 and s["allpass"]["long_streaks"] == 1
+
+
+def test_a_stored_row_holds_the_balance_once_the_table_is_finished(api, db):
+    """Only a finished table's balance is counted, so a row keeps 0 until then: a post settles
+    nothing while the game is played, and an undo of the last deal takes the balance back."""
+    from app.services import player_stats
+
+    ids = [_player(api, n)["id"] for n in ("Anna", "Boris", "Vera")]
+    t = api.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4)
+
+    def stored():
+        with db.read() as session:
+            return player_stats.stored_rows(session, t["id"])
+
+    for body in PULKA[:-1]:
+        api.deal(t["id"], body)
+    assert [(r.finished, r.balance) for r in stored().values()] == [(False, 0)] * 3
+    api.deal(t["id"], PULKA[-1])  # Vera's misère closes the last pool of 4
+    final = api.get(f"/v1/tables/{t['id']}/settlement").json()
+    assert final["final"] is True
+    rows = stored()
+    assert [(rows[s].finished, rows[s].balance) for s in range(3)] == [
+        (True, Fraction(p["balance_exact"])) for p in final["players"]
+    ]
+    assert api.delete(f"/v1/tables/{t['id']}/deals/4").status_code == 200
+    assert [(r.finished, r.balance) for r in stored().values()] == [(False, 0)] * 3

@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
 from app import amounts
-from app.rules import CONVENTION_NAMES, Settlement, settle
-from app.services.tables import NOTE_MAX, TITLE_MAX, TableInfo, TablePage
+from app.rules import CONVENTION_NAMES, Settlement
+from app.services.tables import NOTE_MAX, TITLE_MAX, ListedTable, TableInfo, TablePage
 
 from .common import Amount, Answer, Name, Request, absent_when_none, timestamp
 from .players import SeatIn
@@ -177,10 +177,10 @@ class TableSummary(Answer):
     )
 
     @classmethod
-    def of(cls, table: TableInfo) -> "TableSummary":
+    def of(cls, table: ListedTable) -> "TableSummary":
         balances = None
-        if table.state.finished:
-            result = settle(table.rules, table.state, None)
+        if table.settlement is not None:
+            result = table.settlement
             balances = [
                 SettlementPlayer(
                     seat=seat,
@@ -196,10 +196,10 @@ class TableSummary(Answer):
             title=table.title,
             players=[PlayerOut(seat=i, name=n) for i, n in enumerate(table.players)],
             deal_count=table.deal_count,
-            finished=table.state.finished,
+            finished=table.finished,
             archived=table.archived,
             created_at=timestamp(table.created_at),
-            updated_at=timestamp(table.updated_at or table.created_at),
+            updated_at=timestamp(table.updated_at),
             balances=balances,
         )
 
