@@ -127,7 +127,7 @@ def written(value: Any, lang: Lang | None = None) -> str:
         return f"{sign}{int(whole)}"
     if rest == Fraction(1, 2):
         return f"{sign}{int(whole) if whole else ''}½"
-    return (lang or language(DEFAULT_LANGUAGE)).number(v, digits=2)
+    return (lang or language(DEFAULT_LANGUAGE)).number(v)
 
 
 def sequence_text(values: Sequence[Any], lang: Lang | None = None) -> list[str]:

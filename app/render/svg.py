@@ -26,7 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.i18n import DEFAULT_LANGUAGE, Lang, N_, language
+from app.i18n import DEFAULT_LANGUAGE, Lang, language
+from app.i18n.game_words import MATCH_BONUSES, deal_count, word
 
 from .measure import text_width, wrap, wrap_words
 from .sequences import fold, reconcile, sequence_text, to_fraction
@@ -46,11 +47,6 @@ MIN_COLUMN = 3 * FONT  # a narrower column means the sheet must be taller
 FONT_FAMILY = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, monospace"
 ASCENT = 0.9  # of a font size, above the baseline (the overlap check's estimate too)
 MINUS = "−"
-BONUS_KINDS = {
-    "first_to_target": N_("first to the target"),
-    "min_mountain": N_("smallest mountain"),
-    "max_pool": N_("largest pool"),
-}
 
 
 # --- the sectors -------------------------------------------------------------------------
@@ -222,7 +218,7 @@ def initials(names: Sequence[str]) -> list[str]:
 
 def _signed(lang: Lang, value: Any) -> str:
     v = to_fraction(value)
-    return ("+" if v > 0 else "") + lang.number(v, digits=2)
+    return ("+" if v > 0 else "") + lang.number(v)
 
 
 def _allpass_text(lang: Lang, allpass: Mapping[str, Any]) -> tuple[str, bool]:
@@ -285,7 +281,7 @@ def render_sheet(
     if pool_target is not None:
         facts.append(lang._("Pool to {target}", target=pool_target))
     count = int(sheet.get("deal_count", 0))
-    facts.append(lang.ngettext("{n} deal", "{n} deals", count, n=count))
+    facts.append(deal_count(lang, count))
     match = sheet.get("match")
     if match:
         facts.append(lang._("game {game} of {games}", game=sheet.get("game", 1), games=match.get("games")))
@@ -365,7 +361,7 @@ def render_sheet(
         paragraph(lang._("Match bonuses"), SMALL, "head strong-head")
         for b in match["bonuses"]:
             game = lang._("game {game}", game=b["game"]) if b.get("game") is not None else lang._("match")
-            kind = lang._(BONUS_KINDS.get(b["kind"], b["kind"]))
+            kind = word(lang, MATCH_BONUSES, b["kind"])
             paragraph(f"{game}: {kind} — {names[b['seat']]} {_signed(lang, b['amount'])}", SMALL, "legend", 2 * PAD)
 
     if finished and settlement is not None:
