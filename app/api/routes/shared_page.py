@@ -345,10 +345,14 @@ function offline(err) {
 WIDE.addEventListener("change", () => { etag = null; refresh().catch(e => offline(e.message)); });
 // The stream: each change of the table is announced at once; the page then fetches it.
 const STREAM_RETRY_POLLS = 15; // while polling, the stream is tried again every 15 polls (30 s)
-let polls = 0;
+let polls = 0, source = null;
+// a page left (or kept in the back-forward cache) lets its stream go: a browser holds only
+// a few connections to one server
+window.addEventListener("pagehide", () => { if (source) source.close(); });
+window.addEventListener("pageshow", e => { if (e.persisted) stream(); });
 function stream() {
   if (!window.EventSource) return poll();
-  const es = new EventSource(BASE + "/events");
+  const es = source = new EventSource(BASE + "/events");
   const changed = () => { document.body.dataset.live = "stream"; refresh().then(() => online("stream"), e => offline(e.message)); };
   for (const kind of ["sheet", "deal.posted", "deal.undone", "deal.corrected", "table.renamed", "table.archived"]) {
     es.addEventListener(kind, changed);
@@ -374,7 +378,9 @@ async function poll() {
   if (++polls >= STREAM_RETRY_POLLS && window.EventSource) return stream();
   setTimeout(poll, POLL_MS);
 }
-refresh().then(() => online("stream"), e => offline(e.message));
+// the first load is tried again until it works (a network that changed under the page)
+function first() { refresh().then(() => online("stream"), e => { offline(e.message); setTimeout(first, POLL_MS); }); }
+first();
 stream();
 </script>
 </body>
