@@ -124,7 +124,6 @@ def page_html(token: str, names: list[str], lang: Lang) -> str:
         "__DEALS__": _html_escape(lang._("Deals")),
         "__NUMBER__": _html_escape(lang._("No.")),
         "__DEAL__": _html_escape(lang._("Deal")),
-        "__ENTRIES__": _html_escape(lang._("Written")),
         "__PICTURE__": _html_escape(lang._("The sheet")),
     }
     html = PAGE
@@ -156,7 +155,7 @@ PAGE = """<!doctype html>
   #status { font-size: .8rem; color: #6c757d; padding: 0 8px 6px; }
   #status.offline { color: #b02a2a; }
   #transfers { padding: 6px 8px; font-size: .9rem; }
-  .entries { color: #495057; font-size: .85rem; }
+  .entries { color: #495057; font-size: .85rem; margin-top: 2px; }
   .time { color: #6c757d; font-size: .8rem; white-space: nowrap; }
   [hidden] { display: none !important; }
   /* a desktop: the wide picture at its own size, the balances and the log beside it */
@@ -180,7 +179,7 @@ PAGE = """<!doctype html>
       <table id="balances"><thead><tr><th>__PLAYER__</th><th class="num">__BALANCE__</th></tr></thead><tbody></tbody></table>
       <div id="transfers" class="entries"></div>
       <h2>__DEALS__</h2>
-      <table id="deals"><thead><tr><th class="num">__NUMBER__</th><th>__DEAL__</th><th>__ENTRIES__</th></tr></thead><tbody></tbody></table>
+      <table id="deals"><thead><tr><th class="num">__NUMBER__</th><th>__DEAL__</th></tr></thead><tbody></tbody></table>
     </aside>
   </div>
 </main>
@@ -285,9 +284,11 @@ function showDeals(deals) {
   for (const d of deals.slice().reverse()) {
     const tr = el("tr");
     const when = d.created_at ? el("div", clock(new Date(d.created_at)), "time") : null;
+    // what was played, then what it wrote (one column: a phone has no room for two)
     const what = el("td", describe(d) + (d.note ? " \\u2014 " + d.note : ""));
+    what.append(el("div", entries(d), "entries"));
     if (when) what.append(when);
-    tr.append(el("td", String(d.number), "num"), what, el("td", entries(d), "entries"));
+    tr.append(el("td", String(d.number), "num"), what);
     body.append(tr);
   }
   document.body.dataset.dealCount = String(deals.length);
