@@ -4,8 +4,8 @@ date while it is open; no key is needed and nothing can be changed from it.
 
 Plain HTML with a small inline script, no front-end build, mobile-first: on a phone the
 picture takes the width (its phone layout, 360 units) with the balances and the log below;
-from 1000 px on, the wide picture (640 units, at its own size) with the balances and the log
-beside it. It stays live through the share link's event stream (an EventSource): each change
+from 680 px on, the wide picture (640 units) at its own size, and from 1000 px on the
+balances and the log beside it. It stays live through the share link's event stream (an EventSource): each change
 is pushed at once and the page then fetches the picture (with ``If-None-Match``), the
 balances and the log. When the stream fails it polls ``sheet.svg`` every 2 s with
 ``If-None-Match`` and tries the stream again now and then.
@@ -147,7 +147,12 @@ PAGE = """<!doctype html>
   nav a { color: #1d3557; margin-left: 6px; }
   nav a[aria-current] { font-weight: bold; text-decoration: none; }
   #sheet { background: #fff; }
-  #sheet svg { display: block; width: 100%; height: auto; }
+  /* the phone picture fills a phone, and is not blown up on a larger screen */
+  #sheet svg { display: block; width: 100%; max-width: 480px; height: auto; margin: 0 auto; }
+  @media (min-width: 680px) {
+    #sheet { max-width: 640px; margin: 0 auto; }
+    #sheet svg { max-width: 640px; }
+  }
   table { border-collapse: collapse; width: 100%; background: #fff; font-size: .95rem; }
   th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #e3ddd0; vertical-align: top; overflow-wrap: anywhere; }
   td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -162,7 +167,7 @@ PAGE = """<!doctype html>
   @media (min-width: 1000px) {
     main { max-width: 1280px; padding: 12px 16px; }
     .columns { display: grid; grid-template-columns: 640px minmax(0, 1fr); gap: 20px; align-items: start; }
-    #sheet { border-radius: 6px; box-shadow: 0 1px 3px rgba(0,0,0,.15); overflow: hidden; }
+    #sheet { margin: 0; border-radius: 6px; box-shadow: 0 1px 3px rgba(0,0,0,.15); overflow: hidden; }
     aside h2:first-child { margin-top: 0; }
     aside { max-height: calc(100vh - 90px); overflow: auto; position: sticky; top: 12px; }
   }
@@ -189,7 +194,7 @@ const CONFIG = __CONFIG__;
 const W = CONFIG.words;
 const BASE = "/v1/shared/" + encodeURIComponent(CONFIG.token);
 const POLL_MS = 2000;
-const WIDE = window.matchMedia("(min-width: 1000px)");
+const WIDE = window.matchMedia("(min-width: 680px)");
 let etag = null;
 let names = [];
 

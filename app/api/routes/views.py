@@ -112,82 +112,63 @@ def _picture_response(
     return Response(body, media_type=PNG if fmt == "png" else SVG, headers=headers)
 
 
-@router.get(
-    "/v1/tables/{table_id}/sheet.svg",
-    operation_id="getSheetSvg",
-    tags=["views"],
-    response_class=Response,
-    responses={**_svg_responses, **problem_responses(401, 404, 422)},
-)
-def get_sheet_svg(
-    table_id: str,
-    db: DB,
-    owner: Owner,
-    lang: PageLang,
-    layout: LayoutQuery = Layout.phone,
-    if_none_match: IfNoneMatch = None,
-) -> Response:
-    """The sheet drawn as the paper pulka: the target in a circle, one sector per player with
-    mountain, pool and whists as running sequences, the all-pass level, who deals next, the
-    final balances. ``ETag``; ``If-None-Match`` answers 304."""
-    return _picture_response(partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, "svg")
+def _keyed_picture(fmt: str) -> Callable[..., Response]:
+    def picture(
+        table_id: str,
+        db: DB,
+        owner: Owner,
+        lang: PageLang,
+        layout: LayoutQuery = Layout.phone,
+        if_none_match: IfNoneMatch = None,
+    ) -> Response:
+        return _picture_response(partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, fmt)
+
+    return picture
 
 
-@router.get(
-    "/v1/tables/{table_id}/sheet.png",
-    operation_id="getSheetPng",
-    tags=["views"],
-    response_class=Response,
-    responses={**_png_responses, **problem_responses(401, 404, 422)},
-)
-def get_sheet_png(
-    table_id: str,
-    db: DB,
-    owner: Owner,
-    lang: PageLang,
-    layout: LayoutQuery = Layout.phone,
-    if_none_match: IfNoneMatch = None,
-) -> Response:
-    """The same picture as PNG (for messengers and bots), with the same ETag and 304 rules."""
-    return _picture_response(partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, "png")
+def _shared_picture(fmt: str) -> Callable[..., Response]:
+    def picture(
+        token: str,
+        db: DB,
+        lang: PageLang,
+        layout: LayoutQuery = Layout.phone,
+        if_none_match: IfNoneMatch = None,
+    ) -> Response:
+        return _picture_response(partial(shared_picture, db, token), if_none_match, lang, layout.value, fmt)
+
+    return picture
 
 
-@router.get(
-    "/v1/shared/{token}/sheet.svg",
-    operation_id="getSharedSheetSvg",
-    tags=["shared"],
-    response_class=Response,
-    responses={**_svg_responses, **problem_responses(404, 422)},
-    openapi_extra={"security": []},
-)
-def get_shared_sheet_svg(
-    token: str,
-    db: DB,
-    lang: PageLang,
-    layout: LayoutQuery = Layout.phone,
-    if_none_match: IfNoneMatch = None,
-) -> Response:
-    """The picture of the sheet through the read-only share link (no key)."""
-    return _picture_response(partial(shared_picture, db, token), if_none_match, lang, layout.value, "svg")
-
-
-@router.get(
-    "/v1/shared/{token}/sheet.png",
-    operation_id="getSharedSheetPng",
-    tags=["shared"],
-    response_class=Response,
-    responses={**_png_responses, **problem_responses(404, 422)},
-    openapi_extra={"security": []},
-)
-def get_shared_sheet_png(
-    token: str,
-    db: DB,
-    lang: PageLang,
-    layout: LayoutQuery = Layout.phone,
-    if_none_match: IfNoneMatch = None,
-) -> Response:
-    """The picture as PNG through the read-only share link (no key): for a messenger's preview."""
-    return _picture_response(partial(shared_picture, db, token), if_none_match, lang, layout.value, "png")
+# The four pictures: SVG and PNG, by key and by share link, one handler each from the above.
+for fmt, responses, operation, what in (
+    ("svg", _svg_responses, "Svg", "The sheet drawn as the paper pulka"),
+    ("png", _png_responses, "Png", "The same picture as PNG (for messengers and bots)"),
+):
+    router.add_api_route(
+        f"/v1/tables/{{table_id}}/sheet.{fmt}",
+        _keyed_picture(fmt),
+        methods=["GET"],
+        operation_id=f"getSheet{operation}",
+        tags=["views"],
+        response_class=Response,
+        responses={**responses, **problem_responses(401, 404, 422)},
+        summary=f"Get Sheet {operation}",
+        description=f"{what}: the target in a circle, one sector per player with mountain, pool and whists as "
+        "running sequences, the all-pass level, who deals next, the final balances. ``?lang=``, ``?layout=``; "
+        "``ETag``; ``If-None-Match`` answers 304.",
+    )
+    router.add_api_route(
+        f"/v1/shared/{{token}}/sheet.{fmt}",
+        _shared_picture(fmt),
+        methods=["GET"],
+        operation_id=f"getSharedSheet{operation}",
+        tags=["shared"],
+        response_class=Response,
+        responses={**responses, **problem_responses(404, 422)},
+        openapi_extra={"security": []},
+        summary=f"Get Shared Sheet {operation}",
+        description=f"{what}, through the read-only share link (no key); as by key.",
+    )
 
 
 @router.get(
