@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from babel.numbers import get_group_symbol
+
 from app import amounts
 from app.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.rules.vocabulary import EntryKind
@@ -127,7 +129,9 @@ def written(value: Any, lang: Lang | None = None) -> str:
         return f"{sign}{int(whole)}"
     if rest == Fraction(1, 2):
         return f"{sign}{int(whole) if whole else ''}½"
-    return (lang or language(DEFAULT_LANGUAGE)).number(v)
+    lang = lang or language(DEFAULT_LANGUAGE)
+    # the language's decimal sign; no thousands grouping, as a sequence's whole values have none
+    return lang.number(v).replace(get_group_symbol(lang.locale), "")
 
 
 def sequence_text(values: Sequence[Any], lang: Lang | None = None) -> list[str]:

@@ -175,6 +175,8 @@ def test_halves_and_other_fractions_in_each_language():
     # 100/3 is 33.333…: two decimals in the language's own format
     assert written(Fraction(100, 3), RU) == "33,33" and written(Fraction(100, 3), EN) == "33.33"
     assert written(-3) == "−3" and written(Fraction(1, 2)) == "½" and written(Fraction(-15, 2)) == "−7½"
+    # no thousands grouping in a sequence, as players write it: 123457/100 = 1234.57
+    assert written(Fraction(123457, 100), EN) == "1234.57" and written(Fraction(123457, 100), RU) == "1234,57"
 
 
 def test_a_new_races_game_starts_pools_again():

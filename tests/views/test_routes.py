@@ -124,3 +124,18 @@ def test_the_png_of_a_long_game_stays_within_its_pixel_budget():
     assert zoom_for(360, 800) == 2  # twice as sharp: 720 x 1600 = 1.15 MP
     z = zoom_for(360, 40_000)  # a sheet of a very long game: 360 x 40000 would be 57.6 MP at 2x
     assert (360 * z) * (40_000 * z) == pytest.approx(MAX_PIXELS)
+
+
+def test_the_page_is_in_the_language_asked_for(api, client):
+    table = api.table(players=["Anna", "Boris", "Vera"], convention="piter")
+    token = table["share_token"]
+    en = client.get(f"/shared/{token}?lang=en")
+    assert en.headers["content-language"] == "en" and "Accept-Language" in en.headers["vary"]
+    assert '<html lang="en">' in en.text and "If the game ended now" in en.text and "Pulka: Anna, Boris, Vera" in en.text
+    by_header = client.get(f"/shared/{token}", headers={"Accept-Language": "en-US,en;q=0.9,ru;q=0.5"})
+    assert '<html lang="en">' in by_header.text
+    ru = client.get(f"/shared/{token}", headers={"Accept-Language": "de"})
+    assert '<html lang="ru">' in ru.text and "Расчёт, если закончить сейчас" in ru.text
+    # the script's words and number symbols: a Russian decimal comma, 24-hour times
+    assert '"decimal": ","' in ru.text and '"time": "HH:mm:ss"' in ru.text and '"без двух"' in ru.text
+    assert client.get(f"/shared/{token}?lang=xx").status_code == 422

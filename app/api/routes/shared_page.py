@@ -21,13 +21,12 @@ import json
 import secrets
 
 from babel.dates import get_time_format
-from babel.numbers import get_decimal_symbol
+from babel.numbers import get_decimal_symbol, get_group_symbol
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 from app.i18n import LANGUAGES, N_, Lang
 from app.i18n.game_words import DEFENCE, ENTRY_KINDS, NO_TRUMPS, SUIT_SYMBOLS, UNDERTRICKS
-from app.render import SEPARATOR
 from app.services.views import shared_picture
 
 from ..deps import DB
@@ -105,8 +104,8 @@ def page_html(token: str, names: list[str], lang: Lang) -> str:
         "undertricks": {str(k): lang._(v) for k, v in UNDERTRICKS.items()},
         "suits": SUIT_SYMBOLS,
         "decimal": get_decimal_symbol(lang.locale),
+        "group": get_group_symbol(lang.locale),
         "time": get_time_format("medium", locale=lang.locale).pattern,
-        "separator": SEPARATOR,
     }
     current = ' aria-current="true"'
     switch = " ".join(
@@ -213,17 +212,17 @@ function layout() { return WIDE.matches ? "wide" : "phone"; }
 function query() { return "?lang=" + CONFIG.lang + "&layout=" + layout(); }
 // Numbers the language's way: the sheet's "7½", else two decimals when not whole (as Babel
 // writes them on the server: "−6,66" in Russian, "−6.66" in English).
-function number(v) {
+function number(v, grouped = true) {
   const abs = Math.abs(v), whole = Math.floor(abs + 1e-9), rest = abs - whole;
-  let s;
-  if (rest < 0.005) s = String(whole);
-  else s = abs.toFixed(2).replace(".", CONFIG.decimal);
-  return (v < -0.0049 ? "\\u2212" : "") + s;
+  let [int, frac] = rest < 0.005 ? [String(whole), ""] : abs.toFixed(2).split(".");
+  if (grouped) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, CONFIG.group);
+  return (v < -0.0049 ? "\\u2212" : "") + int + (frac ? CONFIG.decimal + frac : "");
 }
+// a value as the sheet writes it: halves as ½, no thousands grouping
 function written(v) {
   const abs = Math.abs(v), whole = Math.floor(abs), rest = abs - whole;
   if (Math.abs(rest - 0.5) < 1e-9) return (v < 0 ? "\\u2212" : "") + (whole ? whole : "") + "\\u00bd";
-  return number(v);
+  return number(v, false);
 }
 function signed(v) { return (v > 0.0049 ? "+" : "") + number(v); }
 function signedWritten(v) { return (v > 0 ? "+" : "") + written(v); }
@@ -355,7 +354,7 @@ let polls = 0, source = null;
 // a page left (or kept in the back-forward cache) lets its stream go: a browser holds only
 // a few connections to one server
 window.addEventListener("pagehide", () => { if (source) source.close(); });
-window.addEventListener("pageshow", e => { if (e.persisted) stream(); });
+window.addEventListener("pageshow", e => { if (e.persisted) { etag = null; first(); stream(); } });
 function stream() {
   if (!window.EventSource) return poll();
   const es = source = new EventSource(BASE + "/events");
