@@ -215,7 +215,7 @@ function query() { return "?lang=" + CONFIG.lang + "&layout=" + layout(); }
 function number(v, grouped = true) {
   const abs = Math.abs(v), whole = Math.floor(abs + 1e-9), rest = abs - whole;
   let [int, frac] = rest < 0.005 ? [String(whole), ""] : abs.toFixed(2).split(".");
-  if (grouped) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, CONFIG.group);
+  if (grouped) int = int.replace(/\\B(?=(\\d{3})+(?!\\d))/g, CONFIG.group);
   return (v < -0.0049 ? "\\u2212" : "") + int + (frac ? CONFIG.decimal + frac : "");
 }
 // a value as the sheet writes it: halves as ½, no thousands grouping
