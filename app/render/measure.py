@@ -35,23 +35,26 @@ def _break_token(token: str, width: float, size: float) -> list[str]:
 
 def wrap(tokens: Sequence[str], width: float, size: float) -> list[str]:
     """Greedy wrapping of tokens written one after the other ("2 · " "6 · " "10"); a token
-    wider than a line is broken between characters."""
+    wider than a line is broken between characters. Widths add up, so each token is
+    measured once (a long game's sequence is thousands of tokens)."""
     lines: list[str] = []
-    cur = ""
+    cur, cur_w = "", 0.0  # the line so far, and its width with its trailing spaces
     for token in tokens:
-        if text_width((cur + token).rstrip(), size) <= width:
+        body = token.rstrip()
+        body_w = text_width(body, size)
+        if cur_w + body_w <= width:
             cur += token
+            cur_w += body_w + text_width(token[len(body):], size)
             continue
         if cur.strip():
             lines.append(cur.rstrip())
-        cur = ""
         token = token.lstrip()
-        if text_width(token.rstrip(), size) <= width:
-            cur = token
-        else:
-            pieces = _break_token(token.rstrip(), width, size)
+        body = token.rstrip()
+        if text_width(body, size) > width:
+            pieces = _break_token(body, width, size)
             lines.extend(pieces[:-1])
-            cur = pieces[-1] if pieces else ""
+            token = (pieces[-1].lstrip() if pieces else "") + token[len(body):]
+        cur, cur_w = token, text_width(token, size)
     if cur.strip():
         lines.append(cur.rstrip())
     return lines

@@ -41,7 +41,7 @@ SMALL = 13  # the heading, legends, balances
 NAME = 15
 PAD = 4
 RADIUS = 22
-ARM = 8  # the width of each band where a 3-player bottom sector runs up its side
+ARM = 6  # the width of each band where a 3-player bottom sector runs up its side
 NAME_STRIP = 24  # above and below the frame (and beside it, with 4 players)
 MIN_COLUMN = 3 * FONT  # a narrower column means the sheet must be taller
 FONT_FAMILY = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, monospace"
@@ -153,16 +153,19 @@ def fill(sector: Sector, f: Frame, contents: Sequence[Sequence[Sequence[str]]]) 
     bands = []
     outer = 0.0
     for i, columns in enumerate(contents):
-        for lines in range(1, 1000):
+        lines = 1
+        while True:
+            # a deeper band is shorter in a triangle, so it may need more lines again: up to
+            # the depth that holds what it needs (or too short a column: a taller frame)
             inner = outer + 2 * PAD + lines * LH
             column = band_length(sector, f, i, inner) / len(columns) - 2 * PAD
             if column < MIN_COLUMN:
                 return None
             wrapped = [wrap(tokens, column, FONT) for tokens in columns]
-            if max(len(w) for w in wrapped) <= lines:
+            need = max(len(w) for w in wrapped)
+            if need <= lines:
                 break
-        else:
-            return None
+            lines = need
         bands.append(Band(outer, inner, wrapped))
         outer = inner
     if outer > depth_limit(sector, f):
@@ -170,16 +173,51 @@ def fill(sector: Sector, f: Frame, contents: Sequence[Sequence[Sequence[str]]]) 
     return bands
 
 
+def align(halves: Sequence[Sector], f: Frame, bands: Sequence[list[Band]]) -> dict[int, list[Band] | None]:
+    """The two halves of a 3-player sheet's bottom share their band lines, as a sheet is
+    ruled before the game: each band as deep as the deeper of the two (their text's width
+    does not depend on the depth there)."""
+    out: dict[int, list[Band] | None] = {}
+    depths = [max(b[i].inner - b[i].outer for b in bands) for i in range(len(bands[0]))]
+    for sector, own in zip(halves, bands):
+        outer, ruled = 0.0, []
+        for band, depth in zip(own, depths):
+            ruled.append(Band(outer, outer + depth, band.columns))
+            outer += depth
+        out[sector.seat] = ruled if outer <= depth_limit(sector, f) else None
+    return out
+
+
 def solve(x0: float, x1: float, top: float, n: int, contents: Mapping[int, Any]) -> tuple[Frame, dict[int, list[Band]]]:
-    """The smallest frame (by its half-height, from a little under half its width) whose
-    sectors all fit; it grows by steps, the width stays."""
-    h = 0.42 * (x1 - x0)
-    while True:
+    """The frame (by its half-height, from a little under half its width) whose sectors all
+    fit, within 2% of the smallest: doubled until it fits, then halved in between. A taller
+    frame only ever gives the bands more room, so this finds it in a few layouts."""
+
+    def layout(h: float) -> tuple[Frame, dict[int, list[Band] | None]]:
         f = Frame(x0, x1, top, h)
         laid = {s.seat: fill(s, f, contents[s.seat]) for s in sectors_of(n)}
-        if all(v is not None for v in laid.values()):
-            return f, laid  # type: ignore[return-value]
-        h = h * 1.08 + 4
+        halves = [s for s in sectors_of(n) if s.part]
+        if halves and all(laid[s.seat] is not None for s in halves):
+            laid.update(align(halves, f, [laid[s.seat] for s in halves]))  # type: ignore[misc]
+        return f, laid
+
+    def fits(laid: Mapping[int, list[Band] | None]) -> bool:
+        return all(v is not None for v in laid.values())
+
+    low, high = 0.0, 0.42 * (x1 - x0)
+    best = layout(high)
+    while not fits(best[1]):
+        low, high = high, high * 2
+        best = layout(high)
+    if low:
+        while high - low > max(2.0, 0.02 * high):
+            middle = (low + high) / 2
+            tried = layout(middle)
+            if fits(tried[1]):
+                high, best = middle, tried
+            else:
+                low = middle
+    return best  # type: ignore[return-value]
 
 
 # --- the element tree --------------------------------------------------------------------
