@@ -90,6 +90,10 @@ def build(context: Path, name: str, base: str, *, host_certs: bool = False) -> s
         # The Docker format keeps HEALTHCHECK (OCI images have no such field). Host network:
         # pip and apt reach their indexes as the host does.
         certs = ["-v", "/etc/ssl/certs:/etc/ssl/certs:ro"] if host_certs else []
+        # A pip without Debian's patch (the python:3.11-slim layout) trusts only its own CA
+        # list unless told otherwise; the host's pip configuration says where the host's is.
+        if host_certs and Path("/etc/pip.conf").is_file():
+            certs += ["-v", "/etc/pip.conf:/etc/pip.conf:ro"]
         podman(
             "build", "--quiet", "--format", "docker", "--network", "host", *certs,
             "--build-arg", f"BASE={base}", "-t", tag, str(context),

@@ -80,3 +80,26 @@ def test_the_image_runs_healthy_as_its_user_and_keeps_the_sheet_on_its_volume(ap
     finally:
         pm.podman("rm", "--force", "--volumes", "--time", "5", name, check=False)
         pm.podman("volume", "rm", "--force", volume, check=False)
+
+
+def test_the_image_builds_and_runs_on_the_python_slim_layout(slim_app_image: str):
+    """The Dockerfile's default base is the official python:3.11-slim: CPython under
+    /usr/local, no Debian python3 or python3-venv. On a base laid out the same way the image
+    installs into its own venv, runs healthy as its user and scores a deal."""
+    name = f"prefscore-test-{secrets.token_hex(4)}"
+    admin = "pk_image_admin_" + secrets.token_urlsafe(12)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        pm.podman("run", "-d", "--name", name, "-p", f"127.0.0.1:{port}:8000", "-e", f"PREFSCORE_ADMIN_KEY={admin}", slim_app_image)
+        pm.wait_healthy(name)
+        assert pm.process_uid(name) == 10001
+        where = "import sys; print(sys.prefix, sys.base_prefix)"
+        assert pm.podman("exec", name, "python", "-c", where).stdout.split() == ["/opt/prefscore", "/usr/local"]
+        assert pm.podman("exec", name, "sh", "-c", "dpkg -s python3 >/dev/null 2>&1 && echo debian || echo none").stdout.strip() == "none"
+        table = create_table(base, admin)
+        r = httpx.post(f"{base}/v1/tables/{table['id']}/deals", json=PULKA[0], headers=auth(admin), timeout=30)
+        assert r.status_code == 201, r.text
+        assert verify_table(base, admin, table["id"]).problems == []
+    finally:
+        pm.podman("rm", "--force", "--time", "5", name, check=False)
