@@ -101,5 +101,8 @@ def test_the_image_builds_and_runs_on_the_python_slim_layout(slim_app_image: str
         r = httpx.post(f"{base}/v1/tables/{table['id']}/deals", json=PULKA[0], headers=auth(admin), timeout=30)
         assert r.status_code == 201, r.text
         assert verify_table(base, admin, table["id"]).problems == []
+        # its fonts came from Debian too: the picture is drawn as PNG
+        png = httpx.get(f"{base}/v1/shared/{table['share_token']}/sheet.png", timeout=60)
+        assert png.status_code == 200 and png.content.startswith(b"\x89PNG"), png.text
     finally:
         pm.podman("rm", "--force", "--time", "5", name, check=False)
