@@ -189,7 +189,7 @@ def align(halves: Sequence[Sector], f: Frame, bands: Sequence[list[Band]]) -> di
 
 
 def solve(x0: float, x1: float, top: float, n: int, contents: Mapping[int, Any]) -> tuple[Frame, dict[int, list[Band]]]:
-    """The frame (by its half-height, from a little under half its width) whose sectors all
+    """The frame (by its half-height, from 150 or a little under half its width) whose sectors all
     fit, within 2% of the smallest: doubled until it fits, then halved in between. A taller
     frame only ever gives the bands more room, so this finds it in a few layouts."""
 
@@ -204,7 +204,7 @@ def solve(x0: float, x1: float, top: float, n: int, contents: Mapping[int, Any])
     def fits(laid: Mapping[int, list[Band] | None]) -> bool:
         return all(v is not None for v in laid.values())
 
-    low, high = 0.0, 0.42 * (x1 - x0)
+    low, high = 0.0, min(0.42 * (x1 - x0), 150.0)  # a short game's wide sheet is not all empty paper
     best = layout(high)
     while not fits(best[1]):
         low, high = high, high * 2
