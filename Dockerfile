@@ -15,6 +15,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     VIRTUAL_ENV=/opt/prefscore \
     PATH=/opt/prefscore/bin:$PATH
 
+# The fonts the sheet's picture is drawn with (sheet.png, app/render/png.py).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /srv/prefscore
 COPY pyproject.toml README.md alembic.ini ./
 COPY app ./app

@@ -13,7 +13,7 @@ from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import docs_ui, middleware, openapi, problems
-from .routes import conventions, deals, events, health, keys, players, records, tables, views
+from .routes import conventions, deals, events, health, keys, players, records, shared_page, tables, views
 
 API_VERSION = "1.0.0"
 ROUTERS = (
@@ -24,6 +24,7 @@ ROUTERS = (
     deals.router,
     players.router,
     views.router,
+    shared_page.router,
     events.router,
 )
 

@@ -3,7 +3,7 @@
 Each is derived from the sheet's ETag (the table's id, revision and deal count; see
 app/services/tables.sheet_etag) and what else the answer depends on, so that none needs the
 answer rendered to be compared: the settlement depends on the stake, the picture on the
-renderer's version, the share link's JSON on both the stake and its own shape.
+renderer's version, its format, language and layout, the share link's JSON on both the stake and its own shape.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from fractions import Fraction
 from app import amounts
 
 # Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
-RENDER_VERSION = 1
+RENDER_VERSION = 2
 CACHE = "private, no-cache"  # each client keeps its copy and asks again with If-None-Match
 
 
@@ -44,8 +44,10 @@ def shared_etag(sheet_etag: str, stake: Fraction | None) -> str:
     return _derived(sheet_etag, "shared", _stake_part(stake))
 
 
-def svg_etag(sheet_etag: str) -> str:
-    return _derived(sheet_etag, f"svg{RENDER_VERSION}")
+def picture_etag(sheet_etag: str, fmt: str, lang: str, layout: str) -> str:
+    """A picture (``fmt`` "svg" or "png") of the sheet in a language and a layout: each is its
+    own representation, so a cache or a viewer never takes one for another."""
+    return _derived(sheet_etag, f"{fmt}{RENDER_VERSION}", lang, layout)
 
 
 def player_etag(player_id: str, updated_at: object) -> str:

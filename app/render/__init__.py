@@ -1,18 +1,24 @@
-"""Pictures of a table: the paper sheet ("пулька") as SVG. Pure: JSON in, text out."""
+"""Pictures of a table: the paper sheet ("пулька") as SVG and PNG. Pure: JSON in, text out."""
 
-from .sequences import Sequences, fmt_amount, fold, reconcile, sequence_text, to_fraction
-from .svg import WIDTH, char_em, render_sheet, text_width, wrap
+from .measure import char_em, text_width, wrap
+from .sequences import SEPARATOR, Sequences, fmt_amount, fold, reconcile, sequence_text, to_fraction, written
+from .svg import DEFAULT_LAYOUT, LAYOUTS, WIDTH, initials, render_sheet
 
 __all__ = [
+    "DEFAULT_LAYOUT",
+    "LAYOUTS",
+    "SEPARATOR",
     "WIDTH",
     "Sequences",
     "char_em",
     "fmt_amount",
     "fold",
+    "initials",
     "reconcile",
     "render_sheet",
     "sequence_text",
     "text_width",
     "to_fraction",
     "wrap",
+    "written",
 ]

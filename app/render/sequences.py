@@ -1,5 +1,10 @@
 """Running sequences, the way players write a sheet: every time a value changes the new
-running total is appended (a pool written 2, then 4, then 4 reads "2.6.10").
+running total is appended (a pool written 2, then 4, then 4 reads "2 · 6 · 10").
+
+The separator is a spaced middle dot, in every language and everywhere a sequence is shown
+(the picture, the share page, the log): players write "2.6.10", but next to balances such
+as "−6.66" (English) a dot between running totals reads as a decimal point, and a comma
+("−6,66", Russian) would too; the middle dot is neither. Halves are "½".
 
 Pure: folds a deal history (each deal's entries, as in docs/api.md) into, per seat, the pool,
 mountain and whists-on-each-opponent sequences. Amounts are kept exact (Fraction).
@@ -12,7 +17,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from babel.numbers import get_group_symbol
+
 from app import amounts
+from app.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.rules.vocabulary import EntryKind
 
 
@@ -108,7 +116,26 @@ def reconcile(values: list[Fraction], current: Any) -> list[Fraction]:
     return values + [cur]
 
 
-def sequence_text(values: Sequence[Fraction]) -> list[str]:
-    """The tokens of a written sequence: "2." "6." "10" (each but the last ends with a dot)."""
-    tokens = [fmt_amount(v) for v in values]
-    return [t + "." for t in tokens[:-1]] + tokens[-1:]
+SEPARATOR = " · "
+
+
+def written(value: Any, lang: Lang | None = None) -> str:
+    """One value of a sequence: "12", "7½", "−3", else in the language's number format
+    ("33,33" in Russian, "33.33" in English)."""
+    v = to_fraction(value)
+    sign = amounts.MINUS if v < 0 else ""
+    whole, rest = divmod(abs(v), 1)
+    if rest == 0:
+        return f"{sign}{int(whole)}"
+    if rest == Fraction(1, 2):
+        return f"{sign}{int(whole) if whole else ''}½"
+    lang = lang or language(DEFAULT_LANGUAGE)
+    # the language's decimal sign; no thousands grouping, as a sequence's whole values have none
+    return lang.number(v).replace(get_group_symbol(lang.locale), "")
+
+
+def sequence_text(values: Sequence[Any], lang: Lang | None = None) -> list[str]:
+    """The tokens of a written sequence: "2 · " "6 · " "10" (joined: "2 · 6 · 10"); a line
+    may break after any token."""
+    tokens = [written(v, lang) for v in values]
+    return [t + SEPARATOR for t in tokens[:-1]] + tokens[-1:]

@@ -1,187 +1,277 @@
-"""The paper sheet ("пулька") as SVG: a pure function of the API's sheet JSON (with player
-names), the deal history and the settlement.
+"""The paper sheet ("пулька") as SVG, drawn the way players draw it: a pure function of the
+API's sheet JSON (with player names), the deal history, the settlement and a language.
 
-Shape: one sector per player around a central circle holding the pool target. Top-row
-sectors read from the outer edge inwards: name, whists (one column per opponent), pool,
-mountain; bottom-row sectors the same from the bottom edge up, so the mountain borders the
-circle and the whists the edge of the sheet, as on paper. With 3 players the player across
-has the whole top, the other two share the bottom; with 4 players each has a quarter.
+The shape: a rectangle with the pool target in a circle at the centre and lines from the
+circle to the corners, one sector per player. Each sector is nested from the centre
+outwards as mountain, pool, whists, its bands bounded by lines parallel to its edge of the
+sheet; the whists band is split into one column per opponent, each written toward the
+opponent it is on. With 4 players the four sectors are the four triangles between the lines
+to the corners (the left and right players' numbers written along their edges, as on paper
+turned to them). With 3 players the lines run to the two upper corners and straight down:
+the player across has the top triangle, the other two a half of the bottom each, with their
+bands running along the bottom edge and thinly up their side of the sheet.
 
-All text is horizontal and monospace, laid out in boxes: a sequence that does not fit its
-box wraps onto more lines (at a smaller size when it is long) and the sheet grows
-downwards, so nothing overlaps however long the game. The viewBox is 360 units wide, so a
-font size in units is its size in CSS pixels on a 360 px phone screen; no text is under 12.
+Text is laid out, never guessed: every band is as deep as its wrapped sequences need at
+the width the band has there, and a sheet whose bands do not fit is drawn taller (the
+circle stays at the centre), so nothing overlaps however long the game; the font size never
+changes. Layouts: "phone" is 360 units wide, so a size in units is CSS pixels on a 360 px
+screen; "wide" is 640 units, for a desktop, where it is shown at its own size (not the
+phone's picture enlarged). The document is built as an element tree.
 """
 
 from __future__ import annotations
 
-import unicodedata
+import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-from xml.sax.saxutils import escape
 
-from app import amounts
+from app.i18n import DEFAULT_LANGUAGE, Lang, language
+from app.i18n.game_words import MATCH_BONUSES, deal_count, word
 
+from .measure import text_width, wrap, wrap_words
 from .sequences import fold, reconcile, sequence_text, to_fraction
 
-WIDTH = 360
+LAYOUTS = {"phone": 360, "wide": 640}
+DEFAULT_LAYOUT = "phone"
+WIDTH = LAYOUTS[DEFAULT_LAYOUT]
 FONT = 14  # sequences
-FONT_LONG = 12  # sequences that need more than LONG_LINES lines at FONT
-LONG_LINES = 3
-SMALL = 12  # labels
+LH = 18  # their line height
+SMALL = 13  # the heading, legends, balances
 NAME = 15
-LINE = 1.3  # line height, in font sizes
-PAD = 5
+PAD = 4
 RADIUS = 22
+ARM = 6  # the width of each band where a 3-player bottom sector runs up its side
+NAME_STRIP = 24  # above and below the frame (and beside it, with 4 players)
+MIN_COLUMN = 3 * FONT  # a narrower column means the sheet must be taller
 FONT_FAMILY = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, monospace"
+ASCENT = 0.9  # of a font size, above the baseline (the overlap check's estimate too)
+MINUS = "−"
 
 
-# --- measuring and wrapping --------------------------------------------------------------
-def char_em(c: str) -> float:
-    """Estimated advance of one character in a monospace font, in em (a little generous)."""
-    if unicodedata.combining(c):
-        return 0.0
-    if unicodedata.east_asian_width(c) in ("W", "F"):
-        return 1.2
-    return 0.62
+# --- the sectors -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sector:
+    seat: int
+    side: str  # the sheet's edge it is on: "top", "bottom", "left", "right"
+    part: str = ""  # 3 players: "left" or "right" half of the bottom (an L of bands)
+
+    @property
+    def vertical(self) -> bool:
+        return self.side in ("left", "right")
 
 
-def text_width(text: str, size: float) -> float:
-    return size * sum(char_em(c) for c in text)
-
-
-def _break_token(token: str, width: float, size: float) -> list[str]:
-    parts, cur = [], ""
-    for c in token:
-        if cur and text_width(cur + c, size) > width:
-            parts.append(cur)
-            cur = c
-        else:
-            cur += c
-    return parts + ([cur] if cur else [])
-
-
-def wrap(tokens: Sequence[str], width: float, size: float) -> list[str]:
-    """Greedy wrapping of tokens that are written without separators ("2." "6." "10");
-    a token wider than a line is broken between characters."""
-    lines: list[str] = []
-    cur = ""
-    for token in tokens:
-        if text_width(cur + token, size) <= width:
-            cur += token
-            continue
-        if cur:
-            lines.append(cur.rstrip())
-            cur = ""
-        token = token.lstrip()
-        if text_width(token, size) <= width:
-            cur = token
-        else:
-            pieces = _break_token(token, width, size)
-            lines.extend(pieces[:-1])
-            cur = pieces[-1] if pieces else ""
-    if cur.strip():
-        lines.append(cur.rstrip())
-    return lines
-
-
-def wrap_words(text: str, width: float, size: float) -> list[str]:
-    words = text.split(" ")
-    return wrap([w + " " for w in words[:-1]] + words[-1:], width, size)
-
-
-def fit(text: str, width: float, size: float) -> str:
-    """One line: the text, cut with an ellipsis when it is too wide."""
-    if text_width(text, size) <= width:
-        return text
-    while text and text_width(text + "…", size) > width:
-        text = text[:-1]
-    return text + "…"
-
-
-# --- boxes -----------------------------------------------------------------------------
-@dataclass
-class Block:
-    """A column of a strip: a small label, then wrapped lines of one size."""
-
-    label: str
-    lines: list[str]
-    size: int
-    emphasis: bool = False
-
-    def height(self) -> float:
-        h = 2 * PAD + SMALL * LINE
-        if self.lines:
-            h += len(self.lines) * self.size * LINE
-        return h
-
-
-def sequence_block(label: str, values: Sequence[Any], width: float, emphasis: bool = False) -> Block:
-    inner = width - 2 * PAD
-    tokens = sequence_text(values) if values else ["0"]
-    lines = wrap(tokens, inner, FONT)
-    size = FONT
-    if len(lines) > LONG_LINES:
-        lines, size = wrap(tokens, inner, FONT_LONG), FONT_LONG
-    return Block(fit(label, inner, SMALL), lines, size, emphasis)
-
-
-@dataclass
-class Svg:
-    parts: list[str] = field(default_factory=list)
-
-    def text(self, x: float, y: float, text: str, size: float, cls: str = "", anchor: str = "start") -> None:
-        attrs = f'x="{x:.1f}" y="{y:.1f}" font-size="{size:g}"'
-        if anchor != "start":
-            attrs += f' text-anchor="{anchor}"'
-        if cls:
-            attrs += f' class="{cls}"'
-        self.parts.append(f"<text {attrs}>{escape(text)}</text>")
-
-    def line(self, x1: float, y1: float, x2: float, y2: float, cls: str = "rule") -> None:
-        self.parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" class="{cls}"/>')
-
-    def rect(self, x: float, y: float, w: float, h: float, cls: str) -> None:
-        self.parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" class="{cls}"/>')
-
-    def block(self, b: Block, x: float, y: float) -> None:
-        """Draw a block with its top-left corner at (x, y)."""
-        top = y + PAD
-        self.text(x + PAD, top + SMALL, b.label, SMALL, "label")
-        top += SMALL * LINE
-        for line in b.lines:
-            self.text(x + PAD, top + b.size, line, b.size, "num strong" if b.emphasis else "num")
-            top += b.size * LINE
-
-
-# --- the sheet ---------------------------------------------------------------------------
-def _layout(n: int) -> list[tuple[int, int, int]]:
-    """(seat, row, column) of each sector; row 0 is the top. Columns are halves of the sheet
-    (column -1: the whole width). Seats run clockwise from the bottom left."""
+def sectors_of(n: int) -> list[Sector]:
+    """Seats clockwise from the bottom (3 players: from the bottom left)."""
     if n == 3:
-        return [(0, 1, 0), (1, 0, -1), (2, 1, 1)]
+        return [Sector(0, "bottom", "left"), Sector(1, "top"), Sector(2, "bottom", "right")]
     if n == 4:
-        return [(0, 1, 0), (1, 0, 0), (2, 0, 1), (3, 1, 1)]
+        return [Sector(0, "bottom"), Sector(1, "left"), Sector(2, "top"), Sector(3, "right")]
     raise ValueError("a sheet has 3 or 4 players")
 
 
-def _allpass_line(allpass: Mapping[str, Any]) -> tuple[str, bool]:
-    level = allpass.get("level", 1)
+@dataclass(frozen=True)
+class Frame:
+    """The rectangle: x from x0 to x1, y from top to top + 2h; the circle at its centre."""
+
+    x0: float
+    x1: float
+    top: float
+    h: float
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return self.top + self.h
+
+    @property
+    def bottom(self) -> float:
+        return self.top + 2 * self.h
+
+    @property
+    def half(self) -> float:
+        return self.cx - self.x0
+
+
+def _position(sector: Sector, f: Frame) -> tuple[float, float]:
+    """Where a sector is, to order the whist columns toward the opponents."""
+    if sector.part:
+        return (f.x0 + f.cx) / 2 if sector.part == "left" else (f.cx + f.x1) / 2, f.bottom
+    return {"top": (f.cx, f.top), "bottom": (f.cx, f.bottom), "left": (f.x0, f.cy), "right": (f.x1, f.cy)}[sector.side]
+
+
+def whist_order(sector: Sector, all_sectors: Sequence[Sector], f: Frame) -> list[int]:
+    """The opponents in column order: along the band, nearest first (left to right on a
+    horizontal band, top to bottom on a vertical one)."""
+    axis = 1 if sector.vertical else 0
+    others = [s for s in all_sectors if s.seat != sector.seat]
+    return [s.seat for s in sorted(others, key=lambda s: _position(s, f)[axis])]
+
+
+def polygon(sector: Sector, f: Frame) -> list[tuple[float, float]]:
+    x0, x1, t, b, cx, cy = f.x0, f.x1, f.top, f.bottom, f.cx, f.cy
+    if sector.part == "left":
+        return [(x0, t), (cx, cy), (cx, b), (x0, b)]
+    if sector.part == "right":
+        return [(cx, cy), (x1, t), (x1, b), (cx, b)]
+    return {
+        "top": [(x0, t), (x1, t), (cx, cy)],
+        "right": [(x1, t), (x1, b), (cx, cy)],
+        "bottom": [(x1, b), (x0, b), (cx, cy)],
+        "left": [(x0, b), (x0, t), (cx, cy)],
+    }[sector.side]
+
+
+def band_length(sector: Sector, f: Frame, band: int, depth: float) -> float:
+    """The length of a band's text at ``depth`` from the sector's edge (its inner side,
+    where a triangle's band is shortest)."""
+    if sector.part:
+        return f.half - ARM * (band + 1)
+    if sector.vertical:
+        return 2 * f.h * (1 - depth / f.half)
+    return (f.x1 - f.x0) * (1 - depth / f.h)
+
+
+def depth_limit(sector: Sector, f: Frame) -> float:
+    """How deep a sector's bands may go: they stop short of the circle."""
+    return (f.half if sector.vertical else f.h) - RADIUS - 2 * PAD
+
+
+@dataclass
+class Band:
+    outer: float  # depth from the sector's edge
+    inner: float
+    columns: list[list[str]]  # the wrapped lines of each column
+
+
+def fill(sector: Sector, f: Frame, contents: Sequence[Sequence[Sequence[str]]]) -> list[Band] | None:
+    """The bands of a sector (whists, pool, mountain from the edge in), each as deep as its
+    wrapped text needs; None when they do not fit this frame."""
+    bands = []
+    outer = 0.0
+    for i, columns in enumerate(contents):
+        lines = 1
+        while True:
+            # a deeper band is shorter in a triangle, so it may need more lines again: up to
+            # the depth that holds what it needs (or too short a column: a taller frame)
+            inner = outer + 2 * PAD + lines * LH
+            column = band_length(sector, f, i, inner) / len(columns) - 2 * PAD
+            if column < MIN_COLUMN:
+                return None
+            wrapped = [wrap(tokens, column, FONT) for tokens in columns]
+            need = max(len(w) for w in wrapped)
+            if need <= lines:
+                break
+            lines = need
+        bands.append(Band(outer, inner, wrapped))
+        outer = inner
+    if outer > depth_limit(sector, f):
+        return None
+    return bands
+
+
+def align(halves: Sequence[Sector], f: Frame, bands: Sequence[list[Band]]) -> dict[int, list[Band] | None]:
+    """The two halves of a 3-player sheet's bottom share their band lines, as a sheet is
+    ruled before the game: each band as deep as the deeper of the two (their text's width
+    does not depend on the depth there)."""
+    out: dict[int, list[Band] | None] = {}
+    depths = [max(b[i].inner - b[i].outer for b in bands) for i in range(len(bands[0]))]
+    for sector, own in zip(halves, bands):
+        outer, ruled = 0.0, []
+        for band, depth in zip(own, depths):
+            ruled.append(Band(outer, outer + depth, band.columns))
+            outer += depth
+        out[sector.seat] = ruled if outer <= depth_limit(sector, f) else None
+    return out
+
+
+def solve(x0: float, x1: float, top: float, n: int, contents: Mapping[int, Any]) -> tuple[Frame, dict[int, list[Band]]]:
+    """The frame (by its half-height, from 150 or a little under half its width) whose sectors all
+    fit, within 2% of the smallest: doubled until it fits, then halved in between. A taller
+    frame only ever gives the bands more room, so this finds it in a few layouts."""
+
+    def layout(h: float) -> tuple[Frame, dict[int, list[Band] | None]]:
+        f = Frame(x0, x1, top, h)
+        laid = {s.seat: fill(s, f, contents[s.seat]) for s in sectors_of(n)}
+        halves = [s for s in sectors_of(n) if s.part]
+        if halves and all(laid[s.seat] is not None for s in halves):
+            laid.update(align(halves, f, [laid[s.seat] for s in halves]))  # type: ignore[misc]
+        return f, laid
+
+    def fits(laid: Mapping[int, list[Band] | None]) -> bool:
+        return all(v is not None for v in laid.values())
+
+    low, high = 0.0, min(0.42 * (x1 - x0), 150.0)  # a short game's wide sheet is not all empty paper
+    best = layout(high)
+    while not fits(best[1]):
+        low, high = high, high * 2
+        best = layout(high)
+    if low:
+        while high - low > max(2.0, 0.02 * high):
+            middle = (low + high) / 2
+            tried = layout(middle)
+            if fits(tried[1]):
+                high, best = middle, tried
+            else:
+                low = middle
+    return best  # type: ignore[return-value]
+
+
+# --- the element tree --------------------------------------------------------------------
+def _fmt(v: float) -> str:
+    return f"{v:.1f}".removesuffix(".0")
+
+
+class Drawing:
+    def __init__(self) -> None:
+        self.items: list[ET.Element] = []
+
+    def add(self, tag: str, **attrs: Any) -> ET.Element:
+        el = ET.Element(tag, {k.rstrip("_").replace("_", "-"): _fmt(v) if isinstance(v, float) else str(v)
+                              for k, v in attrs.items() if v is not None})
+        self.items.append(el)
+        return el
+
+    def text(self, x: float, y: float, text: str, size: float, cls: str, *, anchor: str = "start",
+             rotate: bool = False, **data: Any) -> ET.Element:
+        el = self.add("text", x=float(x), y=float(y), font_size=size, class_=cls,
+                      text_anchor=None if anchor == "start" else anchor,
+                      transform=f"rotate(-90 {_fmt(x)} {_fmt(y)})" if rotate else None,
+                      **{f"data_{k}": v for k, v in data.items()})
+        el.text = text
+        return el
+
+    def line(self, points: Sequence[tuple[float, float]], cls: str = "rule") -> None:
+        self.add("polyline", points=" ".join(f"{_fmt(x)},{_fmt(y)}" for x, y in points), class_=cls)
+
+
+def initials(names: Sequence[str]) -> list[str]:
+    """Each seat's initial, as players mark a sheet; a repeated initial takes the seat's number."""
+    first = [(name.strip()[:1] or "?").upper() for name in names]
+    return [c if first.count(c) == 1 else f"{c}{seat + 1}" for seat, c in enumerate(first)]
+
+
+def _signed(lang: Lang, value: Any) -> str:
+    v = to_fraction(value)
+    return ("+" if v > 0 else "") + lang.number(v)
+
+
+def _allpass_text(lang: Lang, allpass: Mapping[str, Any]) -> tuple[str, bool]:
     cost = allpass.get("next_trick_cost")
-    low = allpass.get("min_contract")
     if allpass.get("compulsory"):
-        text = f"Обязательные распасы: взятка {cost}"
-        return text, True
-    text = f"Распасы ×{level}"
+        return lang._("Compulsory all-pass: trick {cost}", cost=cost), True
+    level = allpass.get("level", 1)
     details = []
     if cost is not None:
-        details.append(f"взятка {cost}")
+        details.append(lang._("trick {cost}", cost=cost))
+    low = allpass.get("min_contract")
     if low is not None:
-        details.append(f"игра от {low}")
-    if details:
-        text += ": " + ", ".join(details)
-    return text, level > 1
+        details.append(lang._("play from {contract}", contract=low))
+    text = lang._("All-pass ×{level}", level=level)
+    return (text + ": " + ", ".join(details) if details else text), level > 1
 
 
 def render_sheet(
@@ -191,174 +281,246 @@ def render_sheet(
     settlement: Mapping[str, Any] | None = None,
     pool_target: int | None = None,
     title: str | None = None,
+    lang: Lang | None = None,
+    layout: str = DEFAULT_LAYOUT,
 ) -> str:
     """The sheet as an SVG document (text).
 
-    ``sheet``: the API's sheet (docs/api.md), players with ``name``. ``history``: the deals in order, each
-    its entry list or a stored deal with ``entries`` (and, for piter_races, ``game``); without
-    it each value is written as a single number. ``settlement``: the API's settlement (docs/api.md), for the
-    balances. ``pool_target``: written in the circle.
+    ``sheet``: the API's sheet (docs/api.md), players with ``name``. ``history``: the deals in
+    order, each its entry list or a stored deal with ``entries`` (and, for piter_races,
+    ``game``); without it each value is written as a single number. ``settlement``: the API's
+    settlement, whose balances are drawn when the game is finished. ``pool_target``: written
+    in the circle. ``lang``: the words and numbers (Russian by default). ``layout``: "phone"
+    or "wide".
     """
+    lang = lang or language(DEFAULT_LANGUAGE)
+    width = float(LAYOUTS[layout])
     players = sorted(sheet["players"], key=lambda p: p["seat"])
     n = len(players)
     names = [str(p.get("name", f"#{p['seat']}")) for p in players]
+    marks = initials(names)
     seqs = fold(n, history or [])
+    sectors = sectors_of(n)
+    finished = bool(sheet.get("finished"))
+    d = Drawing()
+    inner_w = width - 2 * PAD
+    y = PAD
 
-    balances: list[Any] | None = None
-    if settlement is not None:
-        by_seat = {p["seat"]: p["balance"] for p in settlement.get("players", [])}
-        balances = [by_seat.get(s, 0) for s in range(n)]
+    def paragraph(text: str, size: float, cls: str, indent: float = PAD) -> None:
+        nonlocal y
+        for line in wrap_words(text, width - indent - PAD, size):
+            d.text(indent, y + ASCENT * size, line, size, cls)
+            y += size * 1.3
 
-    svg = Svg()
-    y = 0.0
-
-    # -- heading: target, deals, dealer, all-pass level -----------------------------------
-    heading = []
+    # -- the heading: title, target, deals, game, who deals, the all-pass level -----------
     if title:
-        heading.append(title)
+        paragraph(title, NAME, "title")
     facts = []
     if pool_target is not None:
-        facts.append(f"Пуля до {pool_target}")
-    facts.append(f"сдач: {sheet.get('deal_count', 0)}")
+        facts.append(lang._("Pool to {target}", target=pool_target))
+    count = int(sheet.get("deal_count", 0))
+    facts.append(deal_count(lang, count))
     match = sheet.get("match")
     if match:
-        facts.append(f"партия {sheet.get('game', 1)} из {match.get('games')}")
-    if sheet.get("finished"):
-        facts.append("игра окончена")
-    else:
-        dealer = sheet.get("next_dealer")
-        if dealer is not None and 0 <= dealer < n:
-            facts.append(f"сдаёт {names[dealer]}")
-    heading.append(" · ".join(facts))
-    inner = WIDTH - 2 * PAD
-    y += PAD
-    for text in heading:
-        for line in wrap_words(text, inner, SMALL + 1):
-            svg.text(PAD, y + SMALL + 1, line, SMALL + 1, "head")
-            y += (SMALL + 1) * LINE
-    allpass_text, hot = _allpass_line(sheet.get("allpass", {}))
-    lines = wrap_words(allpass_text, inner - 2 * PAD, FONT)
-    box_h = len(lines) * FONT * LINE + PAD
-    svg.rect(PAD, y, WIDTH - 2 * PAD, box_h, "allpass hot" if hot else "allpass")
-    ty = y + PAD / 2
-    for line in lines:
-        svg.text(2 * PAD, ty + FONT, line, FONT, "allpass-text")
-        ty += FONT * LINE
-    y += box_h + PAD
+        facts.append(lang._("game {game} of {games}", game=sheet.get("game", 1), games=match.get("games")))
+    dealer = sheet.get("next_dealer")
+    if finished:
+        facts.append(lang._("game over"))
+    elif dealer is not None and 0 <= dealer < n:
+        facts.append(lang._("deals next: {name}", name=names[dealer]))
+    paragraph(" · ".join(facts), SMALL, "head")
+    if not finished:
+        text, hot = _allpass_text(lang, sheet.get("allpass", {}))
+        lines = wrap_words(text, inner_w - 2 * PAD, FONT)
+        d.add("rect", x=float(PAD), y=float(y), width=inner_w, height=float(len(lines) * LH + PAD),
+                    class_="allpass hot" if hot else "allpass")
+        ty = y + PAD / 2
+        for line in lines:
+            d.text(2 * PAD, ty + ASCENT * FONT, line, FONT, "allpass-text")
+            ty += LH
+        y = ty + PAD + PAD / 2
 
-    # -- sectors ----------------------------------------------------------------------------
-    layout = _layout(n)
-    half = WIDTH / 2
+    # -- the sheet ----------------------------------------------------------------------
+    side_names = n == 4
+    x0 = NAME_STRIP if side_names else 1.0
+    x1 = width - (NAME_STRIP if side_names else 1.0)
+    top = y + NAME_STRIP
+    contents: dict[int, list[list[list[str]]]] = {}
+    probe = Frame(x0, x1, top, 1.0)
+    orders = {s.seat: whist_order(s, sectors, probe) for s in sectors}
+    closed = [bool(p.get("pool_closed")) for p in players]
+    for s in sectors:
+        p = players[s.seat]
+        whists = [sequence_text(reconcile(seqs.whists[s.seat][j], p["whists"].get(str(j), 0)), lang)
+                  for j in orders[s.seat]]
+        pool = sequence_text(reconcile(seqs.pool[s.seat], p["pool"]), lang)
+        if closed[s.seat] and pool:
+            pool = pool[:-1] + [pool[-1] + " ✓"]
+        mountain = sequence_text(reconcile(seqs.mountain[s.seat], p["mountain"]), lang)
+        contents[s.seat] = [whists, [pool], [mountain]]
+    f, laid = solve(x0, x1, top, n, contents)
 
-    def sector_blocks(seat: int, width: float) -> dict[str, list[Block]]:
-        p = players[seat]
-        others = [(seat + k) % n for k in range(1, n)]
-        col_w = width / len(others)
-        whists = []
-        for j in others:
-            values = reconcile(seqs.whists[seat][j], p["whists"].get(str(j), 0))
-            whists.append(sequence_block(f"на {names[j]}", values, col_w))
-        mountain = sequence_block("гора", reconcile(seqs.mountain[seat], p["mountain"]), width)
-        pool_label = "пуля — закрыта" if p.get("pool_closed") else "пуля"
-        pool = sequence_block(pool_label, reconcile(seqs.pool[seat], p["pool"]), width, bool(p.get("pool_closed")))
-        name = Block("", [], NAME)
-        return {"whists": whists, "mountain": [mountain], "pool": [pool], "name": [name]}
+    for s in sectors:
+        d.add("polygon", points=" ".join(f"{_fmt(px)},{_fmt(py)}" for px, py in polygon(s, f)),
+              class_=f"sector s{s.seat % 2}", data_seat=s.seat)
+    for s in sectors:
+        _draw_sector(d, s, f, laid[s.seat], closed[s.seat])
 
-    blocks: dict[int, dict[str, list[Block]]] = {}
-    geometry: dict[int, tuple[int, float, float]] = {}
-    for seat, row, col in layout:
-        x0, w = (0.0, float(WIDTH)) if col == -1 else (col * half, half)
-        geometry[seat] = (row, x0, w)
-        blocks[seat] = sector_blocks(seat, w)
-
-    name_h = 2 * PAD + NAME * LINE
-
-    def strip_heights(row: int) -> dict[str, float]:
-        seats = [s for s, r, _ in layout if r == row]
-        out = {"name": name_h}
-        for strip in ("whists", "pool", "mountain"):
-            out[strip] = max(b.height() for s in seats for b in blocks[s][strip])
-        return out
-
-    order = {0: ["name", "whists", "pool", "mountain"], 1: ["mountain", "pool", "whists", "name"]}
-    sheet_top = y
-    row_span: dict[int, tuple[float, float]] = {}
-    for row in (0, 1):
-        heights = strip_heights(row)
-        if row == 1:
-            y += 2 * RADIUS + 2 * PAD  # the band of the central circle
-        top = y
-        for strip in order[row]:
-            h = heights[strip]
-            for seat, r, _ in layout:
-                if r != row:
-                    continue
-                _, x0, w = geometry[seat]
-                bs = blocks[seat][strip]
-                if strip == "name":
-                    label = names[seat]
-                    svg.text(x0 + PAD, y + PAD + NAME, fit(label, w - 2 * PAD, NAME), NAME, "name")
-                    continue
-                col_w = w / len(bs)
-                for i, b in enumerate(bs):
-                    svg.block(b, x0 + i * col_w, y)
-                    if i:
-                        svg.line(x0 + i * col_w, y, x0 + i * col_w, y + h)
-            y += h
-            if strip != order[row][-1]:
-                svg.line(0, y, WIDTH, y, "rule thin")
-        row_span[row] = (top, y)
-    sheet_bottom = y
-
-    # frame, the dividing lines and the circle
-    top0, bottom0 = row_span[0]
-    top1, _ = row_span[1]
-    cy = (bottom0 + top1) / 2
-    cx = WIDTH / 2
-    svg.line(0, cy, cx - RADIUS, cy)
-    svg.line(cx + RADIUS, cy, WIDTH, cy)
-    svg.line(cx, cy + RADIUS, cx, sheet_bottom)
-    if n == 4:
-        svg.line(cx, sheet_top, cx, cy - RADIUS)
-    svg.line(0, bottom0, WIDTH, bottom0, "rule thin")
-    svg.line(0, top1, WIDTH, top1, "rule thin")
-    svg.parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{RADIUS}" class="centre"/>')
+    # the circle and the target
+    d.add("circle", cx=f.cx, cy=f.cy, r=float(RADIUS), class_="centre")
     if pool_target is not None:
-        svg.text(cx, cy + 6, str(pool_target), 17, "target", anchor="middle")
-    svg.parts.insert(0, f'<rect x="0.5" y="{sheet_top:.1f}" width="{WIDTH - 1}" height="{sheet_bottom - sheet_top:.1f}" class="frame"/>')
+        label = str(pool_target)
+        size = min(17.0, (2 * RADIUS - 2 * PAD) / max(text_width(label, 1), 0.1))
+        d.text(f.cx, f.cy + 0.35 * size, label, round(size, 1), "target", anchor="middle")
 
-    # -- balances ---------------------------------------------------------------------------
-    y += PAD
-    if balances is not None:
-        final = bool(settlement and settlement.get("final"))
-        svg.text(PAD, y + SMALL + 1, "Расчёт (окончательный)" if final else "Расчёт, если закончить сейчас", SMALL + 1, "head")
-        y += (SMALL + 1) * LINE + PAD / 2
-        for seat in range(n):
-            amount = amounts.signed(balances[seat])
-            aw = text_width(amount, FONT)
-            svg.text(PAD, y + FONT, fit(names[seat], WIDTH - 3 * PAD - aw - 8, FONT), FONT, "name-small")
-            cls = "num pos" if to_fraction(balances[seat]) > 0 else "num neg" if to_fraction(balances[seat]) < 0 else "num"
-            svg.text(WIDTH - PAD, y + FONT, amount, FONT, cls, anchor="end")
-            y += FONT * LINE
+    # the names, outside the frame by their edge; an initial where the name does not fit
+    legend = []
+    for s in sectors:
+        room = _name_room(s, f)
+        name = names[s.seat]
+        shown = name if text_width(name, NAME) <= room - 2 * PAD - 12 else marks[s.seat]
+        if shown != name:
+            legend.append(lang._("{initial} — {name}", initial=shown, name=name))
+        _draw_name(d, s, f, shown, dealer == s.seat and not finished)
+    y = f.bottom + NAME_STRIP + PAD
+
+    # -- below: the legend, the match, the final balances --------------------------------
+    for line in legend:
+        paragraph(line, SMALL, "legend")
+    notes = [lang._("From the circle out: mountain, pool, whists (written toward the player they are on).")]
+    if any(closed):
+        notes.append(lang._("✓ the pool is closed."))
+    if dealer is not None and not finished:
+        notes.append(lang._("● deals next."))
+    paragraph(" ".join(notes), SMALL, "legend")
+
+    if match and match.get("bonuses"):
         y += PAD
+        paragraph(lang._("Match bonuses"), SMALL, "head strong-head")
+        for b in match["bonuses"]:
+            game = lang._("game {game}", game=b["game"]) if b.get("game") is not None else lang._("match")
+            kind = word(lang, MATCH_BONUSES, b["kind"])
+            paragraph(f"{game}: {kind} — {names[b['seat']]} {_signed(lang, b['amount'])}", SMALL, "legend", 2 * PAD)
 
-    height = max(y, sheet_bottom + PAD)
-    label = "Пулька: " + ", ".join(names)
-    head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0f}" '
-        f'width="100%" preserveAspectRatio="xMidYMin meet" role="img" aria-label="{escape(label, {chr(34): "&quot;"})}" '
-        f'font-family="{FONT_FAMILY}">'
-    )
-    style = (
-        "<style>"
-        ".frame{fill:#fffdf5;stroke:#1d3557;stroke-width:1.5}"
-        ".rule{stroke:#1d3557;stroke-width:1.2}.thin{stroke-width:.6;stroke-opacity:.6}"
-        ".centre{fill:#fffdf5;stroke:#1d3557;stroke-width:1.5}"
-        "text{fill:#14213d}.label{fill:#6c757d}.head{fill:#343a40}"
-        ".name,.target{font-weight:bold}.strong{font-weight:bold;fill:#2a9d8f}"
-        ".allpass{fill:#eef3f8;stroke:none}.hot{fill:#ffe8cc}.allpass-text{fill:#7f2704}"
-        ".pos{fill:#2a7d2a}.neg{fill:#b02a2a}"
-        "</style>"
-    )
-    bg = f'<rect x="0" y="0" width="{WIDTH}" height="{height:.0f}" fill="#ffffff"/>'
-    return "".join([head, f"<title>{escape(label)}</title>", style, bg, *svg.parts, "</svg>"])
+    if finished and settlement is not None:
+        y += PAD
+        paragraph(lang._("Final settlement"), SMALL + 1, "head strong-head")
+        by_seat = {p["seat"]: p["balance"] for p in settlement.get("players", [])}
+        for seat in range(n):
+            amount = _signed(lang, by_seat.get(seat, 0))
+            aw = text_width(amount, FONT)
+            v = to_fraction(by_seat.get(seat, 0))
+            rows = wrap_words(names[seat], width - 4 * PAD - aw - 8, FONT)
+            d.text(width - PAD, y + ASCENT * FONT, amount, FONT, "num pos" if v > 0 else "num neg" if v < 0 else "num",
+                   anchor="end")
+            for row in rows:
+                d.text(PAD, y + ASCENT * FONT, row, FONT, "balance-name")
+                y += LH
+    height = y + PAD
+
+    label = lang._("Pulka: {names}", names=", ".join(names))
+    root = ET.Element("svg", {
+        "xmlns": "http://www.w3.org/2000/svg",
+        "viewBox": f"0 0 {_fmt(width)} {height:.0f}",
+        "width": _fmt(width),
+        "height": f"{height:.0f}",
+        "role": "img",
+        "aria-label": label,
+        "font-family": FONT_FAMILY,
+        "data-layout": layout,
+        "lang": lang.code,
+    })
+    ET.SubElement(root, "title").text = label
+    ET.SubElement(root, "style").text = STYLE
+    ET.SubElement(root, "rect", {"x": "0", "y": "0", "width": _fmt(width), "height": f"{height:.0f}", "fill": "#ffffff"})
+    root.extend(d.items)
+    return ET.tostring(root, encoding="unicode")
+
+
+STYLE = (
+    ".sector{stroke:#1d3557;stroke-width:1.3;stroke-linejoin:round}.s0{fill:#fffdf5}.s1{fill:#fbf7ea}"
+    ".rule{fill:none;stroke:#1d3557;stroke-width:.8;stroke-opacity:.75}"
+    ".col{fill:none;stroke:#1d3557;stroke-width:.6;stroke-opacity:.5;stroke-dasharray:3 2}"
+    ".centre{fill:#fffdf5;stroke:#1d3557;stroke-width:1.5}"
+    "text{fill:#14213d}.legend{fill:#495057}.head{fill:#343a40}.strong-head{font-weight:bold}"
+    ".name,.target,.title{font-weight:bold}.closed{font-weight:bold;fill:#2a7d6f}"
+    ".b0{fill:#1d3557}.b1{fill:#14213d}.b2{fill:#8a2d1a}"
+    ".allpass{fill:#eef3f8;stroke:none}.hot{fill:#ffe8cc}.allpass-text{fill:#7f2704}"
+    ".dealer{fill:#c1121f}.pos{fill:#2a7d2a}.neg{fill:#b02a2a}"
+)
+
+
+def _draw_sector(d: Drawing, s: Sector, f: Frame, bands: list[Band], closed: bool) -> None:
+    """The band lines, the whist columns and the written sequences of one sector."""
+    for i, band in enumerate(bands):
+        cls = f"seq b{i}" + (" closed" if i == 1 and closed else "")
+        if s.vertical:
+            # a band along a side edge: x across it, the text rotated to run along it
+            xa = f.x0 + band.outer if s.side == "left" else f.x1 - band.inner
+            reach = f.h * (1 - band.inner / f.half)
+            ya, yb = f.cy - reach, f.cy + reach
+            step = (yb - ya) / len(band.columns)
+            for c, lines in enumerate(band.columns):
+                for j, line in enumerate(lines):
+                    d.text(xa + PAD + j * LH + ASCENT * FONT, ya + (c + 1) * step - PAD, line, FONT, cls,
+                           rotate=True, seat=s.seat, band=i)
+                if c:
+                    edge, depth = (f.x0, band.inner) if s.side == "left" else (f.x1, -band.inner)
+                    d.line([(edge, ya + c * step), (edge + depth, ya + c * step)], "col")
+            if i < 2:
+                x = f.x0 + band.inner if s.side == "left" else f.x1 - band.inner
+                d.line([(x, ya), (x, yb)])
+            continue
+        down = s.side == "top"
+        ya = f.top + band.outer if down else f.bottom - band.inner
+        if s.part == "left":
+            xa, xb = f.x0 + ARM * (i + 1), f.cx
+        elif s.part == "right":
+            xa, xb = f.cx, f.x1 - ARM * (i + 1)
+        else:
+            cut = f.half * band.inner / f.h
+            xa, xb = f.x0 + cut, f.x1 - cut
+        step = (xb - xa) / len(band.columns)
+        for c, lines in enumerate(band.columns):
+            for j, line in enumerate(lines):
+                d.text(xa + c * step + PAD, ya + PAD + j * LH + ASCENT * FONT, line, FONT, cls, seat=s.seat, band=i)
+            if c:
+                edge = f.top if down else f.bottom
+                d.line([(xa + c * step, edge), (xa + c * step, f.top + band.inner if down else f.bottom - band.inner)], "col")
+        if i == 2:
+            continue
+        # the line between this band and the next one in
+        if s.part:
+            arm = f.x0 + ARM * (i + 1) if s.part == "left" else f.x1 - ARM * (i + 1)
+            diag = f.cy - f.h * abs(f.cx - arm) / f.half
+            d.line([(arm, diag), (arm, f.bottom - band.inner), (f.cx, f.bottom - band.inner)])
+        else:
+            cut = f.half * band.inner / f.h
+            yy = f.top + band.inner if down else f.bottom - band.inner
+            d.line([(f.x0 + cut, yy), (f.x1 - cut, yy)])
+
+
+def _name_room(s: Sector, f: Frame) -> float:
+    if s.vertical:
+        return 2 * f.h
+    if s.part:
+        return f.half
+    return f.x1 - f.x0
+
+
+def _draw_name(d: Drawing, s: Sector, f: Frame, name: str, dealer: bool) -> None:
+    w = text_width(name, NAME)
+    if s.vertical:
+        x = f.x0 - 6 if s.side == "left" else f.x1 + 6 + ASCENT * NAME
+        d.text(x, f.cy, name, NAME, "name", anchor="middle", rotate=True, seat=s.seat)
+        if dealer:
+            d.add("circle", cx=x - 0.3 * NAME, cy=f.cy + w / 2 + 9, r=4.0, class_="dealer")
+        return
+    if s.part:
+        cx = (f.x0 + f.cx) / 2 if s.part == "left" else (f.cx + f.x1) / 2
+    else:
+        cx = f.cx
+    y = f.top - 7 if s.side == "top" else f.bottom + 7 + ASCENT * NAME
+    d.text(cx, y, name, NAME, "name", anchor="middle", seat=s.seat)
+    if dealer:
+        d.add("circle", cx=cx - w / 2 - 9, cy=y - 0.3 * NAME, r=4.0, class_="dealer")

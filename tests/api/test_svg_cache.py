@@ -15,9 +15,9 @@ def test_a_picture_is_drawn_once_per_revision(api, monkeypatch):
     drawn = []
     real = views.picture_svg
 
-    def counting(picture):
+    def counting(picture, lang, layout):
         drawn.append(picture.table.revision)
-        return real(picture)
+        return real(picture, lang, layout)
 
     monkeypatch.setattr(views, "picture_svg", counting)
     t = api.table()

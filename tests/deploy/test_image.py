@@ -61,6 +61,14 @@ def test_the_image_runs_healthy_as_its_user_and_keeps_the_sheet_on_its_volume(ap
         assert after.status_code == 200 and after.json() == before.json()
         verdict = verify_table(base, admin, table["id"])
         assert verdict.stored == len(PULKA) and verdict.problems == []
+        # The picture as PNG through the share link: the image has the renderer and its fonts.
+        png = httpx.get(f"{base}/v1/shared/{table['share_token']}/sheet.png?lang=en", timeout=60)
+        assert png.status_code == 200 and png.headers["content-type"] == "image/png", png.text
+        assert png.content.startswith(b"\x89PNG\r\n\x1a\n")
+        again = httpx.get(f"{base}/v1/shared/{table['share_token']}/sheet.png?lang=en",
+                          headers={"If-None-Match": png.headers["etag"]}, timeout=30)
+        assert again.status_code == 304
+        pm.podman("exec", name, "test", "-f", "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
         # The database is the file on the volume, written by the non-root user.
         listing = pm.podman("exec", name, "ls", "-ln", "/data").stdout
         assert "prefscore.db" in listing and " 10001 " in listing
@@ -93,5 +101,8 @@ def test_the_image_builds_and_runs_on_the_python_slim_layout(slim_app_image: str
         r = httpx.post(f"{base}/v1/tables/{table['id']}/deals", json=PULKA[0], headers=auth(admin), timeout=30)
         assert r.status_code == 201, r.text
         assert verify_table(base, admin, table["id"]).problems == []
+        # its fonts came from Debian too: the picture is drawn as PNG
+        png = httpx.get(f"{base}/v1/shared/{table['share_token']}/sheet.png", timeout=60)
+        assert png.status_code == 200 and png.content.startswith(b"\x89PNG"), png.text
     finally:
         pm.podman("rm", "--force", "--time", "5", name, check=False)

@@ -39,15 +39,15 @@ def _jsonable(value: Any) -> Any:
 
 def random_log(convention: str, players: int, deals: int, *, seed: int = 1, pool_target: int = 1000) -> dict[str, Any]:
     """A valid log of ``deals`` deals made with the engine (a high target keeps the game
-    going), with what the API would show: the sheet with names, each deal's body and entries,
-    the settlement."""
+    going; a low one ends it, and the log stops there), with what the API would show: the
+    sheet with names, each deal's body and entries, the settlement."""
     from app.rules import Deal, RulesError, TableState, apply_deal, make_rules, settle, sheet
 
     rules = make_rules(convention, players=players, pool_target=pool_target, options={})
     state = TableState.new(rules, first_dealer=0)
     rnd = random.Random(seed)
     bodies, history = [], []
-    while len(bodies) < deals:
+    while len(bodies) < deals and not state.finished:
         active = [s for s in range(players) if not (players == 4 and s == state.next_dealer)]
         if rnd.random() < 0.25:
             tricks = [0] * players

@@ -89,7 +89,8 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
     # a phone: 360 CSS pixels wide (a desktop window cannot be made that narrow)
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                             {"width": 360, "height": 780, "deviceScaleFactor": 1, "mobile": True})
-    browser.get(f"{live_url}/shared/{table['share_token']}")
+    # in Russian (the browser's own Accept-Language is English)
+    browser.get(f"{live_url}/shared/{table['share_token']}?lang=ru")
     wait = WebDriverWait(browser, 20, poll_frequency=0.2)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet svg text"))
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "2")
@@ -101,7 +102,7 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
     sheet = api.get(f"/v1/tables/{tid}/sheet").json()
     boris = sheet["players"][1]
     # Boris's mountain as written on paper: 8 for 7H one down, then 10 for a whist short on 6D
-    assert boris["mountain"] == 10 and "8.10" in svg_words
+    assert boris["mountain"] == 10 and "8 · 10" in svg_words
     assert str(sheet["players"][0]["pool"]) in svg_words  # Anna's 6D made: 2 in her pool
     assert "Распасы ×1: взятка 2, игра от 6" in svg_words
 
@@ -109,9 +110,12 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
     balances = browser.find_element(By.ID, "balances").text
     for p in settlement["players"]:
         assert p["name"] in balances
-        assert f"{abs(p['balance']):.2f}".removesuffix(".00") in balances
+        # Russian: a decimal comma and a real minus, as on the picture
+        amount = f"{abs(p['balance']):.2f}".removesuffix(".00").replace(".", ",")
+        assert amount in balances and "." not in balances
     history = browser.find_element(By.ID, "deals").text
-    assert "Boris 7H" in history and "Anna 6D" in history
+    # suits as symbols; 7♥ taking 6 is one down, "без одной"; 6♦ taking 7 is made
+    assert "Boris 7♥" in history and "без одной" in history and "Anna 6♦" in history
 
     # the picture fits the phone's width, and its smallest text is still 12 px there
     width = browser.execute_script("return document.querySelector('#sheet svg').getBoundingClientRect().width")
@@ -139,6 +143,66 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
     full_page_png(browser, tmp_path / "shared-page-after.png")
 
 
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
+PHONE = {"width": 360, "height": 780, "deviceScaleFactor": 1, "mobile": True}
+DESKTOP = {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+NAMES = {3: ["Анастасия Александровна", "Boris", "Вера"], 4: ["Anna", "Глеб Ёлкин-Палкин", "Vera", "Dmitri"]}
+
+
+def _post_game(api, players: int, finished: bool) -> dict:
+    """A table with a log made by the engine: 40 deals of a long game, or a short one played
+    to its end."""
+    from .conftest import random_log
+
+    convention = "sochi" if players == 4 else "piter"
+    target = 10 if finished else 1000
+    log = random_log(convention, players, 40, seed=7 + players, pool_target=target)
+    assert log["sheet"]["finished"] is finished
+    table = api.table(players=NAMES[players], convention=convention, pool_target=target)
+    for body in log["bodies"]:
+        api.deal(table["id"], body)
+    return table
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("finished", [False, True], ids=["playing", "finished"])
+def test_screenshots_of_the_share_page(browser, live_url, api, players, finished):
+    """Full-page screenshots to look at: phone and desktop, Russian and English. Each is
+    also checked: the picture's layout, no horizontal scrolling, the balances beside the
+    sheet on a desktop, the settlement shown once."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    table = _post_game(api, players, finished)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for device, metrics in (("phone", PHONE), ("desktop", DESKTOP)):
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        for lang in ("ru", "en"):
+            browser.get(f"{live_url}/shared/{table['share_token']}?lang={lang}")
+            wait = WebDriverWait(browser, 20, poll_frequency=0.2)
+            wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet svg text"))
+            wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") not in (None, "0"))
+            layout = browser.execute_script("return document.querySelector('#sheet svg').dataset.layout")
+            assert layout == ("phone" if device == "phone" else "wide")
+            assert browser.execute_script("return document.documentElement.lang") == lang
+            # nothing wider than the screen
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= metrics["width"]
+            sheet_box = browser.execute_script("return document.querySelector('#sheet').getBoundingClientRect().toJSON()")
+            aside_box = browser.execute_script("return document.querySelector('aside').getBoundingClientRect().toJSON()")
+            if device == "desktop":
+                assert aside_box["left"] >= sheet_box["right"] and aside_box["top"] < sheet_box["bottom"]  # beside it
+                assert sheet_box["width"] == pytest.approx(640, abs=1)  # the wide picture at its own size
+            else:
+                assert aside_box["top"] >= sheet_box["bottom"] - 1  # below it
+            balances_shown = browser.execute_script("return !document.getElementById('balances').hidden")
+            svg_words = browser.execute_script(
+                "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)")
+            final_word = "Окончательный расчёт" if lang == "ru" else "Final settlement"
+            assert balances_shown is (not finished)  # the balances once: the picture's when finished
+            assert (final_word in svg_words) is finished
+            full_page_png(browser, SCREENSHOTS / f"{players}p-{'finished' if finished else 'playing'}-{lang}-{device}.png")
+
+
 def test_shared_page_falls_back_to_polling_when_the_stream_fails(browser, live_url, api, app):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -151,7 +215,7 @@ def test_shared_page_falls_back_to_polling_when_the_stream_fails(browser, live_u
     saved = hub.max_subscriptions
     hub.max_subscriptions = 0  # every new stream is refused (503)
     try:
-        browser.get(f"{live_url}/shared/{table['share_token']}")
+        browser.get(f"{live_url}/shared/{table['share_token']}?lang=ru")
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "poll")
         api.deal(table["id"], {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}})
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "1")
