@@ -12,7 +12,7 @@ from sqlalchemy.pool import NullPool
 
 from app.db import Base, migrate
 
-TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables"}
+TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links"}
 
 
 def _tables(url: str) -> set[str]:

@@ -13,7 +13,7 @@ from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import docs_ui, middleware, openapi, problems
-from .routes import conventions, deals, events, health, keys, players, records, tables, views
+from .routes import conventions, deals, events, health, keys, players, records, scorer, tables, views
 
 API_VERSION = "1.0.0"
 ROUTERS = (
@@ -25,6 +25,8 @@ ROUTERS = (
     players.router,
     views.router,
     events.router,
+    scorer.owner_router,
+    scorer.router,
 )
 
 
