@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.i18n import LANGUAGES
+
 
 def _header(description: str, **schema: Any) -> dict[str, Any]:
     return {"description": description, "schema": {"type": "string", **schema}}
@@ -23,6 +25,11 @@ RATE_LIMIT = {
     "RateLimit-Limit": _header("requests allowed in a window", pattern=r"^[0-9]+$"),
     "RateLimit-Remaining": _header("requests left in this window", pattern=r"^[0-9]+$"),
     "RateLimit-Reset": _header("seconds until the window ends", pattern=r"^[0-9]+$"),
+}
+# An answer in a language people read (a picture, a page): app/api/lang.py.
+LANGUAGE = {
+    "Content-Language": _header("the language of the words in this answer", enum=list(LANGUAGES)),
+    "Vary": _header('"Accept-Language": the answer depends on it'),
 }
 RETRY_AFTER = {"Retry-After": _header("seconds to wait before retrying", pattern=r"^[0-9]+$")}
 
