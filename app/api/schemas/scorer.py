@@ -4,7 +4,6 @@ with each deal's dealer."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import Field
@@ -14,7 +13,7 @@ from app.rules.vocabulary import CONTRACT_LEVELS, STRAINS, TALON_BONUSES
 from app.services.scorer_links import LinkInfo
 from app.services.tables import TableInfo
 
-from .common import Answer
+from .common import Answer, timestamp
 from .deals import StoredDeal
 from .sheet import Sheet
 from .tables import ConventionName, PlayerOut, SettlementOut, TableOut
@@ -26,12 +25,18 @@ class ScorerLink(Answer):
     id: int
     table_id: str
     prefix: str = Field(description="the token's first characters, to tell links apart")
-    created_at: datetime
-    revoked_at: datetime | None = Field(description="when the link was revoked; null while it works")
+    created_at: str
+    revoked_at: str | None = Field(description="when the link was revoked; null while it works")
 
     @classmethod
     def of(cls, link: LinkInfo) -> "ScorerLink":
-        return cls(id=link.id, table_id=link.table_id, prefix=link.prefix, created_at=link.created_at, revoked_at=link.revoked_at)
+        return cls(
+            id=link.id,
+            table_id=link.table_id,
+            prefix=link.prefix,
+            created_at=timestamp(link.created_at),
+            revoked_at=timestamp(link.revoked_at),
+        )
 
 
 class ScorerLinkCreated(ScorerLink):
