@@ -13,6 +13,7 @@ from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import docs_ui, middleware, openapi, problems
+from .pages import score as score_page
 from .routes import conventions, deals, events, health, keys, players, records, scorer, tables, views
 
 API_VERSION = "1.0.0"
@@ -27,6 +28,7 @@ ROUTERS = (
     events.router,
     scorer.owner_router,
     scorer.router,
+    score_page.router,
 )
 
 

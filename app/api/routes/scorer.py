@@ -91,14 +91,15 @@ def revoke_scorer_link(table_id: str, link_id: LinkId, db: DB, owner: Owner, res
     "",
     operation_id="getScorerTable",
     response_model=ScorerTable,
-    responses={200: _NO_STORE, **problem_responses(404)},
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **problem_responses(404)},
     openapi_extra=_NO_KEY,
 )
 def get_scorer_table(scorer: ScorerAccess, db: DB, response: Response) -> ScorerTable:
     """The link's table: players, sheet, settlement (in whists) and the choices its rules
-    allow a deal (``choices``); no share token."""
+    allow a deal (``choices``); no share token. ``ETag`` is the sheet's, for ``If-Match``."""
     table = get_table(db, scorer.owner, scorer.table_id)
     response.headers["Cache-Control"] = "no-store"
+    response.headers["ETag"] = table.etag
     settlement = SettlementOut.of(table, settle(table.rules, table.state, None), None)
     return ScorerTable.of(table, settlement)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.rules import CleanPlayer, GameEnd, MadeGameWriteoff, PoolOverflow, Rules, UnwhistedWriteoff
+from app.rules import AllpassScoring, CleanPlayer, GameEnd, MadeGameWriteoff, PoolOverflow, Rules, UnwhistedWriteoff
 from app.rules.vocabulary import CONTRACT_LEVELS, STRAINS, TALON_BONUSES
 from app.services.scorer_links import LinkInfo
 from app.services.tables import TableInfo
@@ -64,6 +64,7 @@ class ScoringChoices(Answer):
     talon_bonuses: list[str] = Field(description="the talon bonuses a contract or misère may name (rostov); empty elsewhere")
     return_talon: bool = Field(description="the talon may be returned (talon.returned, 4 players)")
     over_misere: bool = Field(description="a 9 or 10 may be marked as outbidding a misère (over_misere)")
+    dealer_talon_tricks: int = Field(description="at 4 players, the talon tricks the dealer may hold on an all-pass (0: none)")
 
     @classmethod
     def of(cls, rules: Rules) -> "ScoringChoices":
@@ -86,6 +87,8 @@ class ScoringChoices(Answer):
             talon_bonuses=list(TALON_BONUSES) if rules.talon_bonuses else [],
             return_talon=rules.return_talon and rules.players == 4,
             over_misere=rules.compulsory_allpass,
+            # The open talon's tricks count for a 4-player dealer, except in Rostov (closed talon).
+            dealer_talon_tricks=2 if rules.players == 4 and rules.allpass_scoring is not AllpassScoring.ROSTOV else 0,
         )
 
 
