@@ -175,3 +175,32 @@ def test_the_player_registry_both_ways(new_database):
                 assert conn.execute(text("SELECT id FROM tables")).scalars().all() == ["t1"]
         finally:
             engine.dispose()
+
+
+def test_the_scorer_links_both_ways(new_database):
+    """0007 adds scorer_links with its named foreign key (cascading with the table) and its
+    indexes; its downgrade removes it alone, the tables staying as they were."""
+    from sqlalchemy import text
+
+    with new_database("scorer_links") as url:
+        migrate.upgrade(url, "0006")
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            with engine.begin() as conn:
+                conn.execute(text(
+                    "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
+                    "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t1', 'o', 'sochi', "
+                    "'[\"A\",\"B\",\"C\"]', 20, '{}', 0, 'tok', '{}', 2, 0, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ))
+            migrate.upgrade(url, "0007")
+            insp = inspect(engine)
+            fks = {f["name"]: f for f in insp.get_foreign_keys("scorer_links")}
+            assert set(fks) == {"fk_scorer_links_table_id_tables"}
+            assert fks["fk_scorer_links_table_id_tables"]["options"].get("ondelete") == "CASCADE"
+            assert {i["name"] for i in insp.get_indexes("scorer_links")} == {"ix_scorer_links_prefix", "ix_scorer_links_table_id"}
+            migrate.downgrade(url, "0006")
+            assert "scorer_links" not in inspect(engine).get_table_names()
+            with engine.connect() as conn:
+                assert conn.execute(text("SELECT id FROM tables")).scalars().all() == ["t1"]
+        finally:
+            engine.dispose()

@@ -115,10 +115,9 @@ async def score_page(token: str, scorer: ScorerAccess, db: DB, lang: PageLang) -
     title = f"{lang._('Score')}: {', '.join(table.players)}"
     return HTMLResponse(
         page_html(token, title, lang).replace("<script>", f'<script nonce="{nonce}">', 1),
+        # nosniff, no framing and no referrer come from the security headers (app/api/middleware).
         headers={
             "Cache-Control": "no-store",
-            "X-Content-Type-Options": "nosniff",
-            "Referrer-Policy": "no-referrer",
             "Content-Security-Policy": page_policy(nonce),
             **language_headers(lang),
         },
