@@ -218,8 +218,6 @@ def test_a_whole_pulka_scored_from_a_phone(browser, live_url, api):  # noqa: F81
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_screenshots_of_tables_being_played_and_finished(browser, live_url, api, players):  # noqa: F811
-    from selenium.webdriver.common.by import By
-
     names = ["Anna", "Boris", "Vera", "Gleb"][:players]
     playing = api.table(players=names, convention="piter", pool_target=16 if players == 3 else 6)
     for deal in (PULKA if players == 3 else FOUR)[:4]:
