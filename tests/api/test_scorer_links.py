@@ -224,3 +224,32 @@ def test_a_revoked_link_ends_its_open_event_stream(settings, db, client, admin_h
             again.close()
         finally:
             stream.close()
+
+
+def test_the_choices_are_the_table_rules(api, client):
+    """What the page may offer follows the table's rule fields (app/rules/conventions.py):
+    remise where the rules have it, Rostov's talon bonuses, VMK's write-offs, the races'
+    compulsory all-pass and overbid misère, a 4-player dealer's talon tricks on an all-pass."""
+
+    def choices(**table):
+        t = api.table(**table)
+        token = scorer_link(api, t["id"]).json()["token"]
+        return client.get(f"/v1/score/{token}").json()["choices"]
+
+    four = ["Anna", "Boris", "Vera", "Gleb"]
+    piter = choices(convention="piter", players=four)
+    assert piter["kinds"] == ["contract", "misere", "allpass", "remise"]
+    assert piter["stalingrad"] is True and piter["whisted_tens"] is False and piter["dealer_talon_tricks"] == 2
+    assert piter["talon_bonuses"] == [] and piter["over_misere"] is False and piter["help"] is True
+    rostov = choices(convention="rostov", players=four)
+    assert "remise" not in rostov["kinds"] and rostov["talon_bonuses"] == ["ace", "marriage", "ace_king", "two_aces"]
+    assert rostov["dealer_talon_tricks"] == 0  # the Rostov talon is closed on an all-pass
+    vmk = choices(convention="vmk")
+    assert vmk["unwhisted_writeoff"] is True and vmk["made_game_writeoff"] is True and vmk["dealer_talon_tricks"] == 0
+    races = choices(convention="piter_races", players=four)
+    assert races["over_misere"] is True and races["clean_writeoff"] is True and races["help"] is False
+    assert "remise" not in races["kinds"]
+    timed = choices(convention="sochi", options={"end_of_game": "deals", "game_deals": 10})
+    assert timed["kinds"][-1] == "close"
+    no_remise = choices(convention="sochi", options={"remise": False})
+    assert no_remise["kinds"] == ["contract", "misere", "allpass"]
