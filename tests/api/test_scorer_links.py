@@ -253,3 +253,18 @@ def test_the_choices_are_the_table_rules(api, client):
     assert timed["kinds"][-1] == "close"
     no_remise = choices(convention="sochi", options={"remise": False})
     assert no_remise["kinds"] == ["contract", "misere", "allpass"]
+
+
+def test_a_correction_that_breaks_a_later_deal_is_refused_and_changes_nothing(api, client):
+    table = api.table(pool_target=4)
+    for deal in PULKA:
+        api.deal(table["id"], deal)
+    token = scorer_link(api, table["id"]).json()["token"]
+    before = api.log(table["id"])
+    # deal 2 as Anna's 10 spades unwhisted: +10 to a pool that closes at 4, the rest helps the
+    # others close theirs, so the game is over before deal 3 could be played
+    r = client.put(f"/v1/score/{token}/deals/2", json={"type": "contract", "declarer": 0, "contract": "10S",
+                                                       "defenders": {"1": "pass", "2": "pass"}})
+    assert r.status_code == 409 and r.headers["content-type"].startswith(PROBLEM), r.text
+    assert r.json()["reason"] == "later_deal_invalid" and r.json()["deal"] == 3
+    assert api.log(table["id"]) == before
