@@ -31,7 +31,7 @@ from typing import Any
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("prefscore_request_id", default=None)
 _REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,128}$")
-_SHARED_RE = re.compile(r"^/(v1/)?shared/[^/]+")
+_SHARED_RE = re.compile(r"^/(v1/)?(shared|score)/[^/]+")
 
 
 def request_id_from(header: str | None) -> str:
@@ -43,8 +43,9 @@ def request_id_from(header: str | None) -> str:
 
 
 def loggable_path(path: str) -> str:
-    """The request path as logged: a share token is a read capability, so it is masked."""
-    return _SHARED_RE.sub(lambda m: f"/{m.group(1) or ''}shared/***", path)
+    """The request path as logged: a share token is a read capability and a scorer token a
+    write one, so both are masked."""
+    return _SHARED_RE.sub(lambda m: f"/{m.group(1) or ''}{m.group(2)}/***", path)
 
 
 # --------------------------------------------------------------------------- logging

@@ -12,7 +12,7 @@ from sqlalchemy.pool import NullPool
 
 from app.db import Base, migrate
 
-TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables"}
+TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links"}
 
 
 def _tables(url: str) -> set[str]:
@@ -143,6 +143,18 @@ def test_four_processes_upgrade_one_fresh_database_at_once_ten_times(new_databas
             assert _tables(url) == TABLES and _diff(url) == []
 
 
+def _one_table(engine) -> None:
+    """A table row as the migrations before 0006 left it (table "t1")."""
+    from sqlalchemy import text
+
+    with engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
+            "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t1', 'o', 'sochi', "
+            "'[\"A\",\"B\",\"C\"]', 20, '{}', 0, 'tok', '{}', 2, 0, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+        ))
+
+
 def test_the_player_registry_both_ways(new_database):
     """0006 adds players and player_tables with their named constraints and cascades; its
     downgrade removes them alone, the tables and deals staying as they were."""
@@ -152,12 +164,7 @@ def test_the_player_registry_both_ways(new_database):
         migrate.upgrade(url, "0004")
         engine = create_engine(url, poolclass=NullPool)
         try:
-            with engine.begin() as conn:
-                conn.execute(text(
-                    "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
-                    "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t1', 'o', 'sochi', "
-                    "'[\"A\",\"B\",\"C\"]', 20, '{}', 0, 'tok', '{}', 2, 0, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
-                ))
+            _one_table(engine)
             migrate.upgrade(url, "0006")
             insp = inspect(engine)
             assert {"players", "player_tables"} <= set(insp.get_table_names())
@@ -171,6 +178,30 @@ def test_the_player_registry_both_ways(new_database):
             migrate.downgrade(url, "0004")
             insp = inspect(engine)
             assert not {"players", "player_tables"} & set(insp.get_table_names())
+            with engine.connect() as conn:
+                assert conn.execute(text("SELECT id FROM tables")).scalars().all() == ["t1"]
+        finally:
+            engine.dispose()
+
+
+def test_the_scorer_links_both_ways(new_database):
+    """0007 adds scorer_links with its named foreign key (cascading with the table) and its
+    indexes; its downgrade removes it alone, the tables staying as they were."""
+    from sqlalchemy import text
+
+    with new_database("scorer_links") as url:
+        migrate.upgrade(url, "0006")
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            _one_table(engine)
+            migrate.upgrade(url, "0007")
+            insp = inspect(engine)
+            fks = {f["name"]: f for f in insp.get_foreign_keys("scorer_links")}
+            assert set(fks) == {"fk_scorer_links_table_id_tables"}
+            assert fks["fk_scorer_links_table_id_tables"]["options"].get("ondelete") == "CASCADE"
+            assert {i["name"] for i in insp.get_indexes("scorer_links")} == {"ix_scorer_links_prefix", "ix_scorer_links_table_id"}
+            migrate.downgrade(url, "0006")
+            assert "scorer_links" not in inspect(engine).get_table_names()
             with engine.connect() as conn:
                 assert conn.execute(text("SELECT id FROM tables")).scalars().all() == ["t1"]
         finally:

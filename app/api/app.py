@@ -13,7 +13,8 @@ from app.services.keys import configure_key_cache
 from app.settings import Settings
 
 from . import docs_ui, middleware, openapi, problems
-from .routes import conventions, deals, events, health, keys, players, records, shared_page, tables, views
+from .pages import score as score_page
+from .routes import conventions, deals, events, health, keys, players, records, scorer, shared_page, tables, views
 
 API_VERSION = "1.0.0"
 ROUTERS = (
@@ -26,6 +27,9 @@ ROUTERS = (
     views.router,
     shared_page.router,
     events.router,
+    scorer.owner_router,
+    scorer.router,
+    score_page.router,
 )
 
 

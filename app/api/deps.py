@@ -12,11 +12,12 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
-from app.services.errors import Forbidden, Unauthorized
+from app.services.errors import Forbidden, NotFound, Unauthorized
 from app.services.keys import Caller, identify, known_caller
+from app.services.scorer_links import Scorer, resolve
 from app.settings import Settings
 
-from .middleware.rate_limit import CALLER_SCOPE_KEY
+from .middleware.rate_limit import CALLER_SCOPE_KEY, SCORER_SCOPE_KEY
 
 _bearer = HTTPBearer(auto_error=False, description="an API key: `Authorization: Bearer pk_...`")
 
@@ -63,7 +64,20 @@ async def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Ca
     return caller
 
 
+async def current_scorer(request: Request, token: str) -> Scorer:
+    """The table a scorer link (``/v1/score/{token}``) may act on; an unknown or revoked
+    link is not found. Looked up in the database on every request (never cached): a revoked
+    link is refused at once."""
+    seen = request.scope.get(SCORER_SCOPE_KEY)
+    # The rate limit looked this link up already in this request (app/api/middleware/rate_limit.py).
+    scorer = seen[1] if seen is not None and seen[0] == token else await run_in_threadpool(resolve, request.app.state.db, token)
+    if scorer is None:
+        raise NotFound("no scorer link with this token (or it was revoked)")
+    return scorer
+
+
 DB = Annotated[Database, Depends(get_db)]
+ScorerAccess = Annotated[Scorer, Depends(current_scorer)]
 Owner = Annotated[str, Depends(current_owner)]
 KeyCaller = Annotated[Caller, Depends(current_caller)]
 Admin = Annotated[Caller, Depends(admin_caller)]

@@ -8,6 +8,7 @@
     prefscore import record.json                              (a game record: a new table)
     prefscore table list [--status S] [--convention C] [--player NAME]
     prefscore table show / rename / archive / unarchive / delete TABLE_ID ...
+    prefscore table scorer-link TABLE_ID [--list | --revoke LINK_ID]   (a phone's scoring page)
     prefscore deal list / undo TABLE_ID;  prefscore deal correct TABLE_ID N NOTATION...
     prefscore export TABLE_ID [--format json|csv] [--output FILE]
     prefscore player add NAME [--external-id ID] | player list | player stats PLAYER_ID [--stake 0.5] [--convention piter]
@@ -148,6 +149,15 @@ class Client:
 
     def correct_deal(self, table_id: str, number: int, body: dict[str, Any]) -> dict[str, Any]:
         return self.json("PUT", f"/v1/tables/{table_id}/deals/{number}", json=body)
+
+    def scorer_link(self, table_id: str) -> dict[str, Any]:
+        return self.request("POST", f"/v1/tables/{table_id}/scorer-link").json()
+
+    def scorer_links(self, table_id: str) -> list[dict[str, Any]]:
+        return self.request("GET", f"/v1/tables/{table_id}/scorer-links").json()["items"]
+
+    def revoke_scorer_link(self, table_id: str, link_id: int) -> dict[str, Any]:
+        return self.request("DELETE", f"/v1/tables/{table_id}/scorer-links/{link_id}").json()
 
     def export(self, table_id: str, fmt: str) -> str:
         return self.request("GET", f"/v1/tables/{table_id}/export", params={"format": fmt}).text
@@ -326,6 +336,32 @@ def table_create(
     )
     err.print(f"{url.rstrip('/')}/shared/{table['share_token']}", markup=False)
     click.echo(table["id"])
+
+
+@table_group.command("scorer-link")
+@click.argument("table_id")
+@click.option("--list", "listing", is_flag=True, help="list the table's scorer links instead")
+@click.option("--revoke", "revoke", type=click.IntRange(min=1), metavar="LINK_ID", help="revoke this link instead")
+@_server_options
+def table_scorer_link(table_id: str, listing: bool, revoke: int | None, url: str, key: str | None) -> None:
+    """A new scoring page for a phone at the table: the link is printed (once) to open there;
+    it may score this table's deals and nothing else."""
+    with make_client(url, key) as client:
+        if revoke is not None:
+            link = client.revoke_scorer_link(table_id, revoke)
+            click.echo(f"revoked scorer link {link['id']} ({link['prefix']}...)")
+            return
+        if listing:
+            for link in client.scorer_links(table_id):
+                state = f"revoked {link['revoked_at']}" if link["revoked_at"] else "working"
+                click.echo(f"{link['id']}\t{link['prefix']}...\tmade {link['created_at']}\t{state}")
+            return
+        link = client.scorer_link(table_id)
+    # The link alone on stdout (LINK=$(prefscore table scorer-link ...)); the rest on stderr.
+    Console(stderr=True, highlight=False).print(
+        f"scorer link {link['id']}: open it on the phone; revoke with --revoke {link['id']}", markup=False
+    )
+    click.echo(f"{url.rstrip('/')}{link['link']}")
 
 
 @click.group("deal")

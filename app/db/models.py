@@ -163,3 +163,18 @@ class PlayerTableRow(Base):
     finished: Mapped[bool] = mapped_column(Boolean, default=False)
     balance: Mapped[str] = mapped_column(String(64), default="0")  # exact whists, "p/q" or an int's text
     tally: Mapped[dict[str, Any]] = mapped_column(JSON)  # the counts of player_stats.Tally
+
+
+class ScorerLinkRow(Base):
+    """A table's scorer link (``/score/{token}``): it may post, undo and correct that table's
+    deals and read what the scoring page needs (app/services/scorer_links.py). Stored as API
+    keys are: a SHA-256 of the token, and its first characters as an indexed prefix."""
+
+    __tablename__ = "scorer_links"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    prefix: Mapped[str] = mapped_column(String(16), index=True)
+    hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

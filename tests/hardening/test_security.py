@@ -146,7 +146,7 @@ def test_every_route_of_a_table_is_404_to_another_owner(live):
     assert len(routes) >= 8, routes
     for method, path in routes:
         for table_id, expect_same in ((table["id"], False), ("0" * 32, True)):
-            url = live.url + path.replace("{table_id}", table_id).replace("{number}", "1")
+            url = live.url + path.replace("{table_id}", table_id).replace("{number}", "1").replace("{link_id}", "1")
             body = DEAL if method in ("POST", "PUT") else None
             r = httpx.request(method, url, json=body, headers=auth(theirs))
             assert r.status_code == 404, f"{method} {path}: {r.status_code} {r.text}"

@@ -6,7 +6,9 @@
 - a request without a key or with a wrong one: per client address, in this process's
   memory (never a database write);
 - the share link (``/v1/shared/{token}...`` and the page ``/shared/{token}``): per token,
-  in memory.
+  in memory;
+- a scorer link (``/v1/score/{token}...`` and the page ``/score/{token}``): a valid one as a
+  key, counted in the database per link; an unknown or revoked one per client address.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app import observability as obs
 from app.db import Database
 from app.ratelimit import Decision, MemoryLimiter, RateLimiter
-from app.services import keys
+from app.services import keys, scorer_links
 from app.settings import Settings
 
 from .asgi import header, send_problem
@@ -30,7 +32,10 @@ from .asgi import header, send_problem
 log = logging.getLogger("prefscore.ratelimit")
 # Where the caller of a request's key, once identified here, is left for app/api/deps.py.
 CALLER_SCOPE_KEY = "prefscore.caller"
+# Where the scorer link of a request, once looked up here, is left for app/api/deps.py.
+SCORER_SCOPE_KEY = "prefscore.scorer"
 _SHARED = re.compile(r"^/(?:v1/)?shared/([^/]+)")
+_SCORER = re.compile(r"^/(?:v1/)?score/([^/]+)")
 
 
 class RateLimit:
@@ -64,9 +69,12 @@ class RateLimit:
         decision: Decision | None = None
         what = ""
         shared = _SHARED.match(path)
+        scorer = _SCORER.match(path)
         if shared is not None:
             if self.by_share is not None:
                 decision, what = self.by_share.hit(shared.group(1)), "this share link"
+        elif scorer is not None:
+            decision, what = await self._by_scorer(scope, scorer.group(1))
         elif path.startswith("/v1/"):
             decision, what = await self._by_caller(scope)
         if decision is not None and not decision.allowed:
@@ -85,6 +93,27 @@ class RateLimit:
             )
             return
         await self.app(scope, receive, send)
+
+    async def _by_scorer(self, scope: Scope, token: str) -> tuple[Decision | None, str]:
+        """A valid scorer link is counted as a key is (in the database, shared by every
+        process); a made-up one as a request without a key, by address."""
+        try:
+            found = await anyio.to_thread.run_sync(scorer_links.resolve, self.db, token)
+        except SQLAlchemyError as exc:
+            log.warning("rate limit: the scorer link could not be looked up (%s)", type(exc).__name__)
+            return None, ""
+        scope[SCORER_SCOPE_KEY] = (token, found)
+        if found is not None:
+            if self.by_key is None:
+                return None, ""
+            return self.by_key.try_local(token) or await anyio.to_thread.run_sync(self.by_key.hit, token), "this scorer link"
+        return self._by_address(scope)
+
+    def _by_address(self, scope: Scope) -> tuple[Decision | None, str]:
+        if self.by_address is None:
+            return None, ""
+        client = scope.get("client")
+        return self.by_address.hit(client[0] if client else "?"), "this address (without a valid key)"
 
     async def _by_caller(self, scope: Scope) -> tuple[Decision | None, str]:
         auth = header(scope, b"authorization")
@@ -109,7 +138,4 @@ class RateLimit:
             # Most requests are decided from this process's lease, on the loop; only a new
             # lease needs the database, in the thread pool (app/ratelimit.py).
             return self.by_key.try_local(token) or await anyio.to_thread.run_sync(self.by_key.hit, token), "this key"
-        if self.by_address is None:
-            return None, ""
-        client = scope.get("client")
-        return self.by_address.hit(client[0] if client else "?"), "this address (without a valid key)"
+        return self._by_address(scope)

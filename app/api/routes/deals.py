@@ -83,13 +83,29 @@ async def post_deal(
     # ``async def``: the use case runs in the thread pool, and FastAPI checks and serialises
     # the answer here on the loop; a plain ``def`` would cost a second thread-pool round trip
     # for the check of the returned model.
+    return await post_and_answer(db, owner, table_id, deal, response, settings, idempotency_key, if_match, f"/v1/tables/{table_id}/deals")
+
+
+async def post_and_answer(
+    db: Database,
+    owner: str,
+    table_id: str,
+    deal: DealInput,
+    response: Response,
+    settings: Settings,
+    idempotency_key: str | None,
+    if_match: str | None,
+    deals_url: str,
+) -> DealWithSheet:
+    """A post as every route that posts answers it (by key, by scorer link): the key
+    checked, the deal posted in the thread pool, Location, ETag and Idempotent-Replayed set."""
     if idempotency_key is not None and not _KEY_RE.fullmatch(idempotency_key):
         raise Unprocessable(
             "Idempotency-Key must be 1-255 visible ASCII characters",
             [FieldError("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)")],
         )
     answer, written = await run_in_threadpool(_post, db, owner, table_id, deal, idempotency_key, if_match, Limits.of(settings))
-    _answer(written, response, f"/v1/tables/{table_id}/deals/{answer.deal.root.number}")
+    _answer(written, response, f"{deals_url}/{answer.deal.root.number}")
     if written.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return answer
@@ -165,6 +181,10 @@ def undo_deal(
     if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Undo the last deal (only the last: 409 otherwise). Returns the removed deal and the sheet."""
+    return undo_and_answer(db, owner, table_id, number, response, if_match)
+
+
+def undo_and_answer(db: Database, owner: str, table_id: str, number: int, response: Response, if_match: str | None) -> DealWithSheet:
     written = svc.undo_last(db, owner, table_id, number, deal_response, if_match=if_match)
     _answer(written, response)
     return DealWithSheet.model_validate(written.response)
@@ -187,6 +207,12 @@ def correct_deal(
 ) -> DealCorrected:
     """Correct a past deal; later deals are re-scored. If one of them no longer fits, 409 names
     it (``deal``) and nothing changes."""
+    return correct_and_answer(db, owner, table_id, number, deal, response, if_match)
+
+
+def correct_and_answer(
+    db: Database, owner: str, table_id: str, number: int, deal: DealInput, response: Response, if_match: str | None
+) -> DealCorrected:
     written = svc.correct_deal(
         db, owner, table_id, number, deal.body(), corrected_response, if_match=if_match, post_render=deal_response
     )

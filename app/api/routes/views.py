@@ -55,8 +55,8 @@ def _picture_responses(media: str, what: str) -> dict[int | str, dict[str, Any]]
     }
 
 
-_svg_responses = _picture_responses(SVG, "SVG")
-_png_responses = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 megapixels")
+SVG_RESPONSES = _picture_responses(SVG, "SVG")
+PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 megapixels")
 
 
 def picture_svg(picture: Picture, lang: Lang, layout: str) -> str:
@@ -74,7 +74,7 @@ def picture_svg(picture: Picture, lang: Lang, layout: str) -> str:
     return render_sheet(exact, history=history, settlement=settlement, pool_target=table.pool_target, lang=lang, layout=layout)
 
 
-def _picture_response(
+def picture_response(
     fetch: Callable[..., Picture], if_none_match: str | None, lang: Lang, layout: str, fmt: str
 ) -> Response:
     """304 for the viewer's current version; else the picture, drawn once per revision (and
@@ -121,7 +121,7 @@ def _keyed_picture(fmt: str) -> Callable[..., Response]:
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return _picture_response(partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, fmt)
+        return picture_response(partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, fmt)
 
     return picture
 
@@ -134,15 +134,15 @@ def _shared_picture(fmt: str) -> Callable[..., Response]:
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return _picture_response(partial(shared_picture, db, token), if_none_match, lang, layout.value, fmt)
+        return picture_response(partial(shared_picture, db, token), if_none_match, lang, layout.value, fmt)
 
     return picture
 
 
 # The four pictures: SVG and PNG, by key and by share link, one handler each from the above.
 for fmt, responses, operation, what in (
-    ("svg", _svg_responses, "Svg", "The sheet drawn as the paper pulka"),
-    ("png", _png_responses, "Png", "The same picture as PNG (for messengers and bots)"),
+    ("svg", SVG_RESPONSES, "Svg", "The sheet drawn as the paper pulka"),
+    ("png", PNG_RESPONSES, "Png", "The same picture as PNG (for messengers and bots)"),
 ):
     router.add_api_route(
         f"/v1/tables/{{table_id}}/sheet.{fmt}",

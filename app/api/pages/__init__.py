@@ -1,0 +1,1 @@
+"""Pages people open in a browser (plain HTML with an inline script, no front-end build)."""

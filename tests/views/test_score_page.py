@@ -1,0 +1,91 @@
+"""The scoring page's HTML (app/api/pages/score.py) and the client's ``table scorer-link``:
+the page in the language asked for, its script run by nonce only, its words from the
+catalogue; 404 for a link that does not work."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from app.api.pages.score import WORDS
+from app.cli import main
+from app.i18n import language
+
+
+def made_link(api, **table):
+    t = api.table(**table)
+    r = api.post(f"/v1/tables/{t['id']}/scorer-link")
+    assert r.status_code == 201, r.text
+    return t, r.json()
+
+
+def words_of(html: str) -> dict[str, str]:
+    return json.loads(re.search(r"const WORDS = (\{.*?\});\n", html).group(1))
+
+
+def test_the_page_in_russian_by_default_and_english_when_asked(api, client):
+    _t, link = made_link(api, players=["Anna", "Boris", "Vera"])
+    ru = client.get(link["link"])
+    assert ru.status_code == 200 and ru.headers["content-type"].startswith("text/html")
+    assert ru.headers["Content-Language"] == "ru" and ru.headers["Vary"] == "Accept-Language"
+    assert '<html lang="ru">' in ru.text and "<title>Запись: Anna, Boris, Vera</title>" in ru.text
+    assert words_of(ru.text)["Record the deal"] == "Записать сдачу"
+    en = client.get(link["link"] + "?lang=en")
+    assert en.headers["Content-Language"] == "en" and words_of(en.text)["Record the deal"] == "Record the deal"
+    by_header = client.get(link["link"], headers={"Accept-Language": "en-GB,en;q=0.8"})
+    assert by_header.headers["Content-Language"] == "en"
+    # every word the script may write, in both languages
+    assert set(words_of(ru.text)) == set(WORDS) == set(language("en").words(WORDS))
+
+
+def test_the_page_runs_only_its_own_script(api, client):
+    _t, link = made_link(api, players=["</script><script>alert(1)</script>", "Boris", "Vera"])
+    r = client.get(link["link"])
+    policy = r.headers["Content-Security-Policy"]
+    nonce = re.search(r"script-src 'nonce-([^']+)'", policy).group(1)
+    assert r.text.count(f'<script nonce="{nonce}">') == 1 and r.text.count("<script") == 1
+    assert "connect-src 'self'" in policy and "frame-ancestors 'none'" in policy
+    assert r.headers["Cache-Control"] == "no-store" and r.headers["Referrer-Policy"] == "no-referrer"
+    # the token is handed to the script as JSON; the names reach the page only as escaped text
+    assert f'const TOKEN = "{link["token"]}";' in r.text
+    assert "&lt;/script&gt;" in r.text
+
+
+def test_no_page_for_a_link_that_does_not_work(api, client):
+    t, link = made_link(api)
+    assert client.get("/score/sc_" + "x" * 43).status_code == 404
+    assert client.get(f"/score/{t['share_token']}").status_code == 404
+    api.delete(f"/v1/tables/{t['id']}/scorer-links/{link['id']}")
+    r = client.get(link["link"])
+    assert r.status_code == 404 and r.headers["content-type"].startswith("application/problem+json")
+
+
+@pytest.fixture
+def run(live_url, owner_key):
+    runner = CliRunner()
+
+    def invoke(*args: str, expect: int = 0):
+        result = runner.invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key, "COLUMNS": "160"})
+        assert result.exit_code == expect, (result.output, result.exception)
+        return result
+
+    return invoke
+
+
+def test_the_client_makes_lists_and_revokes_a_link(run, client):
+    table_id = run("table", "create", "--convention", "piter", "--players", "Anna,Boris,Vera").stdout.strip().splitlines()[-1]
+    made = run("table", "scorer-link", table_id)
+    url = made.stdout.strip()
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/score/sc_[A-Za-z0-9_-]{43}", url)
+    assert "--revoke 1" in made.stderr or "--revoke" in made.stderr
+    token = url.rsplit("/", 1)[1]
+    assert client.get(f"/v1/score/{token}").status_code == 200
+    listed = run("table", "scorer-link", table_id, "--list").stdout
+    link_id = listed.split("\t", 1)[0]
+    assert token[:12] in listed and "working" in listed
+    assert "revoked scorer link" in run("table", "scorer-link", table_id, "--revoke", link_id).stdout
+    assert client.get(f"/v1/score/{token}").status_code == 404
+    assert "revoked" in run("table", "scorer-link", table_id, "--list").stdout
