@@ -25,7 +25,7 @@ from app.services.tables import get_table
 
 from ..deps import DB, ScorerAccess
 from ..lang import PageLang, language_headers
-from ..routes.views import page_policy
+from ..routes.shared_page import page_policy
 
 router = APIRouter()
 TEMPLATE = resources.files(__package__).joinpath("score.html").read_text(encoding="utf-8")

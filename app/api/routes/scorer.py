@@ -17,6 +17,7 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.rules import settle
+from app.services.keys import Caller
 from app.services import scorer_links as links
 from app.services.scorer_links import Scorer
 from app.services.tables import get_table
@@ -210,7 +211,8 @@ async def stream_scorer_events(
 ) -> EventSourceResponse:
     """The table's changes as ``/v1/tables/{id}/events`` sends them. The stream ends when
     the link is revoked (the revocation is a change of the table) or the table deleted."""
-    response = await _table_stream(live(request), scorer.table_id, scorer.owner, _revision(last_event_id, after))
+    # The link's owner, with no key: the stream is ended by the link's own check below, not by a key's revocation.
+    response = await _table_stream(live(request), scorer.table_id, Caller(owner=scorer.owner), _revision(last_event_id, after))
     response.body_iterator = _while_valid(response.body_iterator, db, scorer)
     return response
 
