@@ -24,6 +24,10 @@ default_pool_size = $POOL_SIZE
 max_client_conn = $MAX_CLIENT_CONN
 ignore_startup_parameters = extra_float_digits
 server_check_delay = 5
+# After a failed server login PgBouncer refuses clients for this long ("server login has been
+# failing, try again later"; 15 s by default): a database slow to accept one login under load,
+# or not up yet when PgBouncer starts, should cost the clients a second, not fifteen.
+server_login_retry = 1
 # A PostgreSQL restart or a new address of the db container: look the name up again soon.
 dns_max_ttl = 5
 log_connections = 0
