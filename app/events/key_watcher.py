@@ -5,10 +5,10 @@ streams within that interval. The process that revokes a key ends its streams at
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from .hub import Hub
+from .intervals import every
 
 log = logging.getLogger("prefscore.events")
 
@@ -16,12 +16,11 @@ log = logging.getLogger("prefscore.events")
 class KeyWatcher:
     def __init__(self, hub: Hub, interval: float):
         self.hub = hub
-        self.interval = max(0.01, interval)
+        self.interval = interval
 
     async def run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            try:
-                await self.hub.check_keys()
-            except Exception as exc:  # noqa: BLE001  (the database is away: the revision watcher tells the streams)
-                log.warning("live updates: could not read the keys of the open streams: %s", exc)
+        await every(self.interval, self.hub.check_keys, self.failed)
+
+    def failed(self, exc: Exception) -> None:
+        # The database is away: the revision watcher tells the streams.
+        log.warning("live updates: could not read the keys of the open streams: %s", exc)

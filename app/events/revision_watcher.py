@@ -6,10 +6,10 @@ noticed)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from .hub import Hub
+from .intervals import every
 
 log = logging.getLogger("prefscore.events")
 
@@ -17,16 +17,16 @@ log = logging.getLogger("prefscore.events")
 class RevisionWatcher:
     def __init__(self, hub: Hub, interval: float):
         self.hub = hub
-        self.interval = max(0.01, interval)
+        self.interval = interval
 
     async def run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            try:
-                await self.hub.poll()
-            except Exception as exc:  # noqa: BLE001  (the database is away: try again next time)
-                log.warning("live updates: could not read the revisions: %s", exc)
-                self.hub.outage("the database cannot be read; the stream resumes when it can")
-            else:
-                if self.hub.interrupted and not self.hub.listener_down:
-                    self.hub.recovered()
+        await every(self.interval, self.step, self.failed)
+
+    async def step(self) -> None:
+        await self.hub.poll()
+        if self.hub.interrupted and not self.hub.listener_down:
+            self.hub.recovered()
+
+    def failed(self, exc: Exception) -> None:
+        log.warning("live updates: could not read the revisions: %s", exc)
+        self.hub.outage("the database cannot be read; the stream resumes when it can")
