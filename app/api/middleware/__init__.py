@@ -7,7 +7,8 @@
   FastAPI ``max_body_size``)
 - CORS (Starlette's), only when ``PREFSCORE_CORS_ORIGINS`` names origins;
 - ``body_guard.BodyGuard``: hostile JSON (422);
-- ``rate_limit``: per key (database), per address and per share token (memory); 429.
+- ``rate_limit``: per key (database), per address and per share token (memory); 429;
+- ``sheet_not_modified``: the sheet's 304 before the framework's routing (the route's own check).
 
 The first three wrap the whole framework stack (``wrap``, called by the app's
 ``build_middleware_stack``) so that they see every answer, the framework's own included;
@@ -50,7 +51,10 @@ def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Middleware (Starlette applies the last added outermost) and /metrics."""
+    from .sheet_not_modified import SheetNotModified  # it imports the routes, which import this package
+
     obs.configure_logging(settings.log_format, settings.log_level)
+    app.add_middleware(SheetNotModified, db=app.state.db)
     app.add_middleware(RateLimit, settings=settings, db=app.state.db)
     app.add_middleware(BodyGuard, max_json_depth=settings.max_json_depth, own_limit_paths=frozenset(own_body_limits(settings)))
     if settings.cors_origins:

@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Body, Depends, Header, Query, Response
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
@@ -119,6 +119,21 @@ def get_table(table_id: str, db: DB, owner: Owner, response: Response) -> TableO
     return TableOut.of(table)
 
 
+# Set in a request's scope when its If-None-Match was compared with the current ETag and did
+# not match (app/api/middleware/sheet_not_modified.py).
+SHEET_CHANGED = "prefscore.sheet_changed"
+
+
+async def sheet_not_modified(db: Database, owner: str, table_id: str, if_none_match: str) -> Response | None:
+    """The 304 of a sheet whose current ETag ``If-None-Match`` names, else None (it has changed).
+    Raises NotFound as the route does. The one definition of the sheet's 304, used by
+    ``get_sheet`` and by the fast path before the framework's routing."""
+    etag = await svc.current_etag_on_loop(db, owner, table_id)
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    return None
+
+
 @router.get(
     "/tables/{table_id}/sheet",
     operation_id="getSheet",
@@ -126,16 +141,18 @@ def get_table(table_id: str, db: DB, owner: Owner, response: Response) -> TableO
     responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 404)},
 )
 async def get_sheet(
-    table_id: str, db: DB, owner: Owner, response: Response, if_none_match: IfNoneMatch = None
+    table_id: str, db: DB, owner: Owner, request: Request, response: Response, if_none_match: IfNoneMatch = None
 ) -> Sheet | Response:
     """The sheet, with a strong ETag; ``If-None-Match`` with it answers 304."""
     # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
-    # database allows it (SQLite), without a thread-pool round trip; the full sheet is loaded
-    # and built in the thread pool (and serialised by FastAPI on the loop).
-    if if_none_match is not None:
-        etag = await svc.current_etag_on_loop(db, owner, table_id)
-        if etags.none_match(if_none_match, etag):
-            return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    # database allows it, without a thread-pool round trip; the full sheet is loaded and built
+    # in the thread pool (and serialised by FastAPI on the loop). Most 304s are answered
+    # before the framework's routing, by the same check (app/api/middleware/sheet_not_modified.py);
+    # when that check found the sheet changed, it is not made again here.
+    if if_none_match is not None and not request.scope.get(SHEET_CHANGED):
+        unchanged = await sheet_not_modified(db, owner, table_id, if_none_match)
+        if unchanged is not None:
+            return unchanged
     sheet, etag = await run_in_threadpool(_sheet, db, owner, table_id)
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE

@@ -1,0 +1,70 @@
+"""The sheet's 304 answered before the framework's routing (app/api/middleware/sheet_not_modified.py):
+the same answer as the route's, counted by the rate limit, logged by route template; every
+request it cannot answer is the route's, with the route's errors."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi.testclient import TestClient
+
+from app.services import tables as table_service
+
+from tests.conftest import new_owner_key
+
+PROBLEM = "application/problem+json"
+SHEET = "/v1/tables/{table_id}/sheet"
+
+
+def test_the_304_has_the_route_s_headers_and_access_line(api, caplog):
+    tid = api.table()["id"]
+    etag = api.get(f"/v1/tables/{tid}/sheet").headers["etag"]
+    with caplog.at_level(logging.INFO, logger="prefscore.access"):
+        r = api.get(f"/v1/tables/{tid}/sheet", headers={"If-None-Match": etag, "X-Request-ID": "poll-304"})
+    assert r.status_code == 304 and r.content == b""
+    assert r.headers["etag"] == etag and r.headers["cache-control"] == "private, no-cache"
+    assert r.headers["x-request-id"] == "poll-304" and r.headers["x-content-type-options"] == "nosniff"
+    line = [rec for rec in caplog.records if rec.name == "prefscore.access" and getattr(rec, "status", None) == 304]
+    assert len(line) == 1 and line[0].route == SHEET and line[0].method == "GET"
+
+
+def test_a_changed_sheet_reads_its_etag_once(api, monkeypatch):
+    tid = api.table()["id"]
+    reads = []
+    current = table_service.current_etag_on_loop
+
+    async def counted(*args):
+        reads.append(args[2])
+        return await current(*args)
+
+    monkeypatch.setattr(table_service, "current_etag_on_loop", counted)
+    r = api.get(f"/v1/tables/{tid}/sheet", headers={"If-None-Match": '"an-old-one"'})
+    assert r.status_code == 200 and r.json()["deal_count"] == 0 and r.headers["etag"]
+    assert reads == [tid]  # compared before the routing, not again in the route
+
+
+def test_what_it_cannot_answer_is_the_route_s(api, other_api, client):
+    tid = api.table()["id"]
+    any_etag = {"If-None-Match": "*"}
+    for r in (
+        api.get("/v1/tables/0123456789abcdef0123456789abcdef/sheet", headers=any_etag),  # no such table
+        api.get("/v1/tables/not-a-table-id/sheet", headers=any_etag),
+        other_api.get(f"/v1/tables/{tid}/sheet", headers=any_etag),  # another owner's
+    ):
+        assert r.status_code == 404 and r.headers["content-type"].startswith(PROBLEM)
+    for headers in ({}, {"Authorization": "Bearer pk_made_up"}, {"Authorization": "Basic eDp5"}):
+        r = client.get(f"/v1/tables/{tid}/sheet", headers={**headers, **any_etag})
+        assert r.status_code == 401 and r.headers["content-type"].startswith(PROBLEM)
+
+
+def test_the_304s_are_counted_by_the_rate_limit(settings, db, admin_headers):
+    from app.api import create_app
+
+    app = create_app(settings.model_copy(update={"rate_limit": 4, "rate_limit_window": 3600}), db=db)
+    with TestClient(app) as c:
+        _, key = new_owner_key(c, admin_headers)
+        auth = {"Authorization": f"Bearer {key}"}
+        tid = c.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}, headers=auth).json()["id"]  # 1
+        etag = c.get(f"/v1/tables/{tid}/sheet", headers=auth).headers["etag"]  # 2
+        polls = [c.get(f"/v1/tables/{tid}/sheet", headers={**auth, "If-None-Match": etag}).status_code for _ in range(3)]
+    assert polls == [304, 304, 429]  # requests 3 and 4 within the limit of 4, the 5th refused
