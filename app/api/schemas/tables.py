@@ -107,6 +107,19 @@ class SettlementPlayer(Answer):
     balance: Amount = Field(description="rounded to 0.01; the balances sum to exactly 0")
     balance_exact: str = Field(description='the exact balance, e.g. "370/3"')
 
+    @classmethod
+    def all_of(cls, players: list[str], result: Settlement) -> list["SettlementPlayer"]:
+        """Every seat's balance of a settlement: in cents, and exact."""
+        return [
+            cls(
+                seat=seat,
+                name=name,
+                balance=amounts.from_cents(result.cents[seat]),
+                balance_exact=amounts.exact_text(result.balances[seat]),
+            )
+            for seat, name in enumerate(players)
+        ]
+
 
 class TransferOut(BaseModel):
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
@@ -136,15 +149,7 @@ class SettlementOut(Answer):
         return cls(
             final=result.final,
             **given,
-            players=[
-                SettlementPlayer(
-                    seat=seat,
-                    name=table.players[seat],
-                    balance=amounts.from_cents(result.cents[seat]),
-                    balance_exact=amounts.exact_text(result.balances[seat]),
-                )
-                for seat in range(len(table.players))
-            ],
+            players=SettlementPlayer.all_of(table.players, result),
             transfers=[TransferOut(from_=t.payer, to=t.payee, amount=amounts.from_cents(t.cents)) for t in result.transfers],
         )
 
@@ -178,18 +183,7 @@ class TableSummary(Answer):
 
     @classmethod
     def of(cls, table: ListedTable) -> "TableSummary":
-        balances = None
-        if table.settlement is not None:
-            result = table.settlement
-            balances = [
-                SettlementPlayer(
-                    seat=seat,
-                    name=table.players[seat],
-                    balance=amounts.from_cents(result.cents[seat]),
-                    balance_exact=amounts.exact_text(result.balances[seat]),
-                )
-                for seat in range(len(table.players))
-            ]
+        balances = None if table.settlement is None else SettlementPlayer.all_of(table.players, table.settlement)
         return cls(
             id=table.id,
             convention=table.convention,
