@@ -72,7 +72,7 @@ _stream_description = (
 )
 
 
-def _stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
+def stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
     return {
         200: {
             "description": _stream_description,
@@ -86,7 +86,7 @@ LastEventId = Annotated[str | None, Header(alias="Last-Event-ID", description="t
 After = Annotated[int | None, Query(ge=0, le=2**62, description="the revision the client has (as Last-Event-ID)")]
 
 
-def _revision(last_event_id: str | None, after: int | None) -> int | None:
+def resume_revision(last_event_id: str | None, after: int | None) -> int | None:
     if after is not None:
         return after
     if last_event_id is not None and last_event_id.strip().isdigit():
@@ -155,7 +155,7 @@ def _response(updates: LiveUpdates, events: AsyncIterator[ServerSentEvent | byte
     )
 
 
-async def _table_stream(
+async def table_stream(
     updates: LiveUpdates, table_id: str, caller: Caller | None, have: int | None, token: str | None = None
 ) -> EventSourceResponse:
     owner = caller.owner if caller is not None else None
@@ -177,7 +177,7 @@ async def _table_stream(
     "/tables/{table_id}/events",
     operation_id="streamTableEvents",
     response_class=EventSourceResponse,
-    responses=_stream_responses(401, 404, 422),
+    responses=stream_responses(401, 404, 422),
 )
 async def stream_table_events(
     table_id: str, request: Request, caller: KeyCaller, last_event_id: LastEventId = None, after: After = None
@@ -188,7 +188,7 @@ async def stream_table_events(
     the current state at once. A deleted table ends the stream, and so does revoking the key."""
     if not svc.TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(f"no table {table_id[:40]!r}")
-    return await _table_stream(live(request), table_id, caller, _revision(last_event_id, after))
+    return await table_stream(live(request), table_id, caller, resume_revision(last_event_id, after))
 
 
 @router.get(
@@ -196,7 +196,7 @@ async def stream_table_events(
     operation_id="streamSharedEvents",
     tags=["shared"],
     response_class=EventSourceResponse,
-    responses=_stream_responses(404, 422),
+    responses=stream_responses(404, 422),
     openapi_extra={"security": []},
 )
 async def stream_shared_events(
@@ -204,14 +204,14 @@ async def stream_shared_events(
 ) -> EventSourceResponse:
     """The same stream through the read-only share link (no key)."""
     table = await run_in_threadpool(svc.get_shared, db, token)
-    return await _table_stream(live(request), table.id, None, _revision(last_event_id, after), token)
+    return await table_stream(live(request), table.id, None, resume_revision(last_event_id, after), token)
 
 
 @router.get(
     "/events",
     operation_id="streamOwnerEvents",
     response_class=EventSourceResponse,
-    responses=_stream_responses(401, 404, 422),
+    responses=stream_responses(401, 404, 422),
 )
 async def stream_owner_events(
     request: Request,

@@ -28,7 +28,7 @@ from ..headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from ..schemas import DealCorrected, DealWithSheet, SettlementOut, StoredDeal, problem_responses
 from ..schemas.scorer import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkCreated, ScorerLinkList, ScorerTable
 from .deals import Config, DealBody, DealNumber, IfMatch, correct_and_answer, post_and_answer, undo_and_answer
-from .events import LastEventId, After, _revision, _stream_responses, _table_stream, live
+from .events import After, LastEventId, live, resume_revision, stream_responses, table_stream
 from ..lang import PageLang
 from .views import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, picture_response
 
@@ -203,7 +203,7 @@ def correct_scorer_deal(
     "/events",
     operation_id="streamScorerEvents",
     response_class=EventSourceResponse,
-    responses=_stream_responses(404, 422),
+    responses=stream_responses(404, 422),
     openapi_extra=_NO_KEY,
 )
 async def stream_scorer_events(
@@ -212,7 +212,7 @@ async def stream_scorer_events(
     """The table's changes as ``/v1/tables/{id}/events`` sends them. The stream ends when
     the link is revoked (the revocation is a change of the table) or the table deleted."""
     # The link's owner, with no key: the stream is ended by the link's own check below, not by a key's revocation.
-    response = await _table_stream(live(request), scorer.table_id, Caller(owner=scorer.owner), _revision(last_event_id, after))
+    response = await table_stream(live(request), scorer.table_id, Caller(owner=scorer.owner), resume_revision(last_event_id, after))
     response.body_iterator = _while_valid(response.body_iterator, db, scorer)
     return response
 
