@@ -103,8 +103,9 @@ class RateLimiter:
         t = self.table
         stmt = self._insert(t).values(bucket=bucket, window=window, count=n)
         stmt = stmt.on_conflict_do_update(index_elements=[t.c.bucket, t.c.window], set_={"count": t.c.count + n}).returning(t.c.count)
-        # db.write(): on SQLite it queues with the service's other writers (app/db/engine.py).
-        with self.db.write() as session:
+        # db.write_core(): on SQLite it queues with the service's other writers
+        # (app/db/engine.py); Core statements only, so no ORM Session around them.
+        with self.db.write_core() as session:
             count = session.execute(stmt).scalar_one()
             if self._seen_window != window:
                 self._seen_window = window
@@ -150,7 +151,16 @@ class RateLimiter:
         with self._lock:
             if len(self._leases) > self.max_leases:
                 self._leases = {b: v for b, v in self._leases.items() if v.window == window}
-            self._leases[bucket] = _Lease(window, max(0, granted - 1), count)
+            current = self._leases.get(bucket)
+            if current is not None and current.window == window:
+                # Concurrent requests found the lease used up together and each reserved
+                # hits: all of them are counted in the database, so all are kept. Replacing
+                # the lease would waste the others' and send the next requests back to the
+                # database at once (with 8 clients, an upsert for every 8 requests).
+                current.left += max(0, granted - 1)
+                current.counted = max(current.counted, count)
+            else:
+                self._leases[bucket] = _Lease(window, max(0, granted - 1), count)
         if granted == 0:
             return Decision(False, self.limit, 0, retry_after)
         return Decision(True, self.limit, max(0, self.limit - (count - (granted - 1))), retry_after)

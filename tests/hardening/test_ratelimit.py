@@ -53,3 +53,41 @@ def test_rate_limit_window_resets(fresh_db, servers, admin_key):
             assert httpx.get(f"{server.url}/v1/conventions", headers=auth(admin_key)).status_code == 200
             break
     assert seen_429
+
+
+def test_leases_renewed_at_once_are_all_kept(db):
+    """Eight requests that find the lease used up together each reserve hits in the
+    database; the process keeps every reservation, so the next requests are answered from
+    memory instead of going back to the database (a lease replaced by the last renewal
+    wasted the others' and sent one request in eight to the database under 8 clients)."""
+    import threading
+
+    from app.ratelimit import RateLimiter
+
+    # limit 10,000, lease_max 8, lease_share 16: each reservation is min(8, 10,000 // 16) = 8.
+    limiter = RateLimiter(db, 10_000, 3600, lease_max=8, lease_share=16)
+    upsert = limiter._upsert
+    barrier = threading.Barrier(4)
+    calls = []
+
+    def together(bucket, window, n=1):  # noqa: ANN001, ANN202
+        calls.append(n)
+        barrier.wait(timeout=10)  # all four have missed the lease before any stores one
+        return upsert(bucket, window, n)
+
+    limiter._upsert = together
+    now = 1_000_000.5  # one fixed moment, inside one window
+    threads = [threading.Thread(target=limiter.hit, args=("pk_test", now)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=20)
+    assert calls == [8, 8, 8, 8]
+    # 4 x 8 = 32 hits reserved and counted; 4 handed out to the four requests: 28 are left
+    # in memory, each answered without the database; the 29th needs a new reservation.
+    limiter._upsert = lambda *a: (_ for _ in ()).throw(AssertionError("went to the database"))
+    answered = [limiter.try_local("pk_test", now) for _ in range(28)]
+    assert all(d is not None and d.allowed for d in answered)
+    assert limiter.try_local("pk_test", now) is None
+    # Remaining as the database counts it: 10,000 - 32 reserved, all of them now used.
+    assert answered[-1].remaining == 10_000 - 32
