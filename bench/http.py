@@ -465,19 +465,23 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return chosen
 
 
-def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: Path) -> dict[str, Any]:
-    pg = db == "postgres"
-    admin = "pk_bench_" + secrets.token_urlsafe(24)
-    # A client posts to one table for the whole run, more deals than a table may hold by
-    # default (2,000): the limit is raised, as the posting cost does not depend on the
-    # count (the growth figures show it). One key makes every request of the run, more than
-    # the default per-key rate limit allows (100,000 a minute: the 304s alone pass 2,500 a
-    # second); it is raised too, so that every request is still counted (the rate limit's
-    # cost is measured) and none is refused.
-    env = dict(
+def server_env(url: str, admin: str) -> dict[str, str]:
+    """The environment of a benchmarked server. A client posts to one table for the whole
+    run, more deals than a table may hold by default (2,000): the limit is raised, as the
+    posting cost does not depend on the count (the growth figures show it). One key makes
+    every request of the run, more than the default per-key rate limit allows (100,000 a
+    minute: the 304s alone pass 2,500 a second); it is raised too, so that every request is
+    still counted (the rate limit's cost is measured) and none is refused."""
+    return dict(
         os.environ, DATABASE_URL=url, PREFSCORE_ADMIN_KEY=admin, PYTHONUNBUFFERED="1",
         PREFSCORE_MAX_DEALS_PER_TABLE="1000000", PREFSCORE_RATE_LIMIT="1000000000",
     )  # fmt: skip
+
+
+def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: Path) -> dict[str, Any]:
+    pg = db == "postgres"
+    admin = "pk_bench_" + secrets.token_urlsafe(24)
+    env = server_env(url, admin)
     migrate(env)
     servers = {
         "service": service_server(f"{db}-service-1w", env, 1),

@@ -44,6 +44,7 @@ from bench.http import (
     migrate,
     new_table,
     run_wrk,
+    server_env,
     service_server,
 )
 
@@ -224,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--seconds", type=int, default=15)
     p.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
+    p.add_argument("--gil", action="store_true", help="sample only the thread holding the GIL (the Python work, without the waits)")
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--path", choices=("post", "sheet304", "sheet"), default="post",
                    help="what the clients do: post deals (default), read the sheet with If-None-Match, or without")
@@ -244,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             pg.__enter__()
         try:
             admin = "pk_bench_" + secrets.token_urlsafe(24)
-            env = dict(os.environ, DATABASE_URL=url, PREFSCORE_ADMIN_KEY=admin)
+            env = server_env(url, admin)
             migrate(env)
             server = service_server(f"{args.db}-profile", env, 1)
             server.start(tmp)
@@ -275,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
                 raw = tmp / "stacks.txt"
                 spy = subprocess.Popen(
                     [pyspy, "record", "--format", "raw", "--rate", str(args.rate),
-                     "--duration", str(args.seconds + 1), "--pid", str(server.proc.pid), "--output", str(raw)],
+                     "--duration", str(args.seconds + 1), "--pid", str(server.proc.pid), "--output", str(raw)]
+                    + (["--gil"] if args.gil else []),
                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 )  # fmt: skip
                 time.sleep(0.5)
