@@ -20,7 +20,6 @@ py-spy comes from the ``bench`` extra of pyproject.toml. The raw stacks are kept
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import secrets
 import shutil
