@@ -10,25 +10,38 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, event, text
+from sqlalchemy import Connection, Engine, bindparam, event, func, select
 from sqlalchemy.orm import Session
 
 CHANNEL = "prefscore_tables"
 _PENDING = "prefscore_changes"
+
+# PostgreSQL's notification of a change, as a column expression, so that a write can carry
+# it in its own statement (posting a deal does: app/services/deals.py); its parameter is
+# ``notification``, the text that ``notification()`` makes.
+NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
+_NOTIFY_ALONE = select(NOTIFY)
 
 # (table_id, owner, revision, kind) -> None, called after commit from the writing thread.
 Sink = Callable[[str, str, int, str], None]
 _sinks: list[Sink] = []
 
 
-def announce(session: Session | Connection, table_id: str, owner: str, revision: int, kind: str) -> None:
+def notification(table_id: str, owner: str, revision: int, kind: str) -> str:
+    """The text PostgreSQL delivers to every listening process (app/events/pg_listener.py)."""
+    return json.dumps([table_id, owner, revision, kind], separators=(",", ":"))
+
+
+def announce(
+    session: Session | Connection, table_id: str, owner: str, revision: int, kind: str, *, notified: bool = False
+) -> None:
     """Announce that ``table_id`` is at ``revision`` after a change of ``kind`` (one of
     app.events.KINDS), once this transaction commits. ``session`` is the write's Session, or
-    its plain Connection (posting a deal writes on one: app/db/engine.py write_core)."""
+    its plain Connection (posting a deal writes on one: app/db/engine.py write_core).
+    ``notified``: the write's own statement carried ``NOTIFY`` with this ``notification()``."""
     dialect = session.dialect if isinstance(session, Connection) else session.get_bind().dialect
-    if dialect.name == "postgresql":
-        payload = json.dumps([table_id, owner, revision, kind], separators=(",", ":"))
-        session.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+    if dialect.name == "postgresql" and not notified:
+        session.execute(_NOTIFY_ALONE, {"notification": notification(table_id, owner, revision, kind)})
     session.info.setdefault(_PENDING, []).append((table_id, owner, revision, kind))
 
 

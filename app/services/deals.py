@@ -1,6 +1,6 @@
-"""Deals: post (one row read and locked, two writes; a write more at a table with registered
-players), list, get, undo the last, correct a
-past deal (the log is folded again and later deals re-scored, or nothing changes).
+"""Deals: post (one row read and locked, two writes, on PostgreSQL one statement; a write
+more at a table with registered players), list, get, undo the last, correct a past deal
+(the log is folded again and later deals re-scored, or nothing changes).
 
 Every write use case locks the table row first, then checks the idempotency key, then
 If-Match, then asks the engine, then writes and commits — all in one transaction, before
@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from app.db import Database, DealRow, IdempotencyRow, TableRow
 from app.db.models import utcnow
-from app.events.announce import announce
+from app.events.announce import NOTIFY, announce, notification
 from app.rules import (
     Deal,
     Entry,
@@ -63,10 +63,47 @@ _TABLES = TableRow.__table__
 _DEALS = DealRow.__table__
 _IDEMPOTENCY = IdempotencyRow.__table__
 
-# The posting path's two writes, built once: executed with a dict of parameters, they cost
-# no statement construction and no cache-key walk per post (bench/PROFILE.md).
-_INSERT_DEAL = insert(_DEALS)
-_UPDATE_TABLE = update(_TABLES).where(_TABLES.c.id == bindparam("row_id"))
+# The posting path's writes, built once: executed with a dict of parameters, they cost no
+# statement construction and no cache-key walk per post (bench/PROFILE.md). The parameters
+# that are not the deal row's own columns are named apart from every column: when the writes
+# are one statement, a parameter named after a column of another of its tables would be
+# taken for a value of that column.
+_INSERT_DEAL = insert(_DEALS).values(
+    table_id=bindparam("table_id"),
+    number=bindparam("number"),
+    body=bindparam("body"),
+    entries=bindparam("entries"),
+    created_at=bindparam("posted_at"),
+)
+_UPDATE_TABLE = (
+    update(_TABLES)
+    .where(_TABLES.c.id == bindparam("table_id"))
+    .values(
+        state=bindparam("new_state"),
+        deal_count=bindparam("number"),
+        revision=bindparam("new_revision"),
+        updated_at=bindparam("posted_at"),
+    )
+)
+# The answer kept for a retry with the same Idempotency-Key.
+_KEEP_ANSWER = insert(_IDEMPOTENCY).values(
+    table_id=bindparam("table_id"),
+    key=bindparam("idempotency_key"),
+    request_hash=bindparam("request_hash"),
+    status_code=201,
+    response=bindparam("answer"),
+    deal_number=bindparam("number"),
+    created_at=bindparam("posted_at"),
+)
+# PostgreSQL: the deal, the table row, the kept answer (with a key) and the notification in
+# one statement (data-modifying CTEs, which SQLite does not have): one round trip where
+# there were three or four, most of what a post costs this process beyond the framework.
+_POSTED_PG = {
+    keyed: select(NOTIFY).add_cte(
+        _INSERT_DEAL.cte("posted"), _UPDATE_TABLE.cte("moved"), *([_KEEP_ANSWER.cte("kept")] if keyed else [])
+    )
+    for keyed in (False, True)
+}
 # The post's read of the table row, locked, with the rows of its registered seats (so that a
 # post costs no statement more than before the registry, and one update at a table with some),
 # per dialect: the JSON aggregate is each one's own.
@@ -192,7 +229,8 @@ def post_deal(
     if_match: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> Written:
-    """Post one deal: the table row read and locked, one insert, one update, one commit.
+    """Post one deal: the table row read and locked, one insert, one update, one commit (on
+    PostgreSQL the writes and the notification are one statement).
 
     Core statements, not the ORM's unit of work: the three statements are always the same,
     and the identity map, change tracking and flush planning cost more than all the
@@ -236,39 +274,34 @@ def post_deal(
         except InvalidDeal as exc:
             raise _refuse(exc, "the deal does not fit the table") from exc
         number = row.deal_count + 1
+        revision = row.revision + 1
         canonical = deal.to_dict()
-        session.execute(
-            _INSERT_DEAL,
-            {"table_id": row.id, "number": number, "body": canonical, "entries": entries_to_json(result.entries), "created_at": now},
-        )
-        session.execute(
-            _UPDATE_TABLE,
-            {
-                "row_id": row.id,
-                "state": result.state.to_dict(),
-                "deal_count": number,
-                "revision": row.revision + 1,
-                "updated_at": now,
-            },
-        )
-        if row.registered:  # registered players' statistics, in this transaction
-            player_stats.on_deal_posted(session, row.registered, rules, deal, state, result.state, result.entries, number)
-        announce(session, row.id, row.owner, row.revision + 1, "deal.posted")
-        table = replace(info(row, rules, result.state), deal_count=number, revision=row.revision + 1)
+        table = replace(info(row, rules, result.state), deal_count=number, revision=revision)
         written = DealInfo(number, canonical, tuple(result.entries), now)
+        params = {
+            "table_id": row.id,
+            "number": number,
+            "body": canonical,
+            "entries": entries_to_json(result.entries),
+            "posted_at": now,
+            "new_state": result.state.to_dict(),
+            "new_revision": revision,
+        }
         if idempotency_key is not None:
             response = render(table, written)
-            session.execute(
-                insert(_IDEMPOTENCY).values(
-                    table_id=row.id,
-                    key=idempotency_key,
-                    request_hash=digest,
-                    status_code=201,
-                    response=response,
-                    deal_number=number,
-                    created_at=now,
-                )
-            )
+            params.update(idempotency_key=idempotency_key, request_hash=digest, answer=response)
+        one_statement = session.dialect.name == "postgresql"
+        if one_statement:
+            params["notification"] = notification(row.id, row.owner, revision, "deal.posted")
+            session.execute(_POSTED_PG[idempotency_key is not None], params)
+        else:
+            session.execute(_INSERT_DEAL, params)
+            session.execute(_UPDATE_TABLE, params)
+            if idempotency_key is not None:
+                session.execute(_KEEP_ANSWER, params)
+        if row.registered:  # registered players' statistics, in this transaction
+            player_stats.on_deal_posted(session, row.registered, rules, deal, state, result.state, result.entries, number)
+        announce(session, row.id, row.owner, revision, "deal.posted", notified=one_statement)
     if idempotency_key is None:
         # Rendered once committed: the table's row lock (on SQLite, the database's write
         # lock) is not held while the response is built. Nothing needs it stored then.
