@@ -9,8 +9,7 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app.db import Database, TableRow
-from app.services.errors import NotFound
-from app.services.tables import TableInfo, get_table
+from app.services.tables import TableInfo, get_tables
 
 from .hub import Current
 
@@ -28,27 +27,18 @@ def current(table: TableInfo, render: Render) -> Current:
 
 
 def load_current(db: Database, render: Render, tables: list[str]) -> dict[str, Current]:
-    """The tables' current state (a table gone is absent): their owners in one lookup, then
-    each table as its owner reads it (app.services.tables.get_table, the one way a table
-    becomes a TableInfo)."""
-    owners = load_revisions(db, tables, [])
-    return _by_owner(db, render, {t: o for t, (o, _r, _n) in owners.items()})
+    """The tables' current state (a table gone is absent), read in one statement per chunk
+    (app.services.tables.get_tables: each row becomes a TableInfo the one way rows do)."""
+    out: dict[str, Current] = {}
+    for chunk in _chunks(tables):
+        for table_id, table in get_tables(db, chunk).items():
+            out[table_id] = current(table, render)
+    return out
 
 
 def load_owner_tables(db: Database, render: Render, owner: str) -> dict[str, Current]:
     """Every table of ``owner`` as its streams show it (an owner-wide stream that resumes)."""
-    return _by_owner(db, render, {t: owner for t in load_revisions(db, [], [owner])})
-
-
-def _by_owner(db: Database, render: Render, owners: dict[str, str]) -> dict[str, Current]:
-    out: dict[str, Current] = {}
-    for table_id, owner in owners.items():
-        try:
-            table = get_table(db, owner, table_id)
-        except NotFound:  # deleted since the lookup
-            continue
-        out[table_id] = current(table, render)
-    return out
+    return load_current(db, render, list(load_revisions(db, [], [owner])))
 
 
 def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[str, tuple[str, int, int]]:
