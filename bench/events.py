@@ -7,8 +7,9 @@ polling the sheet every 2 s with If-None-Match instead, as many as the server ca
 
 The load (viewers and writers) runs in a separate process (``load``, asyncio with raw
 sockets for the viewers, httpx for the writers), so it never shares the server's
-interpreter. Figures: each event's delay from the writer's 201 to its arrival at every
-subscriber of its table (p50, p99, max); the server's resident memory per idle stream; the
+interpreter. Figures: each event's delay from the writer's POST to its arrival at every
+subscriber of its table (p50, p99, max; and from the writer's 201, which the event may
+precede); the server's resident memory per idle stream; the
 server's CPU seconds in three phases of the same length: writers alone, writers + 2,000
 streams, writers + ``--poll-viewers`` pollers; the viewers' share is the phase minus writers
 alone.
@@ -153,7 +154,9 @@ async def viewer_poll(port: int, table: str, key: str, interval: float, counts: 
         writer.close()
 
 
-async def writers(base: str, key: str, tables: list[str], n: int, seconds: float, posted: dict[tuple[str, int], float], errors: list[str]) -> None:
+async def writers(
+    base: str, key: str, tables: list[str], n: int, seconds: float, posted: dict[tuple[str, int], tuple[float, float]], errors: list[str]
+) -> None:
     import httpx
 
     async def one(i: int) -> None:
@@ -163,10 +166,11 @@ async def writers(base: str, key: str, tables: list[str], n: int, seconds: float
             k = 0
             while time.monotonic() - start < seconds:
                 table = mine[k % len(mine)]
+                sent = time.monotonic()
                 r = await client.post(f"/v1/tables/{table}/deals", json=DEALS[k % len(DEALS)])
                 now = time.monotonic()
                 if r.status_code == 201:
-                    posted[(table, r.json()["sheet"]["deal_count"])] = now  # revision == deal count here
+                    posted[(table, r.json()["sheet"]["deal_count"])] = (sent, now)  # revision == deal count here
                 else:
                     errors.append(f"{r.status_code} {r.text[:100]}")
                 k += 1
@@ -217,19 +221,24 @@ async def load_main(args: argparse.Namespace) -> dict[str, Any]:
     mark("streams-idle")
     await asyncio.sleep(args.seconds / 2)  # idle: heartbeats only
     mark("push-start")
-    posted2: dict[tuple[str, int], float] = {}
+    posted2: dict[tuple[str, int], tuple[float, float]] = {}
     await writers(base, key, [t["id"] for t in tables], args.writers, args.seconds, posted2, errors)
     await asyncio.sleep(2)  # the last events
     mark("push-end")
+    # An event's delay from the writer sending its POST (an upper bound: the post's own time
+    # is in it), and from the writer's 201 (a lower bound, 0 when the event came first: the
+    # writing process sends it to its streams as it commits, before the answer).
     delays = []
+    after_201 = []
     missing = 0
     got = {}
     for table, revision, at in arrivals:
         got.setdefault((table, revision), []).append(at)
-    for (table, revision), t201 in posted2.items():
+    for (table, revision), (sent, t201) in posted2.items():
         ats = got.get((table, revision), [])
         missing += per_table - len(ats)
-        delays += [max(0.0, a - t201) for a in ats]
+        delays += [a - sent for a in ats]
+        after_201 += [max(0.0, a - t201) for a in ats]
     out["push"] = {
         "deals": len(posted2),
         "deliveries": len(delays),
@@ -239,6 +248,9 @@ async def load_main(args: argparse.Namespace) -> dict[str, Any]:
         "p99_ms": round(_pct(delays, 0.99) * 1000, 1),
         "max_ms": round(max(delays) * 1000, 1) if delays else None,
         "mean_ms": round(statistics.fmean(delays) * 1000, 1) if delays else None,
+        "after_201_p50_ms": round(_pct(after_201, 0.5) * 1000, 1),
+        "after_201_p99_ms": round(_pct(after_201, 0.99) * 1000, 1),
+        "before_201": sum(1 for d in after_201 if d == 0.0),
     }
     for task in tasks:
         task.cancel()

@@ -1,48 +1,80 @@
-"""The hook a write calls inside its transaction to announce a change of a table.
+"""How a write announces a change of a table.
 
 PostgreSQL: ``pg_notify`` in the same transaction, so the notification is delivered to every
 listening process if and only if the write commits. Every database: the change is also handed
-to this process's hub once the session commits (no round trip through the database for the
-subscribers of the process that wrote)."""
+to this process's hub once the write has committed (no round trip through the database for
+the subscribers of the process that wrote).
+
+A write through a Session calls ``announce`` inside its transaction and the hand-over follows
+its commit. Posting a deal writes on a plain Connection with its notification in its own
+statement (``NOTIFY``, app/services/deals.py) and calls ``committed`` once it has committed,
+with the table as it stored it: the hub then sends that state to this process's streams
+without reading it back."""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
+import secrets
 from collections.abc import Callable
+from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, event, func, select
+from sqlalchemy import bindparam, event, func, select
 from sqlalchemy.orm import Session
 
+log = logging.getLogger("prefscore.events")
 CHANNEL = "prefscore_tables"
 _PENDING = "prefscore_changes"
 
 # PostgreSQL's notification of a change, as a column expression, so that a write can carry
-# it in its own statement (posting a deal does: app/services/deals.py); its parameter is
-# ``notification``, the text that ``notification()`` makes.
+# it in its own statement; its parameter is ``notification``, the text ``notification()`` makes.
 NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
 _NOTIFY_ALONE = select(NOTIFY)
 
-# (table_id, owner, revision, kind) -> None, called after commit from the writing thread.
-Sink = Callable[[str, str, int, str], None]
+# (table_id, owner, revision, kind, stored) -> None, called after commit from the writing
+# thread; ``stored`` is the table as the write stored it (an app.services.tables.TableInfo)
+# when the write has it at hand, else None (the hub reads it).
+Sink = Callable[[str, str, int, str, Any], None]
 _sinks: list[Sink] = []
 
 
+_origin: tuple[int, str] | None = None
+
+
+def origin() -> str:
+    """This process, as its notifications name it: its listener ignores its own, since every
+    write of this process hands its change over in-process as well (and a post the table it
+    stored, which the hub then need not read back). Made again in a forked child."""
+    global _origin
+    pid = os.getpid()
+    if _origin is None or _origin[0] != pid:
+        _origin = (pid, f"{pid}-{secrets.token_hex(6)}")
+    return _origin[1]
+
+
 def notification(table_id: str, owner: str, revision: int, kind: str) -> str:
-    """The text PostgreSQL delivers to every listening process (app/events/pg_listener.py)."""
-    return json.dumps([table_id, owner, revision, kind], separators=(",", ":"))
+    """The text PostgreSQL delivers to every listening process (app/events/pg_listener.py):
+    the table, its owner, revision and kind, and the process that wrote it."""
+    return json.dumps([table_id, owner, revision, kind, origin()], separators=(",", ":"))
 
 
-def announce(
-    session: Session | Connection, table_id: str, owner: str, revision: int, kind: str, *, notified: bool = False
-) -> None:
+def announce(session: Session, table_id: str, owner: str, revision: int, kind: str) -> None:
     """Announce that ``table_id`` is at ``revision`` after a change of ``kind`` (one of
-    app.events.KINDS), once this transaction commits. ``session`` is the write's Session, or
-    its plain Connection (posting a deal writes on one: app/db/engine.py write_core).
-    ``notified``: the write's own statement carried ``NOTIFY`` with this ``notification()``."""
-    dialect = session.dialect if isinstance(session, Connection) else session.get_bind().dialect
-    if dialect.name == "postgresql" and not notified:
+    app.events.KINDS), once this transaction commits."""
+    if session.get_bind().dialect.name == "postgresql":
         session.execute(_NOTIFY_ALONE, {"notification": notification(table_id, owner, revision, kind)})
-    session.info.setdefault(_PENDING, []).append((table_id, owner, revision, kind))
+    session.info.setdefault(_PENDING, []).append((table_id, owner, revision, kind, None))
+
+
+def committed(table_id: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:
+    """Hand this process's hub a change that has committed (a write that sent its own
+    notification: posting a deal), with the table as stored when the writer has it. It never
+    raises: the write is done, and a stream that missed this catches up on its next read."""
+    try:
+        _hand_over([(table_id, owner, revision, kind, stored)])
+    except Exception:  # noqa: BLE001
+        log.exception("live updates: a committed change of table %s could not be handed over", table_id)
 
 
 def add_sink(sink: Sink) -> None:
@@ -55,7 +87,7 @@ def remove_sink(sink: Sink) -> None:
         _sinks.remove(sink)
 
 
-def _hand_over(changes: list[tuple[str, str, int, str]] | None) -> None:
+def _hand_over(changes: list[tuple[str, str, int, str, Any]] | None) -> None:
     for sink in list(_sinks):
         for change in changes or ():
             sink(*change)
@@ -69,17 +101,3 @@ def _committed(session: Session) -> None:
 @event.listens_for(Session, "after_rollback")
 def _rolled_back(session: Session) -> None:
     session.info.pop(_PENDING, None)
-
-
-# A write on a plain Connection keeps its changes in the connection's info. Its "commit" event
-# comes just before the database's COMMIT: a commit that then fails hands the hub a change
-# that did not happen, which costs one read of the table (the hub reads every change from the
-# database, so no stream is told a revision that is not stored).
-@event.listens_for(Engine, "commit")
-def _connection_committed(conn: Connection) -> None:
-    _hand_over(conn.info.pop(_PENDING, None))
-
-
-@event.listens_for(Engine, "rollback")
-def _connection_rolled_back(conn: Connection) -> None:
-    conn.info.pop(_PENDING, None)

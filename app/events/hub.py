@@ -136,6 +136,9 @@ LoadCurrent = Callable[[list[str]], dict[str, Current]]
 LoadRevisions = Callable[[list[str], list[str]], dict[str, tuple[str, int, int]]]
 # Of some stored keys, those that no longer work (revoked).
 LoadRevoked = Callable[[list[int]], set[int]]
+# A table as the write that changed it stored it (app.events.announce.committed), as its
+# streams show it.
+FromStored = Callable[[Any], Current]
 RunSync = Callable[..., Awaitable[Any]]
 
 
@@ -151,9 +154,11 @@ class Hub:
         run_sync: RunSync,
         *,
         load_revoked: LoadRevoked | None = None,
+        from_stored: FromStored | None = None,
         max_subscriptions: int = 10_000,
     ):
         self._load_current = load_current
+        self._from_stored = from_stored
         self._load_revisions = load_revisions
         self._load_revoked = load_revoked
         self._run_sync = run_sync
@@ -237,8 +242,12 @@ class Hub:
 
     # --- signals
 
-    def changed(self, table: str, owner: str | None = None, revision: int | None = None, kind: str | None = None) -> None:
-        """A signal (on the loop): ``table`` may have changed. Its state is read again."""
+    def changed(
+        self, table: str, owner: str | None = None, revision: int | None = None, kind: str | None = None, stored: Any = None
+    ) -> None:
+        """A signal (on the loop): ``table`` may have changed. Its state is read again, unless
+        the write that changed it is this process's and handed over what it stored
+        (``stored``, committed at ``revision``): that is sent as it is."""
         if not self._watched(table, owner):
             return
         known = self._known.get(table)
@@ -248,14 +257,17 @@ class Hub:
             if len(self._hints) > 10_000:
                 self._hints.clear()
             self._hints[(table, revision)] = kind
+        if stored is not None and self._from_stored is not None:
+            self._deliver(table, self._from_stored(stored))
+            return
         self._dirty.add(table)
         self._kick()
 
-    def changed_threadsafe(self, table: str, owner: str, revision: int, kind: str) -> None:
+    def changed_threadsafe(self, table: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:
         """``changed`` from a writer's thread (app.events.announce's sink)."""
         loop = self.loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.changed, table, owner, revision, kind)
+            loop.call_soon_threadsafe(self.changed, table, owner, revision, kind, stored)
 
     def revisions_seen(self, rows: dict[str, tuple[str, int, int]], asked: Iterable[str]) -> None:
         """The revision column as just read (the SQLite watcher, a resumed listener): every

@@ -17,7 +17,7 @@ from .announce import add_sink, remove_sink
 from .hub import Hub
 from .key_watcher import KeyWatcher
 from .pg_listener import PgListener
-from .reads import Render, load_current, load_revisions
+from .reads import Render, current, load_current, load_revisions
 from .revision_watcher import RevisionWatcher
 
 
@@ -35,6 +35,7 @@ class LiveUpdates:
             partial(load_revisions, db),
             _run_sync,
             load_revoked=partial(revoked_among, db),
+            from_stored=partial(current, render=render),
             max_subscriptions=settings.events_max_subscriptions,
         )
         self.listener: PgListener | None = None

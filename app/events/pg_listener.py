@@ -15,7 +15,7 @@ import logging
 
 import psycopg
 
-from .announce import CHANNEL
+from .announce import CHANNEL, origin
 from .hub import Hub
 
 log = logging.getLogger("prefscore.events")
@@ -73,7 +73,9 @@ class PgListener:
 
     def _note(self, payload: str) -> None:
         try:
-            table, owner, revision, kind = json.loads(payload)
+            table, owner, revision, kind, *rest = json.loads(payload)
         except (ValueError, TypeError):
             return
+        if rest and rest[0] == origin():
+            return  # this process's own write: handed over in-process already (app.events.announce)
         self.hub.changed(str(table), str(owner), int(revision), str(kind))

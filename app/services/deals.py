@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from app.db import Database, DealRow, IdempotencyRow, TableRow
 from app.db.models import utcnow
-from app.events.announce import NOTIFY, announce, notification
+from app.events.announce import NOTIFY, announce, committed, notification
 from app.rules import (
     Deal,
     Entry,
@@ -276,7 +276,7 @@ def post_deal(
         number = row.deal_count + 1
         revision = row.revision + 1
         canonical = deal.to_dict()
-        table = replace(info(row, rules, result.state), deal_count=number, revision=revision)
+        table = replace(info(row, rules, result.state), deal_count=number, revision=revision, updated_at=now)
         written = DealInfo(number, canonical, tuple(result.entries), now)
         params = {
             "table_id": row.id,
@@ -290,8 +290,7 @@ def post_deal(
         if idempotency_key is not None:
             response = render(table, written)
             params.update(idempotency_key=idempotency_key, request_hash=digest, answer=response)
-        one_statement = session.dialect.name == "postgresql"
-        if one_statement:
+        if session.dialect.name == "postgresql":
             params["notification"] = notification(row.id, row.owner, revision, "deal.posted")
             session.execute(_POSTED_PG[idempotency_key is not None], params)
         else:
@@ -301,7 +300,8 @@ def post_deal(
                 session.execute(_KEEP_ANSWER, params)
         if row.registered:  # registered players' statistics, in this transaction
             player_stats.on_deal_posted(session, row.registered, rules, deal, state, result.state, result.entries, number)
-        announce(session, row.id, row.owner, revision, "deal.posted", notified=one_statement)
+    # Committed: this process's streams get the table as stored, without reading it back.
+    committed(table.id, table.owner, revision, "deal.posted", table)
     if idempotency_key is None:
         # Rendered once committed: the table's row lock (on SQLite, the database's write
         # lock) is not held while the response is built. Nothing needs it stored then.

@@ -68,6 +68,34 @@ def test_a_table_stream_starts_with_the_sheet_then_sends_each_change(owner, serv
     assert (e.event, e.id, e.data["sheet"]["deal_count"]) == ("deal.undone", "4", 1)
 
 
+def test_a_deal_posted_through_this_process_is_sent_without_reading_the_table_back(owner, server, readers, monkeypatch):
+    """The post hands the hub the table as it stored it: the event carries the sheet GET
+    answers, and the hub makes no read of the table for it (the database's own notification
+    of the same post, on PostgreSQL, is recognised as already sent)."""
+    from app.events import reads
+
+    table = owner.table()
+    tid = table["id"]
+    r = EventReader(f"{server}/v1/tables/{tid}/events", owner.headers)
+    readers.append(r)
+    assert r.next().event == "sheet"
+    asked: list[list[str]] = []
+    real = reads.get_tables
+
+    def counting(db, table_ids):  # noqa: ANN001, ANN202
+        asked.append(list(table_ids))
+        return real(db, table_ids)
+
+    monkeypatch.setattr(reads, "get_tables", counting)
+    posted = owner.post(f"/v1/tables/{tid}/deals", json=DEAL)
+    e = r.next()
+    assert (e.event, e.id) == ("deal.posted", "1")
+    sheet = owner.get(f"/v1/tables/{tid}/sheet")
+    assert e.data["sheet"] == sheet.json() and e.data["etag"] == posted.headers["ETag"]
+    time.sleep(0.5)  # longer than the revision watcher's interval here (0.1 s, 0.3 s)
+    assert [ids for ids in asked if tid in ids] == []
+
+
 def test_the_shared_stream_is_the_same_without_a_key(owner, server, readers):
     table = owner.table()
     r = EventReader(f"{server}/v1/shared/{table['share_token']}/events")

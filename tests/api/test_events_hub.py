@@ -5,6 +5,7 @@ kept to the newest state, a table gone."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from app.events.hub import QUEUE_MAX, Current, Hub, Subscription, TableEvent
 
@@ -103,3 +104,53 @@ def test_a_table_gone_is_table_deleted_for_its_streams_and_the_owners():
         assert hub.count == 0 and hub.tables == []
 
     asyncio.run(main())
+
+
+def test_a_change_this_process_wrote_is_sent_as_stored_without_a_read():
+    """A post hands its hub the table as it stored it (app.events.announce.committed): the
+    streams get that state with no read of the database. A signal without it (another
+    process's notification) is read; a stale one (its revision already sent) is dropped."""
+
+    async def main() -> None:
+        db = FakeDatabase()
+        db.set("t", 0, 0)
+        hub = Hub(db.load_current, db.load_revisions, _direct, from_stored=lambda stored: stored)
+        sub = Subscription(None, frozenset({"t"}))
+        hub.subscribe(sub)
+        hub.seed([("t", 0, 0)], "anna")
+        stored = Current("t", "anna", 1, 1, '"t-1"', {"deal_count": 1})
+        hub.changed("t", "anna", 1, "deal.posted", stored)
+        got = await sub.next(1)
+        assert [(e.kind, e.revision, e.etag, e.sheet) for e in got] == [("deal.posted", 1, '"t-1"', {"deal_count": 1})]
+        assert db.reads == 0
+        # The same change heard again through the database's notification: already sent.
+        hub.changed("t", "anna", 1, "deal.posted")
+        assert await sub.next(0.05) == [] and db.reads == 0
+        # Another process's change (no stored state): read once.
+        db.set("t", 2, 2)
+        hub.changed("t", "anna", 2, "deal.posted")
+        got = await sub.next(1)
+        assert [(e.kind, e.revision) for e in got] == [("deal.posted", 2)] and db.reads == 1
+
+    asyncio.run(main())
+
+
+def test_the_listener_skips_its_own_processs_notifications():
+    """A notification names the process that wrote (app.events.announce.origin): that
+    process's listener leaves it, its write was handed over in-process; another process's
+    is passed on, and so is one without the member (written by an older version)."""
+    from app.events.announce import origin
+    from app.events.pg_listener import PgListener
+
+    seen = []
+
+    class Recorder:
+        def changed(self, *args):  # noqa: ANN002, ANN202
+            seen.append(args)
+
+    listener = PgListener("postgresql://unused", Recorder())  # type: ignore[arg-type]
+    listener._note(json.dumps(["t", "anna", 1, "deal.posted", origin()]))
+    listener._note(json.dumps(["t", "anna", 2, "deal.posted", "4242-another"]))
+    listener._note(json.dumps(["t", "anna", 3, "deal.undone"]))
+    listener._note("not json")
+    assert seen == [("t", "anna", 2, "deal.posted"), ("t", "anna", 3, "deal.undone")]
