@@ -258,8 +258,13 @@ class Hub:
                 self._hints.clear()
             self._hints[(table, revision)] = kind
         if stored is not None and self._from_stored is not None:
-            self._deliver(table, self._from_stored(stored))
-            return
+            try:
+                current = self._from_stored(stored)
+            except Exception:  # noqa: BLE001 - then read it, as another process's change
+                log.exception("live updates: the stored state of table %s could not be shown; reading it", table)
+            else:
+                self._deliver(table, current)
+                return
         self._dirty.add(table)
         self._kick()
 

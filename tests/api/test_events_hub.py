@@ -154,3 +154,23 @@ def test_the_listener_skips_its_own_processs_notifications():
     listener._note(json.dumps(["t", "anna", 3, "deal.undone"]))
     listener._note("not json")
     assert seen == [("t", "anna", 2, "deal.posted"), ("t", "anna", 3, "deal.undone")]
+
+
+def test_a_stored_state_that_cannot_be_shown_is_read_instead():
+    async def main() -> None:
+        db = FakeDatabase()
+        db.set("t", 0, 0)
+
+        def broken(stored):  # noqa: ANN001, ANN202
+            raise ValueError("cannot render")
+
+        hub = Hub(db.load_current, db.load_revisions, _direct, from_stored=broken)
+        sub = Subscription(None, frozenset({"t"}))
+        hub.subscribe(sub)
+        hub.seed([("t", 0, 0)], "anna")
+        db.set("t", 1, 1)
+        hub.changed("t", "anna", 1, "deal.posted", object())
+        got = await sub.next(1)
+        assert [(e.kind, e.revision) for e in got] == [("deal.posted", 1)] and db.reads == 1
+
+    asyncio.run(main())
