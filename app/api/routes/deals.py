@@ -33,6 +33,13 @@ DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number,
 PAGE_MAX = 200
 DealBody = Annotated[DealInput, Body(openapi_examples=DEAL_EXAMPLES)]
 IfMatch = Annotated[str | None, Header(alias="If-Match", description="the sheet's ETag; a stale one is 412 and nothing is written")]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description="1-255 visible ASCII characters; a retry with the same key and body returns the first response",
+    ),
+]
 Config = Annotated[Settings, Depends(get_settings)]
 
 
@@ -70,13 +77,7 @@ async def post_deal(
     owner: Owner,
     response: Response,
     settings: Config,
-    idempotency_key: Annotated[
-        str | None,
-        Header(
-            alias="Idempotency-Key",
-            description="1-255 visible ASCII characters; a retry with the same key and body returns the first response",
-        ),
-    ] = None,
+    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Score a deal: 201 with the stored deal, its entries and the new sheet."""

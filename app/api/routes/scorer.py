@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -27,7 +27,7 @@ from ..deps import DB, Owner, ScorerAccess
 from ..headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from ..schemas import DealCorrected, DealWithSheet, SettlementOut, StoredDeal, problem_responses
 from ..schemas.scorer import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkCreated, ScorerLinkList, ScorerTable
-from .deals import Config, DealBody, DealNumber, IfMatch, correct_and_answer, post_and_answer, undo_and_answer
+from .deals import Config, DealBody, DealNumber, IdempotencyKey, IfMatch, correct_and_answer, post_and_answer, undo_and_answer
 from .events import After, LastEventId, live, resume_revision, stream_responses, table_stream
 from ..lang import PageLang
 from .views import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, picture_response
@@ -160,10 +160,7 @@ async def post_scorer_deal(
     db: DB,
     response: Response,
     settings: Config,
-    idempotency_key: Annotated[
-        str | None,
-        Header(alias="Idempotency-Key", description="1-255 visible ASCII characters; a retry with the same key and body returns the first response"),
-    ] = None,
+    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Score a deal of the link's table, as ``POST /v1/tables/{id}/deals`` does."""
