@@ -184,7 +184,7 @@ def test_a_table_has_at_most_twenty_working_links(api):
     scorer_link(api, table["id"])
 
 
-def test_a_link_is_rate_limited_as_a_key_is(settings, db, api):
+def test_a_link_is_rate_limited_as_a_key_is(settings, db, api, an_hour_long_window):
     from app.api import create_app
 
     table = api.table()

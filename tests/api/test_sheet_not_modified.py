@@ -57,7 +57,7 @@ def test_what_it_cannot_answer_is_the_route_s(api, other_api, client):
         assert r.status_code == 401 and r.headers["content-type"].startswith(PROBLEM)
 
 
-def test_the_304s_are_counted_by_the_rate_limit(settings, db, admin_headers):
+def test_the_304s_are_counted_by_the_rate_limit(settings, db, admin_headers, an_hour_long_window):
     from app.api import create_app
 
     app = create_app(settings.model_copy(update={"rate_limit": 4, "rate_limit_window": 3600}), db=db)

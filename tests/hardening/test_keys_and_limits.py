@@ -41,7 +41,7 @@ def _app(settings, db, **changes):  # noqa: ANN001
     return create_app(settings.model_copy(update=changes), db=db)
 
 
-def test_requests_without_a_valid_key_are_limited_per_address_in_memory(settings, db):
+def test_requests_without_a_valid_key_are_limited_per_address_in_memory(settings, db, an_hour_long_window):
     from app.ratelimit import bucket_of
 
     app = _app(settings, db, anonymous_rate_limit=5, rate_limit_window=3600)
@@ -60,7 +60,7 @@ def test_requests_without_a_valid_key_are_limited_per_address_in_memory(settings
     assert _buckets_written(before, _rate_limit_counts(db)) == {bucket_of(settings.admin_key)}
 
 
-def test_the_share_link_is_rate_limited_by_token(settings, db, api):
+def test_the_share_link_is_rate_limited_by_token(settings, db, api, an_hour_long_window):
     table = api.table()
     app = _app(settings, db, share_rate_limit=3, rate_limit_window=3600)
     with TestClient(app) as c:

@@ -11,7 +11,7 @@ from .harness import auth, is_problem
 LIMIT = 6
 
 
-def test_rate_limit_is_per_key_and_shared_across_processes(fresh_db, servers, admin_key):
+def test_rate_limit_is_per_key_and_shared_across_processes(fresh_db, servers, admin_key, an_hour_long_window):
     env = {"PREFSCORE_RATE_LIMIT": str(LIMIT), "PREFSCORE_RATE_LIMIT_WINDOW": "3600"}
     a = servers.start(fresh_db, env=env, name="rl-a")
     b = servers.start(fresh_db, env=env, name="rl-b")
