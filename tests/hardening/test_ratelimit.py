@@ -56,7 +56,7 @@ def test_rate_limit_window_resets(fresh_db, servers, admin_key):
 
 
 def test_leases_renewed_at_once_are_all_kept(db):
-    """Eight requests that find the lease used up together each reserve hits in the
+    """Requests that find the lease used up together (four here) each reserve hits in the
     database; the process keeps every reservation, so the next requests are answered from
     memory instead of going back to the database (a lease replaced by the last renewal
     wasted the others' and sent one request in eight to the database under 8 clients)."""
