@@ -214,6 +214,12 @@ def test_a_whole_pulka_scored_from_a_phone(browser, live_url, api):  # noqa: F81
         shoot(browser, f"{page}?lang={lang}", PHONE, f"score-3p-{lang}-phone-finished")
         shoot(browser, f"{page}?lang={lang}", DESKTOP, f"score-3p-{lang}-desktop-finished")
     assert browser.find_element(By.ID, "done").text.startswith("The game is over.")
+    # On a desktop a finished game has no form: the deals take its place, under the banner
+    # and beside the sheet (not below the sheet with the left column empty).
+    box = {i: browser.find_element(By.ID, i).rect for i in ("done", "deals-card", "sheet-card")}
+    assert box["deals-card"]["x"] == box["done"]["x"] and box["deals-card"]["y"] > box["done"]["y"]
+    assert box["deals-card"]["x"] + box["deals-card"]["width"] < box["sheet-card"]["x"]
+    assert box["deals-card"]["y"] < box["sheet-card"]["y"] + box["sheet-card"]["height"]
 
 
 @pytest.mark.parametrize("players", [3, 4])
