@@ -6,7 +6,7 @@ correction of it holds up another table's writes (SQLite, one server process).
 
 The server is ``prefscore serve`` from ``--source`` (default: this checkout), so the same
 measurement runs against another version of the code. The long table's log is generated
-with the engine (bench/deallog.py, pool target 1,000,000 so that the game never ends) and
+with the engine (tests/support/deallog.py, pool target 1,000,000 so that the game never ends) and
 written straight into the database (posting 20,000 deals would only measure posting);
 PREFSCORE_MAX_DEALS_PER_TABLE is raised for the run so that the table may be that long.
 
@@ -70,7 +70,7 @@ def fill(url: str, table_id: str, deals: int, seed: int) -> None:
     from app.db.models import utcnow
     from app.rules import RULES_VERSION, make_rules
     from app.services.deals import entries_to_json
-    from bench.deallog import generate_log
+    from tests.support.deallog import generate_log
 
     rules = make_rules("sochi", players=3, pool_target=1_000_000, options={})
     log = generate_log(rules, 0, random.Random(seed), deals)
@@ -81,7 +81,10 @@ def fill(url: str, table_id: str, deals: int, seed: int) -> None:
         conn.execute(
             insert(DealRow.__table__),
             [
-                {"table_id": table_id, "number": n, "body": d.to_dict(), "entries": entries_to_json(e), "created_at": now}
+                {
+                    "table_id": table_id, "number": n, "body": d.to_dict(), "entries": entries_to_json(e),
+                    "created_at": now, "dealer": log.states[n - 1].next_dealer,
+                }
                 for n, (d, e) in enumerate(zip(log.deals, log.entries), start=1)
             ],
         )

@@ -76,7 +76,10 @@ def populate(url: str, tables: int, players: int, seed: int) -> list[str]:
         tallies = player_stats.recompute(rules, 0, log.bodies, range(3))
         per_log.append(
             (
-                [{"number": n, "body": d.to_dict(), "entries": entries_to_json(e)} for n, (d, e) in enumerate(zip(log.deals, log.entries), 1)],
+                [
+                    {"number": n, "body": d.to_dict(), "entries": entries_to_json(e), "dealer": log.states[n - 1].next_dealer}
+                    for n, (d, e) in enumerate(zip(log.deals, log.entries), 1)
+                ],
                 log.states[-1].to_dict(),
                 tallies,
             )

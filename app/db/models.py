@@ -70,6 +70,10 @@ class DealRow(Base):
     body: Mapped[dict[str, Any]] = mapped_column(JSON)  # the canonical deal (Deal.to_dict())
     entries: Mapped[list[Any]] = mapped_column(JSON)  # what it wrote, amounts as int or "p/q"
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # The seat that dealt it (the state's next_dealer before it), written with the deal and
+    # again when an undo or a correction folds the log: a page of the log with its dealers
+    # reads that page's rows, never the deals before it (migration 0008).
+    dealer: Mapped[int] = mapped_column(Integer)
 
 
 class IdempotencyRow(Base):

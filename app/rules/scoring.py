@@ -32,6 +32,7 @@ class DealResult:
 class Replay:
     state: TableState
     entries: tuple[tuple[Entry, ...], ...]  # per deal, in order
+    dealers: tuple[int, ...] = ()  # per deal, in order: the seat that dealt it
 
 
 def apply_deal(rules: Rules, state: TableState, deal: Deal) -> DealResult:
@@ -78,11 +79,13 @@ def replay(rules: Rules, first_dealer: int, deals: Iterable[Deal]) -> Replay:
     """Fold a deal log from a new table. Raises ReplayError naming the first refused deal."""
     state = TableState.new(rules, first_dealer)
     entries = []
+    dealers = []
     for number, deal in enumerate(deals, start=1):
         try:
             result = apply_deal(rules, state, deal)
         except InvalidDeal as exc:
             raise ReplayError(number, exc) from exc
+        dealers.append(state.next_dealer)
         state = result.state
         entries.append(result.entries)
-    return Replay(state, tuple(entries))
+    return Replay(state, tuple(entries), tuple(dealers))

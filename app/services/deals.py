@@ -37,7 +37,7 @@ from app.rules import (
 
 from . import player_stats
 from .errors import Conflict, NotFound, PreconditionFailed, Unprocessable
-from .tables import DEFAULT_LIMITS, Limits, TableInfo, info, load_row, load_table, rules_of, sheet_etag, state_of
+from .tables import DEFAULT_LIMITS, Limits, TableInfo, info, load_row, load_table, rules_of, shared_row, sheet_etag, state_of
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class DealInfo:
     body: dict[str, Any]  # canonical (Deal.to_dict())
     entries: tuple[Entry, ...]
     created_at: datetime | None = None
+    dealer: int | None = None  # the seat that dealt it (as stored)
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ _INSERT_DEAL = insert(_DEALS).values(
     body=bindparam("body"),
     entries=bindparam("entries"),
     created_at=bindparam("posted_at"),
+    dealer=bindparam("dealer"),
 )
 _UPDATE_TABLE = (
     update(_TABLES)
@@ -136,8 +138,11 @@ def entries_from_json(data: list[dict[str, Any]]) -> tuple[Entry, ...]:
     )
 
 
-def deal_info(row: DealRow) -> DealInfo:
-    return DealInfo(number=row.number, body=row.body, entries=entries_from_json(row.entries), created_at=row.created_at)
+def deal_info(row: Any) -> DealInfo:
+    """A stored deal (a DealRow, or a row of its columns)."""
+    return DealInfo(
+        number=row.number, body=row.body, entries=entries_from_json(row.entries), created_at=row.created_at, dealer=row.dealer
+    )
 
 
 def request_hash(body: dict[str, Any]) -> str:
@@ -277,10 +282,11 @@ def post_deal(
         revision = row.revision + 1
         canonical = deal.to_dict()
         table = replace(info(row, rules, result.state), deal_count=number, revision=revision, updated_at=now)
-        written = DealInfo(number, canonical, tuple(result.entries), now)
+        written = DealInfo(number, canonical, tuple(result.entries), now, state.next_dealer)
         params = {
             "table_id": row.id,
             "number": number,
+            "dealer": state.next_dealer,
             "body": canonical,
             "entries": entries_to_json(result.entries),
             "posted_at": now,
@@ -312,24 +318,45 @@ def post_deal(
 @dataclass(frozen=True)
 class DealPage:
     table: TableInfo
-    deals: tuple[DealInfo, ...]
+    deals: tuple[DealInfo, ...]  # empty when the caller's version is current (``current``)
     next_after: int | None
+    current: bool = False
+
+
+# One page of a table's log: the deal columns, the (table_id, number) unique index in order.
+_PAGE = (
+    select(_DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer)
+    .where(_DEALS.c.table_id == bindparam("table_id"), _DEALS.c.number > bindparam("after"))
+    .order_by(_DEALS.c.number)
+    .limit(bindparam("rows"))
+)
+
+
+def page_of(session: Session, row: Any, *, after: int, limit: int, current: Callable[[TableInfo], bool] | None = None) -> DealPage:
+    """Keyset paging by deal number, in SQL: the deals numbered above ``after``, at most
+    ``limit`` (and one more row to tell whether a next page exists); the deals before the page
+    are never read. Every listing (by key, share link, scorer link) pages here. ``current(table)``
+    true means the caller has this version: no deal is read."""
+    table = info(row, rules_of(row), state_of(row))
+    if current is not None and current(table):
+        return DealPage(table, (), None, current=True)
+    rows = session.execute(_PAGE, {"table_id": row.id, "after": after, "rows": limit + 1}).all()
+    deals = tuple(deal_info(r) for r in rows[:limit])
+    return DealPage(table, deals, deals[-1].number if len(rows) > limit else None)
 
 
 def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit: int = 50) -> DealPage:
-    """Keyset paging by deal number: the deals numbered above ``after``, at most ``limit``."""
+    """The owner's table's deals numbered above ``after``, at most ``limit`` (``page_of``)."""
     with db.read() as session:
-        row = load_row(session, owner, table_id, lock=False)
-        rules = rules_of(row)
-        rows = session.scalars(
-            select(DealRow)
-            .where(DealRow.table_id == row.id, DealRow.number > after)
-            .order_by(DealRow.number)
-            .limit(limit + 1)
-        ).all()
-        deals = tuple(deal_info(r) for r in rows[:limit])
-        next_after = deals[-1].number if len(rows) > limit else None
-        return DealPage(info(row, rules, state_of(row)), deals, next_after)
+        return page_of(session, load_row(session, owner, table_id, lock=False), after=after, limit=limit)
+
+
+def list_shared_deals(
+    db: Database, token: str, *, after: int = 0, limit: int = 50, current: Callable[[TableInfo], bool] | None = None
+) -> DealPage:
+    """The same through the read-only share token (``page_of``)."""
+    with db.read() as session:
+        return page_of(session, shared_row(session, token), after=after, limit=limit, current=current)
 
 
 def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[TableInfo, DealInfo]:
@@ -361,7 +388,7 @@ class _Refold:
     kind: str = "deal.corrected"  # what app.events announces
 
 
-_LOG = select(_DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at)
+_LOG = select(_DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer)
 
 
 def _log(session: Session, table_id: str) -> list[Any]:
@@ -414,7 +441,7 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
         session.execute(
             update(_DEALS)
             .where(_DEALS.c.id == bindparam("row_id"))
-            .values(body=bindparam("new_body"), entries=bindparam("new_entries")),
+            .values(body=bindparam("new_body"), entries=bindparam("new_entries"), dealer=bindparam("new_dealer")),
             work.rewrites,
         )
     if work.answers:
@@ -472,11 +499,11 @@ def undo_last(
         removed = log.pop()
         folded = replay(rules, row.first_dealer, [Deal.from_dict(r.body) for r in log])
         rewrites = []
-        for deal_row, entries in zip(log, folded.entries):
+        for deal_row, entries, dealer in zip(log, folded.entries, folded.dealers):
             stored = entries_to_json(entries)
-            if deal_row.entries != stored:  # written by another rules version
-                rewrites.append({"row_id": deal_row.id, "new_body": deal_row.body, "new_entries": stored})
-        gone = DealInfo(removed.number, removed.body, entries_from_json(removed.entries), removed.created_at)
+            if deal_row.entries != stored or deal_row.dealer != dealer:  # written by another rules version
+                rewrites.append({"row_id": deal_row.id, "new_body": deal_row.body, "new_entries": stored, "new_dealer": dealer})
+        gone = deal_info(removed)
         return _Refold(
             revision=row.revision,
             table=_after(row, rules, folded.state, len(log)),
@@ -537,15 +564,15 @@ def correct_deal(
         rewrites = []
         rescored: list[int] = []
         infos: dict[int, DealInfo] = {}
-        for deal_row, entries in zip(log, folded.entries):
+        for deal_row, entries, dealer in zip(log, folded.entries, folded.dealers):
             stored = entries_to_json(entries)
             new_body = canonical if deal_row.number == number else deal_row.body
-            if deal_row.entries != stored or new_body != deal_row.body:
-                rewrites.append({"row_id": deal_row.id, "new_body": new_body, "new_entries": stored})
+            if deal_row.entries != stored or new_body != deal_row.body or deal_row.dealer != dealer:
+                rewrites.append({"row_id": deal_row.id, "new_body": new_body, "new_entries": stored, "new_dealer": dealer})
                 if deal_row.number > number and deal_row.entries != stored:
                     rescored.append(deal_row.number)
             if deal_row.number == number or deal_row.entries != stored:
-                infos[deal_row.number] = DealInfo(deal_row.number, new_body, tuple(entries), deal_row.created_at)
+                infos[deal_row.number] = DealInfo(deal_row.number, new_body, tuple(entries), deal_row.created_at, dealer)
         table = _after(row, rules, folded.state, len(log))
         answers = []
         # The same body again changes no deal: its keys keep replaying (a retry must not post

@@ -274,8 +274,9 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
             "body": deal.to_dict(),
             "entries": entries_to_json(entries),
             "created_at": _moment(d["created_at"], f"deals.{i}.created_at") or now,
+            "dealer": dealer,
         }
-        for i, (d, deal, entries) in enumerate(zip(deals_in, parsed, folded.entries))
+        for i, (d, deal, entries, dealer) in enumerate(zip(deals_in, parsed, folded.entries, folded.dealers))
     ]
     with db.write() as session:
         make_room_for_a_table(session, owner, limits)

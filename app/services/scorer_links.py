@@ -18,15 +18,14 @@ from datetime import datetime
 
 from sqlalchemy import func, select, update
 
-from app.db import Database, DealRow, ScorerLinkRow, TableRow
+from app.db import Database, ScorerLinkRow, TableRow
 from app.db.models import utcnow
 from app.events.announce import announce
-from app.rules import Deal, TableState, apply_deal
 
-from .deals import DealInfo, deal_info
+from .deals import DealPage, list_deals
 from .errors import Conflict, NotFound
 from .keys import PREFIX_LENGTH, hash_key
-from .tables import TableInfo, info, load_row, load_table, rules_of, state_of
+from .tables import load_table
 
 TOKEN_PREFIX = "sc_"
 TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")
@@ -144,28 +143,8 @@ def still_valid(db: Database, scorer: Scorer) -> bool:
         ).first() is not None
 
 
-@dataclass(frozen=True)
-class ScorerLog:
-    table: TableInfo
-    deals: tuple[tuple[int, DealInfo], ...]  # (the seat that dealt it, the deal)
-    next_after: int | None
-
-
-def scorer_log(db: Database, scorer: Scorer, *, after: int = 0, limit: int = 200) -> ScorerLog:
-    """The log of the link's table with the dealer of each deal (a correction at 4 players
-    must know who sat out): the deals up to the page's last folded in one read."""
-    with db.read() as session:
-        row = load_row(session, scorer.owner, scorer.table_id, lock=False)
-        rules = rules_of(row)
-        rows = session.scalars(
-            select(DealRow).where(DealRow.table_id == row.id, DealRow.number <= after + limit + 1).order_by(DealRow.number)
-        ).all()
-        table = info(row, rules, state_of(row))
-    state = TableState.new(rules, first_dealer=table.first_dealer)
-    out = []
-    for deal_row in rows:
-        if deal_row.number > after:
-            out.append((state.next_dealer, deal_info(deal_row)))
-        state = apply_deal(rules, state, Deal.from_dict(deal_row.body)).state
-    page = tuple(out[:limit])
-    return ScorerLog(table, page, page[-1][1].number if len(out) > limit else None)
+def scorer_log(db: Database, scorer: Scorer, *, after: int = 0, limit: int = 200) -> DealPage:
+    """The log of the link's table, paged as the owner's listing is (``deals.page_of``): each
+    deal carries the seat that dealt it as stored with it (a correction at 4 players must know
+    who sat out), so no deal before the page is read or folded."""
+    return list_deals(db, scorer.owner, scorer.table_id, after=after, limit=limit)

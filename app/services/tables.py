@@ -353,13 +353,19 @@ async def current_etag_on_loop(db: Database, owner: str, table_id: str) -> str:
     return await run_in_threadpool(current_etag, db, owner, table_id)
 
 
-def get_shared(db: Database, token: str) -> TableInfo:
+def shared_row(session: Session, token: str) -> TableRow:
+    """The table row of a share token (404 for a malformed or unknown one)."""
     if not SHARE_TOKEN_RE.fullmatch(token):
         raise NotFound("no shared table with this token")
+    row = session.scalars(select(TableRow).where(TableRow.share_token == token)).one_or_none()
+    if row is None or not secrets.compare_digest(row.share_token, token):
+        raise NotFound("no shared table with this token")
+    return row
+
+
+def get_shared(db: Database, token: str) -> TableInfo:
     with db.read() as session:
-        row = session.scalars(select(TableRow).where(TableRow.share_token == token)).one_or_none()
-        if row is None or not secrets.compare_digest(row.share_token, token):
-            raise NotFound("no shared table with this token")
+        row = shared_row(session, token)
         rules = rules_of(row)
         return info(row, rules, state_of(row))
 

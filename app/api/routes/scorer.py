@@ -139,10 +139,10 @@ def list_scorer_deals(
     limit: Annotated[int, Query(ge=1, le=PAGE_MAX, description="at most this many deals")] = PAGE_MAX,
 ) -> ScorerDealPage:
     """The deal log with the dealer of each deal, keyset-paged: follow ``next`` until it is null."""
-    log = links.scorer_log(db, scorer, after=after, limit=limit)
+    page = links.scorer_log(db, scorer, after=after, limit=limit)
     response.headers["Cache-Control"] = "no-store"
-    nxt = f"/v1/score/{token}/deals?after={log.next_after}&limit={limit}" if log.next_after else None
-    return ScorerDealPage(items=[ScorerDeal(dealer=d, deal=StoredDeal.of(deal)) for d, deal in log.deals], next=nxt)
+    nxt = f"/v1/score/{token}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
+    return ScorerDealPage(items=[ScorerDeal(dealer=deal.dealer, deal=StoredDeal.of(deal)) for deal in page.deals], next=nxt)
 
 
 @router.post(

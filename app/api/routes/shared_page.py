@@ -7,7 +7,9 @@ picture takes the width (its phone layout, 360 units) with the balances and the 
 from 680 px on, the wide picture (640 units) at its own size, and from 1000 px on the
 balances and the log beside it. It stays live through the share link's event stream (an EventSource): each change
 is pushed at once and the page then fetches the picture (with ``If-None-Match``), the
-balances and the log. When the stream fails it polls ``sheet.svg`` every 2 s with
+balances and, of the log, only what the change made stale (after a post, the deals after the
+last it has: ``?after=``); a correction, a gap in the events or a poll fetches the log again.
+When the stream fails it polls ``sheet.svg`` every 2 s with
 ``If-None-Match`` and tries the stream again now and then.
 
 Every word is in the catalogues: the page's own are written here by the server, the
@@ -297,25 +299,55 @@ function showDeals(deals) {
   }
   document.body.dataset.dealCount = String(deals.length);
 }
-async function allDeals() {
-  // the log page by page, following next until it is null
-  let url = BASE + "/deals", out = [];
-  while (url) {
-    const page = await json(url);
-    out = out.concat(page.items);
-    url = page.next;
-  }
-  return out;
+// The log as last fetched, and what a change made stale: the deals numbered above ``stale``
+// are fetched again (after=, following next), the others kept. An event that follows the
+// last one says what changed (a post: its deal; an undo: nothing to fetch; a rename: no
+// deal); a gap, a correction or a poll makes the whole log stale.
+let deals = [], dealsTag = null, lastRev = null, stale = 0;
+function mark(low) { stale = Math.min(stale, low); }
+function heard(ev) {
+  let data = null;
+  try { data = JSON.parse(ev.data); } catch (e) { data = null; }
+  if (!data) return mark(0);
+  const follows = lastRev !== null && data.revision === lastRev + 1;
+  lastRev = data.revision;
+  if (data.etag && data.etag === dealsTag) return;  // the log as fetched is this version
+  const count = data.sheet ? data.sheet.deal_count : null;
+  if (!follows || typeof count !== "number") return mark(0);
+  if (ev.type === "deal.posted") mark(count - 1);
+  else if (ev.type === "deal.undone") mark(count);
+  else if (ev.type !== "table.renamed" && ev.type !== "table.archived") mark(0);
+}
+async function syncDeals() {
+  let low = stale;
+  if (low === Infinity) return false;
+  if (low > deals.length) low = 0;
+  stale = Infinity;
+  let url = BASE + "/deals" + (low > 0 ? "?after=" + low : ""), fresh = [], tag = null;
+  try {
+    while (url) {
+      const r = await fetch(url, {cache: "no-store"});
+      if (!r.ok) throw new Error(url + ": " + r.status);
+      tag = tag || r.headers.get("ETag");
+      const page = await r.json();
+      fresh = fresh.concat(page.items);
+      url = page.next;
+    }
+  } catch (err) { mark(low); throw err; }
+  deals = deals.filter(d => d.number <= low).concat(fresh);
+  dealsTag = tag;
+  return true;
 }
 async function json(url) {
   const r = await fetch(url, {cache: "no-store"});
   if (!r.ok) throw new Error(url + ": " + r.status);
   return r.json();
 }
-let busy = null, again = false;
-async function refresh() {
+let busy = null, again = false, polled = false;
+async function refresh(how) {
   // one refresh at a time; a change announced meanwhile refreshes once more after it
-  if (busy) { again = true; return busy; }
+  if (busy) { again = true; if (how === "poll") polled = true; return busy; }
+  if (how === "poll") polled = true;
   busy = (async () => {
     do {
       again = false;
@@ -323,14 +355,19 @@ async function refresh() {
       const r = await fetch(BASE + "/sheet.svg" + query(), {headers, cache: "no-store"});
       if (r.status === 200) {
         const svg = await r.text();
-        const [tb, d] = await Promise.all([json(BASE), allDeals()]);
+        if (polled) mark(0);  // a poll does not say what changed
+        polled = false;
+        const [tb] = await Promise.all([json(BASE), syncDeals()]);
         showTable(tb);
-        showDeals(d);
+        showDeals(deals);
         document.getElementById("sheet").innerHTML = svg;
         document.body.dataset.layout = layout();
         etag = r.headers.get("ETag");
       } else if (r.status !== 304) {
         throw new Error("status " + r.status);
+      } else {
+        polled = false;
+        if (await syncDeals()) showDeals(deals);
       }
     } while (again);
   })();
@@ -354,11 +391,11 @@ let polls = 0, source = null;
 // a page left (or kept in the back-forward cache) lets its stream go: a browser holds only
 // a few connections to one server
 window.addEventListener("pagehide", () => { if (source) source.close(); });
-window.addEventListener("pageshow", e => { if (e.persisted) { etag = null; first(); stream(); } });
+window.addEventListener("pageshow", e => { if (e.persisted) { etag = null; lastRev = null; mark(0); first(); stream(); } });
 function stream() {
   if (!window.EventSource) return poll();
   const es = source = new EventSource(BASE + "/events");
-  const changed = () => { document.body.dataset.live = "stream"; refresh().then(() => online("stream"), e => offline(e.message)); };
+  const changed = ev => { heard(ev); document.body.dataset.live = "stream"; refresh().then(() => online("stream"), e => offline(e.message)); };
   for (const kind of ["sheet", "deal.posted", "deal.undone", "deal.corrected", "table.renamed", "table.archived"]) {
     es.addEventListener(kind, changed);
   }
@@ -369,13 +406,14 @@ function stream() {
     // the stream failed: poll with If-None-Match instead, and try the stream again later
     es.close();
     document.body.dataset.live = "poll";
+    lastRev = null;
     polls = 0;
     poll();
   };
 }
 async function poll() {
   try {
-    await refresh();
+    await refresh("poll");
     online("poll");
   } catch (err) {
     offline(err.message);

@@ -17,6 +17,7 @@ from app.i18n import Lang
 from app.render import LAYOUTS, render_sheet
 from app.render.png import svg_to_png
 from app.rules import settle, sheet
+from app.services.deals import list_shared_deals
 from app.services.tables import TableInfo
 from app.services.views import DrawnCache, Picture, shared_picture, table_picture
 
@@ -193,15 +194,12 @@ def get_shared_deals(
 ) -> SharedDealPage | Response:
     """The deal log through the read-only share link, keyset-paged like the keyed listing:
     each stored deal with its entries; follow ``next`` until it is null."""
-    picture = shared_picture(db, token, current=lambda t: etags.none_match(if_none_match, t.etag))
-    headers = {"ETag": picture.table.etag, "Cache-Control": etags.CACHE}
-    if picture.deals is None:
+    page = list_shared_deals(db, token, after=after, limit=limit, current=lambda t: etags.none_match(if_none_match, t.etag))
+    headers = {"ETag": page.table.etag, "Cache-Control": etags.CACHE}
+    if page.current:
         return Response(status_code=304, headers=headers)
-    later = [d for d in picture.deals if d.number > after]
-    items = [StoredDeal.of(d) for d in later[:limit]]
-    nxt = None
-    if len(later) > limit:
-        nxt = f"/v1/shared/{token}/deals?after={later[limit - 1].number}&limit={limit}"
+    items = [StoredDeal.of(d) for d in page.deals]
+    nxt = f"/v1/shared/{token}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
     response.headers.update(headers)
     return SharedDealPage(items=items, next=nxt, deals=items)
 
