@@ -124,7 +124,7 @@ class Settings(BaseSettings):
     # --- pictures (app/services/drawing.py, app/api/routes/views.py)
     picture_workers: int = 2
     """Worker processes that draw pictures, and pictures drawn at once (one per worker)."""
-    picture_wait: float = 10
+    picture_wait: float = 30
     """Seconds a picture waits for a free worker; then 503 with Retry-After."""
     picture_queue: int = 8
     """Pictures waiting for a worker at once; one more: 503 at once."""
