@@ -121,6 +121,24 @@ class Settings(BaseSettings):
     events_database_url: str | None = None
     """PostgreSQL: where the LISTEN connection goes (past a transaction-mode pooler); unset: ``database_url``."""
 
+    # --- pictures (app/services/drawing.py, app/api/routes/views.py)
+    picture_workers: int = 2
+    """Worker processes that draw pictures, and pictures drawn at once (one per worker)."""
+    picture_wait: float = 30
+    """Seconds a picture waits for a free worker; then 503 with Retry-After."""
+    picture_queue: int = 8
+    """Pictures waiting for a worker at once; one more: 503 at once."""
+    picture_timeout: float = 30
+    """Seconds one picture may take in its worker; then the worker is replaced and the answer is 503."""
+    picture_max_deals: int = 2000
+    """Tables with more deals are not drawn (409)."""
+    picture_max_pixels: int = 12_000_000
+    """A PNG is scaled down to at most this many pixels."""
+    picture_inline_deals: int = 50
+    """SVGs of tables of at most this many deals are drawn in the serving process (a few ms); the others and every PNG in a worker."""
+    picture_cache_bytes: int = 64 * 1024 * 1024
+    """Bytes of drawn pictures (SVG and PNG) kept per process, least recently used dropped first."""
+
     # --- operations and hardening
     log_format: str = "json"
     """``json`` (one object per line) or ``text``."""

@@ -57,6 +57,7 @@ def _env(source: Path, url: str) -> dict[str, str]:
         PREFSCORE_RATE_LIMIT="0",
         PREFSCORE_LOG_LEVEL="WARNING",
         PREFSCORE_MAX_DEALS_PER_TABLE="1000000",
+        PREFSCORE_PICTURE_MAX_DEALS="1000000",  # its long table is drawn too
         PYTHONPATH=str(source),
     )
     return env

@@ -9,6 +9,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 
 from app.db import Database, make_database
+from app.services.drawing import Pictures
 from app.services.keys import configure_key_cache
 from app.settings import Settings
 
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         # Sync endpoints run in anyio's thread pool; the database pool is sized to it.
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
         yield
+        await anyio.to_thread.run_sync(_app.state.pictures.close)  # the drawing workers, if started
         if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/events)
             await _app.state.live.stop()
         await database.close_loop_reads()  # this loop's pooled PostgreSQL connections
@@ -67,6 +69,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     )
     app.state.settings = settings
     app.state.db = database
+    app.state.pictures = Pictures(settings)  # their cache and drawing workers (app/services/drawing.py)
     configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)
     middleware.install(app, settings)

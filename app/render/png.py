@@ -2,8 +2,9 @@
 by resvg (through resvg-py, a self-contained build: no system graphics library needed),
 with the DejaVu fonts the SVG names.
 
-The cost is bounded: the raster is at most ``MAX_PIXELS`` (a twice-sharp image for phones,
-scaled down for a very long game's sheet), whatever the sheet's length.
+The cost is bounded: the raster is at most ``max_pixels`` (``MAX_PIXELS`` unless the caller
+gives another bound: a twice-sharp image for phones, scaled down for a very long game's
+sheet), whatever the sheet's length.
 """
 
 from __future__ import annotations
@@ -21,18 +22,18 @@ MAX_PIXELS = 12_000_000
 _VIEWBOX = re.compile(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"')
 
 
-def zoom_for(width: float, height: float) -> float:
-    """Twice the picture's size, or less so that it stays within MAX_PIXELS."""
-    return min(ZOOM, math.sqrt(MAX_PIXELS / max(width * height, 1.0)))
+def zoom_for(width: float, height: float, max_pixels: int = MAX_PIXELS) -> float:
+    """Twice the picture's size, or less so that it stays within ``max_pixels``."""
+    return min(ZOOM, math.sqrt(max_pixels / max(width * height, 1.0)))
 
 
-def svg_to_png(svg: str) -> bytes:
+def svg_to_png(svg: str, max_pixels: int = MAX_PIXELS) -> bytes:
     match = _VIEWBOX.search(svg)
     width, height = (float(match.group(1)), float(match.group(2))) if match else (360.0, 640.0)
     dirs = [d for d in FONT_DIRS if Path(d).is_dir()]
     png = resvg_py.svg_to_bytes(
         svg_string=svg,
-        zoom=zoom_for(width, height),
+        zoom=zoom_for(width, height, max_pixels),
         font_dirs=dirs,
         skip_system_fonts=bool(dirs),  # DejaVu is all the picture uses; the system's are a fallback
         monospace_family="DejaVu Sans Mono",

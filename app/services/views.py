@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+from cachetools import LRUCache
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -80,15 +82,14 @@ def shared_picture(db: Database, token: str, *, current: Callable[[TableInfo], b
 class DrawnCache:
     """Pictures already drawn, by ETag: a picture is drawn once per revision of its table,
     however many viewers poll it. Least recently used first out, bounded by the total size
-    of the pictures kept (and their number). When several requests want a picture that is
-    not drawn yet, one draws it and the others wait for it. Sizes are counted in characters
-    (an SVG is mostly ASCII, so about bytes)."""
+    of the pictures kept in bytes (cachetools' LRU cache weighing each by ``len``: the SVG's
+    UTF-8 and the PNG's bytes) and by their number. When several requests want a picture
+    that is not drawn yet, one draws it and the others wait for it."""
 
     def __init__(self, max_bytes: int = 32 * 1024 * 1024, max_items: int = 512):
         self.max_bytes = max_bytes
         self.max_items = max_items
-        self._items: OrderedDict[str, str] = OrderedDict()
-        self._bytes = 0
+        self._items: LRUCache[str, str | bytes] = LRUCache(maxsize=max(0, max_bytes), getsizeof=len)
         self._lock = threading.Lock()
         self._drawing: dict[str, threading.Lock] = {}
 
@@ -96,27 +97,20 @@ class DrawnCache:
         with self._lock:
             return key in self._items
 
-    def get(self, key: str) -> str | None:
+    def get(self, key: str) -> Any:
         with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
+            return self._items.get(key)  # a hit is the most recently used
 
-    def put(self, key: str, value: str) -> None:
-        size = len(value)
+    def put(self, key: str, value: str | bytes) -> None:
         with self._lock:
-            if key in self._items:
-                self._bytes -= len(self._items.pop(key))
-            if size > self.max_bytes:
-                return
-            self._items[key] = value
-            self._bytes += size
-            while self._bytes > self.max_bytes or len(self._items) > self.max_items:
-                _old, dropped = self._items.popitem(last=False)
-                self._bytes -= len(dropped)
+            self._items.pop(key, None)
+            if len(value) > self.max_bytes:
+                return  # larger than the whole cache: not kept
+            self._items[key] = value  # drops the least recently used until it fits
+            while len(self._items) > self.max_items:
+                self._items.popitem()
 
-    def get_or_draw(self, key: str, draw: Callable[[], str]) -> str:
+    def get_or_draw(self, key: str, draw: Callable[[], Any]) -> Any:
         value = self.get(key)
         if value is not None:
             return value
@@ -137,4 +131,4 @@ class DrawnCache:
     def size(self) -> tuple[int, int]:
         """(pictures, bytes) kept."""
         with self._lock:
-            return len(self._items), self._bytes
+            return len(self._items), int(self._items.currsize)

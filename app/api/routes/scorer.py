@@ -30,7 +30,7 @@ from ..schemas.scorer import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkC
 from .deals import Config, DealBody, DealNumber, IdempotencyKey, IfMatch, correct_and_answer, post_and_answer, undo_and_answer
 from .events import After, LastEventId, live, resume_revision, stream_responses, table_stream
 from ..lang import PageLang
-from .views import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, picture_response
+from .views import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
 
 owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"])
 router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"])
@@ -109,18 +109,19 @@ def get_scorer_table(scorer: ScorerAccess, db: DB, response: Response) -> Scorer
     "/sheet.svg",
     operation_id="getScorerSheetSvg",
     response_class=Response,
-    responses={**SVG_RESPONSES, **problem_responses(404, 422)},
+    responses={**SVG_RESPONSES, **drawing_problems(404, 422)},
     openapi_extra=_NO_KEY,
 )
 def get_scorer_sheet_svg(
     scorer: ScorerAccess,
     db: DB,
+    pictures: PicturesDep,
     lang: PageLang,
     layout: LayoutQuery = Layout.phone,
     if_none_match: IfNoneMatch = None,
 ) -> Response:
     """The sheet drawn as the paper pulka, as ``/v1/tables/{id}/sheet.svg`` draws it (``?lang=``, ``?layout=``)."""
-    return picture_response(partial(table_picture, db, scorer.owner, scorer.table_id), if_none_match, lang, layout.value, "svg")
+    return picture_response(pictures, partial(table_picture, db, scorer.owner, scorer.table_id), if_none_match, lang, layout.value, "svg")
 
 
 @router.get(

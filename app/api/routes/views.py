@@ -10,21 +10,22 @@ from enum import StrEnum
 from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import Response
 
 from app.i18n import Lang
 from app.render import LAYOUTS, render_sheet
-from app.render.png import svg_to_png
 from app.rules import settle, sheet
 from app.services.deals import list_shared_deals
+from app.services.drawing import Busy, Pictures
 from app.services.tables import TableInfo
-from app.services.views import DrawnCache, Picture, shared_picture, table_picture
+from app.services.views import Picture, shared_picture, table_picture
 
 from .. import etags
 from ..deps import DB, Owner
-from ..headers import CACHE_CONTROL, ETAG, LANGUAGE, not_modified
+from ..headers import CACHE_CONTROL, ETAG, LANGUAGE, RETRY_AFTER, not_modified
 from ..lang import PageLang, language_headers
+from ..problems import problem
 from ..schemas import SettlementOut, SharedDealPage, StoredDeal, problem_responses
 
 router = APIRouter()
@@ -32,17 +33,21 @@ router = APIRouter()
 SVG = "image/svg+xml"
 PNG = "image/png"
 SHARED_PAGE_MAX = 200  # the share link's default page is the largest: its first clients read one page
-# The pictures of this process, by ETag (which names the table, its revision, the render
-# version, the language and the layout): a picture is drawn once per revision, not once per
-# viewer's poll. PNGs are larger and slower to make: a cache of their own.
-DRAWN = DrawnCache()
-PAINTED = DrawnCache(max_bytes=64 * 1024 * 1024, max_items=256)
 
 Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
 LayoutQuery = Annotated[
     Layout, Query(description="phone: 360 units wide (the default); wide: 640, for a desktop at its own size")
 ]
 IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
+
+
+async def get_pictures(request: Request) -> Pictures:
+    """The app's pictures: drawn by ETag (which names the table, its revision, the render
+    version, the language and the layout) once per revision, in its worker processes."""
+    return request.app.state.pictures
+
+
+PicturesDep = Annotated[Pictures, Depends(get_pictures)]
 
 
 def _picture_responses(media: str, what: str) -> dict[int | str, dict[str, Any]]:
@@ -56,12 +61,21 @@ def _picture_responses(media: str, what: str) -> dict[int | str, dict[str, Any]]
     }
 
 
+def drawing_problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The problems of a picture route: those given, 409 (a table too long to draw) and 503
+    with Retry-After (every drawing worker busy, or the picture took too long)."""
+    out = problem_responses(*statuses, 409, 503)
+    out[503] = {**out[503], "headers": RETRY_AFTER}
+    return out
+
+
 SVG_RESPONSES = _picture_responses(SVG, "SVG")
 PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 megapixels")
 
 
-def picture_svg(picture: Picture, lang: Lang, layout: str) -> str:
-    """The SVG of a table with its log: exact sheet and entries, names, balances."""
+def picture_render(picture: Picture, layout: str) -> dict[str, Any]:
+    """The arguments of ``render_sheet`` for a table with its log (but the language): exact
+    sheet and entries, names, balances. Plain data, sent as is to a drawing worker."""
     table = picture.table
     exact = sheet(table.rules, table.state)
     exact["players"] = [{**p, "name": table.players[p["seat"]]} for p in exact["players"]]
@@ -72,16 +86,22 @@ def picture_svg(picture: Picture, lang: Lang, layout: str) -> str:
         for i, d in enumerate(deals)
     ]
     settlement = SettlementOut.of(table, settle(table.rules, table.state, None), None).model_dump(mode="json", by_alias=True)
-    return render_sheet(exact, history=history, settlement=settlement, pool_target=table.pool_target, lang=lang, layout=layout)
+    return {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout}
+
+
+def picture_svg(picture: Picture, lang: Lang, layout: str) -> str:
+    """The SVG of a table with its log, drawn here (a short table's)."""
+    return render_sheet(**picture_render(picture, layout), lang=lang)
 
 
 def picture_response(
-    fetch: Callable[..., Picture], if_none_match: str | None, lang: Lang, layout: str, fmt: str
+    pictures: Pictures, fetch: Callable[..., Picture], if_none_match: str | None, lang: Lang, layout: str, fmt: str
 ) -> Response:
     """304 for the viewer's current version; else the picture, drawn once per revision (and
-    language and layout). ``fetch(current=...)`` reads the table, and its log only when
-    ``current`` is false: when the viewer has this version, or it is drawn already."""
-    cache: DrawnCache = PAINTED if fmt == "png" else DRAWN
+    language and layout), a long table's and every PNG in a worker process (app/services/drawing.py).
+    ``fetch(current=...)`` reads the table, and its log only when ``current`` is false: when
+    the viewer has this version, or it is drawn already. Every worker busy: 503 with Retry-After."""
+    cache = pictures.cache
     drawn: dict[str, Any] = {}
 
     def tag(table: TableInfo) -> str:
@@ -103,13 +123,19 @@ def picture_response(
         return Response(status_code=304, headers=headers)
     body = drawn.get(etag)
     if body is None:
-        svg_tag = etags.picture_etag(picture.table.etag, "svg", lang.code, layout)
-
-        def svg() -> str:
-            return DRAWN.get_or_draw(svg_tag, lambda: picture_svg(picture, lang, layout))
-
         # a PNG is drawn from the SVG of the same version (itself drawn once)
-        body = svg() if fmt == "svg" else PAINTED.get_or_draw(etag, lambda: svg_to_png(svg()))
+        keys = (etags.picture_etag(picture.table.etag, "svg", lang.code, layout), etags.picture_etag(picture.table.etag, "png", lang.code, layout))
+        try:
+            body = pictures.draw(
+                fmt,
+                keys,
+                len(picture.deals or ()),
+                render=lambda: picture_render(picture, layout),
+                lang=lang.code,
+                inline=lambda: picture_svg(picture, lang, layout),
+            )
+        except Busy as exc:
+            return problem(503, exc.detail, title=exc.title, headers={"Retry-After": str(exc.retry_after)})
     return Response(body, media_type=PNG if fmt == "png" else SVG, headers=headers)
 
 
@@ -118,11 +144,12 @@ def _keyed_picture(fmt: str) -> Callable[..., Response]:
         table_id: str,
         db: DB,
         owner: Owner,
+        pictures: PicturesDep,
         lang: PageLang,
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return picture_response(partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, fmt)
+        return picture_response(pictures, partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, fmt)
 
     return picture
 
@@ -131,11 +158,12 @@ def _shared_picture(fmt: str) -> Callable[..., Response]:
     def picture(
         token: str,
         db: DB,
+        pictures: PicturesDep,
         lang: PageLang,
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return picture_response(partial(shared_picture, db, token), if_none_match, lang, layout.value, fmt)
+        return picture_response(pictures, partial(shared_picture, db, token), if_none_match, lang, layout.value, fmt)
 
     return picture
 
@@ -152,7 +180,7 @@ for fmt, responses, operation, what in (
         operation_id=f"getSheet{operation}",
         tags=["views"],
         response_class=Response,
-        responses={**responses, **problem_responses(401, 404, 422)},
+        responses={**responses, **drawing_problems(401, 404, 422)},
         summary=f"Get Sheet {operation}",
         description=f"{what}: the target in a circle, one sector per player with mountain, pool and whists as "
         "running sequences, the all-pass level, who deals next, the final balances. ``?lang=``, ``?layout=``; "
@@ -165,7 +193,7 @@ for fmt, responses, operation, what in (
         operation_id=f"getSharedSheet{operation}",
         tags=["shared"],
         response_class=Response,
-        responses={**responses, **problem_responses(404, 422)},
+        responses={**responses, **drawing_problems(404, 422)},
         openapi_extra={"security": []},
         summary=f"Get Shared Sheet {operation}",
         description=f"{what}, through the read-only share link (no key); as by key.",
