@@ -208,6 +208,29 @@ def test_the_streams_of_a_scorer_link_cost_one_link_lookup_per_change(owner, ser
     assert len(statements) == 2, statements
 
 
+@pytest.mark.parametrize(
+    "last_event_id",
+    ["7" * 5000, "9" * 21, "²".encode("latin-1"), "-1", "1e3"],
+    ids=["5000-digits", "21-digits", "superscript-two", "negative", "exponent"],
+)
+def test_a_last_event_id_that_is_not_a_revision_is_ignored(owner, server, readers, last_event_id):
+    table = owner.table()
+    link = _link(owner, table["id"])
+    for url, headers in (
+        (f"{server}/v1/tables/{table['id']}/events", owner.headers),
+        (f"{server}/v1/shared/{table['share_token']}/events", {}),
+        (f"{server}/v1/score/{link['token']}/events", {}),
+        (f"{server}/v1/events", owner.headers),
+    ):
+        r = EventReader(url, {**headers, "Last-Event-ID": last_event_id})
+        readers.append(r)
+        assert r.status == 200, (url, r.status, getattr(r, "body", ""))
+        if "/v1/events" not in url:
+            e = r.next()  # resumed from nothing: the current state first
+            assert (e.event, e.id) == ("sheet", "0")
+        r.close()
+
+
 def test_the_process_bound_is_503_with_retry_after(owner, server, served_app, readers):
     table = owner.table()
     assert _open(readers, f"{server}/v1/tables/{table['id']}/events", owner.headers).status == 200

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from typing import Annotated, Any, AsyncIterator
 
 from fastapi import APIRouter, Header, Query, Request
@@ -47,6 +48,9 @@ EVENT_STREAM = "text/event-stream"
 TABLES_MAX = 200  # tables one owner-wide stream may list
 
 
+# A Last-Event-ID read as a revision: at most this many digits (a revision fits in 19);
+# anything else is not one of ours and is ignored.
+_REVISION = re.compile(r"[0-9]{1,20}")
 # Which setting bounds each holder's streams, and how the refusal names the holder.
 _CAPS = {
     SHARE_TOKEN: ("PREFSCORE_EVENTS_MAX_PER_SHARE_TOKEN", "this share link"),
@@ -107,10 +111,15 @@ After = Annotated[int | None, Query(ge=0, le=2**62, description="the revision th
 
 
 def resume_revision(last_event_id: str | None, after: int | None) -> int | None:
+    """The revision the client has: ``after``, else a ``Last-Event-ID`` of at most 20 ASCII
+    digits; any other Last-Event-ID (too long, not a number) is ignored: the stream starts
+    with the current state."""
     if after is not None:
         return after
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        return int(last_event_id.strip())
+    if last_event_id is not None:
+        text = last_event_id.strip()
+        if _REVISION.fullmatch(text):
+            return int(text)
     return None
 
 
