@@ -118,6 +118,14 @@ class Settings(BaseSettings):
     """PostgreSQL: seconds between the same reads under LISTEN/NOTIFY (a safety net)."""
     events_max_subscriptions: int = 10_000
     """Open event streams per process; one more: 503."""
+    events_max_per_share_token: int = Field(50, ge=0)
+    """Open event streams per share token per process; one more: 429 (0: no cap)."""
+    events_max_per_scorer_link: int = Field(50, ge=0)
+    """Open event streams per scorer link per process; one more: 429 (0: no cap)."""
+    events_max_per_key: int = Field(500, ge=0)
+    """Open event streams per key per process (the admin key's: per owner); one more: 429 (0: no cap)."""
+    events_max_per_address: int = Field(100, ge=0)
+    """Open event streams without a key (share and scorer links) per client address per process; one more: 429 (0: no cap)."""
     events_database_url: str | None = None
     """PostgreSQL: where the LISTEN connection goes (past a transaction-mode pooler); unset: ``database_url``."""
 

@@ -7,6 +7,12 @@ event to every stream of those tables. So the database work per change is one re
 process, however many viewers the table has, and a stream that missed a signal (an outage,
 another process on SQLite) still gets the current state: the revision is read again, never
 taken from the signal.
+
+The streams opened through a scorer link get a change only once the hub has looked the link
+up, in one read for every link with a change waiting (not one per stream); a revoked link's
+streams end instead. Slots are shared fairly: besides the process's bound, each holder of
+streams (a key, a share token, a scorer link, a client address without a key) keeps at most
+its cap (``Hub.caps``); a stream gives its slots back when it ends.
 """
 
 from __future__ import annotations
@@ -80,17 +86,36 @@ class StreamNotice:
         return json.dumps({"kind": self.kind, "detail": self.detail}, ensure_ascii=False)
 
 
+# Whose slots a stream takes (``Subscription.holders``): each holder may keep at most its
+# cap of streams open in a process (``Hub.caps``), so no one holder fills the process.
+SHARE_TOKEN = "share_token"
+SCORER_LINK = "scorer_link"
+KEY = "key"
+ADDRESS = "address"
+Holder = tuple[str, str]  # (SHARE_TOKEN | SCORER_LINK | KEY | ADDRESS, who)
+
+
 @dataclass(eq=False)
 class Subscription:
     """One open stream: the tables it watches (``tables``), or every table of ``owner``
     (``tables`` None), and the stored key it was opened with (``key_id``; None for the share
     link and the environment's admin key). Events wait in a short queue until the stream
-    sends them; ``ended`` says the stream must end now (its key was revoked)."""
+    sends them; ``ended`` says the stream must end now (its key or link was revoked).
+
+    ``holders``: whose slots it takes (its key, share token, scorer link, client address).
+    ``link_id``: opened through that scorer link, it is sent an event only once the hub has
+    seen the link still works (one lookup per change for every stream of the link).
+    ``share_token``: opened through that share link, it ends when its table is read with
+    another share token (the link was replaced)."""
 
     owner: str | None
     tables: frozenset[str] | None
     key_id: int | None = None
     ended: bool = False
+    holders: tuple[Holder, ...] = ()
+    link_id: int | None = None
+    share_token: str | None = None
+    _subscribed: bool = False
     _queue: deque[Any] = field(default_factory=deque)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -134,7 +159,7 @@ class Subscription:
 # and the (owner, revision, deal_count) of some tables and of every table of some owners.
 LoadCurrent = Callable[[list[str]], dict[str, Current]]
 LoadRevisions = Callable[[list[str], list[str]], dict[str, tuple[str, int, int]]]
-# Of some stored keys, those that no longer work (revoked).
+# Of some stored keys (scorer links), those that no longer work (revoked, gone).
 LoadRevoked = Callable[[list[int]], set[int]]
 # A table as the write that changed it stored it (app.events.announce.committed), as its
 # streams show it.
@@ -143,7 +168,13 @@ RunSync = Callable[..., Awaitable[Any]]
 
 
 class TooManySubscriptions(Exception):
-    pass
+    """No slot for one more stream: ``cap`` names the bound reached (a holder's kind, or
+    None for the process's), ``limit`` its value."""
+
+    def __init__(self, cap: str | None = None, limit: int = 0):
+        super().__init__(cap or "process", limit)
+        self.cap = cap
+        self.limit = limit
 
 
 class Hub:
@@ -154,18 +185,28 @@ class Hub:
         run_sync: RunSync,
         *,
         load_revoked: LoadRevoked | None = None,
+        load_revoked_links: LoadRevoked | None = None,
         from_stored: FromStored | None = None,
         max_subscriptions: int = 10_000,
+        caps: dict[str, int] | None = None,
     ):
         self._load_current = load_current
         self._from_stored = from_stored
         self._load_revisions = load_revisions
         self._load_revoked = load_revoked
+        self._load_revoked_links = load_revoked_links
         self._run_sync = run_sync
         self.max_subscriptions = max_subscriptions
+        # streams one holder may keep open, by the holder's kind (absent or 0: no cap)
+        self.caps: dict[str, int] = dict(caps or {})
+        self.held: dict[Holder, int] = {}  # holder -> its streams open now
         self._by_table: dict[str, set[Subscription]] = {}
         self._by_owner: dict[str, set[Subscription]] = {}
         self._by_key: dict[int, set[Subscription]] = {}
+        self._by_link: dict[int, set[Subscription]] = {}
+        # events for the streams of scorer links, until the links are seen to work
+        self._held_back: dict[int, list[tuple[Subscription, Any]]] = {}
+        self._link_checker: asyncio.Task[None] | None = None
         self._known: dict[str, tuple[int, int]] = {}  # table -> (revision, deal_count) last sent
         self._owner_of: dict[str, str] = {}  # table -> owner, for the tables known
         self._hints: dict[tuple[str, int], str] = {}  # (table, revision) -> the kind its writer announced
@@ -179,11 +220,24 @@ class Hub:
     # --- subscribers
 
     def subscribe(self, sub: Subscription) -> None:
+        """Take a slot for ``sub`` (TooManySubscriptions: none left, for the process or for
+        one of its holders; nothing is taken then)."""
+        if sub._subscribed:
+            return
         if self.count >= self.max_subscriptions:
-            raise TooManySubscriptions()
+            raise TooManySubscriptions(None, self.max_subscriptions)
+        for holder in sub.holders:
+            cap = self.caps.get(holder[0], 0)
+            if cap > 0 and self.held.get(holder, 0) >= cap:
+                raise TooManySubscriptions(holder[0], cap)
+        sub._subscribed = True
         self.count += 1
+        for holder in sub.holders:
+            self.held[holder] = self.held.get(holder, 0) + 1
         if sub.key_id is not None:
             self._by_key.setdefault(sub.key_id, set()).add(sub)
+        if sub.link_id is not None:
+            self._by_link.setdefault(sub.link_id, set()).add(sub)
         if sub.tables is None:
             assert sub.owner is not None
             self._by_owner.setdefault(sub.owner, set()).add(sub)
@@ -192,12 +246,27 @@ class Hub:
                 self._by_table.setdefault(table, set()).add(sub)
 
     def unsubscribe(self, sub: Subscription) -> None:
+        """Give the slot back (again: nothing happens)."""
+        if not sub._subscribed:
+            return
+        sub._subscribed = False
         self.count -= 1
+        for holder in sub.holders:
+            left = self.held.get(holder, 0) - 1
+            if left > 0:
+                self.held[holder] = left
+            else:
+                self.held.pop(holder, None)
         keyed = self._by_key.get(sub.key_id) if sub.key_id is not None else None
         if keyed is not None:
             keyed.discard(sub)
             if not keyed:
                 del self._by_key[sub.key_id]  # type: ignore[arg-type]
+        linked = self._by_link.get(sub.link_id) if sub.link_id is not None else None
+        if linked is not None:
+            linked.discard(sub)
+            if not linked:
+                del self._by_link[sub.link_id]  # type: ignore[arg-type]
         if sub.tables is None:
             subs = self._by_owner.get(sub.owner or "")
             if subs is not None:
@@ -315,12 +384,57 @@ class Hub:
             loop.call_soon_threadsafe(self.key_revoked, key_id)
 
     async def check_keys(self) -> None:
-        """One read of whether the keys of the open keyed streams still work; the streams of a
-        revoked one end (however the key was revoked, by whichever process)."""
-        if not self._by_key or self._load_revoked is None:
+        """One read of whether the keys of the open keyed streams still work, and one of the
+        scorer links of the open link streams; the streams of a revoked one end (however it
+        was revoked, by whichever process, even without a change of its table)."""
+        if self._by_key and self._load_revoked is not None:
+            for key_id in await self._run_sync(self._load_revoked, list(self._by_key)):
+                self.key_revoked(key_id)
+        if self._by_link and self._load_revoked_links is not None:
+            for link_id in await self._run_sync(self._load_revoked_links, list(self._by_link)):
+                self.link_revoked(link_id)
+
+    # --- scorer links
+
+    def link_revoked(self, link_id: int) -> None:
+        """End every stream opened through the scorer link ``link_id``; what was held back for
+        them is dropped."""
+        self._held_back.pop(link_id, None)
+        for sub in self._by_link.get(link_id, ()):
+            sub.end()
+
+    def _send(self, sub: Subscription, item: Any) -> None:
+        """``item`` to ``sub``; to a scorer link's stream only once the link is seen to work."""
+        if sub.link_id is None or self._load_revoked_links is None:
+            sub.push(item)
             return
-        for key_id in await self._run_sync(self._load_revoked, list(self._by_key)):
-            self.key_revoked(key_id)
+        self._held_back.setdefault(sub.link_id, []).append((sub, item))
+        if self._link_checker is None or self._link_checker.done():
+            self._link_checker = asyncio.get_running_loop().create_task(self._release_held_back())
+
+    async def _release_held_back(self) -> None:
+        """One lookup of every scorer link with events waiting (however many streams each has
+        and however many events wait), then the events of the links that work are sent and
+        the streams of the others end. Events that arrive meanwhile wait for the next lookup."""
+        assert self._load_revoked_links is not None
+        while self._held_back:
+            held, self._held_back = self._held_back, {}
+            try:
+                revoked = await self._run_sync(self._load_revoked_links, list(held))
+            except Exception as exc:  # noqa: BLE001  (the database is away: look again shortly)
+                log.warning("live updates: could not read the scorer links of %d streams: %s", len(held), exc)
+                for link_id, items in held.items():
+                    if link_id in self._by_link:
+                        self._held_back[link_id] = items + self._held_back.get(link_id, [])
+                await asyncio.sleep(1.0)
+                continue
+            for link_id, items in held.items():
+                if link_id in revoked:
+                    self.link_revoked(link_id)
+                    continue
+                for sub, item in items:
+                    if sub._subscribed and not sub.ended:
+                        sub.push(item)
 
     def notice(self, kind: str, detail: str) -> None:
         """Tell every stream (the database connection lost or regained)."""
@@ -373,7 +487,7 @@ class Hub:
             self._forget(table)
             event = TableEvent("table.deleted", table, (known[0] + 1) if known else 0)
             for sub in (*self._by_table.get(table, ()), *self._by_owner.get(owner or "", ())):
-                sub.push(event)
+                self._send(sub, event)
             return
         known = self._known.get(table)
         if known is not None and current.revision <= known[0]:
@@ -390,6 +504,9 @@ class Hub:
         self._owner_of[table] = current.owner
         event = TableEvent.of(kind, current)
         for sub in self._by_table.get(table, ()):
-            sub.push(event)
+            if sub.share_token is not None and current.share_token is not None and current.share_token != sub.share_token:
+                sub.end()  # opened through a share link replaced since: the old link stops at once
+                continue
+            self._send(sub, event)
         for sub in self._by_owner.get(current.owner, ()):
-            sub.push(event)
+            self._send(sub, event)

@@ -14,10 +14,10 @@ from app.services.keys import revoked_among
 from app.settings import Settings
 
 from .announce import add_sink, remove_sink
-from .hub import Hub
+from .hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Hub
 from .key_watcher import KeyWatcher
 from .pg_listener import PgListener
-from .reads import Render, current, load_current, load_revisions
+from .reads import Render, current, load_current, load_revisions, load_revoked_links
 from .revision_watcher import RevisionWatcher
 
 
@@ -35,8 +35,15 @@ class LiveUpdates:
             partial(load_revisions, db),
             _run_sync,
             load_revoked=partial(revoked_among, db),
+            load_revoked_links=partial(load_revoked_links, db),
             from_stored=partial(current, render=render),
             max_subscriptions=settings.events_max_subscriptions,
+            caps={
+                SHARE_TOKEN: settings.events_max_per_share_token,
+                SCORER_LINK: settings.events_max_per_scorer_link,
+                KEY: settings.events_max_per_key,
+                ADDRESS: settings.events_max_per_address,
+            },
         )
         self.listener: PgListener | None = None
         self._tasks: list[asyncio.Task[None]] = []

@@ -1,5 +1,6 @@
 """The reads of the live-update hub, made in the thread pool: the current state of the tables
-that changed (one read for all of them), and the revision column of the watched tables."""
+that changed (one read for all of them), the revision column of the watched tables, and
+which scorer links of the open streams no longer work."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import or_, select
 
-from app.db import Database, TableRow
+from app.db import Database, ScorerLinkRow, TableRow
 from app.services.tables import TableInfo, get_tables
 
 from .hub import Current
@@ -58,3 +59,16 @@ def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[s
                 out[row.id] = (row.owner, row.revision, row.deal_count)
             owners = []  # read once
     return out
+
+
+def load_revoked_links(db: Database, link_ids: list[int]) -> set[int]:
+    """Of the scorer links ``link_ids``, those revoked or gone: one statement per chunk, for
+    every stream of those links at once."""
+    links = ScorerLinkRow.__table__
+    wanted = sorted(set(link_ids))
+    working: set[int] = set()
+    with db.lookup() as conn:
+        for i in range(0, len(wanted), CHUNK):
+            chunk = wanted[i : i + CHUNK]
+            working.update(conn.execute(select(links.c.id).where(links.c.id.in_(chunk), links.c.revoked_at.is_(None))).scalars())
+    return set(wanted) - working

@@ -174,3 +174,101 @@ def test_a_stored_state_that_cannot_be_shown_is_read_instead():
         assert [(e.kind, e.revision) for e in got] == [("deal.posted", 1)] and db.reads == 1
 
     asyncio.run(main())
+
+
+def test_each_holder_keeps_at_most_its_cap_and_gets_its_slots_back():
+    """Slots are shared fairly: a holder (share token, scorer link, key, client address) at
+    its cap is refused with the cap named while every other holder still gets one; a stream
+    counts against each of its holders, and ending it gives every slot back (once)."""
+    from app.events.hub import ADDRESS, SHARE_TOKEN, TooManySubscriptions
+
+    hub = _hub(FakeDatabase())
+    hub.caps = {SHARE_TOKEN: 2, ADDRESS: 3}
+
+    def stream(token: str, address: str) -> Subscription:
+        return Subscription(None, frozenset({"t"}), holders=((SHARE_TOKEN, token), (ADDRESS, address)), share_token=token)
+
+    a1, a2 = stream("A", "10.0.0.1"), stream("A", "10.0.0.2")
+    hub.subscribe(a1)
+    hub.subscribe(a2)
+    refused = []
+    for sub in (stream("A", "10.0.0.3"), stream("B", "10.0.0.1"), stream("C", "10.0.0.1"), stream("D", "10.0.0.1")):
+        try:
+            hub.subscribe(sub)
+        except TooManySubscriptions as e:
+            refused.append((e.cap, e.limit))
+    # the third of token A; then 10.0.0.1 holds three (A, B, C) and D is refused by address
+    assert refused == [(SHARE_TOKEN, 2), (ADDRESS, 3)]
+    assert hub.count == 4 and hub.held[(SHARE_TOKEN, "A")] == 2 and hub.held[(ADDRESS, "10.0.0.1")] == 3
+    hub.unsubscribe(a1)
+    hub.unsubscribe(a1)  # again: nothing more is given back
+    assert hub.count == 3 and hub.held[(SHARE_TOKEN, "A")] == 1 and hub.held[(ADDRESS, "10.0.0.1")] == 2
+    hub.subscribe(stream("A", "10.0.0.9"))
+    hub.unsubscribe(a2)
+    assert (SHARE_TOKEN, "A") in hub.held and (ADDRESS, "10.0.0.2") not in hub.held
+
+
+class FakeLinks:
+    def __init__(self) -> None:
+        self.revoked: set[int] = set()
+        self.lookups: list[list[int]] = []
+
+    def load_revoked(self, link_ids: list[int]) -> set[int]:
+        self.lookups.append(sorted(link_ids))
+        return {i for i in link_ids if i in self.revoked}
+
+
+def test_the_streams_of_scorer_links_cost_one_link_lookup_per_change():
+    """Every stream opened through a scorer link is sent a change only once the link is seen
+    to work: one lookup for all the streams of all the links, not one per stream; a revoked
+    link's streams end and are sent nothing."""
+
+    async def main() -> None:
+        db, links = FakeDatabase(), FakeLinks()
+        db.set("t", 0, 0)
+        hub = Hub(db.load_current, db.load_revisions, _direct, load_revoked_links=links.load_revoked)
+        first = [Subscription(None, frozenset({"t"}), link_id=1) for _ in range(40)]
+        second = [Subscription(None, frozenset({"t"}), link_id=2) for _ in range(10)]
+        keyed = Subscription(None, frozenset({"t"}), key_id=9)
+        for sub in (*first, *second, keyed):
+            hub.subscribe(sub)
+        hub.seed([("t", 0, 0)], "anna")
+        db.set("t", 1, 1)
+        hub.changed("t", "anna", 1, "deal.posted")
+        for sub in (*first, *second, keyed):
+            assert [(e.kind, e.revision) for e in await sub.next(1)] == [("deal.posted", 1)]
+        assert links.lookups == [[1, 2]]
+
+        links.revoked.add(1)  # a revocation is a change of the table
+        db.set("t", 2, 1)
+        hub.changed("t", "anna", 2, "sheet")
+        for sub in second:
+            assert [e.revision for e in await sub.next(1)] == [2]
+        assert len(links.lookups) == 2
+        for sub in first:
+            assert sub.ended and await sub.next(0) == []
+        assert not keyed.ended
+
+        # revoked without a change of the table (by hand): the periodic check ends them
+        links.revoked.add(2)
+        await hub.check_keys()
+        assert all(sub.ended for sub in second) and len(links.lookups) == 3
+
+    asyncio.run(main())
+
+
+def test_a_stream_of_a_replaced_share_link_ends_at_the_change():
+    async def main() -> None:
+        db = FakeDatabase()
+        db.tables["t"] = Current("t", "anna", 0, 0, '"t-0"', {}, share_token="old")
+        hub = _hub(db)
+        old, keyed = Subscription(None, frozenset({"t"}), share_token="old"), Subscription(None, frozenset({"t"}))
+        hub.subscribe(old)
+        hub.subscribe(keyed)
+        hub.seed([("t", 0, 0)], "anna")
+        db.tables["t"] = Current("t", "anna", 1, 0, '"t-1"', {}, share_token="new")
+        hub.changed("t", "anna", 1, "table.renamed")
+        assert [e.kind for e in await keyed.next(1)] == ["table.renamed"]
+        assert old.ended and await old.next(0) == []
+
+    asyncio.run(main())

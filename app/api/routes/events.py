@@ -8,6 +8,11 @@
   ids are ``{table}:{revision}``. With ``Last-Event-ID`` (a reconnect) or ``tables`` the
   current state of each table comes first.
 
+Slots are shared fairly: besides the process's bound (``PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS``,
+503), each key, share token, scorer link and client address without a key holds at most its
+own number of open streams (``PREFSCORE_EVENTS_MAX_PER_*``, 429 naming the cap); a stream gives
+its slot back when it ends, however it ends.
+
 A comment every ``PREFSCORE_EVENTS_HEARTBEAT`` seconds keeps proxies from closing an idle
 stream. A keyed stream ends when its key is revoked: at once on the process that revoked it,
 within the heartbeat interval on the others (app/events/key_watcher.py). The stream is
@@ -17,20 +22,24 @@ sse-starlette's ``EventSourceResponse`` (disconnects, heartbeats, shutdown).
 from __future__ import annotations
 
 import asyncio
+import math
+import re
 from typing import Annotated, Any, AsyncIterator
 
 from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from app.events.hub import StreamNotice, Subscription, TableEvent, TooManySubscriptions
+from app.events.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Holder, StreamNotice, Subscription, TableEvent, TooManySubscriptions
 from app.events.live import LiveUpdates
 from app.events.reads import current, load_current, load_owner_tables, load_revisions
 from app.services import tables as svc
 from app.services.keys import Caller
-from app.services.errors import NotFound, ServiceError, Unprocessable
+from app.services.errors import NotFound, Unprocessable
 
 from ..deps import DB, KeyCaller
+from ..problems import problem
 from ..schemas import Sheet, problem_responses
 
 router = APIRouter(prefix="/v1", tags=["events"])
@@ -39,9 +48,24 @@ EVENT_STREAM = "text/event-stream"
 TABLES_MAX = 200  # tables one owner-wide stream may list
 
 
-class Unavailable(ServiceError):
-    status = 503
-    title = "Service unavailable"
+# A Last-Event-ID read as a revision: at most this many digits (a revision fits in 19);
+# anything else is not one of ours and is ignored.
+_REVISION = re.compile(r"[0-9]{1,20}")
+# Which setting bounds each holder's streams, and how the refusal names the holder.
+_CAPS = {
+    SHARE_TOKEN: ("PREFSCORE_EVENTS_MAX_PER_SHARE_TOKEN", "this share link"),
+    SCORER_LINK: ("PREFSCORE_EVENTS_MAX_PER_SCORER_LINK", "this scorer link"),
+    KEY: ("PREFSCORE_EVENTS_MAX_PER_KEY", "this key"),
+    ADDRESS: ("PREFSCORE_EVENTS_MAX_PER_ADDRESS", "this address"),
+}
+
+
+class Refused(Exception):
+    """No slot for the stream: answered as a problem (``response``) instead of a stream."""
+
+    def __init__(self, response: Response):
+        super().__init__(response.status_code)
+        self.response = response
 
 
 def render(table: svc.TableInfo) -> dict[str, Any]:
@@ -87,10 +111,15 @@ After = Annotated[int | None, Query(ge=0, le=2**62, description="the revision th
 
 
 def resume_revision(last_event_id: str | None, after: int | None) -> int | None:
+    """The revision the client has: ``after``, else a ``Last-Event-ID`` of at most 20 ASCII
+    digits; any other Last-Event-ID (too long, not a number) is ignored: the stream starts
+    with the current state."""
     if after is not None:
         return after
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        return int(last_event_id.strip())
+    if last_event_id is not None:
+        text = last_event_id.strip()
+        if _REVISION.fullmatch(text):
+            return int(text)
     return None
 
 
@@ -111,22 +140,19 @@ async def _events(
     seen: dict[str, int],
     *,
     owner_wide: bool,
-    token: str | None = None,
 ) -> AsyncIterator[ServerSentEvent | bytes]:
-    """The stream's events; one opened through the share link ``token`` ends as soon as the
-    table is read through another link (a new share token: the old link stops at once)."""
+    """The stream's events until the hub ends it (its key or scorer link revoked, its share
+    link replaced) or its table is deleted; its slot is given back however it ends."""
     hub = updates.hub
     try:
         for event in first:
             yield _sse(event, owner_wide=owner_wide)
         while True:
             items = await sub.next()
-            if sub.ended:  # its key was revoked
+            if sub.ended:
                 return
             for item in items:
                 if isinstance(item, TableEvent):
-                    if token is not None and item.share_token is not None and item.share_token != token:
-                        return
                     if item.kind != "table.deleted" and item.revision <= seen.get(item.table_id, -1):
                         continue  # already sent (the first state, or a signal seen twice)
                     seen[item.table_id] = item.revision
@@ -138,29 +164,71 @@ async def _events(
 
 
 def _subscribe(updates: LiveUpdates, sub: Subscription) -> None:
+    """Take the stream's slots, or Refused: 503 when the process holds all it may, 429 when
+    one of the stream's holders does (``cap`` names which), with Retry-After."""
     try:
         updates.hub.subscribe(sub)
-    except TooManySubscriptions:
-        raise Unavailable(
-            f"this server holds {updates.hub.max_subscriptions} event streams, the most it may "
-            "(PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS); retry later or poll",
-        ) from None
+    except TooManySubscriptions as refused:
+        retry = {"Retry-After": str(max(1, math.ceil(updates.settings.events_heartbeat)))}
+        if refused.cap is None:
+            raise Refused(problem(
+                503,
+                f"this server holds {refused.limit} event streams, the most it may "
+                "(PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS); retry later or poll",
+                title="Service unavailable", headers=retry, cap="server", limit=refused.limit,
+            )) from None
+        setting, who = _CAPS[refused.cap]
+        raise Refused(problem(
+            429,
+            f"{who} holds {refused.limit} open event streams on this server, the most one may "
+            f"({setting}); close one, or retry later or poll",
+            title="Too many event streams", headers=retry, cap=refused.cap, limit=refused.limit,
+        )) from None
 
 
-def _response(updates: LiveUpdates, events: AsyncIterator[ServerSentEvent | bytes]) -> EventSourceResponse:
-    return EventSourceResponse(
-        events,
-        ping=updates.settings.events_heartbeat,
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+def anonymous_holders(request: Request) -> tuple[Holder, ...]:
+    """The client address a stream without a key is counted against (none known: none)."""
+    client = request.client
+    return ((ADDRESS, client.host),) if client is not None and client.host else ()
 
 
-async def table_stream(
-    updates: LiveUpdates, table_id: str, caller: Caller | None, have: int | None, token: str | None = None
-) -> EventSourceResponse:
-    owner = caller.owner if caller is not None else None
-    sub = Subscription(owner=None, tables=frozenset({table_id}), key_id=caller.key_id if caller is not None else None)
-    _subscribe(updates, sub)  # before the read: no change between the two is missed
+def key_holder(caller: Caller) -> Holder:
+    """A stored key is counted by its id; the environment's admin key (not stored) by owner."""
+    return (KEY, f"id:{caller.key_id}") if caller.key_id is not None else (KEY, f"owner:{caller.owner}")
+
+
+class _Stream(EventSourceResponse):
+    """The stream's response: its slots are given back when the response ends, however it
+    ends (the client gone, the server shutting down, the stream ended), even before its
+    first event (a generator never started never runs its ``finally``)."""
+
+    def __init__(self, updates: LiveUpdates, sub: Subscription, events: AsyncIterator[ServerSentEvent | bytes]):
+        super().__init__(
+            events,
+            ping=updates.settings.events_heartbeat,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self._release = (updates.hub, sub)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            hub, sub = self._release
+            hub.unsubscribe(sub)
+
+
+def _response(updates: LiveUpdates, sub: Subscription, events: AsyncIterator[ServerSentEvent | bytes]) -> EventSourceResponse:
+    return _Stream(updates, sub, events)
+
+
+async def table_stream(updates: LiveUpdates, table_id: str, owner: str | None, have: int | None, sub: Subscription) -> Response:
+    """The stream of one table for ``sub`` (its holders, key, link or share token set by the
+    route); ``owner``: the table must be this owner's. A problem when no slot is left."""
+    try:
+        _subscribe(updates, sub)  # before the read: no change between the two is missed
+    except Refused as refused:
+        return refused.response
     try:
         found = (await run_in_threadpool(load_current, updates.db, render, [table_id])).get(table_id)
         if found is None or (owner is not None and found.owner != owner):
@@ -170,25 +238,26 @@ async def table_stream(
         raise
     updates.hub.seed([(found.table_id, found.revision, found.deal_count)], found.owner)
     first = [] if have == found.revision else [TableEvent.of("sheet", found)]
-    return _response(updates, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False, token=token))
+    return _response(updates, sub, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False))
 
 
 @router.get(
     "/tables/{table_id}/events",
     operation_id="streamTableEvents",
     response_class=EventSourceResponse,
-    responses=stream_responses(401, 404, 422),
+    responses=stream_responses(401, 404, 422, 429, 503),
 )
 async def stream_table_events(
     table_id: str, request: Request, caller: KeyCaller, last_event_id: LastEventId = None, after: After = None
-) -> EventSourceResponse:
+) -> Response:
     """The table's changes as server-sent events: each deal posted, undone or corrected (and
     the table renamed, archived or deleted), with the revision as the event id and the new
     sheet and ETag. ``Last-Event-ID`` or ``after`` resumes: a client that missed events gets
     the current state at once. A deleted table ends the stream, and so does revoking the key."""
     if not svc.TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(f"no table {table_id[:40]!r}")
-    return await table_stream(live(request), table_id, caller, resume_revision(last_event_id, after))
+    sub = Subscription(owner=None, tables=frozenset({table_id}), key_id=caller.key_id, holders=(key_holder(caller),))
+    return await table_stream(live(request), table_id, caller.owner, resume_revision(last_event_id, after), sub)
 
 
 @router.get(
@@ -196,29 +265,33 @@ async def stream_table_events(
     operation_id="streamSharedEvents",
     tags=["shared"],
     response_class=EventSourceResponse,
-    responses=stream_responses(404, 422),
+    responses=stream_responses(404, 422, 429, 503),
     openapi_extra={"security": []},
 )
 async def stream_shared_events(
     token: str, request: Request, db: DB, last_event_id: LastEventId = None, after: After = None
-) -> EventSourceResponse:
-    """The same stream through the read-only share link (no key)."""
+) -> Response:
+    """The same stream through the read-only share link (no key). It ends when the table gets
+    a new share token."""
     table = await run_in_threadpool(svc.get_shared, db, token)
-    return await table_stream(live(request), table.id, None, resume_revision(last_event_id, after), token)
+    sub = Subscription(
+        owner=None, tables=frozenset({table.id}), holders=((SHARE_TOKEN, table.share_token), *anonymous_holders(request)), share_token=table.share_token
+    )
+    return await table_stream(live(request), table.id, None, resume_revision(last_event_id, after), sub)
 
 
 @router.get(
     "/events",
     operation_id="streamOwnerEvents",
     response_class=EventSourceResponse,
-    responses=stream_responses(401, 404, 422),
+    responses=stream_responses(401, 404, 422, 429, 503),
 )
 async def stream_owner_events(
     request: Request,
     caller: KeyCaller,
     tables: Annotated[str | None, Query(max_length=TABLES_MAX * 33, description=f"comma-separated table ids (at most {TABLES_MAX}); all of the key's tables when absent")] = None,
     last_event_id: LastEventId = None,
-) -> EventSourceResponse:
+) -> Response:
     """The changes of every table of the key's owner (tables created later included), or of
     the tables listed, on one connection; event ids are ``{table}:{revision}``. With ``tables``
     or on a reconnect (``Last-Event-ID``) the current state of each table comes first. A
@@ -231,8 +304,11 @@ async def stream_owner_events(
         if not ids or len(ids) > TABLES_MAX or not all(svc.TABLE_ID_RE.fullmatch(t) for t in ids):
             raise Unprocessable(f"tables: between 1 and {TABLES_MAX} table ids, comma-separated")
         wanted = frozenset(ids)
-    sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id)
-    _subscribe(updates, sub)
+    sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id, holders=(key_holder(caller),))
+    try:
+        _subscribe(updates, sub)
+    except Refused as refused:
+        return refused.response
     try:
         if wanted is not None:
             found = await run_in_threadpool(load_current, updates.db, render, sorted(wanted))
@@ -254,7 +330,7 @@ async def stream_owner_events(
         raise
     updates.hub.seed(seeds, owner)
     seen = {t: r for t, r, _n in seeds}
-    return _response(updates, _events(updates, sub, first, seen, owner_wide=True))
+    return _response(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
 
 
-__all__ = ["router", "render", "live", "current"]
+__all__ = ["router", "render", "live", "current", "table_stream", "anonymous_holders"]

@@ -8,18 +8,15 @@ as the table's owner; the link only decides which table."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, Response
 from sse_starlette import EventSourceResponse
-from starlette.concurrency import run_in_threadpool
 
+from app.events.hub import SCORER_LINK, Subscription
 from app.rules import settle
-from app.services.keys import Caller
 from app.services import scorer_links as links
-from app.services.scorer_links import Scorer
 from app.services.tables import get_table
 from app.services.views import table_picture
 
@@ -28,7 +25,7 @@ from ..headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from ..schemas import DealCorrected, DealWithSheet, SettlementOut, StoredDeal, problem_responses
 from ..schemas.scorer import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkCreated, ScorerLinkList, ScorerTable
 from .deals import Config, DealBody, DealNumber, IdempotencyKey, IfMatch, correct_and_answer, post_and_answer, undo_and_answer
-from .events import After, LastEventId, live, resume_revision, stream_responses, table_stream
+from .events import After, LastEventId, anonymous_holders, live, resume_revision, stream_responses, table_stream
 from ..lang import PageLang
 from .views import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
 
@@ -201,26 +198,20 @@ def correct_scorer_deal(
     "/events",
     operation_id="streamScorerEvents",
     response_class=EventSourceResponse,
-    responses=stream_responses(404, 422),
+    responses=stream_responses(404, 422, 429, 503),
     openapi_extra=_NO_KEY,
 )
 async def stream_scorer_events(
-    scorer: ScorerAccess, request: Request, db: DB, last_event_id: LastEventId = None, after: After = None
-) -> EventSourceResponse:
+    scorer: ScorerAccess, request: Request, last_event_id: LastEventId = None, after: After = None
+) -> Response:
     """The table's changes as ``/v1/tables/{id}/events`` sends them. The stream ends when
     the link is revoked (the revocation is a change of the table) or the table deleted."""
-    # The link's owner, with no key: the stream is ended by the link's own check below, not by a key's revocation.
-    response = await table_stream(live(request), scorer.table_id, Caller(owner=scorer.owner), resume_revision(last_event_id, after))
-    response.body_iterator = _while_valid(response.body_iterator, db, scorer)
-    return response
-
-
-async def _while_valid(events: AsyncIterator[Any], db: DB, scorer: Scorer) -> AsyncIterator[Any]:
-    """The events while the link works: it is looked up again before each one is sent."""
-    try:
-        async for item in events:
-            if not await run_in_threadpool(links.still_valid, db, scorer):
-                return
-            yield item
-    finally:
-        await events.aclose()  # type: ignore[attr-defined]
+    # The link's owner, with no key: the hub looks the link up once per change for all of its
+    # streams (app/events/hub.py) and ends them when it is revoked.
+    sub = Subscription(
+        owner=None,
+        tables=frozenset({scorer.table_id}),
+        holders=((SCORER_LINK, str(scorer.link_id)), *anonymous_holders(request)),
+        link_id=scorer.link_id,
+    )
+    return await table_stream(live(request), scorer.table_id, scorer.owner, resume_revision(last_event_id, after), sub)
