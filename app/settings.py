@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     """The body of POST /v1/tables/import (a game record) alone; larger: 413."""
     max_json_depth: int = 32
     """Deeper JSON bodies: 422."""
+    loop_parse_bytes: int = 4 * 1024
+    """Larger JSON bodies are parsed and validated in the thread pool, never on the event loop."""
     max_header_bytes: int = 16 * 1024
     """The request line and headers together; larger: 431 (app/api/http_limits.py)."""
     header_timeout: int = 10

@@ -20,7 +20,8 @@ from app import observability as obs
 from app.rules import FieldError
 from app.services.errors import ServiceError
 
-from .validation_errors import field_errors
+from .bodies import REFUSALS
+from .validation_errors import MAX_LISTED_ERRORS, field_errors
 
 PROBLEM = "application/problem+json"
 log = logging.getLogger("prefscore.api")
@@ -66,8 +67,11 @@ def problem(
     title: str | None = None,
     errors: list[FieldError] | list[dict[str, str]] | None = None,
     headers: dict[str, str] | None = None,
+    error_count: int | None = None,
     **extra: Any,
 ) -> JSONResponse:
+    """A problem+json answer. Its ``errors`` list at most MAX_LISTED_ERRORS entries; when
+    there were more, ``error_count`` says how many (``error_count`` given: that many)."""
     body: dict[str, Any] = {
         "type": problem_type(status),
         "title": title or _TITLES.get(status, "Error"),
@@ -75,14 +79,29 @@ def problem(
         "detail": detail,
     }
     if errors is not None:
-        body["errors"] = [e if isinstance(e, dict) else {"field": e.field, "reason": e.reason} for e in errors]
+        # A body of 32,000 refused items must not make an answer of 32,000 sentences.
+        listed = errors[:MAX_LISTED_ERRORS]
+        body["errors"] = [e if isinstance(e, dict) else {"field": e.field, "reason": e.reason} for e in listed]
+        count = max(error_count or 0, len(errors))
+        if count > len(listed):
+            body["error_count"] = count
     body.update({k: v for k, v in extra.items() if v is not None})
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 
 
-def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
-    """Each refused field with a sentence of our own (app/api/validation_errors.py)."""
-    return field_errors(list(exc.errors()))
+def validation_errors(exc: RequestValidationError, request: Request | None = None) -> tuple[list[dict[str, str]], int | None]:
+    """The refused fields with a sentence of our own (app/api/validation_errors.py): at most
+    MAX_LISTED_ERRORS of them, and when there were more, how many refusals pydantic made
+    (None otherwise). A body validated in the thread pool (app/api/bodies.py) brings its own
+    refusals in place of its stand-in's."""
+    errors = list(exc.errors())
+    found = request.scope.get(REFUSALS) if request is not None else None
+    if found is not None:
+        errors = [e for e in errors if tuple(e.get("loc", ()))[:1] != ("body",)] + found
+    listed = field_errors(errors, MAX_LISTED_ERRORS + 1)
+    if len(listed) > MAX_LISTED_ERRORS:
+        return listed[:MAX_LISTED_ERRORS], len(errors)
+    return listed, None
 
 
 def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:
@@ -118,10 +137,10 @@ def install(app: FastAPI) -> None:
         return problem(exc.status, exc.detail, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = validation_errors(exc)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors, count = validation_errors(exc, request)
         fields = ", ".join(sorted({e["field"] for e in errors}))
-        return problem(422, f"the request is not valid: {fields}", errors=errors)
+        return problem(422, f"the request is not valid: {fields}", errors=errors, error_count=count)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -3,7 +3,8 @@ own in the game's terms ("declarer must be a seat number from 0 to 3"), never th
 message ("Input should be less than or equal to 3").
 
 ``field_errors`` turns pydantic's errors (of a body, a query parameter, a header) into the
-``errors`` list of a 422 problem: ``{"field": "tricks.1", "reason": "..."}``.
+``errors`` list of a 422 problem: ``{"field": "tricks.1", "reason": "..."}``, at most
+``MAX_LISTED_ERRORS`` of them (app/api/problems.py adds how many there were).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from typing import Any
 
 from app.rules import CONVENTION_NAMES
 from app.rules.vocabulary import CONTRACT_HELP, DEAL_TYPES, DEFENCE, TALON_BONUSES, one_of
+
+MAX_LISTED_ERRORS = 20
+"""The entries an error answer lists at most; ``error_count`` then says how many there were."""
 
 # What a field holds, by its last name in the path: for sentences that say what was expected.
 _WHAT = {
@@ -158,11 +162,14 @@ def reason(error: dict[str, Any], field: str) -> str:
     return f"{name} is not valid" + (f": it must be {what}" if what else "")
 
 
-def field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """Pydantic's errors as the problem's ``errors``: one entry per field and sentence."""
+def field_errors(errors: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, str]]:
+    """Pydantic's errors as the problem's ``errors``: one entry per field and sentence, the
+    first ``limit`` of them (the rest are not even read: each costs a sentence)."""
     seen: set[tuple[str, str]] = set()
-    out = []
+    out: list[dict[str, str]] = []
     for error in errors:
+        if limit is not None and len(out) >= limit:
+            break
         field = _field(error)
         item = (field, reason(error, field))
         if item not in seen:

@@ -57,6 +57,7 @@ from .tables import (
 
 FORMAT = "prefscore-record"
 VERSION = 1
+LISTED_MAX = 20  # the refusals of one deal named in a refusal, at most (as an error answer's entries)
 
 
 def rule_values(rules: Rules) -> dict[str, Any]:
@@ -226,7 +227,9 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
             parsed.append(Deal.from_dict(d["deal"]))
         except (InvalidDeal, KeyError, TypeError, ValueError) as exc:
             errors = getattr(exc, "errors", None) or []
-            where = "; ".join(f"{e.field}: {e.reason}" for e in errors) or "not a deal body"
+            where = "; ".join(f"{e.field}: {e.reason}" for e in errors[:LISTED_MAX]) or "not a deal body"
+            if len(errors) > LISTED_MAX:
+                where += f"; and {len(errors) - LISTED_MAX} more"
             raise _refused(f"deal {i + 1} of the record is not a valid deal: {where}", f"deals.{i}.deal", where, deal=i + 1) from exc
     try:
         folded = replay(rules, meta["first_dealer"], parsed)

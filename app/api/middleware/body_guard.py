@@ -11,6 +11,9 @@ surrogates in any string or key -- and refused with a 422 problem naming the fie
 
 A Content-Length that is not a plain decimal of at most 18 digits is refused with 400
 before it is converted.
+
+The byte scan runs on the event loop; a body it cannot clear is parsed and walked there only
+when it is small (``PREFSCORE_LOOP_PARSE_BYTES``, 4 KiB): a larger one in the thread pool.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ import math
 import re
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..bodies import LOOP_PARSE_BYTES
 from ..problems import PROBLEM
 from .asgi import header as _header
 from .asgi import problem_bytes
@@ -159,9 +164,13 @@ class BodyGuard:
         max_json_depth: int = 32,
         max_body_bytes: int | None = None,
         own_limit_paths: frozenset[str] = frozenset(),
+        loop_parse_bytes: int | None = None,
     ):
         self.app = app
         self.max_depth = max_json_depth
+        # Larger bodies are parsed in the thread pool; None: the app's setting (its state's
+        # settings, read once), else LOOP_PARSE_BYTES.
+        self.loop_parse_bytes = loop_parse_bytes
         # POST routes with a body limit of their own (the record import): passed through
         # unread, so that the framework reads the body under the route's limit; the route
         # makes these checks itself (``json_problem``).
@@ -193,7 +202,7 @@ class BodyGuard:
         body = b"".join(chunks)
         content_type = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
         if body and (not content_type or content_type == b"application/json" or content_type.endswith(b"+json")):
-            rejection = self._check(body)
+            rejection = await self._check(body, scope)
             if rejection is not None:
                 field, reason = rejection
                 await _send_problem(
@@ -216,10 +225,18 @@ class BodyGuard:
 
         await self.app(scope, replay, send)
 
-    def _check(self, body: bytes) -> tuple[str, str] | None:
+    async def _check(self, body: bytes, scope: Scope) -> tuple[str, str] | None:
         if _surely_fine(body, self.max_depth):
             return None  # nothing in it can be refused: no second parse of every body
+        if len(body) > self._loop_parse_bytes(scope):
+            return await run_in_threadpool(json_problem, body, self.max_depth)
         return json_problem(body, self.max_depth)
+
+    def _loop_parse_bytes(self, scope: Scope) -> int:
+        if self.loop_parse_bytes is None:
+            settings = getattr(getattr(scope.get("app"), "state", None), "settings", None)
+            self.loop_parse_bytes = getattr(settings, "loop_parse_bytes", LOOP_PARSE_BYTES)
+        return self.loop_parse_bytes
 
 
 def json_problem(body: bytes, max_depth: int) -> tuple[str, str] | None:

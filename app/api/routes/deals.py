@@ -15,6 +15,7 @@ from app.services.errors import Unprocessable
 from app.services.tables import Limits, TableInfo
 from app.settings import Settings
 
+from ..bodies import BodyRoute
 from ..deps import DB, Owner, get_settings
 from ..headers import ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from ..schemas import (
@@ -27,7 +28,7 @@ from ..schemas import (
     problem_responses,
 )
 
-router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"])
+router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"], route_class=BodyRoute)
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number, 1 for the first")]
 PAGE_MAX = 200

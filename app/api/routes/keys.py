@@ -9,11 +9,12 @@ from fastapi import APIRouter, Path, Request, Response
 
 from app.services.keys import create_key, list_keys, revoke_key
 
+from ..bodies import BodyRoute
 from ..deps import DB, Admin
 from ..headers import CACHE_CONTROL
 from ..schemas import KeyCreate, KeyList, KeyListed, KeyOut, problem_responses
 
-router = APIRouter(prefix="/v1", tags=["keys"])
+router = APIRouter(prefix="/v1", tags=["keys"], route_class=BodyRoute)
 KeyId = Annotated[int, Path(ge=1, le=2**53 - 1)]
 # Keys and their listing are never kept by a cache on the way.
 _NO_STORE = {"headers": CACHE_CONTROL}

@@ -12,6 +12,7 @@ from app.services import players as svc
 from app.services.errors import Unprocessable
 
 from .. import etags
+from ..bodies import BodyRoute
 from ..deps import DB, Owner
 from ..headers import ETAG, LOCATION
 from ..schemas import PlayerCreate, PlayerPage, PlayerStatsOut, PlayerUpdate, RegisteredPlayer, problem_responses
@@ -19,7 +20,7 @@ from ..schemas.tables import ConventionName
 from ..stake import parse_stake
 from .tables import StakeQuery
 
-router = APIRouter(prefix="/v1", tags=["players"])
+router = APIRouter(prefix="/v1", tags=["players"], route_class=BodyRoute)
 PlayerId = Annotated[str, Path(description="the player's id", max_length=64)]
 
 

@@ -18,13 +18,14 @@ from app.rules import FieldError
 from app.settings import Settings
 
 from .. import etags
+from ..bodies import BodyRoute, loop_parse_bytes
 from ..deps import DB, Owner, get_settings
 from ..headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from ..middleware.body_guard import json_problem
 from ..schemas import TableOut, problem_responses
 from ..schemas.records import Record
 
-router = APIRouter(prefix="/v1/tables", tags=["records"])
+router = APIRouter(prefix="/v1/tables", tags=["records"], route_class=BodyRoute)
 IMPORT_PATH = "/v1/tables/import"
 CSV = "text/csv"
 IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
@@ -35,7 +36,11 @@ async def checked_json(request: Request) -> None:
     characters), made here because this route's body is read under its own, larger limit
     (the guard lets it through unread)."""
     body = await request.body()
-    found = json_problem(body, request.app.state.settings.max_json_depth)
+    depth = request.app.state.settings.max_json_depth
+    if len(body) > loop_parse_bytes(request):  # a record of 4 MiB is parsed off the event loop
+        found = await run_in_threadpool(json_problem, body, depth)
+    else:
+        found = json_problem(body, depth)
     if found is not None:
         field, reason = found
         raise Unprocessable(f"the request is not valid: {field}", [FieldError(field, reason)])
@@ -94,9 +99,13 @@ async def import_table(
 ) -> TableOut:
     """A new table from a record (docs/record.md), re-scored: a record whose entries or sheet
     disagree with the re-scoring is refused (422, naming the first deal that differs). The body
-    may be up to ``PREFSCORE_MAX_RECORD_BYTES`` (4 MiB); its deals at most the deal limit."""
-    data = record.model_dump(mode="json")
-    table = await run_in_threadpool(svc.import_record, db, owner, data, limits=Limits.of(settings))
+    may be up to ``PREFSCORE_MAX_RECORD_BYTES`` (4 MiB); its deals at most the deal limit.
+    The body is parsed and validated in the thread pool (app/api/bodies.py), as is the rest."""
+
+    def store() -> object:
+        return svc.import_record(db, owner, record.model_dump(mode="json"), limits=Limits.of(settings))
+
+    table = await run_in_threadpool(store)
     response.headers["Location"] = f"/v1/tables/{table.id}"
     response.headers["ETag"] = table.etag
     return await run_in_threadpool(TableOut.of, table)

@@ -20,6 +20,7 @@ from app.services import scorer_links as links
 from app.services.tables import get_table
 from app.services.views import table_picture
 
+from ..bodies import BodyRoute
 from ..deps import DB, Owner, ScorerAccess
 from ..headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from ..schemas import DealCorrected, DealWithSheet, SettlementOut, StoredDeal, problem_responses
@@ -29,8 +30,8 @@ from .events import After, LastEventId, anonymous_holders, live, resume_revision
 from ..lang import PageLang
 from .views import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
 
-owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"])
-router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"])
+owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"], route_class=BodyRoute)
+router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
 LinkId = Annotated[int, Path(ge=1, le=2**53 - 1, description="the link's id")]
 PAGE_MAX = 200
 _NO_STORE = {"headers": CACHE_CONTROL}

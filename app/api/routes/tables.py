@@ -14,6 +14,7 @@ from app.services.players import SeatLink
 from app.settings import Settings
 
 from .. import etags
+from ..bodies import BodyRoute
 from ..deps import DB, Owner, get_settings
 from ..headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from ..schemas import (
@@ -28,7 +29,7 @@ from ..schemas import (
 )
 from ..stake import parse_stake
 
-router = APIRouter(prefix="/v1", tags=["tables"])
+router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
 
 
 StakeQuery = Annotated[

@@ -13,6 +13,7 @@ from app.rules.vocabulary import (
     CONTRACT_PATTERN,
     DEFENCE,
     NOTE_MAX,
+    SEATS_MAX,
     TALON_BONUSES,
     DealType,
     EntryKind,
@@ -20,7 +21,7 @@ from app.rules.vocabulary import (
 from app.services.deals import DealInfo
 from app.services.tables import TableInfo
 
-from .common import Amount, Answer, Request, Seat, SeatKey, Tricks, absent_when_none, timestamp
+from .common import Amount, Answer, Request, Seat, Tricks, absent_when_none, seat_map, timestamp
 from .sheet import Sheet
 
 ContractCode = Annotated[str, Field(pattern=CONTRACT_PATTERN, description=CONTRACT_HELP)]
@@ -28,11 +29,15 @@ Defence = Literal[DEFENCE]  # type: ignore[valid-type]
 BonusWord = Literal[tuple(TALON_BONUSES)]  # type: ignore[valid-type]
 Note = Annotated[str, Field(max_length=NOTE_MAX)]
 KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
+DefenceMap = seat_map(Defence)
+TricksMap = seat_map(Tricks)
 
 
 # --- the deal as posted --------------------------------------------------------------------
 class Choices(Request):
-    writeoff: list[Seat] = Field(default=None, description="seats that write off the mountain instead of the pool")
+    writeoff: list[Seat] = Field(
+        default=None, max_length=SEATS_MAX, description="seats that write off the mountain instead of the pool"
+    )
     help: Seat = Field(default=None, description="whom an overflow helps first")
 
 
@@ -56,8 +61,8 @@ class _Contract(Request):
     type: Literal["contract"] = "contract"
     declarer: Seat
     contract: ContractCode
-    defenders: dict[SeatKey, Defence] = Field(description="the two other active seats: whist, pass or half_whist")
-    tricks: dict[SeatKey, Tricks] = Field(
+    defenders: DefenceMap = Field(description="the two other active seats: whist, pass or half_whist")
+    tricks: TricksMap = Field(
         default=None, description="every active seat's tricks, summing to 10, when a defender whisted"
     )
 
@@ -65,7 +70,7 @@ class _Contract(Request):
 class _Misere(Request):
     type: Literal["misere"] = "misere"
     declarer: Seat
-    tricks: dict[SeatKey, Tricks] = Field(default=None, description="may hold only the declarer's count")
+    tricks: TricksMap = Field(default=None, description="may hold only the declarer's count")
 
 
 class _Remise(Request):
@@ -76,7 +81,7 @@ class _Remise(Request):
 
 class _Allpass(Request):
     type: Literal["allpass"] = "allpass"
-    tricks: dict[SeatKey, Tricks] = Field(description="every active seat's tricks")
+    tricks: TricksMap = Field(description="every active seat's tricks")
 
 
 class _Close(Request):

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..validation_errors import MAX_LISTED_ERRORS
+
 PROBLEM = "application/problem+json"
 
 
@@ -36,7 +38,12 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str = Field(description="what happened, for a person")
-    errors: list[FieldProblem] | None = Field(default=None, description="each refused field (validation problems)")
+    errors: list[FieldProblem] | None = Field(
+        default=None, max_length=MAX_LISTED_ERRORS, description=f"each refused field (validation problems), at most {MAX_LISTED_ERRORS} of them"
+    )
+    error_count: int | None = Field(
+        default=None, description=f"when more than the {MAX_LISTED_ERRORS} listed fields were refused: how many in all"
+    )
     # Extension members, present on some problems only.
     deal: int | None = Field(default=None, description="409 of a correction: the later deal it would make invalid")
     reason: str | None = Field(

@@ -9,14 +9,16 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
 from app import amounts
-from app.rules import CONVENTION_NAMES, Settlement
+from app.rules import CONVENTION_NAMES, FIELD_NAMES, Settlement
 from app.services.tables import NOTE_MAX, TITLE_MAX, ListedTable, TableInfo, TablePage
 
-from .common import Amount, Answer, Name, Request, absent_when_none, timestamp
+from .common import Amount, Answer, Name, Request, absent_when_none, bounded_map, timestamp
 from .players import SeatIn
 from .sheet import Sheet
 
 ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
+# A table's options name fields of the rule table, each once.
+Options = bounded_map(len(FIELD_NAMES))
 
 
 def _seat_tag(value: Any) -> str:
@@ -37,7 +39,7 @@ class TableCreate(Request):
     convention: ConventionName
     pool_target: int = Field(default=None, ge=1, le=1000, description="the pool to reach; 20 (piter_races: 22) when left out")
     first_dealer: int = Field(default=0, ge=0, le=3, description="the seat that deals first")
-    options: dict[str, Any] = Field(default_factory=dict, description="any subset of the convention's options (GET /v1/conventions)")
+    options: Options = Field(default_factory=dict, description="any subset of the convention's options (GET /v1/conventions)")
 
     example = {
         "players": ["Anna", "Boris", "Vera"],
