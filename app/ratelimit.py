@@ -20,10 +20,10 @@ the limit nears. With the default limit (100,000 a minute) that is one upsert pe
 requests per key and process; what is reserved but not used by the end of the window counts
 against the key, at most 64 hits per process and window.
 
-Only requests with a valid key are counted here (the key is looked up first, through the
-key cache of app.services.keys): requests without a key or with a wrong one, and the share
-link, are counted in memory per client address or per share token (``MemoryLimiter``),
-never with a database write.
+Only requests with a valid key (or scorer link) are counted here: requests without a key or
+with a wrong one, and every share and scorer link request, are counted in memory per client
+address, and share links per token (``MemoryLimiter``), never with a database write; the
+address is counted before a presented key is looked up (app/api/middleware/rate_limit.py).
 
 When the database cannot be reached the limiter lets the request through (the request then
 meets the same database and answers 503 itself): a broken counter must not lock everyone out.
@@ -196,3 +196,11 @@ class MemoryLimiter:
         if count > self.limit:
             return Decision(False, self.limit, 0, retry_after)
         return Decision(True, self.limit, self.limit - count, retry_after)
+
+    def refund(self, name: str, now: float | None = None) -> None:
+        """Give back one hit of ``name`` in the current window (a request counted here before
+        it proved to be counted elsewhere: a key that turned out valid)."""
+        window = int((time.time() if now is None else now) // self.window)
+        with self._lock:
+            if window == self._window and self._counts.get(name, 0) > 0:
+                self._counts[name] -= 1

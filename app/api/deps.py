@@ -1,5 +1,10 @@
 """Dependencies: the database and settings of the running app, and the caller's owner.
 
+The caller (a key, a scorer link) is identified before the request's body is read, by the
+gate in app/api/middleware/rate_limit.py, which answers a request without a valid one; the
+dependencies here take its answer from the request's scope, and make the same checks
+themselves for an app served without that layer.
+
 No dependency here holds a transaction across the endpoint: each use case opens and commits
 its own (code after ``yield`` in a dependency runs after the response is sent)."""
 
@@ -17,7 +22,7 @@ from app.services.keys import Caller, identify, known_caller
 from app.services.scorer_links import Scorer, resolve
 from app.settings import Settings
 
-from .middleware.rate_limit import CALLER_SCOPE_KEY, SCORER_SCOPE_KEY
+from .middleware.rate_limit import CALLER_SCOPE_KEY, KEY_NOT_VALID, KEY_REQUIRED, NO_SCORER_LINK, SCORER_SCOPE_KEY
 
 _bearer = HTTPBearer(auto_error=False, description="an API key: `Authorization: Bearer pk_...`")
 
@@ -40,7 +45,7 @@ async def current_caller(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller:
     if credentials is None or credentials.scheme.lower() != "bearer":
-        raise Unauthorized("an API key is required: Authorization: Bearer <key>")
+        raise Unauthorized(KEY_REQUIRED)
     db = request.app.state.db
     token = credentials.credentials.strip()
     admin_key = request.app.state.settings.admin_key
@@ -50,7 +55,7 @@ async def current_caller(
     if caller is None:
         caller = await run_in_threadpool(identify, db, token, admin_key)
     if not caller:  # None, or INVALID from the cache
-        raise Unauthorized("this API key is not valid")
+        raise Unauthorized(KEY_NOT_VALID)
     return caller  # type: ignore[return-value]
 
 
@@ -72,7 +77,7 @@ async def current_scorer(request: Request, token: str) -> Scorer:
     # The rate limit looked this link up already in this request (app/api/middleware/rate_limit.py).
     scorer = seen[1] if seen is not None and seen[0] == token else await run_in_threadpool(resolve, request.app.state.db, token)
     if scorer is None:
-        raise NotFound("no scorer link with this token (or it was revoked)")
+        raise NotFound(NO_SCORER_LINK)
     return scorer
 
 

@@ -6,8 +6,10 @@
 - (the framework's own stack: its error middleware and its body-size limit,
   FastAPI ``max_body_size``)
 - CORS (Starlette's), only when ``PREFSCORE_CORS_ORIGINS`` names origins;
+- ``rate_limit``: the caller's key or scorer link checked before any of the body is read
+  (401, 404), and the rate limits: per key (database), per address and per share token
+  (memory); 429;
 - ``body_guard.BodyGuard``: hostile JSON (422);
-- ``rate_limit``: per key (database), per address and per share token (memory); 429;
 - ``sheet_not_modified``: the sheet's 304 before the framework's routing (the route's own check).
 
 The first three wrap the whole framework stack (``wrap``, called by the app's
@@ -55,8 +57,9 @@ def install(app: FastAPI, settings: Settings) -> None:
 
     obs.configure_logging(settings.log_format, settings.log_level)
     app.add_middleware(SheetNotModified, db=app.state.db)
-    app.add_middleware(RateLimit, settings=settings, db=app.state.db)
     app.add_middleware(BodyGuard, max_json_depth=settings.max_json_depth, own_limit_paths=frozenset(own_body_limits(settings)))
+    # Outside BodyGuard: the caller is authenticated before anything reads the body.
+    app.add_middleware(RateLimit, settings=settings, db=app.state.db, body_limits=own_body_limits(settings))
     if settings.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 

@@ -1,14 +1,29 @@
-"""Rate limits on ``/v1`` and the share page, 429 problem+json with Retry-After:
+"""Who is calling, and rate limits, before any of the request's body is read: the one gate
+of ``/v1`` and the share and scorer pages. Answers 401 and 404 as the routes' dependencies
+would (app/api/deps.py), 429 problem+json with Retry-After.
 
-- a request with a valid key: per key, counted in the database so that every process shares
-  one count (app.ratelimit.RateLimiter); the key is looked up first (cached, see
-  app.services.keys), so a made-up key is never counted there;
-- a request without a key or with a wrong one: per client address, in this process's
-  memory (never a database write);
-- the share link (``/v1/shared/{token}...`` and the page ``/shared/{token}``): per token,
+Authentication comes first: a route that needs a key (all of ``/v1`` but the share and
+scorer links) is answered 401 here when the request has no valid key, and a scorer link
+that is unknown or revoked 404, before the body is received -- a request nobody may make
+costs no parse of its body (this layer sits outside app/api/middleware/body_guard.py and
+the framework, which read it). The caller found is left in the request's scope for the
+dependencies, which do not look it up again.
+
+Counting, in this order:
+
+- per client address, in this process's memory (never a database write): every request
+  that does not carry a key this process already knows to be valid (app.services.keys'
+  cache), and every request to a share or scorer link, pages included. This count comes
+  before any database lookup of what the request presents (a key, a scorer link), so that
+  made-up keys and links cost at most the address's budget of lookups; a key that proves
+  valid gives its unit back (it is counted as a key), and a key known valid is never
+  refused for its address;
+- per key, in the database so that every process shares one count
+  (app.ratelimit.RateLimiter), once the key is known valid;
+- per share link (``/v1/shared/{token}...`` and the page ``/shared/{token}``): per token,
   in memory;
-- a scorer link (``/v1/score/{token}...`` and the page ``/score/{token}``): a valid one as a
-  key, counted in the database per link; an unknown or revoked one per client address.
+- per scorer link (``/v1/score/{token}...`` and the page ``/score/{token}``): a valid one as a
+  key, counted in the database per link.
 """
 
 from __future__ import annotations
@@ -18,15 +33,22 @@ import re
 from typing import Any
 
 import anyio
-from sqlalchemy.exc import SQLAlchemyError
+from fastapi.security.utils import get_authorization_scheme_param
+from sqlalchemy import exc as sa_exc
+from starlette.middleware.body_limit import RequestBodyLimitMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import observability as obs
 from app.db import Database
 from app.ratelimit import Decision, MemoryLimiter, RateLimiter
 from app.services import keys, scorer_links
+from app.services.errors import NotFound, ServiceError, Unauthorized
 from app.settings import Settings
 
+# The database's 503 as the app's own handler answers it.
+from ..problems import _database_unavailable, _is_connection_error, problem
 from .asgi import header, send_problem
 
 log = logging.getLogger("prefscore.ratelimit")
@@ -37,11 +59,52 @@ SCORER_SCOPE_KEY = "prefscore.scorer"
 _SHARED = re.compile(r"^/(?:v1/)?shared/([^/]+)")
 _SCORER = re.compile(r"^/(?:v1/)?score/([^/]+)")
 
+# The refusals, here and in the dependencies (app/api/deps.py), word for word.
+KEY_REQUIRED = "an API key is required: Authorization: Bearer <key>"
+KEY_NOT_VALID = "this API key is not valid"
+NO_SCORER_LINK = "no scorer link with this token (or it was revoked)"
+
+
+def bearer_token(scope: Scope) -> str | None:
+    """The key of ``Authorization: Bearer <key>``, read as the routes' security scheme reads
+    it (FastAPI's ``HTTPBearer``): None when there is no such header."""
+    raw = header(scope, b"authorization")
+    value = raw.decode("latin-1") if raw is not None else None
+    scheme, credentials = get_authorization_scheme_param(value)
+    if not (value and scheme and credentials) or scheme.lower() != "bearer":
+        return None
+    return credentials.strip()
+
+
+def service_problem(exc: ServiceError) -> Response:
+    """The answer app/api/problems.py gives ``exc`` when a dependency raises it."""
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    return problem(exc.status, exc.detail, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
+
+
+def _route_path(scope: Scope) -> str:
+    path = scope.get("path", "")
+    root = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+class _Refused(Exception):
+    """The answer to send instead of calling the app."""
+
+    def __init__(self, response: Response | None = None, decision: Decision | None = None, what: str = ""):
+        self.response = response
+        self.decision = decision
+        self.what = what
+
 
 class RateLimit:
-    def __init__(self, app: ASGIApp, settings: Settings, db: Database):
+    def __init__(self, app: ASGIApp, settings: Settings, db: Database, body_limits: dict[str, int] | None = None):
         self.app = app
         self.db = db
+        # The routes with a body limit of their own (app/api/middleware/__init__.py): a
+        # refusal here is answered under that limit, as the route would be, not as a 413 of
+        # the app's smaller one (whose check replaces any answer to a longer Content-Length).
+        self.body_limits = dict(body_limits or {})
         self.admin_key = settings.admin_key
         window = settings.rate_limit_window
         self.window = max(1, window)
@@ -65,77 +128,102 @@ class RateLimit:
         if scope["type"] != "http" or scope.get("method") == "OPTIONS":
             await self.app(scope, receive, send)
             return
-        path = scope.get("path", "")
-        decision: Decision | None = None
-        what = ""
-        shared = _SHARED.match(path)
-        scorer = _SCORER.match(path)
-        if shared is not None:
-            if self.by_share is not None:
-                decision, what = self.by_share.hit(shared.group(1)), "this share link"
-        elif scorer is not None:
-            decision, what = await self._by_scorer(scope, scorer.group(1))
-        elif path.startswith("/v1/"):
-            decision, what = await self._by_caller(scope)
-        if decision is not None and not decision.allowed:
-            obs.metrics().rate_limited.inc()
-            await send_problem(
-                send,
-                429,
-                "Too many requests",
-                f"{what} made more than {decision.limit} requests in {self.window} seconds; retry after {decision.retry_after} s",
-                headers=[
-                    (b"retry-after", str(decision.retry_after).encode()),
-                    (b"ratelimit-limit", str(decision.limit).encode()),
-                    (b"ratelimit-remaining", b"0"),
-                    (b"ratelimit-reset", str(decision.retry_after).encode()),
-                ],
-            )
+        path = _route_path(scope)
+        try:
+            shared = _SHARED.match(path)
+            scorer = _SCORER.match(path) if shared is None else None
+            if shared is not None:
+                self._address(scope)
+                self._count(self.by_share.hit(shared.group(1)) if self.by_share is not None else None, "this share link")
+            elif scorer is not None:
+                await self._scorer(scope, scorer.group(1))
+            elif path.startswith("/v1/"):
+                await self._caller(scope)
+        except _Refused as refused:
+
+            async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+                if refused.response is not None:
+                    await refused.response(scope, receive, send)
+                else:
+                    await self._too_many(send, refused.decision, refused.what)  # type: ignore[arg-type]
+
+            limit = self.body_limits.get(path)
+            await (answer if limit is None else RequestBodyLimitMiddleware(answer, limit))(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
-    async def _by_scorer(self, scope: Scope, token: str) -> tuple[Decision | None, str]:
-        """A valid scorer link is counted as a key is (in the database, shared by every
-        process); a made-up one as a request without a key, by address."""
-        try:
-            found = await anyio.to_thread.run_sync(scorer_links.resolve, self.db, token)
-        except SQLAlchemyError as exc:
-            log.warning("rate limit: the scorer link could not be looked up (%s)", type(exc).__name__)
-            return None, ""
-        scope[SCORER_SCOPE_KEY] = (token, found)
-        if found is not None:
-            if self.by_key is None:
-                return None, ""
-            return self.by_key.try_local(token) or await anyio.to_thread.run_sync(self.by_key.hit, token), "this scorer link"
-        return self._by_address(scope)
+    async def _too_many(self, send: Send, decision: Decision, what: str) -> None:
+        obs.metrics().rate_limited.inc()
+        await send_problem(
+            send,
+            429,
+            "Too many requests",
+            f"{what} made more than {decision.limit} requests in {self.window} seconds; retry after {decision.retry_after} s",
+            headers=[
+                (b"retry-after", str(decision.retry_after).encode()),
+                (b"ratelimit-limit", str(decision.limit).encode()),
+                (b"ratelimit-remaining", b"0"),
+                (b"ratelimit-reset", str(decision.retry_after).encode()),
+            ],
+        )
 
-    def _by_address(self, scope: Scope) -> tuple[Decision | None, str]:
-        if self.by_address is None:
-            return None, ""
+    @staticmethod
+    def _count(decision: Decision | None, what: str) -> None:
+        if decision is not None and not decision.allowed:
+            raise _Refused(decision=decision, what=what)
+
+    def _address(self, scope: Scope) -> str:
+        """Count the request against its client address; refused when over the budget.
+        Returns the address (to give the unit back)."""
         client = scope.get("client")
-        return self.by_address.hit(client[0] if client else "?"), "this address (without a valid key)"
+        address = client[0] if client else "?"
+        if self.by_address is not None:
+            self._count(self.by_address.hit(address), "this address (without a valid key)")
+        return address
 
-    async def _by_caller(self, scope: Scope) -> tuple[Decision | None, str]:
-        auth = header(scope, b"authorization")
-        token = auth[7:].strip().decode("latin-1") if auth and auth[:7].lower() == b"bearer " else ""
-        caller: Any = None
-        if token:
-            caller = keys.known_caller(self.db, token, self.admin_key)
+    async def _by_key(self, token: str, what: str) -> None:
+        if self.by_key is None:
+            return
+        # Most requests are decided from this process's lease, on the loop; only a new
+        # lease needs the database, in the thread pool (app/ratelimit.py).
+        self._count(self.by_key.try_local(token) or await anyio.to_thread.run_sync(self.by_key.hit, token), what)
+
+    async def _lookup(self, scope: Scope, fn: Any, *args: Any) -> Any:
+        """A lookup in the thread pool; the database's 503 (app/api/problems.py) when it
+        cannot be reached -- the request is not let through to read its body."""
+        try:
+            return await anyio.to_thread.run_sync(fn, *args)
+        except (sa_exc.TimeoutError, sa_exc.DBAPIError) as exc:
+            if isinstance(exc, sa_exc.DBAPIError) and not _is_connection_error(exc):
+                raise
+            raise _Refused(await anyio.to_thread.run_sync(_database_unavailable, Request(scope), exc)) from None
+
+    async def _scorer(self, scope: Scope, token: str) -> None:
+        """A scorer link: the address is counted before the link is looked up (links are
+        never cached: a revoked one is refused at once); an unknown or revoked one is 404
+        here, a valid one counted as a key is (in the database, shared by every process)."""
+        self._address(scope)
+        found = await self._lookup(scope, scorer_links.resolve, self.db, token)
+        scope[SCORER_SCOPE_KEY] = (token, found)
+        if found is None:
+            raise _Refused(service_problem(NotFound(NO_SCORER_LINK)))
+        await self._by_key(token, "this scorer link")
+
+    async def _caller(self, scope: Scope) -> None:
+        """A route that needs a key: 401 unless the request has a valid one."""
+        token = bearer_token(scope)
+        caller = keys.known_caller(self.db, token, self.admin_key) if token else None
+        if not caller:
+            address = self._address(scope)  # before any lookup of the key
+            if token is None:
+                raise _Refused(service_problem(Unauthorized(KEY_REQUIRED)))
             if caller is None:
-                try:
-                    caller = await anyio.to_thread.run_sync(keys.identify, self.db, token, self.admin_key)
-                except SQLAlchemyError as exc:
-                    # The request meets the same database and answers 503 itself.
-                    log.warning("rate limit: the key could not be looked up (%s)", type(exc).__name__)
-                    return None, ""
-        if token:
-            # The dependency that authenticates the request (app/api/deps.py) takes this
-            # answer instead of hashing and looking up the same key a second time.
-            scope[CALLER_SCOPE_KEY] = (token, caller)
-        if caller:
-            if self.by_key is None:
-                return None, ""
-            # Most requests are decided from this process's lease, on the loop; only a new
-            # lease needs the database, in the thread pool (app/ratelimit.py).
-            return self.by_key.try_local(token) or await anyio.to_thread.run_sync(self.by_key.hit, token), "this key"
-        return self._by_address(scope)
+                caller = await self._lookup(scope, keys.identify, self.db, token, self.admin_key)
+            if not caller:  # None, or INVALID from the cache
+                raise _Refused(service_problem(Unauthorized(KEY_NOT_VALID)))
+            if self.by_address is not None:
+                self.by_address.refund(address)  # a valid key is counted as a key
+        # The dependency that authenticates the request (app/api/deps.py) takes this
+        # answer instead of hashing and looking up the same key a second time.
+        scope[CALLER_SCOPE_KEY] = (token, caller)
+        await self._by_key(token, "this key")  # type: ignore[arg-type]
