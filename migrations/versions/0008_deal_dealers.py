@@ -26,7 +26,7 @@ def _backfill() -> None:
     # The engine of this version: the dealer of a stored deal is the fold of its table's log.
     from types import SimpleNamespace
 
-    from app.rules import Deal, InvalidDeal, TableState, apply_deal
+    from app.rules import Deal, InvalidDeal, InvalidTable, TableState, apply_deal
     from app.services.tables import rules_of
 
     conn = op.get_bind()
@@ -51,7 +51,12 @@ def _backfill() -> None:
     ids = [r.id for r in conn.execute(sa.select(deals.c.table_id.label('id')).distinct())]
     for table_id in ids:
         t = conn.execute(sa.select(tables).where(tables.c.id == table_id)).one()
-        rules = rules_of(SimpleNamespace(**t._mapping))
+        try:
+            rules = rules_of(SimpleNamespace(**t._mapping))
+        except InvalidTable:
+            # A table its rules refuse (never written by the service): its first dealer deals each.
+            conn.execute(deals.update().where(deals.c.table_id == table_id).values(dealer=t.first_dealer or 0))
+            continue
         state = TableState.new(rules, first_dealer=t.first_dealer)
         values = []
         for row in conn.execute(
