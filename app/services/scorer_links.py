@@ -16,16 +16,16 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import exists, func, or_, select, update
 
-from app.db import Database, DealRow, ScorerLinkRow, TableRow
+from app.db import ApiKey, Database, DealRow, ScorerLinkRow, TableRow
 from app.db.models import utcnow
 from app.events.announce import announce
 from app.rules import Deal, TableState, apply_deal
 
 from .deals import DealInfo, deal_info
 from .errors import Conflict, NotFound
-from .keys import PREFIX_LENGTH, hash_key
+from .keys import ADMIN_OWNER, PREFIX_LENGTH, hash_key
 from .tables import TableInfo, info, load_row, load_table, rules_of, state_of
 
 TOKEN_PREFIX = "sc_"
@@ -111,9 +111,21 @@ def revoke_link(db: Database, owner: str, table_id: str, link_id: int) -> LinkIn
         return _info(row)
 
 
+def _owner_has_a_key(owner_column):  # noqa: ANN001, ANN202
+    """A link works only while its table's owner has a working key: revoking every key of
+    an owner ends the owner's links too (a new key for the owner brings them back). The
+    environment admin key's owner has no stored key; no key can be made for it."""
+    keys = ApiKey.__table__
+    return or_(
+        owner_column == ADMIN_OWNER,
+        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
+    )
+
+
 def resolve(db: Database, token: str) -> Scorer | None:
-    """The table a scorer token may act on, or None (unknown, malformed or revoked). An
-    unknown prefix still costs one comparison, so the time taken does not tell it exists."""
+    """The table a scorer token may act on, or None (unknown, malformed, revoked, or of an
+    owner with no working key). An unknown prefix still costs one comparison, so the time
+    taken does not tell it exists."""
     if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
         return None
     digest = hash_key(token)
@@ -122,7 +134,11 @@ def resolve(db: Database, token: str) -> Scorer | None:
         rows = conn.execute(
             select(links.c.id, links.c.hash, links.c.table_id, TableRow.__table__.c.owner)
             .join(TableRow.__table__, TableRow.__table__.c.id == links.c.table_id)
-            .where(links.c.prefix == token[:PREFIX_LENGTH], links.c.revoked_at.is_(None))
+            .where(
+                links.c.prefix == token[:PREFIX_LENGTH],
+                links.c.revoked_at.is_(None),
+                _owner_has_a_key(TableRow.__table__.c.owner),
+            )
         ).all()
     if not rows:
         hmac.compare_digest(digest, _DUMMY_HASH)
@@ -135,11 +151,14 @@ def resolve(db: Database, token: str) -> Scorer | None:
 
 
 def still_valid(db: Database, scorer: Scorer) -> bool:
-    """The link is still there and not revoked (an open event stream asks on each change)."""
+    """The link is still there and not revoked, and its owner still has a working key (an
+    open event stream asks on each change)."""
     with db.lookup() as conn:
         return conn.execute(
             select(ScorerLinkRow.__table__.c.id).where(
-                ScorerLinkRow.__table__.c.id == scorer.link_id, ScorerLinkRow.__table__.c.revoked_at.is_(None)
+                ScorerLinkRow.__table__.c.id == scorer.link_id,
+                ScorerLinkRow.__table__.c.revoked_at.is_(None),
+                _owner_has_a_key(scorer.owner),
             )
         ).first() is not None
 

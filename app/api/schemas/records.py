@@ -11,7 +11,7 @@ from app.rules.vocabulary import EntryKind
 from app.services.records import FORMAT, VERSION, example_record
 from app.services.tables import NOTE_MAX, TITLE_MAX
 
-from .common import Name, Request, Seat
+from .common import Name, PlainText, Request, Seat
 from .tables import ConventionName
 
 KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
@@ -44,8 +44,8 @@ class RecordPlayer(Request):
 class RecordTable(Request):
     id: Annotated[str, StringConstraints(max_length=64)] | None = Field(description="the table's id where it was exported (not kept by an import)")
     convention: ConventionName
-    title: Annotated[str, StringConstraints(max_length=TITLE_MAX)] | None
-    note: Annotated[str, StringConstraints(max_length=NOTE_MAX)] | None
+    title: Annotated[str, StringConstraints(max_length=TITLE_MAX), PlainText] | None
+    note: Annotated[str, StringConstraints(max_length=NOTE_MAX), PlainText] | None
     pool_target: int = Field(ge=1, le=1000)
     first_dealer: Seat
     options: dict[str, Any] = Field(description="the options that make the rules from the convention (as on the table)")
