@@ -146,10 +146,12 @@ def keys_create(name: str, admin: bool, create_database: bool) -> None:
 
     The key alone goes to stdout, so that `KEY=$(prefscore keys create anna)` works; which
     database it was written to goes to stderr."""
-    from app.services.keys import create_key, valid_owner
+    from app.services.keys import ADMIN_OWNER, create_key, valid_owner
 
     if not valid_owner(name):
         raise click.BadParameter("1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)", param_hint="NAME")
+    if name == ADMIN_OWNER:
+        raise click.BadParameter(f"{ADMIN_OWNER!r} is reserved: PREFSCORE_ADMIN_KEY's tables belong to it", param_hint="NAME")
     settings, database = _keys_database(create_database)
     try:
         key = create_key(database, name, admin=admin)

@@ -13,7 +13,7 @@ from app.services.drawing import Pictures
 from app.services.keys import configure_key_cache
 from app.settings import Settings
 
-from . import docs_ui, middleware, openapi, problems
+from . import docs_ui, middleware, openapi, problems, trailing_slash
 from .pages import score as score_page
 from .routes import conventions, deals, events, health, keys, players, records, scorer, shared_page, tables, views
 
@@ -80,4 +80,5 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         app.include_router(router)
     openapi.install(app)
     docs_ui.install(app)  # /docs and /redoc without a CDN
+    trailing_slash.install(app)  # "/v1/tables/" redirected to a relative "/v1/tables"
     return app

@@ -106,7 +106,7 @@ def validation_errors(exc: RequestValidationError, request: Request | None = Non
 
 def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:
     text = str(getattr(exc, "orig", exc))
-    if "readonly database" in text:
+    if "readonly database" in text or _is_read_only(exc):
         # Not a moment's outage: retrying will not help until someone fixes the permissions.
         why = request.app.state.db.write_problem() or text
         log.error("the database cannot be written: %s", why)
@@ -118,7 +118,13 @@ def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _is_connection_error(exc: sa_exc.DBAPIError) -> bool:
-    return exc.connection_invalidated or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError))
+    return exc.connection_invalidated or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError)) or _is_read_only(exc)
+
+
+def _is_read_only(exc: Exception) -> bool:
+    """PostgreSQL refused a write in a read-only transaction (SQLSTATE 25006: a standby, or
+    default_transaction_read_only): the database cannot be written, not a fault of ours."""
+    return getattr(getattr(exc, "orig", None), "sqlstate", None) == "25006"
 
 
 def install(app: FastAPI) -> None:
@@ -129,6 +135,7 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(sa_exc.OperationalError, db_error)
     app.add_exception_handler(sa_exc.InterfaceError, db_error)
+    app.add_exception_handler(sa_exc.InternalError, db_error)  # a read-only transaction's refusal
     app.add_exception_handler(sa_exc.TimeoutError, db_error)
 
     @app.exception_handler(ServiceError)

@@ -19,11 +19,13 @@ import asyncio
 import os
 import sqlite3
 import threading
+import time
 import weakref
 from contextlib import contextmanager
 from typing import Any, Iterator
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -37,6 +39,12 @@ LOOP_CONNECTION_WAIT = 0.1
 # read then starts a new attempt).
 LOOP_RECONNECT_TIMEOUT = 5.0
 _LOOKUP = "prefscore_lookup"
+# Seconds the answer of a write probe (/health) is reused: at most one probe write per
+# interval and process, however often /health is asked.
+WRITE_PROBE_INTERVAL = 5.0
+# Milliseconds a SQLite write probe waits for another process's writer before it gives up
+# (the database is being written then: the last answer stands).
+WRITE_PROBE_BUSY_MS = 100
 
 
 def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
@@ -139,6 +147,10 @@ class Database:
         )
         # One AsyncConnectionPool per event loop (see read_one_async).
         self._pg_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self.write_probe_interval = WRITE_PROBE_INTERVAL
+        self._probe_lock = threading.Lock()
+        self._probe_at = float("-inf")
+        self._probe_answer: tuple[str, str] | None = None
 
     # SQLite reads that can run on the event loop: a point read of a WAL database is a few
     # microseconds and never waits for a writer (WAL readers see the last committed state),
@@ -285,6 +297,76 @@ class Database:
         directory = os.path.dirname(path)
         if not os.access(directory, os.W_OK):
             return f"the directory {directory} of the SQLite file is not writable by this process (SQLite keeps its journal there)"
+        return None
+
+    def write_probe(self) -> tuple[str, str] | None:
+        """Whether a write can be committed now, found by committing one: None, or (state,
+        why) with state "full" or "read-only". Throttled: one probe per
+        ``write_probe_interval`` seconds and process, the answer reused in between.
+
+        SQLite: ``PRAGMA user_version`` set to its own value in a BEGIN IMMEDIATE
+        transaction, a one-page commit to the WAL, which fails as a deal's post does when
+        the disk is full ("database or disk is full"); BEGIN IMMEDIATE and a rollback alone
+        write nothing and would pass. While a writer is at work (this process's or, beyond
+        WRITE_PROBE_BUSY_MS, another's) the database is being written: the last answer
+        stands. PostgreSQL: the server takes writes (not a standby in recovery, not
+        read-only by default)."""
+        if time.monotonic() - self._probe_at < self.write_probe_interval or not self._probe_lock.acquire(blocking=False):
+            return self._probe_answer
+        try:
+            answer = self._probe_sqlite() if self.dialect == "sqlite" else self._probe_postgresql()
+            if answer != "busy":
+                self._probe_answer = answer  # type: ignore[assignment]
+                self._probe_at = time.monotonic()
+            return self._probe_answer
+        finally:
+            self._probe_lock.release()
+
+    def _probe_sqlite(self) -> tuple[str, str] | str | None:
+        lock = self._write_lock
+        if lock is None or not lock.acquire(blocking=False):
+            return "busy"
+        try:
+            # No BEGIN from the "begin" event: the probe sets a short busy timeout first.
+            with self.engine.connect().execution_options(**{_LOOKUP: True}) as conn:
+                busy = conn.exec_driver_sql("PRAGMA busy_timeout").scalar()
+                conn.exec_driver_sql(f"PRAGMA busy_timeout = {WRITE_PROBE_BUSY_MS}")
+                try:
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    try:
+                        version = int(conn.exec_driver_sql("PRAGMA user_version").scalar() or 0)
+                        conn.exec_driver_sql(f"PRAGMA user_version = {version}")
+                        conn.exec_driver_sql("COMMIT")
+                    except sa_exc.DBAPIError:
+                        try:
+                            conn.exec_driver_sql("ROLLBACK")
+                        except sa_exc.DBAPIError:
+                            pass  # SQLite rolled back itself
+                        raise
+                except sa_exc.OperationalError as exc:
+                    why = str(exc.orig)
+                    if "locked" in why or "busy" in why:
+                        return "busy"
+                    if "full" in why:
+                        return "full", f"a write cannot be committed: {why} (the disk of the SQLite file, or its size limit)"
+                    return "read-only", f"a write cannot be committed: {why}"
+                finally:
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(busy)}")
+        finally:
+            lock.release()
+        return None
+
+    def _probe_postgresql(self) -> tuple[str, str] | None:
+        if self.dialect != "postgresql":
+            return None
+        with self._lookup.connect() as conn:
+            recovery, read_only = conn.execute(
+                text("SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only')")
+            ).one()
+        if recovery:
+            return "read-only", "the PostgreSQL server is a standby in recovery: it takes no writes"
+        if read_only == "on":
+            return "read-only", "the PostgreSQL server makes transactions read-only (default_transaction_read_only)"
         return None
 
     def ping(self) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app.db import Database, ScorerLinkRow, TableRow
+from app.services.scorer_links import owner_has_a_key
 from app.services.tables import TableInfo, get_tables
 
 from .hub import Current
@@ -62,13 +63,20 @@ def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[s
 
 
 def load_revoked_links(db: Database, link_ids: list[int]) -> set[int]:
-    """Of the scorer links ``link_ids``, those revoked or gone: one statement per chunk, for
-    every stream of those links at once."""
+    """Of the scorer links ``link_ids``, those revoked or gone, or whose owner has no working
+    key left: one statement per chunk, for every stream of those links at once."""
     links = ScorerLinkRow.__table__
+    tables = TableRow.__table__
     wanted = sorted(set(link_ids))
     working: set[int] = set()
     with db.lookup() as conn:
         for i in range(0, len(wanted), CHUNK):
             chunk = wanted[i : i + CHUNK]
-            working.update(conn.execute(select(links.c.id).where(links.c.id.in_(chunk), links.c.revoked_at.is_(None))).scalars())
+            working.update(
+                conn.execute(
+                    select(links.c.id)
+                    .join(tables, tables.c.id == links.c.table_id)
+                    .where(links.c.id.in_(chunk), links.c.revoked_at.is_(None), owner_has_a_key(tables.c.owner))
+                ).scalars()
+            )
     return set(wanted) - working

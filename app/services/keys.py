@@ -4,9 +4,9 @@ then compared in constant time. Unknown prefixes still cost one comparison, so t
 time does not tell whether a prefix exists.
 
 Administration is a property of a key (``api_keys.is_admin``, set only by
-``prefscore keys create --admin``), never of an owner's name: a key made for owner "admin"
-is an ordinary key. ``PREFSCORE_ADMIN_KEY``, while set, is an admin key too (of owner
-"admin"); it is compared with the setting on every request, so a rotated value stops working
+``prefscore keys create --admin``), never of an owner's name. ``PREFSCORE_ADMIN_KEY``, while
+set, is an admin key too, of the reserved owner "admin": no key can be made for that owner
+(it would read the tables made with the environment key). It is compared with the setting on every request, so a rotated value stops working
 at once. A revoked key stops working on every process within the key cache's lifetime
 (``PREFSCORE_KEY_CACHE_TTL``, 60 s by default); on the process that revoked it, at once. The
 event streams it holds open end within ``PREFSCORE_EVENTS_HEARTBEAT`` seconds on every process
@@ -31,7 +31,9 @@ from sqlalchemy import select
 from app.db import ApiKey, Database
 from app.db.models import utcnow
 
-from .errors import NotFound
+from app.rules import FieldError
+
+from .errors import NotFound, Unprocessable
 
 KEY_PREFIX = "pk_"
 PREFIX_LENGTH = 12
@@ -90,6 +92,11 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
     once and never stored in clear. ``admin``: the key may create, list and revoke keys."""
     if not valid_owner(owner):
         raise ValueError("owner must be 1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)")
+    if owner == ADMIN_OWNER:
+        raise Unprocessable(
+            f"the owner {ADMIN_OWNER!r} is reserved",
+            [FieldError("owner", f"{ADMIN_OWNER!r} is the owner of PREFSCORE_ADMIN_KEY's tables: no key can be made for it")],
+        )
     key = new_key()
     with db.write() as session:
         session.add(ApiKey(owner=owner, prefix=key[:PREFIX_LENGTH], hash=hash_key(key), is_admin=admin))

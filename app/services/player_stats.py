@@ -265,7 +265,7 @@ def player_stats(
         query = query.where(_ROWS.c.convention == convention)
     if since is not None:
         query = query.where(_ROWS.c.table_created_at >= _start(since))
-    if until is not None:
+    if until is not None and until < date.max:  # up to date.max: no upper bound (and no day after it)
         query = query.where(_ROWS.c.table_created_at < _start(until + timedelta(days=1)))
     # Summed as stored (ints, and "p/q" text only where a fraction occurs): a player at a few
     # hundred tables is summed in about a millisecond, no Tally built per row.

@@ -170,6 +170,10 @@ def _moment(value: str | None, field: str) -> datetime | None:
         raise _refused("a timestamp of the record is not valid", field, f"{field} must be an ISO 8601 time such as 2026-12-01T08:00:00Z") from None
     if moment.tzinfo is None:
         raise _refused("a timestamp of the record is not valid", field, f"{field} must say its time zone (Z for UTC)")
+    try:
+        moment.astimezone(timezone.utc)  # a time the database can store and give back
+    except OverflowError:
+        raise _refused("a timestamp of the record is not valid", field, f"{field} must be a UTC time from year 1 to 9999") from None
     return moment
 
 

@@ -16,15 +16,15 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import exists, func, or_, select, update
 
-from app.db import Database, ScorerLinkRow, TableRow
+from app.db import ApiKey, Database, ScorerLinkRow, TableRow
 from app.db.models import utcnow
 from app.events.announce import announce
 
 from .deals import DealPage, list_deals
 from .errors import Conflict, NotFound
-from .keys import PREFIX_LENGTH, hash_key
+from .keys import ADMIN_OWNER, PREFIX_LENGTH, hash_key
 from .tables import load_table
 
 TOKEN_PREFIX = "sc_"
@@ -110,9 +110,21 @@ def revoke_link(db: Database, owner: str, table_id: str, link_id: int) -> LinkIn
         return _info(row)
 
 
+def owner_has_a_key(owner_column):  # noqa: ANN001, ANN202
+    """A link works only while its table's owner has a working key: revoking every key of
+    an owner ends the owner's links too (a new key for the owner brings them back). The
+    environment admin key's owner has no stored key; no key can be made for it."""
+    keys = ApiKey.__table__
+    return or_(
+        owner_column == ADMIN_OWNER,
+        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
+    )
+
+
 def resolve(db: Database, token: str) -> Scorer | None:
-    """The table a scorer token may act on, or None (unknown, malformed or revoked). An
-    unknown prefix still costs one comparison, so the time taken does not tell it exists."""
+    """The table a scorer token may act on, or None (unknown, malformed, revoked, or of an
+    owner with no working key). An unknown prefix still costs one comparison, so the time
+    taken does not tell it exists."""
     if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
         return None
     digest = hash_key(token)
@@ -121,7 +133,11 @@ def resolve(db: Database, token: str) -> Scorer | None:
         rows = conn.execute(
             select(links.c.id, links.c.hash, links.c.table_id, TableRow.__table__.c.owner)
             .join(TableRow.__table__, TableRow.__table__.c.id == links.c.table_id)
-            .where(links.c.prefix == token[:PREFIX_LENGTH], links.c.revoked_at.is_(None))
+            .where(
+                links.c.prefix == token[:PREFIX_LENGTH],
+                links.c.revoked_at.is_(None),
+                owner_has_a_key(TableRow.__table__.c.owner),
+            )
         ).all()
     if not rows:
         hmac.compare_digest(digest, _DUMMY_HASH)
@@ -131,16 +147,6 @@ def resolve(db: Database, token: str) -> Scorer | None:
         if hmac.compare_digest(digest, stored):
             found = Scorer(link_id, table_id, owner)
     return found
-
-
-def still_valid(db: Database, scorer: Scorer) -> bool:
-    """The link is still there and not revoked (an open event stream asks on each change)."""
-    with db.lookup() as conn:
-        return conn.execute(
-            select(ScorerLinkRow.__table__.c.id).where(
-                ScorerLinkRow.__table__.c.id == scorer.link_id, ScorerLinkRow.__table__.c.revoked_at.is_(None)
-            )
-        ).first() is not None
 
 
 def scorer_log(db: Database, scorer: Scorer, *, after: int = 0, limit: int = 200) -> DealPage:

@@ -92,8 +92,10 @@ def test_the_key_cache_forgets_the_least_recently_used_one_at_a_time():
 
 
 def test_an_admin_owner_name_is_not_an_admin_key(client, admin_headers):
-    """Before: POST /v1/keys {"owner": "admin"} gave a key that minted keys."""
-    r = client.post("/v1/keys", json={"owner": "admin"}, headers=admin_headers)
+    """Before: POST /v1/keys {"owner": "admin"} gave a key that minted keys. ("admin" itself
+    is now refused: it is the environment admin key's owner.)"""
+    assert client.post("/v1/keys", json={"owner": "admin"}, headers=admin_headers).status_code == 422
+    r = client.post("/v1/keys", json={"owner": "administrator"}, headers=admin_headers)
     assert r.status_code == 201, r.text
     named_admin = {"Authorization": f"Bearer {r.json()['key']}"}
     assert client.get("/v1/conventions", headers=named_admin).status_code == 200

@@ -15,7 +15,8 @@ log = logging.getLogger("prefscore.api")
 
 @router.get("/health", operation_id="getHealth", response_model=HealthOut, responses=problem_responses(503))
 def health(db: DB) -> HealthOut | JSONResponse:
-    """200 when the database answers ``SELECT 1`` and can be written, else 503."""
+    """200 when the database answers ``SELECT 1`` and can be written (a write committed at
+    most every few seconds: app/db/engine.py ``write_probe``), else 503."""
     try:
         db.ping()
     except Exception:  # noqa: BLE001 - any failure of the database is "down"
@@ -25,4 +26,9 @@ def health(db: DB) -> HealthOut | JSONResponse:
     if why is not None:
         log.error("health check: the database cannot be written: %s", why)
         return problem(503, f"the database cannot be written: {why}", database="read-only")
+    probed = db.write_probe()
+    if probed is not None:
+        state, why = probed
+        log.error("health check: the database cannot be written: %s", why)
+        return problem(503, f"the database cannot be written: {why}", database=state)
     return HealthOut(status="ok", database="ok")

@@ -20,6 +20,7 @@ its time pattern from Babel, so that times are 24-hour in Russian.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 
 from babel.dates import get_time_format
@@ -113,7 +114,8 @@ def page_html(token: str, names: list[str], lang: Lang) -> str:
     switch = " ".join(
         f'<a href="?lang={code}"{current if code == lang.code else ""}>{code.upper()}</a>' for code in LANGUAGES
     )
-    words = {
+    values = {
+        "__CONFIG__": _js(config),
         "__LANG__": lang.code,
         "__TITLE__": _html_escape(lang._("Pulka: {names}", names=", ".join(names))),
         "__LOADING__": _html_escape(lang._("loading…")),
@@ -127,10 +129,12 @@ def page_html(token: str, names: list[str], lang: Lang) -> str:
         "__DEAL__": _html_escape(lang._("Deal")),
         "__PICTURE__": _html_escape(lang._("The sheet")),
     }
-    html = PAGE
-    for key, value in words.items():
-        html = html.replace(key, value)
-    return html.replace("__CONFIG__", _js(config))
+    # One pass over the template: substituted text (a player named "__CONFIG__") is never
+    # scanned again.
+    return _PLACEHOLDER.sub(lambda m: values[m.group(0)], PAGE)
+
+
+_PLACEHOLDER = re.compile(r"__[A-Z]+__")
 
 
 PAGE = """<!doctype html>

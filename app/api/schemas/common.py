@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 from pydantic_core import PydanticKnownError
 
 from app import amounts
@@ -16,7 +16,21 @@ from app.rules.vocabulary import SEATS_MAX
 Seat = Annotated[int, Field(ge=0, le=3, description="a seat number 0..n-1")]
 SeatKey = Annotated[str, StringConstraints(pattern=r"^[0-3]$")]
 Tricks = Annotated[int, Field(ge=0, le=10)]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+# Unicode's Bidi_Control characters (the embeddings, overrides and isolates U+202A-U+202E
+# and U+2066-U+2069, and the marks U+200E, U+200F, U+061C): a right-to-left override in a
+# name, a title or an id makes the text read otherwise than it is written.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _no_bidi_controls(value: str) -> str:
+    if not BIDI_CONTROLS.isdisjoint(value):
+        raise ValueError("text must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)")
+    return value
+
+
+# Every free text of a request (names, titles, notes, external ids) is annotated with it.
+PlainText = AfterValidator(_no_bidi_controls)
+Name = Annotated[str, StringConstraints(min_length=1, max_length=64), PlainText]
 # An amount as a JSON number: an int when whole, else rounded to 0.01 (app/amounts.py).
 Amount = Annotated[int | float, BeforeValidator(lambda v: amounts.number(v) if not isinstance(v, str) else v)]
 

@@ -21,13 +21,13 @@ from app.rules.vocabulary import (
 from app.services.deals import DealInfo
 from app.services.tables import TableInfo
 
-from .common import Amount, Answer, Request, Seat, Tricks, absent_when_none, seat_map, timestamp
+from .common import Amount, Answer, PlainText, Request, Seat, Tricks, absent_when_none, seat_map, timestamp
 from .sheet import Sheet
 
 ContractCode = Annotated[str, Field(pattern=CONTRACT_PATTERN, description=CONTRACT_HELP)]
 Defence = Literal[DEFENCE]  # type: ignore[valid-type]
 BonusWord = Literal[tuple(TALON_BONUSES)]  # type: ignore[valid-type]
-Note = Annotated[str, Field(max_length=NOTE_MAX)]
+Note = Annotated[str, Field(max_length=NOTE_MAX), PlainText]
 KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
 DefenceMap = seat_map(Defence)
 TricksMap = seat_map(Tricks)

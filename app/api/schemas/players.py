@@ -12,9 +12,9 @@ from app import amounts
 from app.services.player_stats import PlayerStats
 from app.services.players import Player
 
-from .common import Amount, Answer, Name, Request, absent_when_none, timestamp
+from .common import Amount, Answer, Name, PlainText, Request, absent_when_none, timestamp
 
-ExternalId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+ExternalId = Annotated[str, StringConstraints(min_length=1, max_length=128), PlainText]
 PlayerId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 

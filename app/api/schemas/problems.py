@@ -51,7 +51,7 @@ class Problem(BaseModel):
     )
     last: int | None = Field(default=None, description="409 of an undo: the number of the last deal")
     current_etag: str | None = Field(default=None, description="412: the sheet's current ETag")
-    database: str | None = Field(default=None, description='503 of /health: "down"')
+    database: str | None = Field(default=None, description='503 of /health: "down", "read-only" or "full"')
     request_id: str | None = Field(default=None, description="500: the request's X-Request-ID, to quote")
     field: str | None = Field(
         default=None,

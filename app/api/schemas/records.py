@@ -12,7 +12,7 @@ from app.rules.vocabulary import EntryKind
 from app.services.records import FORMAT, VERSION, example_record
 from app.services.tables import DEFAULT_LIMITS, NOTE_MAX, TITLE_MAX
 
-from .common import Name, Request, Seat, bounded_map
+from .common import Name, PlainText, Request, Seat, bounded_map
 from .deals import DEAL_VARIANTS
 from .sheet import Sheet
 from .tables import ConventionName, Options
@@ -56,8 +56,8 @@ class RecordPlayer(Request):
 class RecordTable(Request):
     id: Annotated[str, StringConstraints(max_length=64)] | None = Field(description="the table's id where it was exported (not kept by an import)")
     convention: ConventionName
-    title: Annotated[str, StringConstraints(max_length=TITLE_MAX)] | None
-    note: Annotated[str, StringConstraints(max_length=NOTE_MAX)] | None
+    title: Annotated[str, StringConstraints(max_length=TITLE_MAX), PlainText] | None
+    note: Annotated[str, StringConstraints(max_length=NOTE_MAX), PlainText] | None
     pool_target: int = Field(ge=1, le=1000)
     first_dealer: Seat
     options: Options = Field(description="the options that make the rules from the convention (as on the table)")

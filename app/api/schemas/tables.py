@@ -12,7 +12,7 @@ from app import amounts
 from app.rules import CONVENTION_NAMES, FIELD_NAMES, Settlement
 from app.services.tables import NOTE_MAX, TITLE_MAX, ListedTable, TableInfo, TablePage
 
-from .common import Amount, Answer, Name, Request, absent_when_none, bounded_map, timestamp
+from .common import Amount, Answer, Name, PlainText, Request, absent_when_none, bounded_map, timestamp
 from .players import SeatIn
 from .sheet import Sheet
 
@@ -211,8 +211,8 @@ class TableList(Answer):
         return cls(items=[TableSummary.of(t) for t in page.tables], next=next_url)
 
 
-Title = Annotated[str, StringConstraints(max_length=TITLE_MAX)]
-NoteText = Annotated[str, StringConstraints(max_length=NOTE_MAX)]
+Title = Annotated[str, StringConstraints(max_length=TITLE_MAX), PlainText]
+NoteText = Annotated[str, StringConstraints(max_length=NOTE_MAX), PlainText]
 
 
 class TablePatch(Request):
