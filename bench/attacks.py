@@ -170,6 +170,7 @@ class Server:
             PREFSCORE_LOG_LEVEL="WARNING",
             PYTHONPATH=str(self.checkout),
             PYTHONUNBUFFERED="1",
+            PYTHONDONTWRITEBYTECODE="1",  # nothing written into the checkout
         )
         env.update(self.extra)
         return env
@@ -1230,7 +1231,7 @@ def sizes_for(scale: float) -> dict[str, Any]:
         "s2_deal_bytes": min(64 << 10, sc(64 << 10, 1024)) - 16,
         "s3_bytes": sc(5 << 20, 65536),
         "s3_hold_s": 30,
-        "s3_send_limit_s": 60,
+        "s3_send_limit_s": 20,
         "s4_seconds": max(3, round(12 * min(scale, 1))),
         "s5_connections": sc(200, 10),
         "s5_seconds": 15,
