@@ -589,12 +589,8 @@ def close_all(socks: list[socket.socket]) -> None:
 # --------------------------------------------------------------------------- the scenarios
 
 
-def s1_setup(ctx: Ctx) -> None:
-    pass
-
-
 def s1(ctx: Ctx) -> None:
-    """Eight 4 MiB integer arrays to POST /v1/tables/import with no key."""
+    """Eight 4 MiB integer arrays to POST /v1/tables/import with no key, then one with a made-up key."""
     count, size = ctx.sizes["s1_count"], ctx.sizes["s1_bytes"]
     body = b"[" + b"1," * (size // 2 - 2) + b"1]"
     ctx.out.update(requests=0, statuses={}, seconds=[])
@@ -993,10 +989,6 @@ def s9(ctx: Ctx) -> None:
     ctx.out["summary"] = "limit=1 of a {}-deal log, p50 / CPU per request: ".format(ctx.sizes["big_deals"]) + "; ".join(
         f"{k} {v['p50_ms']} / {v['cpu_ms_per_request']} ms {v['statuses']}" for k, v in ctx.out.items() if isinstance(v, dict)
     )
-
-
-def s10_setup(ctx: Ctx) -> None:
-    pass
 
 
 def s10(ctx: Ctx) -> None:
