@@ -12,9 +12,10 @@ with ``--base DIR``, ``base`` (the same class from the checkout DIR). The server
 separate processes on 127.0.0.1 and are measured one after the other in each round.
 
 Cost: the server process's CPU time (user + system, from /proc) per request, for keep-alive
-``GET /health`` on 4 connections (one request at a time each), and for one connection sending
-its requests 8 at a time (pipelined) before reading the 8 answers; the median of the rounds,
-and the ratio to stock httptools. The machine's other work inflates every figure alike.
+``GET /health`` on 4 connections (one request at a time each), for one connection sending
+its requests 8 at a time (pipelined) before reading the 8 answers, and for keep-alive
+``GET /nothing`` (a 404 without the database: more of the cost is the protocol's); the median
+of the rounds, and the ratio to stock httptools. The machine's other work inflates every figure alike.
 
 Attacks (one run each; RSS from /proc/<pid>/status, /health timed meanwhile on another
 connection): ``pipeline`` 5 MiB of tiny pipelined requests on one connection never read;
@@ -137,18 +138,24 @@ def _read_answers(s: socket.socket, buf: bytes, n: int) -> bytes:
     return buf
 
 
-def _client(port: int, requests: int, batch: int) -> None:
+def _client(port: int, requests: int, batch: int, request: bytes, status: bytes) -> None:
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         buf = b""
-        for _ in range(requests // batch):
-            s.sendall(GET * batch)
+        for i in range(requests // batch):
+            s.sendall(request * batch)
+            if i == 0:
+                while len(buf) < 12:
+                    buf += s.recv(65536)
+                assert buf.startswith(b"HTTP/1.1 " + status), buf[:100]
             buf = _read_answers(s, buf, batch)
 
 
-def cost(server: Server, connections: int, requests: int, batch: int) -> float:
+def cost(server: Server, connections: int, requests: int, batch: int, path: str = "/health") -> float:
     """Server CPU microseconds per request."""
-    threads = [threading.Thread(target=_client, args=(server.port, requests, batch)) for _ in range(connections)]
+    request = b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % path.encode()
+    status = b"200" if path == "/health" else b"404"
+    threads = [threading.Thread(target=_client, args=(server.port, requests, batch, request, status)) for _ in range(connections)]
     before = server.cpu()
     for t in threads:
         t.start()
@@ -298,15 +305,19 @@ def main() -> None:
 
 def run_cost(protocols: list[tuple[str, str, Path]], workdir: Path, rounds: int, requests: int) -> None:
     servers = [Server(name, http, source, workdir) for name, http, source in protocols]
-    cases = {"keep-alive GET /health, 4 connections": (4, requests, 1), "pipelined by 8, 1 connection": (1, requests * 2, 8)}
+    cases = {
+        "keep-alive GET /health, 4 connections": (4, requests, 1, "/health"),
+        "pipelined by 8, 1 connection": (1, requests * 2, 8, "/health"),
+        "keep-alive GET /nothing (404, no database), 4 connections": (4, requests, 1, "/nothing"),
+    }
     results: dict[tuple[str, str], list[float]] = {}
     try:
         for server in servers:  # warm-up
             cost(server, 1, 200, 1)
         for _ in range(rounds):
-            for case, (connections, n, batch) in cases.items():
+            for case, (connections, n, batch, path) in cases.items():
                 for server in servers:
-                    results.setdefault((case, server.name), []).append(cost(server, connections, n, batch))
+                    results.setdefault((case, server.name), []).append(cost(server, connections, n, batch, path))
     finally:
         for server in servers:
             server.stop()
