@@ -4,7 +4,7 @@ headers, the requests read ahead of their answers, and the time to receive a req
 uvicorn has none of them for its httptools parser (its default): 100 MB of headers were read
 into memory and answered 200, a client sending headers or a body a byte at a time held its
 connection for as long as it liked, and 5 MiB of tiny pipelined requests never read back were
-all parsed at once (the process grew by 500 MiB). ``BoundedHttpTools`` is uvicorn's httptools
+all parsed at once (the process grew from 92 to 457 MiB). ``BoundedHttpTools`` is uvicorn's httptools
 protocol (C parser, the cheapest per request: ``python -m bench.protocol``) with these checks:
 
 - the request line and headers together at most ``max_header_bytes``

@@ -1,10 +1,12 @@
 """The HTTP protocol's bounds per connection (app/api/http_limits.py): requests read ahead of
 their answers, raw header bytes while the headers are incomplete, one timer per connection,
 the header deadline of a request behind an answered one, and a gentle close after an early
-answer. Before: 5 MiB of tiny pipelined requests never read grew the process by 530 MiB
-(every request parsed at once, a timer each); one header line that never ended took 58 MiB
-until the header timeout; 200 slow requests sent behind a whole one were all still open after
-27 s; Python's urllib writing a 1 MB body got a broken pipe instead of the 413.
+answer. Before (``python -m bench.protocol --attacks``): 5 MiB of tiny pipelined requests
+never read grew the process from 92 to 457 MiB (every request parsed at once, a timer each);
+one header line that never ended was read until the header timeout (51 MiB in 2 s); 200
+slow requests sent behind a whole one were all still open after 5 s (the answer cancelled
+the header timer, each byte the keep-alive timeout); Python's urllib writing a 1 MB body got
+a broken pipe instead of the 413.
 
 The first tests drive the protocol in this process with a transport of its own (what was
 parsed, written, paused and which timers were armed are counted exactly); the others run
