@@ -22,8 +22,8 @@ protocol (C parser, the cheapest per request: ``python -m bench.protocol``) with
 
 A request too slow is answered 408 problem+json (when no earlier answer is owed) and its
 connection closed (the application sees a disconnect for an unfinished body). The deadlines
-are one field per connection watched by one timer handle, re-armed at most once per
-``_TICK`` seconds: no timer per request. A connection closed after an answer given before the
+are one field per connection watched by one timer handle, re-armed at most about once per
+the shortest of these timeouts (and the keep-alive one): no timer per request. A connection closed after an answer given before the
 request's body arrived (413, 401) is closed gently: the end of the answer is sent (FIN), then
 at most ``linger_bytes`` (``PREFSCORE_LINGER_BYTES``, 4 MiB) are read and dropped for at most
 ``linger_timeout`` (``PREFSCORE_LINGER_TIMEOUT``, 5 s) seconds, so a client that writes its
