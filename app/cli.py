@@ -45,7 +45,8 @@ def serve(host: str, port: int, workers: int, no_upgrade: bool) -> None:
         host=host,
         port=port,
         workers=workers,
-        # Header size and receive timeouts (app/api/http_limits.py).
+        # Header size, pipelined requests read ahead, receive timeouts and a gentle close
+        # after an early answer (app/api/http_limits.py).
         http="app.api.http_limits:BoundedHttpTools",
         # X-Forwarded-For is believed only from the configured proxies (none by default).
         proxy_headers=bool(settings.trusted_proxies),

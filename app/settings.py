@@ -77,6 +77,12 @@ class Settings(BaseSettings):
     """Seconds to receive a request's line and headers; later: 408."""
     body_timeout: int = 10
     """Seconds to receive a request's body after its headers; later: 408."""
+    max_pipelined_requests: int = 8
+    """Requests of one connection read and not yet answered; the rest waits unread in one read buffer."""
+    linger_bytes: int = 4 * 1024 * 1024
+    """After answering a request whose body is still arriving: bytes read and dropped before closing (so the client sees the answer)."""
+    linger_timeout: int = 5
+    """Seconds, the same; then the connection is closed."""
 
     # --- what one key may store (app/services/tables.py Limits)
     max_deals_per_table: int = 2000
