@@ -113,8 +113,10 @@ class Pictures:
     def started(self) -> bool:
         return self._pool is not None
 
-    def run(self, function: Callable[..., Any], *args: Any) -> Any:
-        """``function(*args)`` in a worker, within the bounds (module docstring)."""
+    def run(self, function: Callable[..., Any], arguments: Callable[[], tuple[Any, ...]]) -> Any:
+        """``function(*arguments())`` in a worker, within the bounds (module docstring). The
+        arguments are made once a worker is free: a picture refused as busy costs no read of
+        its table's drawing data."""
         with self._lock:
             if self._waiting >= self.queue and self.queue_full():
                 raise Busy("too many pictures are waiting to be drawn; retry shortly")
@@ -127,7 +129,7 @@ class Pictures:
         if not free:
             raise Busy(f"every picture worker was busy for {self.wait:g} s; retry shortly")
         try:
-            future = self._get_pool().schedule(function, args=args, timeout=self.timeout)
+            future = self._get_pool().schedule(function, args=arguments(), timeout=self.timeout)
             try:
                 return future.result()
             except FutureTimeout:
@@ -174,7 +176,7 @@ class Pictures:
         def svg() -> bytes:
             if deals <= self.inline_deals:
                 return inline().encode()
-            return self.run(draw_svg, render(), lang)
+            return self.run(draw_svg, lambda: (render(), lang))
 
         if fmt == "svg":
             return self.cache.get_or_draw(svg_key, svg)
@@ -182,8 +184,8 @@ class Pictures:
         def png() -> bytes:
             done = self.cache.get(svg_key)
             if done is not None:
-                return self.run(draw_png, done, self.max_pixels)
-            svg_body, png_body = self.run(draw_both, render(), lang, self.max_pixels)
+                return self.run(draw_png, lambda: (done, self.max_pixels))
+            svg_body, png_body = self.run(draw_both, lambda: (render(), lang, self.max_pixels))
             self.cache.put(svg_key, svg_body)
             return png_body
 
