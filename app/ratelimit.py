@@ -31,12 +31,13 @@ meets the same database and answers 503 itself): a broken counter must not lock 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 
 from sqlalchemy import delete
@@ -204,3 +205,90 @@ class MemoryLimiter:
         with self._lock:
             if window == self._window and self._counts.get(name, 0) > 0:
                 self._counts[name] -= 1
+
+
+class Busy(Exception):
+    """A holder's turn did not come: too many of its requests in progress and waiting."""
+
+    def __init__(self, in_progress: int, retry_after: int):
+        super().__init__(in_progress)
+        self.in_progress = in_progress
+        self.retry_after = retry_after
+
+
+class _Holder:
+    __slots__ = ("running", "waiting")
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.waiting: deque[asyncio.Future[None]] = deque()
+
+
+class FairShare:
+    """At most ``limit`` requests of one holder (a key, a scorer link, a share link) in
+    progress at once in this process, so that no holder takes every worker thread and
+    database connection: the next ones wait their turn on the event loop, in order, with
+    their bodies unread (a waiting request holds a coroutine, not a thread), at most
+    ``queue`` of them for at most ``wait`` seconds each; past that, ``Busy`` (429).
+
+    A rate limit bounds how many requests a holder makes in a minute; this bounds how many
+    of them run at once, whatever each costs. Event streams are not counted here: they have
+    caps of their own (app/events). Used on the event loop only: no lock."""
+
+    def __init__(self, limit: int, queue: int, wait: float):
+        self.limit = max(1, limit)
+        self.queue = max(0, queue)
+        self.wait = max(0.0, wait)
+        self._holders: dict[str, _Holder] = {}
+
+    def in_progress(self, name: str) -> int:
+        holder = self._holders.get(name)
+        return holder.running if holder is not None else 0
+
+    async def enter(self, name: str) -> None:
+        """Wait for a turn of ``name``; ``leave(name)`` must follow once the request is done."""
+        holder = self._holders.get(name)
+        if holder is None:
+            holder = self._holders[name] = _Holder()
+        if holder.running < self.limit and not holder.waiting:
+            holder.running += 1
+            return
+        if len(holder.waiting) >= self.queue:
+            raise Busy(holder.running, max(1, math.ceil(self.wait)))
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        holder.waiting.append(turn)
+        try:
+            await asyncio.wait_for(asyncio.shield(turn), self.wait)
+        except asyncio.TimeoutError:
+            if self._withdraw(name, holder, turn):
+                raise Busy(holder.running, max(1, math.ceil(self.wait))) from None
+            # the turn came just as the wait ended: it is this request's
+        except BaseException:
+            if not self._withdraw(name, holder, turn):
+                self.leave(name)  # the turn came, but the request is gone: pass it on
+            raise
+
+    def _withdraw(self, name: str, holder: _Holder, turn: asyncio.Future[None]) -> bool:
+        """Stop waiting for ``turn``: True if it had not come (the request leaves the queue),
+        False if it had (the request holds a turn)."""
+        if turn.done() and not turn.cancelled():
+            return False
+        turn.cancel()
+        holder.waiting.remove(turn)
+        self._forget(name, holder)
+        return True
+
+    def leave(self, name: str) -> None:
+        """A request of ``name`` is done: its turn goes to the first one waiting."""
+        holder = self._holders[name]
+        while holder.waiting:
+            turn = holder.waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)  # ``running`` stays: the turn is handed over
+                return
+        holder.running -= 1
+        self._forget(name, holder)
+
+    def _forget(self, name: str, holder: _Holder) -> None:
+        if holder.running == 0 and not holder.waiting:
+            self._holders.pop(name, None)

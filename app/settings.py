@@ -109,6 +109,13 @@ class Settings(BaseSettings):
     """Requests per share token per window (memory); 0: off."""
     rate_limit_max_names: int = 100_000
     """Addresses and share tokens counted per process and window (least recent forgotten)."""
+    max_requests_in_progress: int = 8
+    """Requests of one key, scorer link or share link in progress at once per process; the
+    next wait their turn (their bodies unread); 0: no such limit."""
+    request_queue: int = 64
+    """Requests of one holder waiting for their turn at once; one more: 429."""
+    request_queue_wait: float = 5
+    """Seconds a request waits for its holder's turn; then 429."""
 
     # --- keys (app/services/keys.py)
     key_cache_size: int = 4096

@@ -42,7 +42,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import observability as obs
 from app.db import Database
-from app.ratelimit import Decision, MemoryLimiter, RateLimiter
+from app.ratelimit import Busy, Decision, FairShare, MemoryLimiter, RateLimiter
 from app.services import keys, scorer_links
 from app.services.errors import NotFound, ServiceError, Unauthorized
 from app.settings import Settings
@@ -58,6 +58,9 @@ CALLER_SCOPE_KEY = "prefscore.caller"
 SCORER_SCOPE_KEY = "prefscore.scorer"
 _SHARED = re.compile(r"^/(?:v1/)?shared/([^/]+)")
 _SCORER = re.compile(r"^/(?:v1/)?score/([^/]+)")
+# Event streams are left out of the fair share: they last, and have caps of their own (app/events).
+_STREAM = "/events"
+_HOLDERS = {"key": "key", "scorer": "scorer link", "share": "share link"}
 
 # The refusals, here and in the dependencies (app/api/deps.py), word for word.
 KEY_REQUIRED = "an API key is required: Authorization: Bearer <key>"
@@ -123,34 +126,74 @@ class RateLimit:
         names = settings.rate_limit_max_names
         self.by_address = MemoryLimiter(settings.anonymous_rate_limit, window, names) if settings.anonymous_rate_limit > 0 else None
         self.by_share = MemoryLimiter(settings.share_rate_limit, window, names) if settings.share_rate_limit > 0 else None
+        self.fair_share = (
+            FairShare(settings.max_requests_in_progress, settings.request_queue, settings.request_queue_wait)
+            if settings.max_requests_in_progress > 0
+            else None
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") == "OPTIONS":
             await self.app(scope, receive, send)
             return
         path = _route_path(scope)
+        holder: str | None = None  # who the request is counted against in the fair share
         try:
             shared = _SHARED.match(path)
             scorer = _SCORER.match(path) if shared is None else None
             if shared is not None:
                 self._address(scope)
                 self._count(self.by_share.hit(shared.group(1)) if self.by_share is not None else None, "this share link")
+                holder = "share " + shared.group(1)
             elif scorer is not None:
                 await self._scorer(scope, scorer.group(1))
+                holder = "scorer " + scorer.group(1)
             elif path.startswith("/v1/"):
-                await self._caller(scope)
+                holder = "key " + await self._caller(scope)
+            if holder is not None and self.fair_share is not None and not path.endswith(_STREAM):
+                await self._turn(holder)
+            else:
+                holder = None
         except _Refused as refused:
-
-            async def answer(scope: Scope, receive: Receive, send: Send) -> None:
-                if refused.response is not None:
-                    await refused.response(scope, receive, send)
-                else:
-                    await self._too_many(send, refused.decision, refused.what)  # type: ignore[arg-type]
-
             limit = self.body_limits.get(path)
+            answer = self._answer(refused)
             await (answer if limit is None else RequestBodyLimitMiddleware(answer, limit))(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        if holder is None:
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.fair_share.leave(holder)  # type: ignore[union-attr]
+
+    async def _turn(self, holder: str) -> None:
+        """Wait for the holder's turn (app.ratelimit.FairShare); 429 when it does not come."""
+        try:
+            await self.fair_share.enter(holder)  # type: ignore[union-attr]
+        except Busy as busy:
+            what = holder.split(" ", 1)[0]
+            obs.metrics().rate_limited.inc()
+            raise _Refused(
+                problem(
+                    429,
+                    f"this {_HOLDERS[what]} has {busy.in_progress} requests in progress and more waiting"
+                    f" (at most {self.fair_share.limit} at once, PREFSCORE_MAX_REQUESTS_IN_PROGRESS); retry after {busy.retry_after} s",  # type: ignore[union-attr]
+                    title="Too many requests",
+                    headers={"Retry-After": str(busy.retry_after)},
+                )
+            ) from None
+
+    def _answer(self, refused: _Refused) -> ASGIApp:
+        """The ASGI app that answers a refusal."""
+
+        async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+            if refused.response is not None:
+                await refused.response(scope, receive, send)
+            else:
+                await self._too_many(send, refused.decision, refused.what)  # type: ignore[arg-type]
+
+        return answer
 
     async def _too_many(self, send: Send, decision: Decision, what: str) -> None:
         obs.metrics().rate_limited.inc()
@@ -209,8 +252,9 @@ class RateLimit:
             raise _Refused(service_problem(NotFound(NO_SCORER_LINK)))
         await self._by_key(token, "this scorer link")
 
-    async def _caller(self, scope: Scope) -> None:
-        """A route that needs a key: 401 unless the request has a valid one."""
+    async def _caller(self, scope: Scope) -> str:
+        """A route that needs a key: 401 unless the request has a valid one, which is
+        returned."""
         token = bearer_token(scope)
         caller = keys.known_caller(self.db, token, self.admin_key) if token else None
         if not caller:
@@ -227,3 +271,4 @@ class RateLimit:
         # answer instead of hashing and looking up the same key a second time.
         scope[CALLER_SCOPE_KEY] = (token, caller)
         await self._by_key(token, "this key")  # type: ignore[arg-type]
+        return token  # type: ignore[return-value]
