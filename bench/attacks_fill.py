@@ -33,7 +33,11 @@ def fill(url: str, table_id: str, deals: int, seed: int) -> None:
         conn.execute(
             insert(DealRow.__table__),
             [
-                {"table_id": table_id, "number": n, "body": d.to_dict(), "entries": entries_to_json(e), "created_at": now}
+                {
+                    "table_id": table_id, "number": n, "body": d.to_dict(), "entries": entries_to_json(e), "created_at": now,
+                    # the seat that dealt it, where the checkout stores it
+                    **({"dealer": log.states[n - 1].next_dealer} if "dealer" in DealRow.__table__.c else {}),
+                }
                 for n, (d, e) in enumerate(zip(log.deals, log.entries), start=1)
             ],
         )
