@@ -41,7 +41,7 @@ import urllib.error
 import urllib.request
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"  # every connection of this benchmark goes here, and nowhere else
@@ -956,7 +956,7 @@ def s9(ctx: Ctx) -> None:
     tid = ctx.state["table"]["id"]
     last = ctx.sizes["big_deals"] - 1
     routes = []
-    for where, after in (("first", 0), (f"last", last)):
+    for where, after in (("first", 0), ("last", last)):
         routes += [
             (f"keyed_{where}", f"/v1/tables/{tid}/deals?after={after}&limit=1", {"Authorization": f"Bearer {ctx.state['key']}"}),
             (f"share_link_{where}", f"/v1/shared/{ctx.state['table']['share_token']}/deals?after={after}&limit=1", {}),

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import secrets
 import socket
 import statistics
@@ -37,6 +36,8 @@ import time
 from pathlib import Path
 
 import httpx
+
+from bench.attacks_fill import fill
 
 REPO = Path(__file__).resolve().parents[1]
 ADMIN = "pk_bench_admin_" + secrets.token_urlsafe(12)
@@ -61,47 +62,6 @@ def _env(source: Path, url: str) -> dict[str, str]:
         PYTHONPATH=str(source),
     )
     return env
-
-
-def fill(url: str, table_id: str, deals: int, seed: int) -> None:
-    """Write ``deals`` generated deals into the table, as the service would have stored them."""
-    from sqlalchemy import create_engine, insert, update
-
-    from app.db import DealRow, TableRow
-    from app.db.models import utcnow
-    from app.rules import RULES_VERSION, make_rules
-    from app.services.deals import entries_to_json
-    from tests.support.deallog import generate_log
-
-    rules = make_rules("sochi", players=3, pool_target=1_000_000, options={})
-    log = generate_log(rules, 0, random.Random(seed), deals)
-    assert len(log.deals) == deals, "the generated table finished early"
-    engine = create_engine(url)
-    now = utcnow()
-    with engine.begin() as conn:
-        conn.execute(
-            insert(DealRow.__table__),
-            [
-                {
-                    "table_id": table_id, "number": n, "body": d.to_dict(), "entries": entries_to_json(e),
-                    "created_at": now, "dealer": log.states[n - 1].next_dealer,
-                }
-                for n, (d, e) in enumerate(zip(log.deals, log.entries), start=1)
-            ],
-        )
-        conn.execute(
-            update(TableRow.__table__)
-            .where(TableRow.__table__.c.id == table_id)
-            .values(
-                pool_target=1_000_000,
-                options=rules.options,
-                state=log.states[-1].to_dict(),
-                rules_version=RULES_VERSION,
-                deal_count=deals,
-                revision=deals,
-            )
-        )
-    engine.dispose()
 
 
 class Poster(threading.Thread):

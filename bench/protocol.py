@@ -342,7 +342,7 @@ def run_attacks(protocols: list[tuple[str, str, Path]], workdir: Path, only: lis
         "slow-behind": lambda server: attack_slow_behind(server, 2),
         "urllib-413": attack_urllib_413,
     }
-    print(f"| attack | protocol | result | server CPU s | RSS MiB before -> peak | worst /health s | /health failed |")
+    print("| attack | protocol | result | server CPU s | RSS MiB before -> peak | worst /health s | /health failed |")
     print("|---|---|---|---|---|---|---|")
     for attack, run in attacks.items():
         if only and attack not in only:

@@ -22,7 +22,6 @@ in the serving process; sending it to a worker would cost more than drawing it.
 from __future__ import annotations
 
 import logging
-import math
 import multiprocessing
 import threading
 from collections.abc import Callable
