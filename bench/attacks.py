@@ -1186,6 +1186,67 @@ def s17(ctx: Ctx) -> None:
     )
 
 
+def s18_setup(ctx: Ctx) -> None:
+    key = make_key(ctx)
+    table = make_table(ctx, key)
+    fill(ctx, table["id"], ctx.sizes["big_deals"])
+    status, _h, record, _n = request(ctx.port, "GET", f"/v1/tables/{table['id']}/export", {"Authorization": f"Bearer {key}"}, None, 120)
+    if status != 200:
+        raise RuntimeError(f"export: {status}")
+    other = make_key(ctx)
+    ctx.state.update(key=key, record=record, other=other, other_table=make_table(ctx, other))
+
+
+def s18(ctx: Ctx) -> None:
+    """One key's heaviest requests at once: imports of the longest record (a 2,000-deal
+    table's), while another owner posts a deal every 50 ms: what the one key costs and how
+    long the other owner waits."""
+    n = ctx.sizes["s18_imports"]
+    record, key = ctx.state["record"], ctx.state["key"]
+    statuses: Counter[str] = Counter()
+    waits: list[float] = []
+    stop = threading.Event()
+
+    def import_once() -> None:
+        status, _h, _d, _n = request(ctx.port, "POST", "/v1/tables/import", {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}, record, max(5.0, ctx.left() - 5))
+        statuses[str(status)] += 1
+
+    def other_owner() -> None:
+        path = f"/v1/tables/{ctx.state['other_table']['id']}/deals"
+        conn = http.client.HTTPConnection(HOST, ctx.port, timeout=120)
+        try:
+            while not stop.is_set() and ctx.left() > 5:
+                t0 = time.perf_counter()
+                conn.request("POST", path, json.dumps(ALLPASS), {"Authorization": f"Bearer {ctx.state['other']}", "Content-Type": "application/json"})
+                conn.getresponse().read()
+                waits.append(time.perf_counter() - t0)
+                stop.wait(0.05)
+        finally:
+            conn.close()
+
+    poster = threading.Thread(target=other_owner, daemon=True)
+    poster.start()
+    threads = [threading.Thread(target=import_once, daemon=True) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(max(1.0, ctx.left() - 3))
+    stop.set()
+    poster.join(10)
+    ctx.out.update(
+        imports=n,
+        record_bytes=len(record),
+        statuses=dict(statuses),
+        other_posts=len(waits),
+        other_post_p50_ms=round(statistics.median(waits) * 1000, 1) if waits else None,
+        other_post_max_ms=round(max(waits) * 1000, 1) if waits else None,
+    )
+    ctx.out["summary"] = (
+        f"{n} imports of a {len(record) // 1024} KiB record at once: {dict(statuses)}; another owner's posts"
+        f" p50 {ctx.out['other_post_p50_ms']} ms, max {ctx.out['other_post_max_ms']} ms"
+    )
+
+
 def s15(ctx: Ctx) -> None:
     ctx.out["summary"] = "skipped: a full disk is not made by this benchmark"
 
@@ -1208,6 +1269,7 @@ SCENARIOS: dict[int, dict[str, Any]] = {
     15: {"name": "full disk (skipped)", "run": s15, "limit": 5, "skip": True},
     16: {"name": "owner admin, revoked owner, RTL", "setup": s16_setup, "run": s16, "limit": 60},
     17: {"name": "1 MB body written before reading", "setup": s17_setup, "run": s17, "limit": 120},
+    18: {"name": "one key's imports at once", "setup": s18_setup, "run": s18, "limit": 300},
 }
 
 
@@ -1237,6 +1299,7 @@ def sizes_for(scale: float) -> dict[str, Any]:
         "s10_share": sc(3000, 50),
         "s10_other": sc(500, 20),
         "s17_bytes": [1_000_000, 4_000_000, 16_000_000],
+        "s18_imports": sc(32, 2),
     }
 
 
