@@ -501,10 +501,10 @@ def make_scorer_link(ctx: Ctx, key: str, table_id: str) -> str:
     return body["token"]
 
 
-def fill(ctx: Ctx, table_id: str, deals: int, seed: int = 7) -> None:
+def fill(ctx: Ctx, table_id: str, deals: int, seed: int = 7, pool_target: int = 1_000_000) -> None:
     """Write ``deals`` generated deals into the table with the checkout's own code
     (bench/attacks_fill.py, as bench/bigtable.py fills its long table)."""
-    args = [checkout_python(ctx.checkout), str(REPO / "bench" / "attacks_fill.py"), str(ctx.checkout), str(REPO), ctx.server.db.url, table_id, str(deals), str(seed)]
+    args = [checkout_python(ctx.checkout), str(REPO / "bench" / "attacks_fill.py"), str(ctx.checkout), str(REPO), ctx.server.db.url, table_id, str(deals), str(seed), str(pool_target)]
     done = subprocess.run(args, cwd=ctx.checkout, env=ctx.server.env(), timeout=600, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"filling the table failed: {done.stderr[-1500:]}")
@@ -1189,7 +1189,9 @@ def s17(ctx: Ctx) -> None:
 def s18_setup(ctx: Ctx) -> None:
     key = make_key(ctx)
     table = make_table(ctx, key)
-    fill(ctx, table["id"], ctx.sizes["big_deals"])
+    # the longest record a client can have: pool target 1,000 (the most the service takes);
+    # this log's game ends at deal 1,037
+    fill(ctx, table["id"], ctx.sizes["s18_deals"], pool_target=1000)
     status, _h, record, _n = request(ctx.port, "GET", f"/v1/tables/{table['id']}/export", {"Authorization": f"Bearer {key}"}, None, 120)
     if status != 200:
         raise RuntimeError(f"export: {status}")
@@ -1198,8 +1200,8 @@ def s18_setup(ctx: Ctx) -> None:
 
 
 def s18(ctx: Ctx) -> None:
-    """One key's heaviest requests at once: imports of the longest record (a 2,000-deal
-    table's), while another owner posts a deal every 50 ms: what the one key costs and how
+    """One key's heaviest requests at once: imports of a long record (a 1,000-deal table's),
+    while another owner posts a deal every 50 ms: what the one key costs and how
     long the other owner waits."""
     n = ctx.sizes["s18_imports"]
     record, key = ctx.state["record"], ctx.state["key"]
@@ -1300,6 +1302,7 @@ def sizes_for(scale: float) -> dict[str, Any]:
         "s10_other": sc(500, 20),
         "s17_bytes": [1_000_000, 4_000_000, 16_000_000],
         "s18_imports": sc(32, 2),
+        "s18_deals": min(1000, sc(1000, 50)),
     }
 
 

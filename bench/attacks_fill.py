@@ -1,6 +1,6 @@
 """Write a long generated log straight into a table of a checkout's database, with the
 checkout's own code (run by bench/attacks.py in a subprocess whose sys.path starts with the
-checkout): ``python bench/attacks_fill.py CHECKOUT DATABASE_URL TABLE_ID DEALS SEED``.
+checkout): ``python bench/attacks_fill.py CHECKOUT REPO DATABASE_URL TABLE_ID DEALS SEED [POOL_TARGET]``.
 
 As bench/bigtable.py's ``fill``, with the log generator found where the checkout keeps it."""
 
@@ -10,7 +10,10 @@ import random
 import sys
 
 
-def fill(url: str, table_id: str, deals: int, seed: int) -> None:
+def fill(url: str, table_id: str, deals: int, seed: int, pool_target: int = 1_000_000) -> None:
+    """Write ``deals`` generated deals into the table, as the service would have stored them;
+    the default pool target is far beyond any game's (the log never finishes), more than the
+    service accepts from a client (1,000): such a table is not exported."""
     from sqlalchemy import create_engine, insert, update
 
     from app.db import DealRow, TableRow
@@ -23,7 +26,7 @@ def fill(url: str, table_id: str, deals: int, seed: int) -> None:
     except ImportError:
         from bench.deallog import generate_log  # type: ignore[no-redef]
 
-    rules = make_rules("sochi", players=3, pool_target=1_000_000, options={})
+    rules = make_rules("sochi", players=3, pool_target=pool_target, options={})
     log = generate_log(rules, 0, random.Random(seed), deals)
     if len(log.deals) != deals:
         raise SystemExit("the generated table finished early")
@@ -45,7 +48,7 @@ def fill(url: str, table_id: str, deals: int, seed: int) -> None:
             update(TableRow.__table__)
             .where(TableRow.__table__.c.id == table_id)
             .values(
-                pool_target=1_000_000,
+                pool_target=pool_target,
                 options=rules.options,
                 state=log.states[-1].to_dict(),
                 rules_version=RULES_VERSION,
@@ -58,6 +61,7 @@ def fill(url: str, table_id: str, deals: int, seed: int) -> None:
 
 if __name__ == "__main__":
     checkout, repo, url, table_id, deals, seed = sys.argv[1:7]
+    pool_target = int(sys.argv[7]) if len(sys.argv) > 7 else 1_000_000
     # sys.path[0] is bench/ (this script's folder), whose http.py would hide the standard library's
     sys.path[:1] = [checkout, repo]
-    fill(url, table_id, int(deals), int(seed))
+    fill(url, table_id, int(deals), int(seed), pool_target)
