@@ -1309,14 +1309,16 @@ def sizes_for(scale: float) -> dict[str, Any]:
 # --------------------------------------------------------------------------- running
 
 
-def run_one(num: int, spec: dict[str, Any], checkout: Path, db_kind: str, sizes: dict[str, Any], workdir: Path) -> dict[str, Any]:
+def run_one(
+    num: int, spec: dict[str, Any], checkout: Path, db_kind: str, sizes: dict[str, Any], workdir: Path, extra_env: dict[str, str] | None = None
+) -> dict[str, Any]:
     result: dict[str, Any] = {"scenario": num, "name": spec["name"], "status": "ok"}
     if spec.get("skip"):
         result["status"] = "skipped"
         result["outcome"] = {"summary": "skipped: a full disk is not made by this benchmark"}
         return result
     db = Database(db_kind, workdir)
-    env = spec["env"](sizes) if "env" in spec else {}
+    env = {**(spec["env"](sizes) if "env" in spec else {}), **(extra_env or {})}
     server = Server(checkout, db, workdir, env)
     ctx = Ctx(server, sizes, checkout)
     result["server_env"] = env
@@ -1408,6 +1410,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite", help=f"a fresh SQLite file, or a fresh database on {PG_BASE}")
     parser.add_argument("--only", default="", help="scenarios to run, comma-separated (default: all)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the attack sizes (default 1: about 5-10 minutes on the old code)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="a setting of every server (e.g. a cap lifted), repeatable")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results", help="where the JSON goes")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the servers are stopped on the way out
@@ -1437,7 +1440,7 @@ def main(argv: list[str] | None = None) -> int:
         for num in chosen:
             spec = SCENARIOS[num]
             print(f"-- {num}: {spec['name']} ...", file=sys.stderr, flush=True)
-            r = run_one(num, spec, checkout, args.db, sizes, workdir)
+            r = run_one(num, spec, checkout, args.db, sizes, workdir, dict(item.split("=", 1) for item in args.env))
             if r.get("app_file") and "app_file" not in header:
                 header["app_file"] = r["app_file"]
                 print(f"the server's app: {r['app_file']}")

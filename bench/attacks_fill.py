@@ -2,7 +2,7 @@
 checkout's own code (run by bench/attacks.py in a subprocess whose sys.path starts with the
 checkout): ``python bench/attacks_fill.py CHECKOUT REPO DATABASE_URL TABLE_ID DEALS SEED [POOL_TARGET]``.
 
-As bench/bigtable.py's ``fill``, with the log generator found where the checkout keeps it."""
+bench/bigtable.py fills its long table with it too; the log generator is found where the checkout keeps it."""
 
 from __future__ import annotations
 
