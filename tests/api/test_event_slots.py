@@ -65,20 +65,6 @@ def _wait(check, what: str, timeout: float = 10) -> None:
         time.sleep(0.02)
 
 
-@pytest.fixture
-def owner(client, admin_headers, server) -> Api:
-    name, key = new_owner_key(client, admin_headers)
-    return Api(httpx.Client(base_url=server, timeout=10), key, name)
-
-
-@pytest.fixture
-def readers() -> Iterator[list[EventReader]]:
-    opened: list[EventReader] = []
-    yield opened
-    for r in opened:
-        r.close()
-
-
 def _open(readers: list[EventReader], url: str, headers: dict[str, str] | None = None) -> EventReader:
     r = EventReader(url, headers)
     readers.append(r)

@@ -27,20 +27,6 @@ def server(settings, db) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def owner(client, admin_headers, server) -> Api:
-    name, key = new_owner_key(client, admin_headers)
-    return Api(httpx.Client(base_url=server, timeout=10), key, name)
-
-
-@pytest.fixture
-def readers() -> Iterator[list[EventReader]]:
-    opened: list[EventReader] = []
-    yield opened
-    for r in opened:
-        r.close()
-
-
 def test_a_table_stream_starts_with_the_sheet_then_sends_each_change(owner, server, readers):
     table = owner.table()
     tid = table["id"]

@@ -42,6 +42,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def read_all(s: socket.socket, timeout: float) -> bytes:
+    """What the server sends on ``s`` until it closes the connection, resets it, or
+    ``timeout`` seconds pass."""
+    s.settimeout(timeout)
+    data = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = s.recv(65536)
+        except (socket.timeout, ConnectionResetError):
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 # --------------------------------------------------------------------------- servers
 
 

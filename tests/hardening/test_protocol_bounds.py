@@ -26,6 +26,8 @@ import httpx
 
 from app.api.http_limits import BoundedHttpTools, _limits
 
+from .harness import read_all
+
 LIVE_ENV = {"PREFSCORE_HEADER_TIMEOUT": "2", "PREFSCORE_BODY_TIMEOUT": "2", "PREFSCORE_MAX_HEADER_BYTES": "8192"}
 GET = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
 
@@ -208,25 +210,12 @@ def test_an_answer_does_not_cancel_the_next_requests_header_deadline():
 # --------------------------------------------------------------------------- a real server
 
 
-def _read_all(s: socket.socket, timeout: float) -> bytes:
-    s.settimeout(timeout)
-    data = b""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            chunk = s.recv(65536)
-        except (socket.timeout, ConnectionResetError):
-            break
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 def test_pipelined_requests_are_all_answered_in_order(live):
     with socket.create_connection(("127.0.0.1", live.server.port), timeout=10) as s:
         s.sendall(b"".join(b"GET /health?n=%d HTTP/1.1\r\nHost: x\r\n\r\n" % i for i in range(50)) + b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        data = _read_all(s, 20)
+        data = read_all(s, 20)
     assert data.count(b"HTTP/1.1 200") == 51
 
 
@@ -239,7 +228,7 @@ def test_an_endless_header_line_is_refused_431(live):
                 s.sendall(b"a" * 1024)
         except (BrokenPipeError, ConnectionResetError):
             pass
-        data = _read_all(s, 5)
+        data = read_all(s, 5)
     assert data.startswith(b"HTTP/1.1 431"), data[:200]
 
 
@@ -263,7 +252,7 @@ def test_slow_requests_behind_answered_ones_are_let_go(live):
                     pass
         still_open = 0
         for s in socks:
-            data = _read_all(s, 0.5)
+            data = read_all(s, 0.5)
             assert data.startswith(b"HTTP/1.1 200"), data[:100]
             s.settimeout(0.2)
             try:

@@ -12,24 +12,11 @@ import time
 import httpx
 import pytest
 
-from .harness import auth
+from .harness import auth, read_all
 
 LIVE_ENV = {"PREFSCORE_HEADER_TIMEOUT": "2", "PREFSCORE_BODY_TIMEOUT": "2", "PREFSCORE_MAX_HEADER_BYTES": "8192"}
 
 
-def _read_all(s: socket.socket, timeout: float) -> bytes:
-    s.settimeout(timeout)
-    data = b""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            chunk = s.recv(65536)
-        except (socket.timeout, ConnectionResetError):
-            break
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 def test_headers_over_the_limit_are_431_and_not_read(live):
@@ -43,7 +30,7 @@ def test_headers_over_the_limit_are_431_and_not_read(live):
                 sent += 10_000
         except (BrokenPipeError, ConnectionResetError):
             refused = True
-        data = _read_all(s, 5) if not refused else b""
+        data = read_all(s, 5) if not refused else b""
     assert refused or data.startswith(b"HTTP/1.1 431"), data[:200]
     assert sent < 20_000_000, f"the server read {sent} bytes of headers"
     assert httpx.get(live.url + "/health").status_code == 200
@@ -57,7 +44,7 @@ def test_headers_within_the_limit_are_served(live):
 def test_431_is_a_problem(live):
     with socket.create_connection(("127.0.0.1", live.server.port), timeout=10) as s:
         s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 9000 + b"\r\n\r\n")
-        data = _read_all(s, 5)
+        data = read_all(s, 5)
     assert data.startswith(b"HTTP/1.1 431"), data[:200]
     assert b"application/problem+json" in data
 
@@ -99,7 +86,7 @@ def test_a_half_sent_body_ends_the_connection(live):
                 "Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"players\": "
             ).encode()
         )
-        data = _read_all(s, 8)
+        data = read_all(s, 8)
     assert time.monotonic() - started < 6
     assert data == b"" or data.startswith(b"HTTP/1.1 408"), data[:200]
     assert httpx.get(live.url + "/v1/conventions", headers=auth(live.key)).status_code == 200
