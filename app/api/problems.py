@@ -18,10 +18,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app import observability as obs
 
 from app.rules import FieldError
-from app.services.errors import ServiceError
+from app.services.errors import MAX_LISTED_ERRORS, ServiceError
 
 from .bodies import REFUSALS
-from .validation_errors import MAX_LISTED_ERRORS, field_errors
+from .validation_errors import field_errors
 
 PROBLEM = "application/problem+json"
 log = logging.getLogger("prefscore.api")

@@ -4,7 +4,7 @@ message ("Input should be less than or equal to 3").
 
 ``field_errors`` turns pydantic's errors (of a body, a query parameter, a header) into the
 ``errors`` list of a 422 problem: ``{"field": "tricks.1", "reason": "..."}``, at most
-``MAX_LISTED_ERRORS`` of them (app/api/problems.py adds how many there were).
+``MAX_LISTED_ERRORS`` of them (app.services.errors; app/api/problems.py adds how many there were).
 """
 
 from __future__ import annotations
@@ -13,9 +13,6 @@ from typing import Any
 
 from app.rules import CONVENTION_NAMES
 from app.rules.vocabulary import CONTRACT_HELP, DEAL_TYPES, DEFENCE, TALON_BONUSES, one_of
-
-MAX_LISTED_ERRORS = 20
-"""The entries an error answer lists at most; ``error_count`` then says how many there were."""
 
 # What a field holds, by its last name in the path: for sentences that say what was expected.
 _WHAT = {

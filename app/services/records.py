@@ -38,7 +38,7 @@ from app.rules import (
 from app.rules.fields import to_json
 
 from .deals import DealInfo, deal_info, entries_to_json
-from .errors import Unprocessable
+from .errors import MAX_LISTED_ERRORS, Unprocessable
 from .tables import (
     DEFAULT_LIMITS,
     GAMES_MAX,
@@ -57,7 +57,6 @@ from .tables import (
 
 FORMAT = "prefscore-record"
 VERSION = 1
-LISTED_MAX = 20  # the refusals of one deal named in a refusal, at most (as an error answer's entries)
 
 
 def rule_values(rules: Rules) -> dict[str, Any]:
@@ -231,9 +230,9 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
             parsed.append(Deal.from_dict(d["deal"]))
         except (InvalidDeal, KeyError, TypeError, ValueError) as exc:
             errors = getattr(exc, "errors", None) or []
-            where = "; ".join(f"{e.field}: {e.reason}" for e in errors[:LISTED_MAX]) or "not a deal body"
-            if len(errors) > LISTED_MAX:
-                where += f"; and {len(errors) - LISTED_MAX} more"
+            where = "; ".join(f"{e.field}: {e.reason}" for e in errors[:MAX_LISTED_ERRORS]) or "not a deal body"
+            if len(errors) > MAX_LISTED_ERRORS:
+                where += f"; and {len(errors) - MAX_LISTED_ERRORS} more"
             raise _refused(f"deal {i + 1} of the record is not a valid deal: {where}", f"deals.{i}.deal", where, deal=i + 1) from exc
     try:
         folded = replay(rules, meta["first_dealer"], parsed)

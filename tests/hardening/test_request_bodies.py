@@ -17,7 +17,7 @@ from app.api.schemas import common as schema_common
 from tests.api.samples import PULKA
 
 PROBLEM = "application/problem+json"
-MAX_LISTED_ERRORS = 20  # app/api/validation_errors.py
+MAX_LISTED_ERRORS = 20  # app/services/errors.py
 JSON = {"Content-Type": "application/json"}
 
 
@@ -239,6 +239,6 @@ def test_every_route_with_a_body_uses_the_off_loop_route_class(app):
 
 
 def test_the_listed_bound_is_the_documented_one():
-    from app.api.validation_errors import MAX_LISTED_ERRORS as listed
+    from app.services.errors import MAX_LISTED_ERRORS as listed
 
     assert listed == MAX_LISTED_ERRORS

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..validation_errors import MAX_LISTED_ERRORS
+from app.services.errors import MAX_LISTED_ERRORS
 
 PROBLEM = "application/problem+json"
 
