@@ -8,14 +8,12 @@ changes costs one indexed row read per poll and a table is drawn once per revisi
 
 from __future__ import annotations
 
-import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -23,8 +21,7 @@ from app.db import Database, DealRow, TableRow
 from app.rules import Deal, TableState, apply_deal
 
 from .deals import DealInfo, deal_info
-from .errors import NotFound
-from .tables import TableInfo, info, load_row, rules_of, state_of
+from .tables import TableInfo, info, load_row, rules_of, shared_row, state_of
 
 
 @dataclass(frozen=True)
@@ -32,13 +29,6 @@ class Picture:
     table: TableInfo
     deals: tuple[DealInfo, ...] | None  # None when the caller's version is current
     games: tuple[int, ...] | None = None  # piter_races: the game each deal was played in
-
-
-def _shared_row(session: Session, token: str) -> TableRow:
-    row = session.scalars(select(TableRow).where(TableRow.share_token == token)).one_or_none()
-    if row is None or not secrets.compare_digest(row.share_token, token):
-        raise NotFound("no shared table with this token")
-    return row
 
 
 def _games(table: TableInfo, deals: tuple[DealInfo, ...]) -> tuple[int, ...] | None:
@@ -76,7 +66,7 @@ def table_picture(
 def shared_picture(db: Database, token: str, *, current: Callable[[TableInfo], bool] | None = None) -> Picture:
     """The same through the read-only share token."""
     with db.read() as session:
-        return _picture(session, _shared_row(session, token), current)
+        return _picture(session, shared_row(session, token), current)
 
 
 class DrawnCache:
