@@ -57,7 +57,12 @@ def install(app: FastAPI, settings: Settings) -> None:
 
     obs.configure_logging(settings.log_format, settings.log_level)
     app.add_middleware(SheetNotModified, db=app.state.db)
-    app.add_middleware(BodyGuard, max_json_depth=settings.max_json_depth, own_limit_paths=frozenset(own_body_limits(settings)))
+    app.add_middleware(
+        BodyGuard,
+        max_json_depth=settings.max_json_depth,
+        own_limit_paths=frozenset(own_body_limits(settings)),
+        loop_parse_bytes=settings.loop_parse_bytes,
+    )
     # Outside BodyGuard: the caller is authenticated before anything reads the body.
     app.add_middleware(RateLimit, settings=settings, db=app.state.db, body_limits=own_body_limits(settings))
     if settings.cors_origins:

@@ -164,13 +164,11 @@ class BodyGuard:
         max_json_depth: int = 32,
         max_body_bytes: int | None = None,
         own_limit_paths: frozenset[str] = frozenset(),
-        loop_parse_bytes: int | None = None,
+        loop_parse_bytes: int = LOOP_PARSE_BYTES,
     ):
         self.app = app
         self.max_depth = max_json_depth
-        # Larger bodies are parsed in the thread pool; None: the app's setting (its state's
-        # settings, read once), else LOOP_PARSE_BYTES.
-        self.loop_parse_bytes = loop_parse_bytes
+        self.loop_parse_bytes = loop_parse_bytes  # larger bodies are parsed in the thread pool
         # POST routes with a body limit of their own (the record import): passed through
         # unread, so that the framework reads the body under the route's limit; the route
         # makes these checks itself (``json_problem``).
@@ -202,7 +200,7 @@ class BodyGuard:
         body = b"".join(chunks)
         content_type = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
         if body and (not content_type or content_type == b"application/json" or content_type.endswith(b"+json")):
-            rejection = await self._check(body, scope)
+            rejection = await self._check(body)
             if rejection is not None:
                 field, reason = rejection
                 await _send_problem(
@@ -225,18 +223,17 @@ class BodyGuard:
 
         await self.app(scope, replay, send)
 
-    async def _check(self, body: bytes, scope: Scope) -> tuple[str, str] | None:
+    async def _check(self, body: bytes) -> tuple[str, str] | None:
         if _surely_fine(body, self.max_depth):
             return None  # nothing in it can be refused: no second parse of every body
-        if len(body) > self._loop_parse_bytes(scope):
-            return await run_in_threadpool(json_problem, body, self.max_depth)
-        return json_problem(body, self.max_depth)
+        return await json_problem_off_loop(body, self.max_depth, self.loop_parse_bytes)
 
-    def _loop_parse_bytes(self, scope: Scope) -> int:
-        if self.loop_parse_bytes is None:
-            settings = getattr(getattr(scope.get("app"), "state", None), "settings", None)
-            self.loop_parse_bytes = getattr(settings, "loop_parse_bytes", LOOP_PARSE_BYTES)
-        return self.loop_parse_bytes
+
+async def json_problem_off_loop(body: bytes, max_depth: int, loop_parse_bytes: int) -> tuple[str, str] | None:
+    """``json_problem``, made in the thread pool for a body over ``loop_parse_bytes``."""
+    if len(body) > loop_parse_bytes:
+        return await run_in_threadpool(json_problem, body, max_depth)
+    return json_problem(body, max_depth)
 
 
 def json_problem(body: bytes, max_depth: int) -> tuple[str, str] | None:

@@ -21,7 +21,7 @@ from .. import etags
 from ..bodies import BodyRoute, loop_parse_bytes
 from ..deps import DB, Owner, get_settings
 from ..headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
-from ..middleware.body_guard import json_problem
+from ..middleware.body_guard import json_problem_off_loop
 from ..schemas import TableOut, problem_responses
 from ..schemas.records import Record
 
@@ -36,11 +36,8 @@ async def checked_json(request: Request) -> None:
     characters), made here because this route's body is read under its own, larger limit
     (the guard lets it through unread)."""
     body = await request.body()
-    depth = request.app.state.settings.max_json_depth
-    if len(body) > loop_parse_bytes(request):  # a record of 4 MiB is parsed off the event loop
-        found = await run_in_threadpool(json_problem, body, depth)
-    else:
-        found = json_problem(body, depth)
+    # a record of 4 MiB is parsed off the event loop
+    found = await json_problem_off_loop(body, request.app.state.settings.max_json_depth, loop_parse_bytes(request))
     if found is not None:
         field, reason = found
         raise Unprocessable(f"the request is not valid: {field}", [FieldError(field, reason)])
