@@ -38,6 +38,7 @@ import math
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from sqlalchemy import delete
@@ -239,13 +240,13 @@ class FairShare:
         self.limit = max(1, limit)
         self.queue = max(0, queue)
         self.wait = max(0.0, wait)
-        self._holders: dict[str, _Holder] = {}
+        self._holders: dict[Hashable, _Holder] = {}
 
-    def in_progress(self, name: str) -> int:
+    def in_progress(self, name: Hashable) -> int:
         holder = self._holders.get(name)
         return holder.running if holder is not None else 0
 
-    async def enter(self, name: str) -> None:
+    async def enter(self, name: Hashable) -> None:
         """Wait for a turn of ``name``; ``leave(name)`` must follow once the request is done."""
         holder = self._holders.get(name)
         if holder is None:
@@ -268,7 +269,7 @@ class FairShare:
                 self.leave(name)  # the turn came, but the request is gone: pass it on
             raise
 
-    def _withdraw(self, name: str, holder: _Holder, turn: asyncio.Future[None]) -> bool:
+    def _withdraw(self, name: Hashable, holder: _Holder, turn: asyncio.Future[None]) -> bool:
         """Stop waiting for ``turn``: True if it had not come (the request leaves the queue),
         False if it had (the request holds a turn)."""
         if turn.done() and not turn.cancelled():
@@ -278,7 +279,7 @@ class FairShare:
         self._forget(name, holder)
         return True
 
-    def leave(self, name: str) -> None:
+    def leave(self, name: Hashable) -> None:
         """A request of ``name`` is done: its turn goes to the first one waiting."""
         holder = self._holders[name]
         while holder.waiting:
@@ -289,6 +290,6 @@ class FairShare:
         holder.running -= 1
         self._forget(name, holder)
 
-    def _forget(self, name: str, holder: _Holder) -> None:
+    def _forget(self, name: Hashable, holder: _Holder) -> None:
         if holder.running == 0 and not holder.waiting:
             self._holders.pop(name, None)

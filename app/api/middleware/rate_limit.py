@@ -60,7 +60,6 @@ _SHARED = re.compile(r"^/(?:v1/)?shared/([^/]+)")
 _SCORER = re.compile(r"^/(?:v1/)?score/([^/]+)")
 # Event streams are left out of the fair share: they last, and have caps of their own (app/events).
 _STREAM = "/events"
-_HOLDERS = {"key": "key", "scorer": "scorer link", "share": "share link"}
 
 # The refusals, here and in the dependencies (app/api/deps.py), word for word.
 KEY_REQUIRED = "an API key is required: Authorization: Bearer <key>"
@@ -137,19 +136,19 @@ class RateLimit:
             await self.app(scope, receive, send)
             return
         path = _route_path(scope)
-        holder: str | None = None  # who the request is counted against in the fair share
+        holder: tuple[str, str] | None = None  # (what, who) the request is counted against in the fair share
         try:
             shared = _SHARED.match(path)
             scorer = _SCORER.match(path) if shared is None else None
             if shared is not None:
                 self._address(scope)
                 self._count(self.by_share.hit(shared.group(1)) if self.by_share is not None else None, "this share link")
-                holder = "share " + shared.group(1)
+                holder = ("share link", shared.group(1))
             elif scorer is not None:
                 await self._scorer(scope, scorer.group(1))
-                holder = "scorer " + scorer.group(1)
+                holder = ("scorer link", scorer.group(1))
             elif path.startswith("/v1/"):
-                holder = "key " + await self._caller(scope)
+                holder = ("key", await self._caller(scope))
             if holder is not None and self.fair_share is not None and not path.endswith(_STREAM):
                 await self._turn(holder)
             else:
@@ -167,17 +166,16 @@ class RateLimit:
         finally:
             self.fair_share.leave(holder)  # type: ignore[union-attr]
 
-    async def _turn(self, holder: str) -> None:
+    async def _turn(self, holder: tuple[str, str]) -> None:
         """Wait for the holder's turn (app.ratelimit.FairShare); 429 when it does not come."""
         try:
             await self.fair_share.enter(holder)  # type: ignore[union-attr]
         except Busy as busy:
-            what = holder.split(" ", 1)[0]
             obs.metrics().rate_limited.inc()
             raise _Refused(
                 problem(
                     429,
-                    f"this {_HOLDERS[what]} has {busy.in_progress} requests in progress and more waiting"
+                    f"this {holder[0]} has {busy.in_progress} requests in progress and more waiting"
                     f" (at most {self.fair_share.limit} at once, PREFSCORE_MAX_REQUESTS_IN_PROGRESS); retry after {busy.retry_after} s",  # type: ignore[union-attr]
                     title="Too many requests",
                     headers={"Retry-After": str(busy.retry_after)},
