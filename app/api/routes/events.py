@@ -218,10 +218,6 @@ class _Stream(EventSourceResponse):
             hub.unsubscribe(sub)
 
 
-def _response(updates: LiveUpdates, sub: Subscription, events: AsyncIterator[ServerSentEvent | bytes]) -> EventSourceResponse:
-    return _Stream(updates, sub, events)
-
-
 async def table_stream(updates: LiveUpdates, table_id: str, owner: str | None, have: int | None, sub: Subscription) -> Response:
     """The stream of one table for ``sub`` (its holders, key, link or share token set by the
     route); ``owner``: the table must be this owner's. A problem when no slot is left."""
@@ -238,7 +234,7 @@ async def table_stream(updates: LiveUpdates, table_id: str, owner: str | None, h
         raise
     updates.hub.seed([(found.table_id, found.revision, found.deal_count)], found.owner)
     first = [] if have == found.revision else [TableEvent.of("sheet", found)]
-    return _response(updates, sub, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False))
+    return _Stream(updates, sub, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False))
 
 
 @router.get(
@@ -330,7 +326,7 @@ async def stream_owner_events(
         raise
     updates.hub.seed(seeds, owner)
     seen = {t: r for t, r, _n in seeds}
-    return _response(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
+    return _Stream(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
 
 
 __all__ = ["router", "render", "live", "current", "table_stream", "anonymous_holders"]
