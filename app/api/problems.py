@@ -104,7 +104,7 @@ def validation_errors(exc: RequestValidationError, request: Request | None = Non
     return listed, None
 
 
-def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:
+def database_unavailable(request: Request, exc: Exception) -> JSONResponse:
     text = str(getattr(exc, "orig", exc))
     if "readonly database" in text or _is_read_only(exc):
         # Not a moment's outage: retrying will not help until someone fixes the permissions.
@@ -117,7 +117,7 @@ def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:
     return problem(503, "the database is unavailable; retry shortly", title="Service unavailable", headers={"Retry-After": "1"})
 
 
-def _is_connection_error(exc: sa_exc.DBAPIError) -> bool:
+def is_connection_error(exc: sa_exc.DBAPIError) -> bool:
     return exc.connection_invalidated or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError)) or _is_read_only(exc)
 
 
@@ -129,8 +129,8 @@ def _is_read_only(exc: Exception) -> bool:
 
 def install(app: FastAPI) -> None:
     async def db_error(request: Request, exc: Exception) -> Response:
-        if isinstance(exc, sa_exc.TimeoutError) or (isinstance(exc, sa_exc.DBAPIError) and _is_connection_error(exc)):
-            return await anyio.to_thread.run_sync(_database_unavailable, request, exc)
+        if isinstance(exc, sa_exc.TimeoutError) or (isinstance(exc, sa_exc.DBAPIError) and is_connection_error(exc)):
+            return await anyio.to_thread.run_sync(database_unavailable, request, exc)
         raise exc
 
     app.add_exception_handler(sa_exc.OperationalError, db_error)

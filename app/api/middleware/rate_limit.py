@@ -28,7 +28,6 @@ Counting, in this order:
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import Any
 
@@ -48,10 +47,9 @@ from app.services.errors import NotFound, ServiceError, Unauthorized
 from app.settings import Settings
 
 # The database's 503 as the app's own handler answers it.
-from ..problems import _database_unavailable, _is_connection_error, problem
+from ..problems import database_unavailable, is_connection_error, problem
 from .asgi import header, send_problem
 
-log = logging.getLogger("prefscore.ratelimit")
 # Where the caller of a request's key, once identified here, is left for app/api/deps.py.
 CALLER_SCOPE_KEY = "prefscore.caller"
 # Where the scorer link of a request, once looked up here, is left for app/api/deps.py.
@@ -235,9 +233,9 @@ class RateLimit:
         try:
             return await anyio.to_thread.run_sync(fn, *args)
         except (sa_exc.TimeoutError, sa_exc.DBAPIError) as exc:
-            if isinstance(exc, sa_exc.DBAPIError) and not _is_connection_error(exc):
+            if isinstance(exc, sa_exc.DBAPIError) and not is_connection_error(exc):
                 raise
-            raise _Refused(await anyio.to_thread.run_sync(_database_unavailable, Request(scope), exc)) from None
+            raise _Refused(await anyio.to_thread.run_sync(database_unavailable, Request(scope), exc)) from None
 
     async def _scorer(self, scope: Scope, token: str) -> None:
         """A scorer link: the address is counted before the link is looked up (links are
