@@ -306,10 +306,12 @@ function showDeals(deals) {
 // The log as last fetched, and what a change made stale: the deals numbered above ``stale``
 // are fetched again (after=, following next), the others kept. An event that follows the
 // last one says what changed (a post: its deal; an undo: nothing to fetch; a rename: no
-// deal); a gap, a correction or a poll makes the whole log stale.
+// deal); a gap, a correction, or a change of the sheet no event described (a poll) makes the
+// whole log stale.
 let deals = [], dealsTag = null, lastRev = null, stale = 0;
 function mark(low) { stale = Math.min(stale, low); }
 function heard(ev) {
+  told = true;
   let data = null;
   try { data = JSON.parse(ev.data); } catch (e) { data = null; }
   if (!data) return mark(0);
@@ -347,11 +349,11 @@ async function json(url) {
   if (!r.ok) throw new Error(url + ": " + r.status);
   return r.json();
 }
-let busy = null, again = false, polled = false;
-async function refresh(how) {
+// whether an event described the changes since the last refresh (``heard``)
+let busy = null, again = false, told = false;
+async function refresh() {
   // one refresh at a time; a change announced meanwhile refreshes once more after it
-  if (busy) { again = true; if (how === "poll") polled = true; return busy; }
-  if (how === "poll") polled = true;
+  if (busy) { again = true; return busy; }
   busy = (async () => {
     do {
       again = false;
@@ -359,8 +361,8 @@ async function refresh(how) {
       const r = await fetch(BASE + "/sheet.svg" + query(), {headers, cache: "no-store"});
       if (r.status === 200) {
         const svg = await r.text();
-        if (polled) mark(0);  // a poll does not say what changed
-        polled = false;
+        if (!told) mark(0);  // a change no event described (a poll, or one made meanwhile)
+        told = false;
         const [tb] = await Promise.all([json(BASE), syncDeals()]);
         showTable(tb);
         showDeals(deals);
@@ -370,7 +372,7 @@ async function refresh(how) {
       } else if (r.status !== 304) {
         throw new Error("status " + r.status);
       } else {
-        polled = false;
+        told = false;
         if (await syncDeals()) showDeals(deals);
       }
     } while (again);
@@ -417,7 +419,7 @@ function stream() {
 }
 async function poll() {
   try {
-    await refresh("poll");
+    await refresh();
     online("poll");
   } catch (err) {
     offline(err.message);
