@@ -73,9 +73,9 @@ class Call:
 
 
 async def measure(url: str, n: int, rounds: int) -> dict[str, float]:
-    from app.api.app import create_app
-    from app.db import migrate
-    from app.settings import Settings
+    from app.main import create_app
+    from app.kit.db import migrate
+    from app.kit.settings import Settings
 
     migrate.upgrade(url)
     settings = Settings(database_url=url, admin_key=ADMIN, max_deals_per_table=10**6)

@@ -179,7 +179,7 @@ class Server:
         code = (
             f"import sys; sys.path.insert(0, {str(self.checkout)!r}); import app; "
             "print('prefscore-app-file:', app.__file__, flush=True); "
-            "from app.cli import main; main()"
+            "from app.cli.main import main; main()"
         )
         args = [checkout_python(self.checkout), "-c", code, "serve", "--host", HOST, "--port", str(self.port)]
         with open(self.log_path, "ab") as log:

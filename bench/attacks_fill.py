@@ -16,10 +16,10 @@ def fill(url: str, table_id: str, deals: int, seed: int, pool_target: int = 1_00
     service accepts from a client (1,000): such a table is not exported."""
     from sqlalchemy import create_engine, insert, update
 
-    from app.db import DealRow, TableRow
-    from app.db.models import utcnow
+    from app.kit.db import DealRow, TableRow
+    from app.kit.db.models import utcnow
     from app.rules import RULES_VERSION, make_rules
-    from app.services.deals import entries_to_json
+    from app.deals.service import entries_to_json
 
     try:
         from tests.support.deallog import generate_log

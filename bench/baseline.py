@@ -11,7 +11,7 @@ FastAPI + uvicorn + SQLAlchemy 2 on the same database, with two endpoints:
 
 All are plain ``def`` endpoints with a declared return type, as the service's are, so both
 run on the same thread pool and serialise through pydantic-core. The database is opened with
-the service's own ``app.db.make_database`` (SQLite: WAL, ``synchronous=NORMAL``, a busy
+the service's own ``app.kit.db.make_database`` (SQLite: WAL, ``synchronous=NORMAL``, a busy
 timeout, ``BEGIN IMMEDIATE`` for writers and their in-process queue; PostgreSQL: the same
 pooled psycopg engine, sized to the thread pool), and the insert is a ``db.write()``
 transaction, so a ratio service/baseline measures the service's own work and not a
@@ -32,8 +32,8 @@ from pydantic import BaseModel
 from sqlalchemy import JSON, DateTime, Integer, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from app.db import make_database
-from app.settings import Settings
+from app.kit.db import make_database
+from app.kit.settings import Settings
 
 
 class Base(DeclarativeBase):

@@ -167,7 +167,7 @@ def run(source: Path, deals: list[int], seed: int) -> list[dict[str, float]]:
     with tempfile.TemporaryDirectory(prefix="prefscore-bigtable-") as tmp:
         url = f"sqlite:///{tmp}/bench.db"
         env = _env(source, url)
-        cli = [sys.executable, "-c", "from app.cli import main; main()"]
+        cli = [sys.executable, "-c", "from app.cli.main import main; main()"]
         subprocess.run(cli + ["db", "upgrade"], cwd=tmp, env=env, check=True, capture_output=True)
         port = _port()
         log = open(Path(tmp) / "server.log", "wb")

@@ -317,8 +317,7 @@ def run(args: argparse.Namespace) -> None:
     os.environ[TEST_DB_ENV] = args.database
     admin = "pk_bench_admin_events_0123456789"
     with tempfile.TemporaryDirectory() as tmp, fresh_database(Path(tmp), "events") as url:
-        from app.db import migrate
-
+        from app.kit.db import migrate
         migrate.upgrade(url)
         env = {
             "PREFSCORE_RATE_LIMIT": "0",

@@ -8,7 +8,7 @@ For each database (a fresh SQLite file in a temporary directory; a fresh Postgre
 on 127.0.0.1:5432, user postgres, created here and dropped at the end) it starts, as separate
 processes on free 127.0.0.1 ports, each with ``PREFSCORE_ADMIN_KEY`` set:
 
-- the service: migrations applied, then uvicorn serving ``app.api.app:create_app`` as
+- the service: migrations applied, then uvicorn serving ``app.main:create_app`` as
   ``prefscore serve`` does (one worker process; on PostgreSQL also a second instance with
   two worker processes);
 - the baseline ``bench/baseline.py`` (FastAPI + uvicorn + SQLAlchemy on the same database:
@@ -244,7 +244,7 @@ def service_server(name: str, env: dict[str, str], workers: int) -> Server:
     # instances do not race to apply them).
     port = free_port()
     argv = [
-        PYTHON, "-c", "from app.cli import main; main()", "serve",
+        PYTHON, "-c", "from app.cli.main import main; main()", "serve",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--no-upgrade",
     ]  # fmt: skip
     return Server(name, argv, env, port)
@@ -260,7 +260,7 @@ def baseline_server(name: str, env: dict[str, str], workers: int) -> Server:
 def migrate(env: dict[str, str]) -> None:
     """The service's schema (its migrations) and the baseline's table, before any server."""
     code = (
-        "import os; from app.db.migrate import upgrade; upgrade(os.environ['DATABASE_URL']); "
+        "import os; from app.kit.db.migrate import upgrade; upgrade(os.environ['DATABASE_URL']); "
         "from bench.baseline import prepare; prepare()"
     )
     subprocess.run([PYTHON, "-c", code], env=env, cwd=ROOT, check=True)

@@ -37,7 +37,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/bench.db"
         env = _env(args.source, url)
-        cli = [sys.executable, "-c", "from app.cli import main; main()"]
+        cli = [sys.executable, "-c", "from app.cli.main import main; main()"]
         subprocess.run(cli + ["db", "upgrade"], cwd=tmp, env=env, check=True, capture_output=True)
         port = _port()
         server = subprocess.Popen(

@@ -62,12 +62,12 @@ def _logs(count: int, seed: int) -> list[Any]:
 
 def populate(url: str, tables: int, players: int, seed: int) -> list[str]:
     """The owner's tables, deals, players and per-table rows; the player ids."""
-    from app.db import DealRow, PlayerRow, PlayerTableRow, TableRow
-    from app.db.models import utcnow
+    from app.kit.db import DealRow, PlayerRow, PlayerTableRow, TableRow
+    from app.kit.db.models import utcnow
     from app.rules import RULES_VERSION
-    from app.services import player_stats
-    from app.services.deals import entries_to_json
-    from app.services.players import new_player_id
+    from app.players import stats as player_stats
+    from app.deals.service import entries_to_json
+    from app.players.service import new_player_id
 
     logs = _logs(8, seed)
     rules = logs[0].rules
@@ -162,9 +162,9 @@ def measure(url: str, ids: list[str], requests: int, posts: int, seed: int) -> d
 async def _measure(url: str, ids: list[str], requests: int, posts: int, seed: int) -> dict[str, Any]:
     import httpx
 
-    from app.api import create_app
-    from app.services import player_stats
-    from app.settings import Settings
+    from app.main import create_app
+    from app.players import stats as player_stats
+    from app.kit.settings import Settings
 
     settings = Settings(database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING")
     app = create_app(settings)
@@ -247,8 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--posts", type=int, default=300, help="deals posted per mode")
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args(argv)
-    from app.db import migrate
-
+    from app.kit.db import migrate
     with _database("bench_players") as url:
         migrate.upgrade(url)
         start = time.perf_counter()

@@ -9,7 +9,7 @@ server process meanwhile with ``py-spy record --format raw`` (sampling from outs
 profiler's cost stays out of the process; idle threads are not sampled, so what is counted is
 CPU time). The collapsed stacks are summarised as:
 
-- self time by layer (the package of the innermost frame: app/api, app/services, app/db,
+- self time by layer (the package of the innermost frame: app/kit, app/render, the domains,
   app/rules, sqlalchemy, the database driver, fastapi/starlette, pydantic, uvicorn, ...);
 - the top functions by inclusive time (share of samples with that function on the stack).
 
@@ -50,10 +50,9 @@ from bench.http import (
 FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^()]*?)(?::(?P<line>\d+))?\)$")
 
 LAYERS = (
-    ("app/api/", "app/api"),
-    ("app/services/", "app/services"),
-    ("app/db/", "app/db"),
+    ("app/kit/", "app/kit"),
     ("app/rules/", "app/rules"),
+    ("app/render/", "app/render"),
     ("app/", "app (other)"),
     ("sqlalchemy/", "sqlalchemy"),
     ("psycopg", "psycopg (driver, and waiting for PostgreSQL)"),
@@ -133,7 +132,7 @@ WAITING = {
 # Frames that are on every stack of a thread and say nothing about the request.
 WRAPPERS = (
     "click/", "uvicorn/main.py", "uvicorn/server.py", "uvicorn/_compat.py", "asyncio/runners.py",
-    "asyncio/base_events.py", "asyncio/events.py", "threading.py", "<string>", "app/cli.py",
+    "asyncio/base_events.py", "asyncio/events.py", "threading.py", "<string>", "app/cli/main.py",
     "anyio/_backends/_asyncio.py:WorkerThread.run",
 )
 
@@ -145,11 +144,11 @@ def is_waiting(func: str, file: str) -> bool:
 
 def is_write_lock_wait(frames: list[tuple[str, str]]) -> bool:
     """A thread queueing for SQLite's one writer: in BEGIN IMMEDIATE (SQLite's busy handler
-    sleeping, inside the "begin" event of app/db/engine.py), or on the in-process writer lock
-    taken before it (app/db/engine.py Database.write)."""
+    sleeping, inside the "begin" event of app/kit/db/engine.py), or on the in-process writer lock
+    taken before it (app/kit/db/engine.py Database.write)."""
     func, file = frames[-1]
     f = short(file)
-    if f == "app/db/engine.py" and func == "Database.write":
+    if f == "app/kit/db/engine.py" and func == "Database.write":
         return True
     return func.endswith("do_execute") and any(fn.endswith("_on_begin") for fn, _ in frames)
 

@@ -5,9 +5,9 @@ costs, side by side for uvicorn's httptools and h11 protocols and the service's 
     python -m bench.protocol --base /work/old-checkout  # also that checkout's protocol
     python -m bench.protocol --attacks                 # the hostile connections instead
 
-Every server is the app of ``prefscore serve`` (``app.api.app:create_app``, one process, a
+Every server is the app of ``prefscore serve`` (``app.main:create_app``, one process, a
 fresh SQLite database) under uvicorn with another ``http=`` protocol: ``httptools`` (stock),
-``h11`` (stock), ``bounded`` (``app.api.http_limits:BoundedHttpTools`` of this checkout) and,
+``h11`` (stock), ``bounded`` (``app.kit.http_limits:BoundedHttpTools`` of this checkout) and,
 with ``--base DIR``, ``base`` (the same class from the checkout DIR). The servers run as
 separate processes on 127.0.0.1 and are measured one after the other in each round.
 
@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 ADMIN = "pk_bench_" + secrets.token_urlsafe(16)
-PROTOCOLS = {"httptools": "httptools", "h11": "h11", "bounded": "app.api.http_limits:BoundedHttpTools"}
+PROTOCOLS = {"httptools": "httptools", "h11": "h11", "bounded": "app.kit.http_limits:BoundedHttpTools"}
 GET = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
 
@@ -62,9 +62,9 @@ class Server:
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("PREFSCORE_") and k != "DATABASE_URL"}
         self.env.update({"DATABASE_URL": f"sqlite:///{db}", "PREFSCORE_ADMIN_KEY": ADMIN, "PYTHONPATH": str(source)})
         self.env.update(env or {})
-        subprocess.run([PYTHON, "-c", "from app.db import migrate; import os; migrate.upgrade(os.environ['DATABASE_URL'])"], env=self.env, cwd=workdir, check=True)
+        subprocess.run([PYTHON, "-c", "from app.kit.db import migrate; import os; migrate.upgrade(os.environ['DATABASE_URL'])"], env=self.env, cwd=workdir, check=True)
         code = (
-            "import uvicorn; uvicorn.run('app.api.app:create_app', factory=True, host='127.0.0.1', "
+            "import uvicorn; uvicorn.run('app.main:create_app', factory=True, host='127.0.0.1', "
             f"port={self.port}, http={http!r}, log_level='warning', access_log=False)"
         )
         self.log = open(workdir / f"{name}.log", "wb")
@@ -292,7 +292,7 @@ def main() -> None:
     args = parser.parse_args()
     protocols = [(name, http, ROOT) for name, http in PROTOCOLS.items()]
     if args.base:
-        protocols.insert(2, ("base", "app.api.http_limits:BoundedHttpTools", args.base.resolve()))
+        protocols.insert(2, ("base", "app.kit.http_limits:BoundedHttpTools", args.base.resolve()))
     if args.only:
         keep = args.only.split(",")
         protocols = [p for p in protocols if p[0] in keep]

@@ -61,8 +61,7 @@ def main() -> int:
         os.environ.pop(TEST_DB_ENV, None)
     rng = random.Random(args.seed)
     admin_key = "pk_soak_" + os.urandom(12).hex()
-    from app.db import migrate
-
+    from app.kit.db import migrate
     with tempfile.TemporaryDirectory(prefix="prefscore-soak-") as tmp, fresh_database(Path(tmp), "soak") as url:
         migrate.upgrade(url)
         servers = [Server(url, Path(tmp), admin_key, upgrade=False, name=f"soak{i}").start() for i in range(args.processes)]

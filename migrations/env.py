@@ -1,5 +1,5 @@
 """Alembic environment. The URL comes from ``config.attributes["database_url"]`` (set by
-app.db.migrate), else from ``DATABASE_URL`` / the default SQLite file, the way the service
+app.kit.db.migrate), else from ``DATABASE_URL`` / the default SQLite file, the way the service
 finds it. SQLite runs in batch mode so that ALTERs become table copies."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from app.db.models import Base
-from app.settings import Settings
+from app.kit.db.models import Base
+from app.kit.settings import Settings
 
 config = context.config
 target_metadata = Base.metadata

@@ -23,7 +23,7 @@ import pytest
 from tests.databases import fresh_database
 
 ADMIN_KEY = "pk_test_admin_" + secrets.token_urlsafe(16)
-# The command-line client speaks the machine's language (app/client/language.py): the tests
+# The command-line client speaks the machine's language (app/cli/client/language.py): the tests
 # read its English unless they ask for another (tests/views/test_client_languages.py).
 os.environ["PREFSCORE_LANG"] = "en"
 
@@ -36,8 +36,7 @@ def new_database(tmp_path: Path):
 
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from app.db import migrate
-
+    from app.kit.db import migrate
     with fresh_database(tmp_path_factory.mktemp("db"), "api") as url:
         migrate.upgrade(url)
         yield url
@@ -45,14 +44,14 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def settings(database_url: str):
-    from app.settings import Settings
+    from app.kit.settings import Settings
 
     return Settings(database_url=database_url, admin_key=ADMIN_KEY, threads=8)
 
 
 @pytest.fixture(scope="session")
 def db(settings) -> Iterator[Any]:
-    from app.db import make_database
+    from app.kit.db import make_database
 
     database = make_database(settings)
     yield database
@@ -61,7 +60,7 @@ def db(settings) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def app(settings, db):
-    from app.api import create_app
+    from app.main import create_app
 
     return create_app(settings, db=db)
 

@@ -10,8 +10,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect
 from sqlalchemy.pool import NullPool
 
-from app.db import Base, migrate
+from app.kit.db import Base
 
+from app.kit.db import migrate
 TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links"}
 
 
@@ -91,7 +92,7 @@ def test_no_create_all_in_the_code():
 def test_cli_db_commands(new_database, monkeypatch):
     from click.testing import CliRunner
 
-    from app.cli import main
+    from app.cli.main import main
 
     with new_database("cli") as url:
         monkeypatch.setenv("DATABASE_URL", url)

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_console_script_and_commands():
     text = (ROOT / "pyproject.toml").read_text()
     assert re.search(r'^prefscore = "app\.cli:main"$', text, re.M)
-    from app.cli import main
+    from app.cli.main import main
 
     out = CliRunner().invoke(main, ["--help"]).output
     for command in ("serve", "db", "keys"):
@@ -31,8 +31,7 @@ def test_console_script_and_commands():
 
 
 def test_migrations_ship_with_the_package():
-    from app.db import migrate
-
+    from app.kit.db import migrate
     location = Path(migrate.SCRIPT_LOCATION)
     assert (location / "env.py").is_file() and (location / "script.py.mako").is_file()
     assert list((location / "versions").glob("0*.py"))

@@ -1,8 +1,8 @@
 """Pictures of a table: the paper sheet ("пулька") as SVG and PNG. Pure: JSON in, text out."""
 
-from .measure import char_em, text_width, wrap
-from .sequences import SEPARATOR, Sequences, fmt_amount, fold, reconcile, sequence_text, to_fraction, written
-from .svg import DEFAULT_LAYOUT, LAYOUTS, WIDTH, initials, render_sheet
+from app.render.measure import char_em, text_width, wrap
+from app.render.sequences import SEPARATOR, Sequences, fmt_amount, fold, reconcile, sequence_text, to_fraction, written
+from app.render.svg import DEFAULT_LAYOUT, LAYOUTS, WIDTH, initials, render_sheet
 
 __all__ = [
     "DEFAULT_LAYOUT",

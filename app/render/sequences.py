@@ -19,12 +19,12 @@ from typing import Any
 
 from babel.numbers import get_group_symbol
 
-from app import amounts
-from app.i18n import DEFAULT_LANGUAGE, Lang, language
+from app.rules import amounts
+from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.rules.vocabulary import EntryKind
 
 
-# The amount codec (app/amounts.py), under the names this package has always exported.
+# The amount codec (app/rules/amounts.py), under the names this package has always exported.
 to_fraction = amounts.parse
 fmt_amount = amounts.paper
 

@@ -26,11 +26,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.i18n import DEFAULT_LANGUAGE, Lang, language
-from app.i18n.game_words import MATCH_BONUSES, deal_count, word
+from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
+from app.kit.i18n.game_words import MATCH_BONUSES, deal_count, word
 
-from .measure import text_width, wrap, wrap_words
-from .sequences import fold, reconcile, sequence_text, to_fraction
+from app.render.measure import text_width, wrap, wrap_words
+from app.render.sequences import fold, reconcile, sequence_text, to_fraction
 
 LAYOUTS = {"phone": 360, "wide": 640}
 DEFAULT_LAYOUT = "phone"

@@ -8,7 +8,7 @@ to the entries the deal writes and the new state. No I/O, no web, no database.
     settle(rules, state, stake=Fraction(1, 2))                 # -> Settlement
 """
 
-from .conventions import (
+from app.rules.conventions import (
     ALIASES,
     CONVENTION_NAMES,
     CONVENTIONS,
@@ -23,7 +23,7 @@ from .conventions import (
     make_rules,
     options_of,
 )
-from .fields import (
+from app.rules.fields import (
     CONTRACT_VALUE,
     COST_LADDERS,
     EXIT_LADDERS,
@@ -44,8 +44,8 @@ from .fields import (
     TwoWhistersHigh,
     UnwhistedWriteoff,
 )
-from .deal import Deal
-from .errors import (
+from app.rules.deal import Deal
+from app.rules.errors import (
     DealerMismatch,
     FieldError,
     InvalidDeal,
@@ -54,9 +54,9 @@ from .errors import (
     RulesError,
     TableFinished,
 )
-from .scoring import DealResult, Replay, apply_deal, replay
-from .settlement import Settlement, Transfer, settle
-from .state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
+from app.rules.scoring import DealResult, Replay, apply_deal, replay
+from app.rules.settlement import Settlement, Transfer, settle
+from app.rules.state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
 
 __all__ = [
     "ALIASES",

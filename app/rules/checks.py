@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from .deal import Deal
-from .errors import FieldError
-from .fields import PoolOverflow
-from .sheet import WorkingSheet
+from app.rules.deal import Deal
+from app.rules.errors import FieldError
+from app.rules.fields import PoolOverflow
+from app.rules.sheet import WorkingSheet
 
 
 def check_seat(sheet: WorkingSheet, seat: int | None, field: str, errors: list[FieldError]) -> None:

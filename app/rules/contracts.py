@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .checks import check_choices, check_declarer, check_level, check_talon, check_tricks
-from .deal import TALON_BONUSES, Deal
-from .errors import FieldError, InvalidDeal
-from .fields import (
+from app.rules.checks import check_choices, check_declarer, check_level, check_talon, check_tricks
+from app.rules.deal import TALON_BONUSES, Deal
+from app.rules.errors import FieldError, InvalidDeal
+from app.rules.fields import (
     CONTRACT_VALUE,
     MISERE_VALUE,
     WHIST_OBLIGATION,
@@ -19,8 +19,8 @@ from .fields import (
     TwoWhistersHigh,
     UnwhistedWriteoff,
 )
-from .sheet import DEFENDERS, WorkingSheet
-from .state import Amount, exact
+from app.rules.sheet import DEFENDERS, WorkingSheet
+from app.rules.state import Amount, exact
 
 
 def half(value: Amount) -> Amount:

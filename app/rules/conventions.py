@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
-from .errors import FieldError, InvalidTable
-from .fields import (
+from app.rules.errors import FieldError, InvalidTable
+from app.rules.fields import (
     COST_LADDERS,
     EXIT_LADDERS,
     FIELD_NAMES,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import FieldError, InvalidDeal
-from .vocabulary import (
+from app.rules.errors import FieldError, InvalidDeal
+from app.rules.vocabulary import (
     CONTRACT_HELP,
     CONTRACT_RE,
     DEAL_TYPES,

@@ -219,7 +219,7 @@ class Rules:
     def options(self) -> dict[str, Any]:
         """The table's options, JSON-ready: its preset's classic options with their values,
         and every other field where it differs from the preset (make_rules takes it back)."""
-        from .conventions import options_of
+        from app.rules.conventions import options_of
 
         return options_of(self)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .deal import Deal
-from .fields import AllpassScoring, FixedDealerScope, GameEnd, Rules
-from .sheet import WorkingSheet
-from .state import Bonus, TableState, exact
+from app.rules.deal import Deal
+from app.rules.fields import AllpassScoring, FixedDealerScope, GameEnd, Rules
+from app.rules.sheet import WorkingSheet
+from app.rules.state import Bonus, TableState, exact
 
 
 def next_streak(rules: Rules, state: TableState, deal: Deal, exits: bool) -> int:

@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .allpass import score_allpass
-from .checks import check_choices
-from .contracts import score_contract, score_misere, score_remise
-from .deal import Deal
-from .errors import DealerMismatch, FieldError, InvalidDeal, ReplayError, TableFinished
-from .fields import GameEnd, Rules
-from .game_end import finish_deal
-from .sheet import WorkingSheet, write_pools
-from .state import Entry, TableState
+from app.rules.allpass import score_allpass
+from app.rules.checks import check_choices
+from app.rules.contracts import score_contract, score_misere, score_remise
+from app.rules.deal import Deal
+from app.rules.errors import DealerMismatch, FieldError, InvalidDeal, ReplayError, TableFinished
+from app.rules.fields import GameEnd, Rules
+from app.rules.game_end import finish_deal
+from app.rules.sheet import WorkingSheet, write_pools
+from app.rules.state import Entry, TableState
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 
-from .fields import Rules
-from .state import TableState
+from app.rules.fields import Rules
+from app.rules.state import TableState
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .deal import Deal
-from .errors import FieldError, InvalidDeal
-from .fields import MadeGameWriteoff, PoolOverflow, Rules
-from .state import Amount, Entry, TableState, exact
+from app.rules.deal import Deal
+from app.rules.errors import FieldError, InvalidDeal
+from app.rules.fields import MadeGameWriteoff, PoolOverflow, Rules
+from app.rules.state import Amount, Entry, TableState, exact
 
 
 # The active seats and the (first, second) defenders of each declarer, by table size and dealer:

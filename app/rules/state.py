@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
 
-from .fields import AllpassScoring, Rules
+from app.rules.fields import AllpassScoring, Rules
 
 Amount = Union[int, Fraction]
 

@@ -4,7 +4,7 @@ Revision ID: 0002
 Revises: 0001
 Create Date: 2026-11-30 20:30:00
 
-The per-key rate limit (app/ratelimit.py) counts in the service's own database so that all
+The per-key rate limit (app/kit/limiter.py) counts in the service's own database so that all
 processes share one count; one row per (bucket, window), the bucket being a SHA-256 of the
 presented key.
 """

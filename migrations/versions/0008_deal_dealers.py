@@ -27,7 +27,7 @@ def _backfill() -> None:
     from types import SimpleNamespace
 
     from app.rules import Deal, InvalidDeal, InvalidTable, TableState, apply_deal
-    from app.services.tables import rules_of
+    from app.tables.service import rules_of
 
     conn = op.get_bind()
     tables = sa.table(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from app.db import ApiKey
+from app.kit.db import ApiKey
 
 PROBLEM = "application/problem+json"
 
@@ -69,7 +69,7 @@ def test_keys_are_stored_only_as_hashes(db, api):
 
 def test_cli_keys_create(settings, client, monkeypatch):
     monkeypatch.setenv("DATABASE_URL", settings.database_url)
-    from app.cli import main
+    from app.cli.main import main
 
     result = CliRunner().invoke(main, ["keys", "create", "cli-owner"])
     assert result.exit_code == 0, result.output
@@ -83,7 +83,7 @@ def test_cli_keys_create(settings, client, monkeypatch):
 def test_admin_key_unset_means_no_admin(settings, db, admin_key):
     from fastapi.testclient import TestClient
 
-    from app.api import create_app
+    from app.main import create_app
 
     app = create_app(settings.model_copy(update={"admin_key": None}), db=db)
     with TestClient(app) as c:

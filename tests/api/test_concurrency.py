@@ -6,7 +6,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from app.rules import Deal, TableState, make_rules, replay
-from app.services.deals import entries_to_json
+from app.deals.service import entries_to_json
 
 from .samples import ALLPASS
 
@@ -29,7 +29,7 @@ def test_concurrent_posts_are_serialised(api, db):
     assert [d["number"] for d in page["items"]] == list(range(1, writers * per_writer + 1))
 
     # fold == stored
-    from app.db import TableRow
+    from app.kit.db import TableRow
 
     with db.read() as session:
         row = session.get(TableRow, tid)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app.api import create_app
-from app.settings import Settings
+from app.main import create_app
+from app.kit.settings import Settings
 
 from .samples import ALLPASS
 
@@ -45,8 +45,7 @@ def test_body_too_large_is_413(api):
 
 
 def test_unexpected_errors_are_problem_500(settings, db, admin_key, monkeypatch):
-    from app.api.routes import conventions
-
+    from app.conventions import router as conventions
     def boom():
         raise RuntimeError("secret internals")
 

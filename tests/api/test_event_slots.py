@@ -1,4 +1,4 @@
-"""Event-stream slots shared fairly (app/events/hub.py, app/api/routes/events.py): a share
+"""Event-stream slots shared fairly (app/live/hub.py, app/live/router.py): a share
 token, a scorer link, a key and a client address without a key each hold at most their own
 number of open streams (429 naming the cap) while every other holder still gets one; a
 stream's slots come back when it ends (the client gone, a revocation, the server stopping);
@@ -37,7 +37,7 @@ CAPS = {
 
 @pytest.fixture(scope="module")
 def served_app(settings, db) -> Iterator[tuple[str, Any]]:
-    from app.api import create_app
+    from app.main import create_app
 
     app = create_app(settings.model_copy(update=CAPS), db=db)
     with served(app, lifespan="on") as url:
@@ -236,7 +236,7 @@ def test_the_server_stopping_gives_every_slot_back(settings, db, client, admin_h
     server runs on a thread) ends its streams, and each gives its slots back."""
     from sse_starlette.sse import AppStatus
 
-    from app.api import create_app
+    from app.main import create_app
 
     app = create_app(settings.model_copy(update=CAPS), db=db)
     opened: list[EventReader] = []

@@ -1,4 +1,4 @@
-"""Server-sent events (app/api/routes/events.py, app/events): the streams of one table by key
+"""Server-sent events (app/live/router.py, app/events): the streams of one table by key
 and by share link, and the owner-wide stream, on a real uvicorn (a test client would wait for
 the end of a stream that never ends)."""
 
@@ -20,7 +20,7 @@ DEAL2 = {"type": "contract", "declarer": 2, "contract": "6S", "defenders": {"0":
 
 @pytest.fixture(scope="module")
 def server(settings, db) -> Iterator[str]:
-    from app.api import create_app
+    from app.main import create_app
 
     app = create_app(settings.model_copy(update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}), db=db)
     with served(app, lifespan="on") as url:
@@ -58,8 +58,7 @@ def test_a_deal_posted_through_this_process_is_sent_without_reading_the_table_ba
     """The post hands the hub the table as it stored it: the event carries the sheet GET
     answers, and the hub makes no read of the table for it (the database's own notification
     of the same post, on PostgreSQL, is recognised as already sent)."""
-    from app.events import reads
-
+    from app.live import reads
     table = owner.table()
     tid = table["id"]
     r = EventReader(f"{server}/v1/tables/{tid}/events", owner.headers)
@@ -137,7 +136,7 @@ def test_the_owner_wide_stream_carries_every_table_of_the_owner(owner, server, r
     e = r.next_table_event()
     if e.data["revision"] == 0:
         # The post's own signal reached this process's hub just before its COMMIT
-        # (app/events/announce.py): read too early, a table new to the hub is sent as it was
+        # (app/live/announce.py): read too early, a table new to the hub is sent as it was
         # at creation; the notification of the commit follows.
         e = r.next_table_event()
     assert e.data["table"] == c and e.data["sheet"]["deal_count"] == 1
@@ -178,7 +177,7 @@ def test_a_table_that_disappears_ends_its_streams(owner, server, readers, db):
     # revision watcher (every 0.1 s on SQLite, 0.3 s under LISTEN here) finds it gone.
     from sqlalchemy import delete
 
-    from app.db import TableRow
+    from app.kit.db import TableRow
 
     table = owner.table()
     keyed = EventReader(f"{server}/v1/tables/{table['id']}/events?after=0", owner.headers)
@@ -194,8 +193,7 @@ def test_a_table_that_disappears_ends_its_streams(owner, server, readers, db):
 
 
 def test_too_many_streams_is_503(owner, server, readers):
-    from app.api.routes import events
-
+    from app.live import router as events
     tid = owner.table()["id"]
     r = EventReader(f"{server}/v1/tables/{tid}/events", owner.headers)
     readers.append(r)
@@ -217,7 +215,7 @@ def test_too_many_streams_is_503(owner, server, readers):
 def _hubs(events_module):
     import gc
 
-    from app.events.hub import Hub
+    from app.live.hub import Hub
 
     return [o for o in gc.get_objects() if isinstance(o, Hub) and o.count > 0]
 
@@ -290,8 +288,8 @@ def _streams(server: str, key: str, table: dict) -> list[EventReader]:
 def test_the_streams_of_a_key_revoked_elsewhere_end_within_the_heartbeat(owner, server, readers, client, admin_headers, db):
     from sqlalchemy import update
 
-    from app.db import ApiKey
-    from app.db.models import utcnow
+    from app.kit.db import ApiKey
+    from app.kit.db.models import utcnow
 
     table = owner.table()
     second = client.post("/v1/keys", json={"owner": owner.owner}, headers=admin_headers).json()["key"]
@@ -318,7 +316,7 @@ def test_the_streams_of_a_key_revoked_elsewhere_end_within_the_heartbeat(owner, 
 
 
 def test_the_streams_of_a_key_revoked_through_this_server_end_at_once(settings, db, client, admin_headers):
-    from app.api import create_app
+    from app.main import create_app
 
     # A heartbeat of 10 minutes: only the revocation itself can end the streams in this test.
     app = create_app(settings.model_copy(update={"events_heartbeat": 600}), db=db)

@@ -1,4 +1,4 @@
-"""The live-update hub alone (app/events/hub.py), with fake reads: one read per change for
+"""The live-update hub alone (app/live/hub.py), with fake reads: one read per change for
 all of a table's streams, the kind worked out from the revision column, a slow subscriber
 kept to the newest state, a table gone."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from app.events.hub import QUEUE_MAX, Current, Hub, Subscription, TableEvent
+from app.live.hub import QUEUE_MAX, Current, Hub, Subscription, TableEvent
 
 
 class FakeDatabase:
@@ -107,7 +107,7 @@ def test_a_table_gone_is_table_deleted_for_its_streams_and_the_owners():
 
 
 def test_a_change_this_process_wrote_is_sent_as_stored_without_a_read():
-    """A post hands its hub the table as it stored it (app.events.announce.committed): the
+    """A post hands its hub the table as it stored it (app.live.announce.committed): the
     streams get that state with no read of the database. A signal without it (another
     process's notification) is read; a stale one (its revision already sent) is dropped."""
 
@@ -136,11 +136,11 @@ def test_a_change_this_process_wrote_is_sent_as_stored_without_a_read():
 
 
 def test_the_listener_skips_its_own_processs_notifications():
-    """A notification names the process that wrote (app.events.announce.origin): that
+    """A notification names the process that wrote (app.live.announce.origin): that
     process's listener leaves it, its write was handed over in-process; another process's
     is passed on, and so is one without the member (written by an older version)."""
-    from app.events.announce import origin
-    from app.events.pg_listener import PgListener
+    from app.live.announce import origin
+    from app.live.pg_listener import PgListener
 
     seen = []
 
@@ -180,7 +180,7 @@ def test_each_holder_keeps_at_most_its_cap_and_gets_its_slots_back():
     """Slots are shared fairly: a holder (share token, scorer link, key, client address) at
     its cap is refused with the cap named while every other holder still gets one; a stream
     counts against each of its holders, and ending it gives every slot back (once)."""
-    from app.events.hub import ADDRESS, SHARE_TOKEN, TooManySubscriptions
+    from app.live.hub import ADDRESS, SHARE_TOKEN, TooManySubscriptions
 
     hub = _hub(FakeDatabase())
     hub.caps = {SHARE_TOKEN: 2, ADDRESS: 3}

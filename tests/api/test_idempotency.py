@@ -8,7 +8,7 @@ import json
 
 from click.testing import CliRunner
 
-from app.cli import main
+from app.cli.main import main
 from tests.views.conftest import live_url, owner_key  # noqa: F401  (fixtures of the client test)
 
 from .samples import ALLPASS, PASS_6S, pass_6s
@@ -140,8 +140,7 @@ def test_the_migration_names_each_keys_deal_and_drops_the_ghosts(new_database):
     from sqlalchemy import create_engine, text
     from sqlalchemy.pool import NullPool
 
-    from app.db import migrate
-
+    from app.kit.db import migrate
     with new_database("ghosts") as url:
         migrate.upgrade(url, "0002")
         engine = create_engine(url, poolclass=NullPool)

@@ -1,4 +1,4 @@
-"""Every deal listing pages in SQL (app/services/deals.py ``page_of``): by key, by share link
+"""Every deal listing pages in SQL (app/deals/service.py ``page_of``): by key, by share link
 and by scorer link, a page reads the rows it returns (and one more), never the deals before
 it, and nothing folds the log to list it; the dealer of each deal is stored with it."""
 
@@ -15,8 +15,8 @@ from sqlalchemy import event, select
 
 import app.rules.scoring as scoring
 from app.rules import Deal, replay
-from app.db import DealRow, TableRow
-from app.services.tables import rules_of
+from app.kit.db import DealRow, TableRow
+from app.tables.service import rules_of
 from tests.support.deallog import generate_log
 
 DEALS = 60
@@ -78,7 +78,7 @@ def _no_fold(monkeypatch) -> list[int]:
         calls.append(1)
         return real(*args, **kw)
 
-    for module in ("app.rules.scoring", "app.rules", "app.services.scorer_links", "app.services.views", "app.services.deals"):
+    for module in ("app.rules.scoring", "app.rules", "app.scorer.service", "app.sharing.pictures", "app.deals.service"):
         monkeypatch.setattr(f"{module}.apply_deal", counting, raising=False)
     return calls
 
@@ -154,9 +154,9 @@ def test_the_migration_gives_the_stored_deals_their_dealers(new_database):
     from sqlalchemy import create_engine, inspect, text
     from sqlalchemy.pool import NullPool
 
-    from app.db import migrate
+    from app.kit.db import migrate
     from app.rules import make_rules
-    from app.services.deals import entries_to_json
+    from app.deals.service import entries_to_json
 
     rules = make_rules("sochi", players=4, pool_target=1000, options={"sliding_allpass": False})
     log = generate_log(rules, 2, random.Random(8), 40, close=False)

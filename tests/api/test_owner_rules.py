@@ -35,7 +35,7 @@ def test_no_key_is_made_for_the_admin_owner(client, admin_headers):
 
 
 def test_the_command_line_makes_no_key_for_the_admin_owner(tmp_path, monkeypatch):
-    from app.cli import main
+    from app.cli.main import main
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'none.db'}")
     result = CliRunner().invoke(main, ["keys", "create", "admin", "--create-database"])

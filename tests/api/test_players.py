@@ -148,8 +148,7 @@ def test_long_streaks(api):
 def test_a_stored_row_holds_the_balance_once_the_table_is_finished(api, db):
     """Only a finished table's balance is counted, so a row keeps 0 until then: a post settles
     nothing while the game is played, and an undo of the last deal takes the balance back."""
-    from app.services import player_stats
-
+    from app.players import stats as player_stats
     ids = [_player(api, n)["id"] for n in ("Anna", "Boris", "Vera")]
     t = api.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4)
 

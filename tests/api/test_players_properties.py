@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete
 
-from app.api.schemas import PlayerStatsOut
-from app.db import TableRow
+from app.players.schemas import PlayerStatsOut
+from app.kit.db import TableRow
 from app.rules import Deal, replay
-from app.services import player_stats
-from app.services.player_stats import PlayerStats, Tally
-from app.services.players import Player
+from app.players import stats as player_stats
+from app.players.stats import PlayerStats, Tally
+from app.players.service import Player
 from tests.rules.strategies import randoms, tables
 from tests.support.deallog import next_deal
 

@@ -14,7 +14,7 @@ from sqlalchemy import event
 from .samples import ALLPASS, PASS_6S
 
 # The rate limit and the key cache may touch the database during any request: not the post's;
-# nor SQLite's BEGIN IMMEDIATE, the writer's lock (app/db/engine.py).
+# nor SQLite's BEGIN IMMEDIATE, the writer's lock (app/kit/db/engine.py).
 NOT_THE_POSTS = ("rate_limits", "api_keys", "BEGIN IMMEDIATE")
 
 
@@ -82,8 +82,8 @@ def test_the_posts_own_statement_notifies_every_listener(api, db, database_url):
     import psycopg
     from sqlalchemy.engine import make_url
 
-    from app.events import CHANNEL
-    from app.events.announce import origin
+    from app.live import CHANNEL
+    from app.live.announce import origin
 
     t = api.table()
     url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)

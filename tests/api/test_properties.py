@@ -17,7 +17,7 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from app.amounts import number
+from app.rules.amounts import number
 from app.rules import Deal, make_rules, replay, sheet as engine_sheet
 from tests.rules.strategies import deal_logs, invalid_deal, randoms
 

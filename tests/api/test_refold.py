@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-import app.services.deals as deals_service
+import app.deals.service as deals_service
 
 from .samples import ALLPASS, pass_6s
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import select, update
 
-from app.db import TableRow
+from app.kit.db import TableRow
 from app.rules import RULES_VERSION
 
 # Piter with sliding all-passes off, dealer 0: an all-pass (streak 1, the dealer stays 0),

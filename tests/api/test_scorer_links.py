@@ -1,4 +1,4 @@
-"""Scorer links (app/services/scorer_links.py, app/api/routes/scorer.py): made by the owner,
+"""Scorer links (app/scorer/service.py, app/scorer/router.py): made by the owner,
 stored hashed, they post, undo and correct the deals of their one table and read what the
 scoring page needs — and nothing else; a revoked one is refused at once."""
 
@@ -10,7 +10,7 @@ import re
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.db import DealRow, ScorerLinkRow
+from app.kit.db import DealRow, ScorerLinkRow
 
 from .samples import PULKA, pass_6s
 
@@ -185,7 +185,7 @@ def test_a_table_has_at_most_twenty_working_links(api):
 
 
 def test_a_link_is_rate_limited_as_a_key_is(settings, db, api, an_hour_long_window):
-    from app.api import create_app
+    from app.main import create_app
 
     table = api.table()
     token = scorer_link(api, table["id"]).json()["token"]
@@ -201,7 +201,7 @@ def test_a_link_is_rate_limited_as_a_key_is(settings, db, api, an_hour_long_wind
 def test_a_revoked_link_ends_its_open_event_stream(settings, db, client, admin_headers):
     import httpx
 
-    from app.api import create_app
+    from app.main import create_app
     from tests.conftest import Api, new_owner_key
     from tests.sse import EventReader
     from tests.support.served import served

@@ -112,8 +112,8 @@ def test_a_write_through_another_server_makes_the_old_etag_stale(api, settings):
     whichever way the first reads the ETag (from the event loop, or from the thread pool)."""
     from fastapi.testclient import TestClient
 
-    from app.api.app import create_app
-    from app.db import make_database
+    from app.main import create_app
+    from app.kit.db import make_database
 
     other_db = make_database(settings)
     try:

@@ -1,4 +1,4 @@
-"""The sheet's 304 answered before the framework's routing (app/api/middleware/sheet_not_modified.py):
+"""The sheet's 304 answered before the framework's routing (app/kit/middleware/sheet_not_modified.py):
 the same answer as the route's, counted by the rate limit, logged by route template; every
 request it cannot answer is the route's, with the route's errors."""
 
@@ -8,8 +8,7 @@ import logging
 
 from fastapi.testclient import TestClient
 
-from app.services import tables as table_service
-
+from app.tables import service as table_service
 from tests.conftest import new_owner_key
 
 PROBLEM = "application/problem+json"
@@ -58,7 +57,7 @@ def test_what_it_cannot_answer_is_the_route_s(api, other_api, client):
 
 
 def test_the_304s_are_counted_by_the_rate_limit(settings, db, admin_headers, an_hour_long_window):
-    from app.api import create_app
+    from app.main import create_app
 
     app = create_app(settings.model_copy(update={"rate_limit": 4, "rate_limit_window": 3600}), db=db)
     with TestClient(app) as c:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 
-import app.api.routes.views as views
-from app.services.views import DrawnCache
+import app.sharing.router as views
+from app.sharing.pictures import DrawnCache
 
 from .samples import ALLPASS, PASS_6S
 

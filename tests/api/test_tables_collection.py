@@ -7,7 +7,7 @@ import unicodedata
 
 from sqlalchemy import func, select
 
-from app.db import DealRow, IdempotencyRow, TableRow
+from app.kit.db import DealRow, IdempotencyRow, TableRow
 
 from .samples import ALLPASS, PULKA, pass_6s
 

@@ -40,7 +40,7 @@ def test_no_redirect_where_no_route_matches(api, client):
 
 
 def test_the_location_is_one_path_on_this_host():
-    from app.api.trailing_slash import relative_location
+    from app.kit.middleware.trailing_slash import relative_location
 
     assert relative_location("//evil.example/v1", b"") == "/evil.example/v1"
     assert relative_location("/v1/tables/a b%", b"x=%20") == "/v1/tables/a%20b%25?x=%20"

@@ -139,15 +139,15 @@ def test_a_pulka_through_the_load_balancer_reaches_both_replicas(stack: Stack):
         assert f"/v1/tables/{table['id']}" in stack.compose.logs(service), service
 
 
-# Two connections of the service's own engine (app.db.engine.make_engine from the
+# Two connections of the service's own engine (app.kit.db.engine.make_engine from the
 # environment), through PgBouncer, one after the other: the first runs a statement often
 # enough for psycopg to prepare it on the server connection PgBouncer lent it; PgBouncer then
 # lends that same server connection to the second, whose own preparation of the statement
 # collides ("prepared statement ... already exists"), or which finds its statement missing.
 PROBE = """
 from sqlalchemy import text
-from app.db.engine import make_engine
-from app.settings import Settings
+from app.kit.db.engine import make_engine
+from app.kit.settings import Settings
 engine = make_engine(Settings.from_env())
 first, second = engine.connect(), engine.connect()
 for conn in (first, second):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import event
 
-from app.db.engine import make_database, make_engine
-from app.settings import Settings
+from app.kit.db.engine import make_database, make_engine
+from app.kit.settings import Settings
 
 URL = "postgresql+psycopg://prefscore@127.0.0.1:9/prefscore"  # never connected to
 

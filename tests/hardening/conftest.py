@@ -22,8 +22,7 @@ needs_postgres = pytest.mark.skipif(
 @pytest.fixture
 def fresh_db(tmp_path: Path) -> Iterator[str]:
     """A migrated, empty database for one test."""
-    from app.db import migrate
-
+    from app.kit.db import migrate
     with fresh_database(tmp_path) as url:
         migrate.upgrade(url)
         yield url
@@ -84,8 +83,7 @@ class Live:
 def live(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Live]:
     """A migrated database and a server on it, shared by the tests of one module. A module
     can set ``LIVE_ENV`` (a dict) for the server's environment."""
-    from app.db import migrate
-
+    from app.kit.db import migrate
     workdir = tmp_path_factory.mktemp("live")
     env = getattr(request.module, "LIVE_ENV", None)
     with fresh_database(workdir, "live") as url:

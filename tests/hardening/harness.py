@@ -106,7 +106,7 @@ class Server:
             }
         )
         env.update(self.extra_env)
-        args = [PYTHON, "-c", "from app.cli import main; main()", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        args = [PYTHON, "-c", "from app.cli.main import main; main()", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         if not self.upgrade:
             args.append("--no-upgrade")
         self.workdir.mkdir(parents=True, exist_ok=True)

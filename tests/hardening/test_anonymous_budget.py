@@ -42,7 +42,7 @@ def lookups_of(db: Any, marks: list[str]) -> Iterator[list[str]]:
 
 
 def _limited(settings: Any, db: Any, **changes: Any) -> TestClient:
-    from app.api import create_app
+    from app.main import create_app
 
     # No per-key limit: nothing here is counted in the database (a key's row of this hour
     # would count against the tests that limit the admin key to a few requests).

@@ -1,6 +1,6 @@
 """No request body is received before the caller is authenticated: a route that needs a key
 answers 401, and a scorer link that is unknown or revoked 404, without reading a byte of the
-body (the gate of app/api/middleware/rate_limit.py, outside the body checks and the
+body (the gate of app/kit/middleware/rate_limit.py, outside the body checks and the
 framework). Before, the framework read and parsed the body first -- a 4 MiB record import
 with no key cost seconds of CPU on the event loop before its 401.
 
@@ -120,7 +120,7 @@ def test_a_request_without_a_valid_key_is_refused_before_its_body_is_read(app, m
         r = call(app, method, path, body, headers)
         assert r.status == 401, (method, path, headers, r.body[:300])
         assert r.bytes_read == 0, (method, path, headers, r.bytes_read)
-        # the answer the dependency gives (app/api/deps.py, app/api/problems.py)
+        # the answer the dependency gives (app/kit/deps.py, app/kit/problems.py)
         assert r.headers["content-type"].startswith(PROBLEM)
         assert r.headers["www-authenticate"] == "Bearer"
         assert r.json() == {
@@ -158,7 +158,7 @@ def test_an_unknown_or_revoked_scorer_link_is_refused_before_its_body_is_read(ap
     assert r.bytes_read == len(body)
 
 
-@pytest.mark.parametrize("lookup", ["app.services.keys.identify", "app.services.scorer_links.resolve"])
+@pytest.mark.parametrize("lookup", ["app.keys.service.identify", "app.scorer.service.resolve"])
 def test_a_lookup_that_cannot_reach_the_database_is_503_before_the_body(app, monkeypatch, lookup):
     def away(*_a: Any, **_k: Any) -> None:
         raise OperationalError("SELECT 1", {}, ConnectionError("the database is away"))
@@ -172,14 +172,13 @@ def test_a_lookup_that_cannot_reach_the_database_is_503_before_the_body(app, mon
 
 
 def test_the_gate_knows_which_routes_need_a_key():
-    """The gate (app/api/middleware/rate_limit.py) asks for a key on every ``/v1`` route but
+    """The gate (app/kit/middleware/rate_limit.py) asks for a key on every ``/v1`` route but
     the share and scorer links': each route's own dependencies say the same."""
     from fastapi.routing import APIRoute
 
-    from app.api.app import ROUTERS
-    from app.api.deps import current_caller, current_scorer
-    from app.api.routes import records
-
+    from app.main import ROUTERS
+    from app.kit.deps import current_caller, current_scorer
+    from app.records import router as records
     def calls(dependant: Any) -> set[Any]:
         out = set()
         for sub in dependant.dependencies:

@@ -8,7 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.middleware.body_guard import BodyGuard, _surely_fine
+from app.kit.middleware.body_guard import BodyGuard, _surely_fine
 
 GUARD = BodyGuard(None, max_json_depth=4)
 
@@ -22,7 +22,7 @@ json_values = st.recursive(
 
 
 def _parse_and_check(body: bytes) -> object:
-    from app.api.middleware.body_guard import _parse_constant, _parse_float, _parse_int, _Reject, check_json
+    from app.kit.middleware.body_guard import _parse_constant, _parse_float, _parse_int, _Reject, check_json
 
     try:
         value = json.loads(body, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)

@@ -33,8 +33,8 @@ WORST_STAKES = [
 
 
 def test_the_worst_stakes_are_refused_in_well_under_10_ms_of_cpu():
-    from app.api.stake import parse_stake
-    from app.services.errors import Unprocessable
+    from app.tables.stake import parse_stake
+    from app.kit.errors import Unprocessable
 
     for stake in WORST_STAKES:
         assert len(stake) <= 32
@@ -65,15 +65,15 @@ def test_the_worst_stakes_are_422_on_both_routes(api, client, stake):
 def test_plain_decimals_still_pass(text, value):
     from fractions import Fraction
 
-    from app.api.stake import parse_stake
+    from app.tables.stake import parse_stake
 
     assert parse_stake(text) == Fraction(value)
 
 
 @pytest.mark.parametrize("text", ["1000000.5", "1e7", "0.0000001", "1e-7", "-1", "NaN", "inf", "1_000", "0x10", "", ".", "e5", "1e", "1e+", "1e999"])
 def test_out_of_range_or_malformed_stakes_are_refused(text):
-    from app.api.stake import parse_stake
-    from app.services.errors import Unprocessable
+    from app.tables.stake import parse_stake
+    from app.kit.errors import Unprocessable
 
     with pytest.raises(Unprocessable):
         parse_stake(text)

@@ -1,5 +1,5 @@
 """A SQLite database that cannot take a write (its disk full) is unhealthy: /health commits a
-small write now and then (app/db/engine.py ``write_probe``) instead of only asking the file's
+small write now and then (app/kit/db/engine.py ``write_probe``) instead of only asking the file's
 permissions. Before, posts answered 503 while /health said ok.
 
 The full disk is simulated where SQLite reports it, at the DB-API: every writing statement
@@ -29,9 +29,10 @@ DEAL = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": 
 
 
 def _app(path):
-    from app.api import create_app
-    from app.db import make_database, migrate
-    from app.settings import Settings
+    from app.main import create_app
+    from app.kit.db import make_database
+    from app.kit.db import migrate
+    from app.kit.settings import Settings
 
     url = f"sqlite:///{path}"
     migrate.upgrade(url)
@@ -134,9 +135,9 @@ def test_a_postgresql_database_that_takes_no_writes_is_unhealthy(fresh_db):
     from sqlalchemy import create_engine
     from sqlalchemy.engine import make_url
 
-    from app.api import create_app
-    from app.db import make_database
-    from app.settings import Settings
+    from app.main import create_app
+    from app.kit.db import make_database
+    from app.kit.settings import Settings
 
     settings = Settings(database_url=fresh_db, admin_key="pk_ro_admin_" + secrets.token_urlsafe(8), threads=2)
     db = make_database(settings)

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from app.api.middleware.rate_limit import RateLimit
-from app.ratelimit import Busy, FairShare
-from app.settings import Settings
+from app.kit.middleware.rate_limit import RateLimit
+from app.kit.limiter import Busy, FairShare
+from app.kit.settings import Settings
 
 ADMIN = "fair-share-admin-key"
 

@@ -43,7 +43,7 @@ def test_fuzz_the_served_schema(live):
         for path, item in httpx.get(f"{live.url}/openapi.json").json()["paths"].items()
         if "text/event-stream" in item.get("get", {}).get("responses", {}).get("200", {}).get("content", {})
     }
-    assert streams  # the event streams (app/api/routes/events.py)
+    assert streams  # the event streams (app/live/router.py)
     for operation in operations:
         streaming = operation.path in streams
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):

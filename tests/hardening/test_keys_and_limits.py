@@ -13,7 +13,7 @@ PROBLEM = "application/problem+json"
 
 
 def _rate_limit_counts(db) -> dict[tuple[str, int], int]:  # noqa: ANN001
-    from app.db.models import RateLimitRow
+    from app.kit.db.models import RateLimitRow
 
     with db.read() as session:
         return {(r.bucket, r.window): r.count for r in session.scalars(select(RateLimitRow))}
@@ -36,13 +36,13 @@ def test_six_hundred_made_up_keys_write_nothing(client, db):
 
 def _app(settings, db, **changes):  # noqa: ANN001
 
-    from app.api import create_app
+    from app.main import create_app
 
     return create_app(settings.model_copy(update=changes), db=db)
 
 
 def test_requests_without_a_valid_key_are_limited_per_address_in_memory(settings, db, an_hour_long_window):
-    from app.ratelimit import bucket_of
+    from app.kit.limiter import bucket_of
 
     app = _app(settings, db, anonymous_rate_limit=5, rate_limit_window=3600)
     before = _rate_limit_counts(db)
@@ -76,7 +76,7 @@ def test_the_share_link_is_rate_limited_by_token(settings, db, api, an_hour_long
 
 def test_the_key_cache_forgets_the_least_recently_used_one_at_a_time():
     """Before: the cache emptied completely at 4,096 entries."""
-    from app.services.keys import INVALID, _KeyCache
+    from app.keys.service import INVALID, _KeyCache
 
     cache = _KeyCache(ttl=60, size=4096)
     for i in range(4096):
@@ -134,7 +134,7 @@ def test_openapi_names_the_key_operations(client):
 def test_cli_admin_keys_list_and_revoke(settings, client, monkeypatch, tmp_path):
     from click.testing import CliRunner
 
-    from app.cli import main
+    from app.cli.main import main
 
     monkeypatch.setenv("DATABASE_URL", settings.database_url)
     runner = CliRunner()
@@ -156,7 +156,7 @@ def test_keys_create_does_not_make_a_new_sqlite_file_unless_asked(monkeypatch, t
     """Before: run outside the checkout it silently created a new prefscore.db there."""
     from click.testing import CliRunner
 
-    from app.cli import main
+    from app.cli.main import main
 
     missing = tmp_path / "elsewhere" / "prefscore.db"
     missing.parent.mkdir()
@@ -171,7 +171,7 @@ def test_keys_create_does_not_make_a_new_sqlite_file_unless_asked(monkeypatch, t
 
 def test_the_env_admin_key_stops_working_when_rotated(settings, db):
 
-    from app.api import create_app
+    from app.main import create_app
 
     old = settings.admin_key
     with TestClient(create_app(settings.model_copy(update={"admin_key": "pk_rotated_" + secrets.token_urlsafe(16)}), db=db)) as c:
@@ -187,10 +187,11 @@ def test_a_sqlite_file_that_cannot_be_written_is_unhealthy(tmp_path, caplog, mon
 
     from sqlalchemy import event
 
-    from app.api import create_app
-    from app.db import make_database, migrate
-    from app.db import engine as engine_mod
-    from app.settings import Settings
+    from app.main import create_app
+    from app.kit.db import make_database
+    from app.kit.db import migrate
+    from app.kit.db import engine as engine_mod
+    from app.kit.settings import Settings
 
     path = tmp_path / "ro" / "prefscore.db"
     path.parent.mkdir()
@@ -220,8 +221,8 @@ def test_a_revoked_key_stops_working_on_another_process_within_the_cache_lifetim
     revocation."""
     import time
 
-    from app.api import create_app
-    from app.db import make_database
+    from app.main import create_app
+    from app.kit.db import make_database
 
     key = client.post("/v1/keys", json={"owner": "elsewhere"}, headers=admin_headers).json()["key"]
     key_id = next(k["id"] for k in client.get("/v1/keys", headers=admin_headers).json()["items"] if k["prefix"] == key[:12])

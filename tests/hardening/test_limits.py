@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, update
 
-from app.api import create_app
-from app.db import IdempotencyRow
-from app.db.models import utcnow
-from app.services.deals import EXPIRY_BATCH
-from app.settings import Settings
+from app.main import create_app
+from app.kit.db import IdempotencyRow
+from app.kit.db.models import utcnow
+from app.deals.service import EXPIRY_BATCH
+from app.kit.settings import Settings
 from tests.api.samples import ALLPASS, PASS_6S, pass_6s
 
 PROBLEM = "application/problem+json"
@@ -137,7 +137,7 @@ def test_posts_clean_up_expired_records_of_any_table(api, db):
 
 
 def test_db_cleanup_deletes_every_expired_record(api, db, settings, monkeypatch):
-    from app.cli import main
+    from app.cli.main import main
 
     old, fresh = api.table()["id"], api.table()["id"]
     for tid in (old, fresh):

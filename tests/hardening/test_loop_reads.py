@@ -11,9 +11,9 @@ import time
 import pytest
 from sqlalchemy import text
 
-from app.db import make_database
-from app.db.engine import LoopReadUnavailable
-from app.settings import Settings
+from app.kit.db import make_database
+from app.kit.db.engine import LoopReadUnavailable
+from app.kit.settings import Settings
 
 from .conftest import needs_postgres
 

@@ -53,9 +53,9 @@ def test_request_id_reaches_log_lines_written_in_worker_threads(fresh_db, caplog
 
     from fastapi.testclient import TestClient
 
-    from app.api import create_app
-    from app.observability import JsonFormatter, RequestIdFilter
-    from app.settings import Settings
+    from app.main import create_app
+    from app.kit.observability import JsonFormatter, RequestIdFilter
+    from app.kit.settings import Settings
 
     app = create_app(Settings(database_url=fresh_db, threads=4))
 
@@ -124,7 +124,7 @@ def test_metrics_add_up_across_worker_processes(fresh_db, servers, admin_key, tm
     full_env.update(env)
     log = open(server.log_path, "ab")
     server.proc = subprocess.Popen(
-        [PYTHON, "-c", "from app.cli import main; main()", "serve", "--no-upgrade", "--port", str(server.port), "--workers", "2"],
+        [PYTHON, "-c", "from app.cli.main import main; main()", "serve", "--no-upgrade", "--port", str(server.port), "--workers", "2"],
         cwd=server.workdir, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     log.close()

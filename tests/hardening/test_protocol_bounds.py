@@ -1,4 +1,4 @@
-"""The HTTP protocol's bounds per connection (app/api/http_limits.py): requests read ahead of
+"""The HTTP protocol's bounds per connection (app/kit/http_limits.py): requests read ahead of
 their answers, raw header bytes while the headers are incomplete, one timer per connection,
 the header deadline of a request behind an answered one, and a gentle close after an early
 answer. Before (``python -m bench.protocol --attacks``): 5 MiB of tiny pipelined requests
@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from app.api.http_limits import BoundedHttpTools, _limits
+from app.kit.http_limits import BoundedHttpTools, _limits
 
 from .harness import read_all
 

@@ -62,7 +62,7 @@ def test_leases_renewed_at_once_are_all_kept(db):
     wasted the others' and sent one request in eight to the database under 8 clients)."""
     import threading
 
-    from app.ratelimit import RateLimiter
+    from app.kit.limiter import RateLimiter
 
     # limit 10,000, lease_max 8, lease_share 16: each reservation is min(8, 10,000 // 16) = 8.
     limiter = RateLimiter(db, 10_000, 3600, lease_max=8, lease_share=16)

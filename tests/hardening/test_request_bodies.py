@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from app.api.schemas import common as schema_common
-
+from app.kit import schemas as schema_common
 from tests.api.samples import PULKA
 
 PROBLEM = "application/problem+json"
-MAX_LISTED_ERRORS = 20  # app/services/errors.py
+MAX_LISTED_ERRORS = 20  # app/kit/errors.py
 JSON = {"Content-Type": "application/json"}
 
 
@@ -222,7 +221,7 @@ def test_a_large_body_that_is_not_json_is_named(api):
 def test_every_route_with_a_body_uses_the_off_loop_route_class(app):
     from fastapi.routing import APIRoute
 
-    from app.api.bodies import BodyRoute
+    from app.kit.bodies import BodyRoute
 
     def routes(items):
         for route in items:
@@ -239,6 +238,6 @@ def test_every_route_with_a_body_uses_the_off_loop_route_class(app):
 
 
 def test_the_listed_bound_is_the_documented_one():
-    from app.services.errors import MAX_LISTED_ERRORS as listed
+    from app.kit.errors import MAX_LISTED_ERRORS as listed
 
     assert listed == MAX_LISTED_ERRORS

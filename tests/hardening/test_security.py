@@ -69,9 +69,9 @@ def test_a_wrong_key_does_the_same_work_as_a_right_one(live, monkeypatch):
     compares a secret with ``==``."""
     from sqlalchemy import event
 
-    from app.db import make_database
-    from app.services import keys as keys_mod
-    from app.settings import Settings
+    from app.kit.db import make_database
+    from app.keys import service as keys_mod
+    from app.kit.settings import Settings
 
     key = _new_key(live, "timing")
     db = make_database(Settings(database_url=live.database_url, threads=2))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.settings import Settings, _env_name
+from app.kit.settings import Settings, _env_name
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -1,5 +1,5 @@
 """Four ``prefscore serve`` started at the same moment on one empty database (of the kind
-the run is configured for) all come up: the upgrade holds a lock (app/db/migrate.py). Before
+the run is configured for) all come up: the upgrade holds a lock (app/kit/db/migrate.py). Before
 it, one of two died in 1 of 3 tries on SQLite and 2 of 3 on PostgreSQL. The ten rounds the
 issue asks for run in tests/test_migrations.py on the same code path (migrate.upgrade, which
 `prefscore serve` calls first), with forked processes, which is much faster."""

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.i18n import LANGUAGES, load_catalog
-from app.i18n.catalogues import extract, merged
+from app.kit.i18n import LANGUAGES, load_catalog
+from app.kit.i18n.catalogues import extract, merged
 
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
 

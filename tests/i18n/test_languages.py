@@ -10,9 +10,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.api.lang import PageLang, language_headers
-from app.i18n import language, negotiate
-from app.i18n.game_words import DEFENCE, contract, undertricks, word
+from app.kit.lang import PageLang, language_headers
+from app.kit.i18n import language, negotiate
+from app.kit.i18n.game_words import DEFENCE, contract, undertricks, word
 
 
 @pytest.mark.parametrize(

@@ -75,8 +75,7 @@ class Live:
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """A migrated database (SQLite, or PostgreSQL under PREFSCORE_TEST_DATABASE_URL), one
     ``prefscore serve`` on it, and the OpenAPI document that server serves."""
-    from app.db import migrate
-
+    from app.kit.db import migrate
     workdir = tmp_path_factory.mktemp("sdk")
     with fresh_database(workdir, "sdk") as url:
         migrate.upgrade(url)

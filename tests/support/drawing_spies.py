@@ -1,4 +1,4 @@
-"""Stand-ins for the picture workers' functions (app/services/drawing.py) that tests put in
+"""Stand-ins for the picture workers' functions (app/sharing/drawing.py) that tests put in
 their place: module-level, so that a spawned worker imports them by name. Each writes the
 process and thread that ran it to a file, one line per call, then draws as the real one."""
 
@@ -22,8 +22,7 @@ def calls(path: Path) -> list[int]:
 
 
 def recording(path: str, real: str, *args: Any) -> Any:
-    from app.services import drawing
-
+    from app.sharing import drawing
     _record(path)
     return getattr(drawing, real)(*args)
 
@@ -35,8 +34,7 @@ def gated(path: str, gate: str, real: str, *args: Any) -> Any:
         if os.path.exists(gate):
             break
         time.sleep(0.01)
-    from app.services import drawing
-
+    from app.sharing import drawing
     return getattr(drawing, real)(*args)
 
 

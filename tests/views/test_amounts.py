@@ -1,12 +1,10 @@
-"""The one amount codec (app/amounts.py): each way an exact value is shown."""
+"""The one amount codec (app/rules/amounts.py): each way an exact value is shown."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from app import amounts
-
-
+from app.rules import amounts
 def test_json_numbers_and_exact_text():
     assert amounts.number(12) == 12 and isinstance(amounts.number(Fraction(24, 2)), int)
     assert amounts.number(Fraction(5, 2)) == 2.5

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from app.cli import main
+from app.cli.main import main
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The command-line client in Russian and in English (app/client/language.py): the language
+"""The command-line client in Russian and in English (app/cli/client/language.py): the language
 from ``--lang``, else ``PREFSCORE_LANG``, else the locale; the words from the catalogues,
 suits as symbols, numbers and dates written the language's way."""
 
@@ -9,8 +9,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from app.cli import main
-from app.client.language import from_environment
+from app.cli.main import main
+from app.cli.client.language import from_environment
 
 MINUS = "\u2212"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from app.cli import main
+from app.cli.main import main
 
 
 def _run(live_url, key, *args, expect=0):

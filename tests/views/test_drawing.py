@@ -1,4 +1,4 @@
-"""Pictures are drawn outside the serving interpreter (app/services/drawing.py): in worker
+"""Pictures are drawn outside the serving interpreter (app/sharing/drawing.py): in worker
 processes, one picture per worker at once, a bounded wait for a worker (then 503 with
 Retry-After), a bounded work per picture (deals, pixels, time: a worker that overruns is
 replaced), and a cache bounded in bytes by a setting. The pictures are the same as drawn
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.services import drawing
+from app.sharing import drawing
 from tests.api.samples import ALLPASS, PASS_6S
 from tests.conftest import new_owner_key
 from tests.support import drawing_spies as spies
@@ -30,7 +30,7 @@ PROBLEM = "application/problem+json"
 
 @contextmanager
 def app_with(settings: Any, db: Any, **changes: Any) -> Iterator[tuple[Any, TestClient]]:
-    from app.api import create_app
+    from app.main import create_app
 
     app = create_app(settings.model_copy(update=changes), db=db)
     with TestClient(app) as client:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.client.notation import NotationError, format_deal, parse_deal
+from app.cli.client.notation import NotationError, format_deal, parse_deal
 from app.rules import Deal
 
 
@@ -47,7 +47,7 @@ def test_notation_reads_into_the_api_deal_body(text, body):
     [("en", "7♥ 1 w2 p0 1:6 2:3 0:1"), ("ru", "7♥ 1 w2 p0 1:6 2:3 0:1")],
 )
 def test_contracts_are_written_with_the_suit_symbol_and_read_back(code, written):
-    from app.i18n import language
+    from app.kit.i18n import language
 
     body = parse_deal("7H 1 w2 p0 1:6 2:3 0:1")
     assert format_deal(body, language(code)) == written
@@ -55,7 +55,7 @@ def test_contracts_are_written_with_the_suit_symbol_and_read_back(code, written)
 
 
 def test_no_trumps_as_each_language_writes_them_reads_back():
-    from app.i18n import language
+    from app.kit.i18n import language
 
     body = parse_deal("10NT 0 w1 w2 0:10 1:0 2:0")
     assert format_deal(body, language("ru")).startswith("10БК 0 ")  # без козыря

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.i18n import language
+from app.kit.i18n import language
 from app.render import fold, initials, reconcile, render_sheet, sequence_text, written
 
 from .conftest import random_log

@@ -1,4 +1,4 @@
-"""The scoring page's HTML (app/api/pages/score.py) and the client's ``table scorer-link``:
+"""The scoring page's HTML (app/scorer/page.py) and the client's ``table scorer-link``:
 the page in the language asked for, its script run by nonce only, its words from the
 catalogue; 404 for a link that does not work."""
 
@@ -10,9 +10,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from app.api.pages.score import WORDS
-from app.cli import main
-from app.i18n import language
+from app.scorer.page import WORDS
+from app.cli.main import main
+from app.kit.i18n import language
 
 
 def made_link(api, **table):

@@ -1,1 +1,0 @@
-"""Routers, one module per resource; app.api.app includes them all."""

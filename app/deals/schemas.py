@@ -1,0 +1,275 @@
+"""Deals: the body of a deal (one named union tagged by ``type``), the stored deal (the same
+union, with its number, the entries it wrote and when), and the answers that carry them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, RootModel
+
+from app.rules import Entry
+from app.rules.vocabulary import (
+    CONTRACT_HELP,
+    CONTRACT_PATTERN,
+    DEFENCE,
+    NOTE_MAX,
+    SEATS_MAX,
+    TALON_BONUSES,
+    DealType,
+    EntryKind,
+)
+from app.deals.service import DealInfo
+from app.tables.service import TableInfo
+
+from app.kit.schemas import Amount, Answer, PlainText, Request, Seat, Tricks, absent_when_none, seat_map, timestamp
+from app.tables.sheet_schemas import Sheet
+
+ContractCode = Annotated[str, Field(pattern=CONTRACT_PATTERN, description=CONTRACT_HELP)]
+Defence = Literal[DEFENCE]  # type: ignore[valid-type]
+BonusWord = Literal[tuple(TALON_BONUSES)]  # type: ignore[valid-type]
+Note = Annotated[str, Field(max_length=NOTE_MAX), PlainText]
+KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
+DefenceMap = seat_map(Defence)
+TricksMap = seat_map(Tricks)
+
+
+# --- the deal as posted --------------------------------------------------------------------
+class Choices(Request):
+    writeoff: list[Seat] = Field(
+        default=None, max_length=SEATS_MAX, description="seats that write off the mountain instead of the pool"
+    )
+    help: Seat = Field(default=None, description="whom an overflow helps first")
+
+
+class Talon(Request):
+    bonus: BonusWord = Field(default=None, description="rostov: what the talon brought")
+    discarded: bool = Field(default=None, description="rostov: the talon was thrown away")
+    returned: bool = Field(default=None, description="piter with return_talon: the talon was returned")
+
+
+# A deal's fields in the order of the body: the kind's own (its type first), then the
+# common ones (the bases are listed last to first).
+class _DealCommon(Request):
+    dealer: Seat = Field(default=None, description="checked against the expected dealer (409 if it differs)")
+    choices: Choices = Field(default=None)
+    talon: Talon = Field(default=None, description="only on contract and misere deals")
+    over_misere: bool = Field(default=None, description="piter_races: a 9 or 10 that outbid a misere")
+    note: Note | None = Field(default=None, description=f"free text, at most {NOTE_MAX} characters")
+
+
+class _Contract(Request):
+    type: Literal["contract"] = "contract"
+    declarer: Seat
+    contract: ContractCode
+    defenders: DefenceMap = Field(description="the two other active seats: whist, pass or half_whist")
+    tricks: TricksMap = Field(
+        default=None, description="every active seat's tricks, summing to 10, when a defender whisted"
+    )
+
+
+class _Misere(Request):
+    type: Literal["misere"] = "misere"
+    declarer: Seat
+    tricks: TricksMap = Field(default=None, description="may hold only the declarer's count")
+
+
+class _Remise(Request):
+    type: Literal["remise"] = "remise"
+    declarer: Seat
+    contract: ContractCode
+
+
+class _Allpass(Request):
+    type: Literal["allpass"] = "allpass"
+    tricks: TricksMap = Field(description="every active seat's tricks")
+
+
+class _Close(Request):
+    type: Literal["close"] = "close"
+
+
+class ContractDeal(_DealCommon, _Contract):
+    """A contract was bid: the declarer played it (or both defenders passed)."""
+
+    example = {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}}
+
+
+class MisereDeal(_DealCommon, _Misere):
+    """A misère: the declarer tries to take no trick."""
+
+    example = {"type": "misere", "declarer": 0, "tricks": {"0": 1, "1": 5, "2": 4}}
+
+
+class RemiseDeal(_DealCommon, _Remise):
+    """A remise ("without three"): the declarer concedes the contract unplayed."""
+
+    example = {"type": "remise", "declarer": 2, "contract": "8S"}
+
+
+class AllpassDeal(_DealCommon, _Allpass):
+    """All passed: every player's tricks."""
+
+    example = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
+
+
+class CloseDeal(_DealCommon, _Close):
+    """The caller ends the game: only where the table is played for a number of deals
+    (``end_of_game: deals``); it writes nothing."""
+
+    example = {"type": "close"}
+
+
+DEAL_VARIANTS = (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal)
+assert tuple(v.model_fields["type"].default for v in DEAL_VARIANTS) == tuple(m.value for m in DealType)
+
+
+class DealInput(
+    RootModel[Annotated[Union[ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal], Field(discriminator="type")]]
+):
+    """A deal body: one of the five kinds, told apart by ``type``."""
+
+    def body(self) -> dict[str, Any]:
+        """The fields the caller sent (the engine checks them again: Deal.from_dict)."""
+        return self.root.model_dump(exclude_unset=True) | {"type": self.root.type}
+
+
+DEAL_EXAMPLES = {v.model_fields["type"].default: {"summary": v.__doc__.strip(), "value": v.example} for v in DEAL_VARIANTS}
+
+
+# --- the deal as stored --------------------------------------------------------------------
+class EntryOut(Answer):
+    kind: KindWord = Field(description="pool, mountain, or whists on another player")
+    seat: int = Field(description="who writes")
+    on: int = absent_when_none(description="whists: the seat written on")
+    amount: Amount = Field(description="negative: written off")
+
+    @classmethod
+    def of(cls, entry: Entry) -> "EntryOut":
+        return cls.model_validate(entry.to_dict())
+
+
+# Answers leave a field out rather than send null: its type is not nullable.
+class ChoicesOut(Answer):
+    writeoff: list[int] = absent_when_none()
+    help: int = absent_when_none()
+
+
+class TalonOut(Answer):
+    bonus: BonusWord = absent_when_none()
+    discarded: bool = absent_when_none()
+    returned: bool = absent_when_none()
+
+
+# A stored deal reads in the order of the body: number and type, the kind's own fields,
+# then the common ones and what the deal wrote (the bases are listed last to first).
+class _StoredHead(Answer):
+    number: int = Field(description="1, 2, ...: the deal's place in the log")
+    type: str  # each kind names itself
+
+
+class _StoredTail(Answer):
+    dealer: int = absent_when_none()
+    choices: ChoicesOut = absent_when_none()
+    talon: TalonOut = absent_when_none()
+    over_misere: bool = absent_when_none()
+    note: str = absent_when_none()
+    entries: list[EntryOut] = Field(description="what the deal wrote on the sheet")
+    created_at: str = absent_when_none()
+
+
+class _StoredContract(Answer):
+    type: Literal["contract"]
+    declarer: int
+    contract: str
+    defenders: dict[str, Defence]
+    tricks: dict[str, int] = absent_when_none()
+
+
+class _StoredMisere(Answer):
+    type: Literal["misere"]
+    declarer: int
+    tricks: dict[str, int] = absent_when_none()
+
+
+class _StoredRemise(Answer):
+    type: Literal["remise"]
+    declarer: int
+    contract: str
+
+
+class _StoredAllpass(Answer):
+    type: Literal["allpass"]
+    tricks: dict[str, int]
+
+
+class _StoredClose(Answer):
+    type: Literal["close"]
+
+
+class StoredContractDeal(_StoredTail, _StoredContract, _StoredHead):
+    """A contract deal of the log."""
+
+
+class StoredMisereDeal(_StoredTail, _StoredMisere, _StoredHead):
+    """A misère of the log."""
+
+
+class StoredRemiseDeal(_StoredTail, _StoredRemise, _StoredHead):
+    """A remise of the log."""
+
+
+class StoredAllpassDeal(_StoredTail, _StoredAllpass, _StoredHead):
+    """An all-pass deal of the log."""
+
+
+class StoredCloseDeal(_StoredTail, _StoredClose, _StoredHead):
+    """The caller's end of a game played for a number of deals."""
+
+
+class StoredDeal(
+    RootModel[
+        Annotated[
+            Union[StoredContractDeal, StoredMisereDeal, StoredRemiseDeal, StoredAllpassDeal, StoredCloseDeal],
+            Field(discriminator="type"),
+        ]
+    ]
+):
+    """A deal of the log: its body as stored, its number and the entries it wrote."""
+
+    @classmethod
+    def of(cls, deal: DealInfo) -> "StoredDeal":
+        fields: dict[str, Any] = {"number": deal.number, **deal.body, "entries": [e.to_dict() for e in deal.entries]}
+        if deal.created_at is not None:
+            fields["created_at"] = timestamp(deal.created_at)
+        return cls.model_validate(fields)
+
+
+class DealWithSheet(Answer):
+    deal: StoredDeal
+    sheet: Sheet
+
+    @classmethod
+    def of(cls, table: TableInfo, deal: DealInfo) -> "DealWithSheet":
+        return cls(deal=StoredDeal.of(deal), sheet=Sheet.of(table))
+
+
+class DealCorrected(DealWithSheet):
+    rescored: list[int] = Field(description="later deals whose entries changed")
+
+    @classmethod
+    def of_correction(cls, table: TableInfo, deal: DealInfo, rescored: list[int]) -> "DealCorrected":
+        return cls(deal=StoredDeal.of(deal), sheet=Sheet.of(table), rescored=rescored)
+
+
+class DealPage(Answer):
+    """One page of a deal log, in order: follow ``next`` until it is null."""
+
+    items: list[StoredDeal]
+    next: str | None = Field(description="the URL of the next page; null on the last")
+
+
+class SharedDealPage(DealPage):
+    """A page of the share link's deal log. ``deals`` repeats ``items`` for the clients of the
+    first version, which read the whole log from it."""
+
+    deals: list[StoredDeal] = Field(deprecated=True, description="the same as items; goes in the next version")

@@ -1,0 +1,261 @@
+"""API keys: ``pk_`` + 43 URL-safe characters (32 random bytes). Only a SHA-256 hash is
+stored, with the first 12 characters as an indexed prefix for a one-row lookup; the hash is
+then compared in constant time. Unknown prefixes still cost one comparison, so the response
+time does not tell whether a prefix exists.
+
+Administration is a property of a key (``api_keys.is_admin``, set only by
+``prefscore keys create --admin``), never of an owner's name. ``PREFSCORE_ADMIN_KEY``, while
+set, is an admin key too, of the reserved owner "admin": no key can be made for that owner
+(it would read the tables made with the environment key). It is compared with the setting on every request, so a rotated value stops working
+at once. A revoked key stops working on every process within the key cache's lifetime
+(``PREFSCORE_KEY_CACHE_TTL``, 60 s by default); on the process that revoked it, at once. The
+event streams it holds open end within ``PREFSCORE_EVENTS_HEARTBEAT`` seconds on every process
+(app/live/key_watcher.py reads ``revoked_among``), at once on the process that revoked it."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Union
+
+from sqlalchemy import select
+
+from app.kit.db import ApiKey, Database
+from app.kit.db.models import utcnow
+
+from app.rules import FieldError
+
+from app.kit.errors import NotFound, Unprocessable
+
+KEY_PREFIX = "pk_"
+PREFIX_LENGTH = 12
+ADMIN_OWNER = "admin"  # the owner the environment admin key acts for
+OWNER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+_DUMMY_HASH = hashlib.sha256(b"prefscore: no key has this prefix").hexdigest()
+MAX_KEY_LENGTH = 200
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who a valid key speaks for: its owner, whether it may administer keys, and its id
+    (None for the environment admin key, which is not stored)."""
+
+    owner: str
+    admin: bool = False
+    key_id: int | None = None
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """A stored key as listed: never its hash nor its secret."""
+
+    id: int
+    owner: str
+    prefix: str
+    admin: bool
+    created_at: datetime
+    revoked_at: datetime | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "owner": self.owner,
+            "prefix": self.prefix,
+            "admin": self.admin,
+            "created_at": self.created_at.isoformat(),
+            "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None,
+        }
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def new_key() -> str:
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def valid_owner(owner: str) -> bool:
+    return isinstance(owner, str) and OWNER_RE.fullmatch(owner) is not None
+
+
+def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
+    """Create a key for ``owner`` (a new owner when the name is new); the key is returned
+    once and never stored in clear. ``admin``: the key may create, list and revoke keys."""
+    if not valid_owner(owner):
+        raise ValueError("owner must be 1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)")
+    if owner == ADMIN_OWNER:
+        raise Unprocessable(
+            f"the owner {ADMIN_OWNER!r} is reserved",
+            [FieldError("owner", f"{ADMIN_OWNER!r} is the owner of PREFSCORE_ADMIN_KEY's tables: no key can be made for it")],
+        )
+    key = new_key()
+    with db.write() as session:
+        session.add(ApiKey(owner=owner, prefix=key[:PREFIX_LENGTH], hash=hash_key(key), is_admin=admin))
+    return key
+
+
+def _info(row: ApiKey) -> KeyInfo:
+    return KeyInfo(row.id, row.owner, row.prefix, bool(row.is_admin), row.created_at, row.revoked_at)
+
+
+def list_keys(db: Database) -> list[KeyInfo]:
+    with db.read() as session:
+        return [_info(row) for row in session.scalars(select(ApiKey).order_by(ApiKey.id))]
+
+
+def revoke_key(db: Database, key_id: int) -> KeyInfo:
+    """Revoke a stored key (again: no change). It stops working here at once and on every
+    other process when its cached answer expires."""
+    with db.write() as session:
+        row = session.get(ApiKey, key_id)
+        if row is None:
+            raise NotFound(f"no key with id {key_id}")
+        if row.revoked_at is None:
+            row.revoked_at = utcnow()
+        info = _info(row)
+        digest = row.hash
+    _cache_of(db).drop(digest)
+    return info
+
+
+def revoked_among(db: Database, key_ids: list[int]) -> set[int]:
+    """Those of the stored keys ``key_ids`` that no longer work (revoked, or gone), in one read.
+    This process forgets its cached answers for them: it learns of the revocation now."""
+    if not key_ids:
+        return set()
+    with db.lookup() as conn:
+        rows = conn.execute(select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))).all()
+    cache = _cache_of(db)
+    for row in rows:
+        if row.revoked_at is not None:
+            cache.drop(row.hash)
+    return set(key_ids) - {row.id for row in rows if row.revoked_at is None}
+
+
+def _is_env_admin(token: str, admin_key: str | None) -> bool:
+    return bool(admin_key) and hmac.compare_digest(token.encode("utf-8"), admin_key.encode("utf-8"))  # type: ignore[union-attr]
+
+
+ENV_ADMIN = Caller(ADMIN_OWNER, admin=True)
+
+
+def known_caller(db: Database, token: str, admin_key: str | None) -> "Caller | str | None":
+    """What is known of ``token`` without the database: the environment admin key, or the
+    answer of a recent lookup of the same key (see _KeyCache): a Caller, or ``INVALID``.
+    None means "look it up" (``identify``)."""
+    if not token or len(token) > MAX_KEY_LENGTH:
+        return None
+    if _is_env_admin(token, admin_key):
+        return ENV_ADMIN
+    return _cache_of(db).get(hash_key(token))
+
+
+def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
+    """The Caller of ``token``, or None when it is no valid key."""
+    if not token or len(token) > MAX_KEY_LENGTH or not token.isascii() or not token.isprintable():
+        return None
+    if _is_env_admin(token, admin_key):
+        return ENV_ADMIN
+    digest = hash_key(token)
+    cache = _cache_of(db)
+    cached = cache.get(digest)
+    if cached is not None:
+        return cached or None
+    with db.lookup() as conn:
+        rows = conn.execute(
+            select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(
+                ApiKey.prefix == token[:PREFIX_LENGTH], ApiKey.revoked_at.is_(None)
+            )
+        ).all()
+    if not rows:
+        hmac.compare_digest(digest, _DUMMY_HASH)
+        cache.put(digest, INVALID)
+        return None
+    caller = None
+    for row_id, row_owner, row_hash, row_admin in rows:
+        if hmac.compare_digest(digest, row_hash):
+            caller = Caller(row_owner, bool(row_admin), row_id)
+    cache.put(digest, caller if caller is not None else INVALID)
+    return caller
+
+
+def authenticate(db: Database, token: str, admin_key: str | None) -> str | None:
+    """The owner of ``token``, or None."""
+    caller = identify(db, token, admin_key)
+    return caller.owner if caller is not None else None
+
+
+# Cached answer for a key that matched no stored key.
+INVALID = ""
+_Cached = Union[Caller, str]
+
+
+class _KeyCache:
+    """The answers of recent key lookups, valid and invalid alike, by the SHA-256 of the key
+    (the key itself is not kept), each for ``ttl`` seconds: a key is looked up in the database
+    once a minute per worker process instead of on every request. Caching wrong keys too keeps
+    the cost of a request independent of whether its key is valid: any key costs one lookup
+    on first use and none on a repeat. At most ``size`` answers are kept; beyond that the
+    least recently used one is forgotten, one at a time (a flood of made-up keys pushes out
+    old answers gradually, never every answer at once)."""
+
+    def __init__(self, ttl: float = 60.0, size: int = 4096):
+        self.ttl = ttl
+        self.size = max(1, size)
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, tuple[_Cached, float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, digest: str) -> _Cached | None:
+        item = self._items.get(digest)
+        if item is None:
+            return None
+        if item[1] < time.monotonic():
+            with self._lock:
+                self._items.pop(digest, None)
+            return None
+        with self._lock:
+            if digest in self._items:
+                self._items.move_to_end(digest)
+        return item[0]
+
+    def put(self, digest: str, answer: _Cached) -> None:
+        with self._lock:
+            self._items[digest] = (answer, time.monotonic() + self.ttl)
+            self._items.move_to_end(digest)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def drop(self, digest: str) -> None:
+        with self._lock:
+            self._items.pop(digest, None)
+
+
+_caches: "weakref.WeakKeyDictionary[Database, _KeyCache]" = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+def configure_key_cache(db: Database, *, ttl: float, size: int) -> None:
+    """Size and lifetime of the key cache of ``db`` (create_app calls it with the settings)."""
+    with _caches_lock:
+        _caches[db] = _KeyCache(ttl=ttl, size=size)
+
+
+def _cache_of(db: Database) -> _KeyCache:
+    """One cache per Database (per app): tests run several apps in one process."""
+    cache = _caches.get(db)
+    if cache is None:
+        with _caches_lock:
+            cache = _caches.setdefault(db, _KeyCache())
+    return cache

@@ -1,0 +1,6 @@
+"""Persistence: SQLAlchemy models, engine/session setup per dialect, repositories."""
+
+from app.kit.db.engine import Database, make_database
+from app.kit.db.models import ApiKey, Base, DealRow, IdempotencyRow, PlayerRow, PlayerTableRow, ScorerLinkRow, TableRow
+
+__all__ = ["ApiKey", "Base", "Database", "DealRow", "IdempotencyRow", "PlayerRow", "PlayerTableRow", "ScorerLinkRow", "TableRow", "make_database"]

@@ -1,0 +1,403 @@
+"""Engine and sessions per dialect.
+
+SQLite: WAL, a busy timeout, and writing transactions that start with BEGIN IMMEDIATE
+(SQLAlchemy's pysqlite recipe: pysqlite's own transaction handling is switched off and the
+"begin" event emits the BEGIN), so concurrent writers wait for each other instead of failing
+with "database is locked". Read-only sessions begin DEFERRED so readers never queue behind
+writers (WAL lets them read the last committed state).
+
+PostgreSQL: a plain pooled engine; writers lock the table row with SELECT ... FOR UPDATE.
+
+The pool is sized to the worker thread pool (pool_size + max_overflow == threads): a sync
+endpoint holds at most one connection at a time, so no thread can wait forever for a pool
+slot held by another waiting thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import threading
+import time
+import weakref
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.kit.settings import Settings
+
+_READONLY = "prefscore_readonly"
+# Seconds a read on the event loop waits for a pooled PostgreSQL connection before it goes
+# to the thread pool instead (all busy under load; none to be had in an outage).
+LOOP_CONNECTION_WAIT = 0.1
+# Seconds the event-loop pool retries a failed connection before it gives up (the next
+# read then starts a new attempt).
+LOOP_RECONNECT_TIMEOUT = 5.0
+_LOOKUP = "prefscore_lookup"
+# Seconds the answer of a write probe (/health) is reused: at most one probe write per
+# interval and process, however often /health is asked.
+WRITE_PROBE_INTERVAL = 5.0
+# Milliseconds a SQLite write probe waits for another process's writer before it gives up
+# (the database is being written then: the last answer stands).
+WRITE_PROBE_BUSY_MS = 100
+
+
+def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+        # Let SQLAlchemy (the "begin" event below) decide when transactions start.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):  # noqa: ANN001
+        if conn.get_execution_options().get(_LOOKUP):
+            return  # one statement, in SQLite's own autocommit mode: it is its own transaction
+        if conn.get_execution_options().get(_READONLY):
+            conn.exec_driver_sql("BEGIN")
+        else:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(settings: Settings) -> Engine:
+    url = make_url(settings.database_url)
+    threads = max(1, settings.threads)
+    pool_size = max(1, min(threads, settings.db_pool_size))
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if database in ("", ":memory:") or database.startswith("file::memory:"):
+            raise ValueError("prefscore needs a SQLite file (sqlite:///path.db), not an in-memory database")
+        engine = create_engine(
+            url,
+            pool_size=pool_size,
+            max_overflow=max(0, threads - pool_size),
+            pool_timeout=settings.db_pool_timeout,
+            connect_args={"check_same_thread": False, "timeout": settings.sqlite_busy_timeout_ms / 1000},
+        )
+        _sqlite_events(engine, settings.sqlite_busy_timeout_ms)
+        return engine
+    return create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=max(0, threads - pool_size),
+        pool_timeout=settings.db_pool_timeout,
+        # No pool_pre_ping: it costs a round trip on every checkout, that is on every
+        # transaction. A connection broken by a database restart raises a disconnect error
+        # on its first use instead; SQLAlchemy then invalidates the whole pool, so one
+        # request per worker fails (503) and the next ones get fresh connections.
+        connect_args=_pg_connect_args(settings, url.get_driver_name()) if url.get_backend_name() == "postgresql" else {},
+    )
+
+
+def _pg_connect_args(settings: Settings, driver: str) -> dict[str, object]:
+    args: dict[str, object] = {"connect_timeout": settings.db_connect_timeout}
+    if driver == "psycopg" and not settings.db_prepared_statements:
+        # Behind PgBouncer in transaction mode each transaction may get another server
+        # connection: a statement psycopg prepared on one is missing (or taken) on the next.
+        args["prepare_threshold"] = None
+    return args
+
+
+class LoopReadUnavailable(Exception):
+    """An event-loop read could not be made here; make it in the thread pool instead."""
+
+
+class Database:
+    """An engine with two session factories: ``write()`` (one transaction that locks as it
+    writes) and ``read()`` (a consistent read). Both commit or roll back on leaving the block,
+    so a use case has committed before it returns."""
+
+    def __init__(self, engine: Engine, *, loop_busy_timeout_ms: int = 200, pg_loop_connections: int = 8, pg_prepare: bool = True):
+        self.engine = engine
+        self._loop_busy_timeout_ms = loop_busy_timeout_ms
+        self._pg_loop_connections = pg_loop_connections
+        self._pg_prepare = {} if pg_prepare else {"prepare_threshold": None}
+        self.dialect = engine.dialect.name
+        self._writer = sessionmaker(engine, expire_on_commit=False)
+        self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
+        self._reader = sessionmaker(engine.execution_options(**{_READONLY: True}), expire_on_commit=False)
+        lookup = {_READONLY: True, _LOOKUP: True}
+        if self.dialect != "sqlite":
+            # Not on SQLite: pysqlite's AUTOCOMMIT would be reset to its own transaction handling
+            # on check-in, which the BEGIN IMMEDIATE recipe above switches off.
+            lookup["isolation_level"] = "AUTOCOMMIT"
+        self._lookup = engine.execution_options(**lookup)
+        self._loop_conns = threading.local()
+        self._loop_all: list[sqlite3.Connection] = []
+        self._loop_lock = threading.Lock()
+        # A plain file path only (a "file:" URI with options is left to the pooled engine).
+        database = engine.url.database if self.dialect == "sqlite" and not engine.url.query else None
+        self._sqlite_path = database or None
+        self._pg_conninfo = (
+            engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+            if self.dialect == "postgresql" and engine.url.get_driver_name() == "psycopg"
+            else None
+        )
+        # One AsyncConnectionPool per event loop (see read_one_async).
+        self._pg_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self.write_probe_interval = WRITE_PROBE_INTERVAL
+        self._probe_lock = threading.Lock()
+        self._probe_at = float("-inf")
+        self._probe_answer: tuple[str, str] | None = None
+
+    # SQLite reads that can run on the event loop: a point read of a WAL database is a few
+    # microseconds and never waits for a writer (WAL readers see the last committed state),
+    # so it costs less than the thread-pool round trip a sync endpoint needs. Each thread
+    # (in the server: the one event-loop thread) has its own plain sqlite3 connection in
+    # autocommit mode, so each statement reads the file's current committed state, written
+    # by this process or any other: nothing is cached between statements.
+    @property
+    def reads_on_loop(self) -> bool:
+        return self._sqlite_path is not None
+
+    def loop_read_one(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+        """One row of one read-only statement (SQLite only, raw DB-API SQL with ``?``
+        parameters), or None. Blocks the calling thread only while SQLite reads."""
+        conn = getattr(self._loop_conns, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self._sqlite_path, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self._loop_busy_timeout_ms)}")
+            conn.execute("PRAGMA query_only = ON")
+            self._loop_conns.conn = conn
+            with self._loop_lock:
+                self._loop_all.append(conn)
+        # fetchall() steps the statement to its end, which ends its implicit read transaction
+        # at once (a statement left open would pin an old snapshot of the file).
+        rows = conn.execute(sql, params).fetchall()
+        return rows[0] if rows else None
+
+    # PostgreSQL reads from the event loop: psycopg_pool's AsyncConnectionPool per event loop
+    # (a psycopg async connection waits on the loop it is used from), its connections in
+    # autocommit (one statement, no BEGIN/ROLLBACK, so each read sees the last committed
+    # row), so a read waits for the server without a thread-pool round trip. When no
+    # connection comes within LOOP_CONNECTION_WAIT (all busy, or the database away), or on
+    # any error, the caller gets LoopReadUnavailable and uses the pooled engine in the
+    # thread pool instead (which answers 503 if the database is away).
+    @property
+    def async_reads(self) -> bool:
+        return self._sqlite_path is not None or self._pg_conninfo is not None
+
+    async def read_one_async(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+        """One row of one read-only statement (``?`` parameters), read from the event loop,
+        or None; raises LoopReadUnavailable when the caller should use the thread pool."""
+        if self._sqlite_path is not None:
+            try:
+                return self.loop_read_one(sql, params)
+            except sqlite3.Error as exc:
+                raise LoopReadUnavailable(str(exc)) from exc
+        if self._pg_conninfo is None:
+            raise LoopReadUnavailable("no async reads for this database")
+        import psycopg
+
+        pool = await self._loop_pool()
+        try:
+            async with pool.connection(timeout=LOOP_CONNECTION_WAIT) as conn:
+                cur = await conn.execute(sql.replace("?", "%s"), params)
+                rows = await cur.fetchall()
+        except psycopg.Error as exc:  # PoolTimeout and PoolClosed are psycopg errors too
+            # The pool drops a broken connection itself (and one returned mid-statement).
+            raise LoopReadUnavailable(str(exc)) from exc
+        return rows[0] if rows else None
+
+    async def _loop_pool(self):  # noqa: ANN202
+        from psycopg_pool import AsyncConnectionPool
+
+        loop = asyncio.get_running_loop()
+        pool = self._pg_pools.get(loop)
+        if pool is None:
+            pool = AsyncConnectionPool(
+                self._pg_conninfo,
+                kwargs={"autocommit": True, "connect_timeout": 5, **self._pg_prepare},
+                # Made when asked for (a process that never answers a 304 opens none),
+                # at most pg_loop_connections, closed after 10 idle minutes.
+                min_size=0,
+                max_size=self._pg_loop_connections,
+                open=False,
+                name="prefscore-loop-reads",
+                # No check on checkout (a round trip per read, what pool_pre_ping cost); a
+                # broken connection fails its statement and the pool discards it.
+                # After a failed connection attempt the pool retries with backoff; giving
+                # up soon lets the next read start a new attempt at once when the database
+                # is back, instead of waiting for a backoff grown long during an outage.
+                reconnect_timeout=LOOP_RECONNECT_TIMEOUT,
+            )
+            await pool.open(wait=False)
+            self._pg_pools[loop] = pool
+        return pool
+
+    async def close_loop_reads(self) -> None:
+        """Close the event-loop connections of the running loop (the app's lifespan, at
+        shutdown: a pool's connections and tasks belong to its loop)."""
+        pool = self._pg_pools.pop(asyncio.get_running_loop(), None)
+        if pool is not None:
+            await pool.close(timeout=1.0)
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        if self._write_lock is None:
+            with self._writer.begin() as session:
+                yield session
+            return
+        # SQLite has one writer at a time. Threads of this process queue here and are woken
+        # as soon as the writer before them commits; left to BEGIN IMMEDIATE they would poll
+        # with SQLite's busy handler, which sleeps longer and longer (up to 100 ms) between
+        # tries. Other processes on the same file still wait through the busy timeout.
+        with self._write_lock:
+            with self._writer.begin() as session:
+                yield session
+
+    @contextmanager
+    def write_core(self) -> Iterator[Connection]:
+        """``write()`` as a plain Connection, for a use case that writes with Core statements
+        only (posting a deal): the same transaction, lock and queue without the Session's
+        layer over each statement (bench/PROFILE.md)."""
+        if self._write_lock is None:
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self._write_lock:
+            with self.engine.begin() as conn:
+                yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        # Closing ends the transaction (a rollback) and keeps loaded objects readable.
+        with self._reader() as session:
+            yield session
+
+    @contextmanager
+    def lookup(self) -> Iterator[Connection]:
+        """A connection for one read-only statement (an API key, a sheet's ETag) run without
+        a transaction around it: no BEGIN and no ROLLBACK round trips. A single statement
+        sees one consistent snapshot by itself; use ``read()`` for more than one."""
+        with self._lookup.connect() as conn:
+            yield conn
+
+    def write_problem(self) -> str | None:
+        """Why this database cannot be written, as far as can be told without writing: for
+        a SQLite file, a file or a directory (where SQLite keeps its WAL and journal) this
+        process may not write. None when nothing is known to be wrong."""
+        if self.dialect != "sqlite" or not self.engine.url.database:
+            return None
+        path = os.path.abspath(self.engine.url.database)
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            return f"the SQLite file {path} is not writable by this process"
+        directory = os.path.dirname(path)
+        if not os.access(directory, os.W_OK):
+            return f"the directory {directory} of the SQLite file is not writable by this process (SQLite keeps its journal there)"
+        return None
+
+    def write_probe(self) -> tuple[str, str] | None:
+        """Whether a write can be committed now, found by committing one: None, or (state,
+        why) with state "full" or "read-only". Throttled: one probe per
+        ``write_probe_interval`` seconds and process, the answer reused in between.
+
+        SQLite: ``PRAGMA user_version`` set to its own value in a BEGIN IMMEDIATE
+        transaction, a one-page commit to the WAL, which fails as a deal's post does when
+        the disk is full ("database or disk is full"); BEGIN IMMEDIATE and a rollback alone
+        write nothing and would pass. While a writer is at work (this process's or, beyond
+        WRITE_PROBE_BUSY_MS, another's) the database is being written: the last answer
+        stands. PostgreSQL: the server takes writes (not a standby in recovery, not
+        read-only by default)."""
+        if time.monotonic() - self._probe_at < self.write_probe_interval or not self._probe_lock.acquire(blocking=False):
+            return self._probe_answer
+        try:
+            answer = self._probe_sqlite() if self.dialect == "sqlite" else self._probe_postgresql()
+            if answer != "busy":
+                self._probe_answer = answer  # type: ignore[assignment]
+                self._probe_at = time.monotonic()
+            return self._probe_answer
+        finally:
+            self._probe_lock.release()
+
+    def _probe_sqlite(self) -> tuple[str, str] | str | None:
+        lock = self._write_lock
+        if lock is None or not lock.acquire(blocking=False):
+            return "busy"
+        try:
+            # No BEGIN from the "begin" event: the probe sets a short busy timeout first.
+            with self.engine.connect().execution_options(**{_LOOKUP: True}) as conn:
+                busy = conn.exec_driver_sql("PRAGMA busy_timeout").scalar()
+                conn.exec_driver_sql(f"PRAGMA busy_timeout = {WRITE_PROBE_BUSY_MS}")
+                try:
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    try:
+                        version = int(conn.exec_driver_sql("PRAGMA user_version").scalar() or 0)
+                        conn.exec_driver_sql(f"PRAGMA user_version = {version}")
+                        conn.exec_driver_sql("COMMIT")
+                    except sa_exc.DBAPIError:
+                        try:
+                            conn.exec_driver_sql("ROLLBACK")
+                        except sa_exc.DBAPIError:
+                            pass  # SQLite rolled back itself
+                        raise
+                except sa_exc.OperationalError as exc:
+                    why = str(exc.orig)
+                    if "locked" in why or "busy" in why:
+                        return "busy"
+                    if "full" in why:
+                        return "full", f"a write cannot be committed: {why} (the disk of the SQLite file, or its size limit)"
+                    return "read-only", f"a write cannot be committed: {why}"
+                finally:
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(busy)}")
+        finally:
+            lock.release()
+        return None
+
+    def _probe_postgresql(self) -> tuple[str, str] | None:
+        if self.dialect != "postgresql":
+            return None
+        with self._lookup.connect() as conn:
+            recovery, read_only = conn.execute(
+                text("SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only')")
+            ).one()
+        if recovery:
+            return "read-only", "the PostgreSQL server is a standby in recovery: it takes no writes"
+        if read_only == "on":
+            return "read-only", "the PostgreSQL server makes transactions read-only (default_transaction_read_only)"
+        return None
+
+    def ping(self) -> None:
+        with self.engine.connect().execution_options(**{_READONLY: True}) as conn:
+            conn.execute(text("SELECT 1"))
+
+    def dispose(self) -> None:
+        with self._loop_lock:
+            conns, self._loop_all[:] = list(self._loop_all), []
+        for conn in conns:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._loop_conns = threading.local()
+        # Pools still open here belong to loops whose app did not close them
+        # (close_loop_reads): close them on their own loop if it still runs.
+        pools, self._pg_pools = list(self._pg_pools.items()), weakref.WeakKeyDictionary()
+        for loop, pool in pools:
+            if not loop.is_closed():
+                try:
+                    asyncio.run_coroutine_threadsafe(pool.close(timeout=1.0), loop)
+                except RuntimeError:
+                    pass
+        self.engine.dispose()
+
+
+def make_database(settings: Settings) -> Database:
+    return Database(
+        make_engine(settings),
+        loop_busy_timeout_ms=settings.sqlite_loop_busy_timeout_ms,
+        pg_loop_connections=settings.pg_loop_connections,
+        pg_prepare=settings.db_prepared_statements,
+    )

@@ -1,0 +1,184 @@
+"""The schema. Alembic (migrations/) is the only thing that creates it; these models
+describe it for queries and for autogenerate checks.
+
+Deals are the truth (append-only, numbered 1..N per table); the table row keeps the
+engine state after its last deal so that posting a deal reads one row.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.sql.expression import false
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class TableRow(Base):
+    __tablename__ = "tables"
+    # The tables collection (GET /v1/tables): an owner's tables by latest activity, keyset-paged
+    # on (updated_at, id) (migration 0005).
+    __table_args__ = (Index("ix_tables_owner_updated_at_id", "owner", "updated_at", "id"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64), index=True)
+    convention: Mapped[str] = mapped_column(String(32))
+    players: Mapped[list[Any]] = mapped_column(JSON)
+    pool_target: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    first_dealer: Mapped[int] = mapped_column(Integer)
+    share_token: Mapped[str] = mapped_column(String(64), unique=True)
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    rules_version: Mapped[int] = mapped_column(Integer)
+    deal_count: Mapped[int] = mapped_column(Integer, default=0)
+    # Bumped on every change of the log (post, undo, correction): part of the sheet's ETag,
+    # because an undo followed by another deal gives the same deal_count and another sheet.
+    revision: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    title: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    note: Mapped[str | None] = mapped_column(String(2000), nullable=True)
+    # Set while the table is archived: it refuses deals and leaves the listing unless asked.
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class DealRow(Base):
+    __tablename__ = "deals"
+    __table_args__ = (UniqueConstraint("table_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)  # the canonical deal (Deal.to_dict())
+    entries: Mapped[list[Any]] = mapped_column(JSON)  # what it wrote, amounts as int or "p/q"
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # The seat that dealt it (the state's next_dealer before it), written with the deal and
+    # again when an undo or a correction folds the log: a page of the log with its dealers
+    # reads that page's rows, never the deals before it (migration 0008).
+    dealer: Mapped[int] = mapped_column(Integer)
+
+
+class IdempotencyRow(Base):
+    """The first answer to a POST of a deal with an Idempotency-Key, replayed to its retries.
+
+    ``deal_number`` is the deal the key wrote: an undo or a correction of that deal deletes
+    the row in the same transaction (a replay must never describe a deal that is no longer
+    stored as it was). Rows older than the configured expiry are deleted (``created_at``)."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (
+        UniqueConstraint("table_id", "key"),
+        Index("ix_idempotency_keys_table_id_deal_number", "table_id", "deal_number"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(255))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int] = mapped_column(Integer)
+    response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    deal_number: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+
+
+class ApiKey(Base):
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    owner: Mapped[str] = mapped_column(String(64), index=True)
+    prefix: Mapped[str] = mapped_column(String(16), index=True)
+    hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Administration is a property of the key, never of an owner's name (migration 0004).
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class RateLimitRow(Base):
+    """Per-key request counts of app.kit.limiter: one row per (bucket, window); the bucket is a
+    SHA-256 of the presented key, never the key."""
+
+    __tablename__ = "rate_limits"
+
+    bucket: Mapped[str] = mapped_column(String(64), primary_key=True)
+    window: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+
+
+class PlayerRow(Base):
+    """A person an owner keeps score for across tables (the player registry). ``external_id``
+    is an online client's own id for the person, unique per owner when given."""
+
+    __tablename__ = "players"
+    __table_args__ = (
+        UniqueConstraint("owner", "external_id"),
+        Index("ix_players_owner_id", "owner", "id"),
+    )
+
+    # Time-ordered hex (app/players/service.new_player_id): the listing's order is creation order.
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(64))
+    external_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PlayerTableRow(Base):
+    """A registered player's seat at one table and what the table's deals add up to for that
+    seat (app/players/stats.py): written in the transaction of each deal, so that a
+    player's statistics are a sum over these rows, never a fold of deals on request.
+
+    ``convention`` and ``table_created_at`` repeat the table's, so that the filtered sums read
+    this table alone."""
+
+    __tablename__ = "player_tables"
+    __table_args__ = (
+        UniqueConstraint("table_id", "seat"),
+        UniqueConstraint("player_id", "table_id"),
+        Index("ix_player_tables_player_id_table_created_at", "player_id", "table_created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    convention: Mapped[str] = mapped_column(String(32))
+    table_created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    deal_count: Mapped[int] = mapped_column(Integer, default=0)
+    finished: Mapped[bool] = mapped_column(Boolean, default=False)
+    balance: Mapped[str] = mapped_column(String(64), default="0")  # exact whists, "p/q" or an int's text
+    tally: Mapped[dict[str, Any]] = mapped_column(JSON)  # the counts of player_stats.Tally
+
+
+class ScorerLinkRow(Base):
+    """A table's scorer link (``/score/{token}``): it may post, undo and correct that table's
+    deals and read what the scoring page needs (app/scorer/service.py). Stored as API
+    keys are: a SHA-256 of the token, and its first characters as an indexed prefix."""
+
+    __tablename__ = "scorer_links"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    prefix: Mapped[str] = mapped_column(String(16), index=True)
+    hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

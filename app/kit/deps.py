@@ -1,0 +1,88 @@
+"""Dependencies: the database and settings of the running app, and the caller's owner.
+
+The caller (a key, a scorer link) is identified before the request's body is read, by the
+gate in app/kit/middleware/rate_limit.py, which answers a request without a valid one; the
+dependencies here take its answer from the request's scope, and make the same checks
+themselves for an app served without that layer.
+
+No dependency here holds a transaction across the endpoint: each use case opens and commits
+its own (code after ``yield`` in a dependency runs after the response is sent)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
+
+from app.kit.db import Database
+from app.kit.errors import Forbidden, NotFound, Unauthorized
+from app.keys.service import Caller, identify, known_caller
+from app.scorer.service import Scorer, resolve
+from app.kit.settings import Settings
+
+from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY, KEY_NOT_VALID, KEY_REQUIRED, NO_SCORER_LINK, SCORER_SCOPE_KEY
+
+_bearer = HTTPBearer(auto_error=False, description="an API key: `Authorization: Bearer pk_...`")
+
+
+# The dependencies are ``async def`` although they mostly do no I/O: FastAPI runs a plain
+# ``def`` dependency in the thread pool, a round trip through it for each dependency of each
+# request. Only the key lookup that needs the database goes to the thread pool.
+
+
+async def get_db(request: Request) -> Database:
+    return request.app.state.db
+
+
+async def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+async def current_caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Caller:
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise Unauthorized(KEY_REQUIRED)
+    db = request.app.state.db
+    token = credentials.credentials.strip()
+    admin_key = request.app.state.settings.admin_key
+    seen = request.scope.get(CALLER_SCOPE_KEY)
+    # The rate limit identified this key already (app/kit/middleware/rate_limit.py).
+    caller = seen[1] if seen is not None and seen[0] == token else known_caller(db, token, admin_key)
+    if caller is None:
+        caller = await run_in_threadpool(identify, db, token, admin_key)
+    if not caller:  # None, or INVALID from the cache
+        raise Unauthorized(KEY_NOT_VALID)
+    return caller  # type: ignore[return-value]
+
+
+async def current_owner(caller: Annotated[Caller, Depends(current_caller)]) -> str:
+    return caller.owner
+
+
+async def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
+    if not caller.admin:
+        raise Forbidden("only an admin key can manage keys (PREFSCORE_ADMIN_KEY, or a key made with `prefscore keys create --admin`)")
+    return caller
+
+
+async def current_scorer(request: Request, token: str) -> Scorer:
+    """The table a scorer link (``/v1/score/{token}``) may act on; an unknown or revoked
+    link is not found. Looked up in the database on every request (never cached): a revoked
+    link is refused at once."""
+    seen = request.scope.get(SCORER_SCOPE_KEY)
+    # The rate limit looked this link up already in this request (app/kit/middleware/rate_limit.py).
+    scorer = seen[1] if seen is not None and seen[0] == token else await run_in_threadpool(resolve, request.app.state.db, token)
+    if scorer is None:
+        raise NotFound(NO_SCORER_LINK)
+    return scorer
+
+
+DB = Annotated[Database, Depends(get_db)]
+ScorerAccess = Annotated[Scorer, Depends(current_scorer)]
+Owner = Annotated[str, Depends(current_owner)]
+KeyCaller = Annotated[Caller, Depends(current_caller)]
+Admin = Annotated[Caller, Depends(admin_caller)]

@@ -1,0 +1,85 @@
+"""The service's ASGI middleware, one job per module. From the outside in:
+
+- ``security_headers``: nosniff, framing, referrer, HSTS and Content-Security-Policy;
+- ``request_context``: request id, access log, metrics, last-resort 500;
+- ``body_guard.BodyLimitProblem``: the framework's 413 as problem+json;
+- (the framework's own stack: its error middleware and its body-size limit,
+  FastAPI ``max_body_size``)
+- CORS (Starlette's), only when ``PREFSCORE_CORS_ORIGINS`` names origins;
+- ``rate_limit``: the caller's key or scorer link checked before any of the body is read
+  (401, 404), and the rate limits: per key (database), per address and per share token
+  (memory); 429;
+- ``body_guard.BodyGuard``: hostile JSON (422);
+- ``sheet_not_modified``: the sheet's 304 before the framework's routing (the route's own check).
+
+The first three wrap the whole framework stack (``wrap``, called by the app's
+``build_middleware_stack``) so that they see every answer, the framework's own included;
+they run as one ASGI layer (``entry``) that calls each module in turn;
+``install`` adds the others with ``add_middleware``.
+
+The error handlers (problem+json for every error, 503 when the database is away) are in
+app/kit/problems.py.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.responses import Response
+from starlette.types import ASGIApp
+
+from app.kit import observability as obs
+from app.kit.settings import Settings
+
+from app.kit.middleware.entry import Entry
+from app.kit.middleware.body_guard import BodyGuard, BodyLimit, BodyLimitProblem, check_json
+from app.kit.middleware.rate_limit import RateLimit
+from app.kit.middleware.request_context import RequestContext
+from app.kit.middleware.security_headers import SecurityHeaders
+
+__all__ = ["Entry", "BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
+
+
+def own_body_limits(settings: Settings) -> dict[str, int]:
+    """The routes with a body limit of their own, by path: the record import (a long table's
+    record is larger than any other body)."""
+    return {"/v1/tables/import": settings.max_record_bytes}
+
+
+def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
+    """The outermost layers, around the framework's whole middleware stack: one pass
+    (``entry.Entry``) that calls security headers, request context and the 413 in order."""
+    return Entry(stack, settings=settings, path_limits=own_body_limits(settings))
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Middleware (Starlette applies the last added outermost) and /metrics."""
+    from app.kit.middleware.sheet_not_modified import SheetNotModified  # it imports the routes, which import this package
+
+    obs.configure_logging(settings.log_format, settings.log_level)
+    app.add_middleware(SheetNotModified, db=app.state.db)
+    app.add_middleware(
+        BodyGuard,
+        max_json_depth=settings.max_json_depth,
+        own_limit_paths=frozenset(own_body_limits(settings)),
+        loop_parse_bytes=settings.loop_parse_bytes,
+    )
+    # Outside BodyGuard: the caller is authenticated before anything reads the body.
+    app.add_middleware(RateLimit, settings=settings, db=app.state.db, body_limits=own_body_limits(settings))
+    if settings.cors_origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-ID"],
+            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed"],
+            max_age=600,
+        )
+
+    if settings.metrics_enabled:
+
+        @app.get("/metrics", include_in_schema=False)
+        def metrics_endpoint() -> Response:
+            payload, content_type = obs.render_metrics()
+            return Response(payload, media_type=content_type)

@@ -1,0 +1,55 @@
+"""The service's one outer ASGI layer, around the framework's whole stack: the request's
+context (app/kit/middleware/request_context.py), the framework's 413 as problem+json
+(body_guard.BodyLimitProblem) and the security headers (security_headers.py), in one pass.
+
+Each job stays in its own module; this only calls them in order, with one ``send`` wrapper
+per request instead of one per job: every layer cost a coroutine frame per call, a closure
+and a copy of the response headers per request (bench/PROFILE.md)."""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.kit.settings import Settings
+
+from app.kit.middleware.body_guard import BodyLimitProblem
+from app.kit.middleware.request_context import RequestContext
+from app.kit.middleware.security_headers import SecurityHeaders
+
+
+class Entry:
+    def __init__(self, app: ASGIApp, settings: Settings, path_limits: dict[str, int] | None = None):
+        self.app = app
+        self.context = RequestContext(app, settings=settings)
+        self.too_large = BodyLimitProblem(app, max_body_bytes=settings.max_body_bytes, path_limits=path_limits)
+        self.security = SecurityHeaders(app, settings=settings)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        context, too_large, security = self.context, self.too_large, self.security
+        request = context.begin(scope)
+
+        async def send_wrapper(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", ()))
+                status = message["status"]
+                if status == 413:
+                    request.rewriting = too_large.rewrite_headers(headers, too_large.refusal(scope.get("path", "")))
+                context.response_started(request, status, headers)
+                security.add(headers)
+                message = {**message, "headers": headers}
+            elif request.rewriting and message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": too_large.refusal(scope.get("path", ""))}
+                request.rewriting = False
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        except Exception:
+            await context.failed(request, scope, send_wrapper)
+        finally:
+            context.finish(request, scope)

@@ -1,0 +1,271 @@
+"""Who is calling, and rate limits, before any of the request's body is read: the one gate
+of ``/v1`` and the share and scorer pages. Answers 401 and 404 as the routes' dependencies
+would (app/kit/deps.py), 429 problem+json with Retry-After.
+
+Authentication comes first: a route that needs a key (all of ``/v1`` but the share and
+scorer links) is answered 401 here when the request has no valid key, and a scorer link
+that is unknown or revoked 404, before the body is received -- a request nobody may make
+costs no parse of its body (this layer sits outside app/kit/middleware/body_guard.py and
+the framework, which read it). The caller found is left in the request's scope for the
+dependencies, which do not look it up again.
+
+Counting, in this order:
+
+- per client address, in this process's memory (never a database write): every request
+  that does not carry a key this process already knows to be valid (app.keys.service'
+  cache), and every request to a share or scorer link, pages included. This count comes
+  before any database lookup of what the request presents (a key, a scorer link), so that
+  made-up keys and links cost at most the address's budget of lookups; a key that proves
+  valid gives its unit back (it is counted as a key), and a key known valid is never
+  refused for its address;
+- per key, in the database so that every process shares one count
+  (app.kit.limiter.RateLimiter), once the key is known valid;
+- per share link (``/v1/shared/{token}...`` and the page ``/shared/{token}``): per token,
+  in memory;
+- per scorer link (``/v1/score/{token}...`` and the page ``/score/{token}``): a valid one as a
+  key, counted in the database per link.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import anyio
+from fastapi.security.utils import get_authorization_scheme_param
+from sqlalchemy import exc as sa_exc
+from starlette.middleware.body_limit import RequestBodyLimitMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.kit import observability as obs
+from app.kit.db import Database
+from app.kit.limiter import Busy, Decision, FairShare, MemoryLimiter, RateLimiter
+from app.keys import service as keys
+from app.scorer import service as scorer_links
+from app.kit.errors import NotFound, ServiceError, Unauthorized
+from app.kit.settings import Settings
+
+# The database's 503 as the app's own handler answers it.
+from app.kit.problems import database_unavailable, is_connection_error, problem
+from app.kit.middleware.asgi import header, send_problem
+
+# Where the caller of a request's key, once identified here, is left for app/kit/deps.py.
+CALLER_SCOPE_KEY = "prefscore.caller"
+# Where the scorer link of a request, once looked up here, is left for app/kit/deps.py.
+SCORER_SCOPE_KEY = "prefscore.scorer"
+_SHARED = re.compile(r"^/(?:v1/)?shared/([^/]+)")
+_SCORER = re.compile(r"^/(?:v1/)?score/([^/]+)")
+# Event streams are left out of the fair share: they last, and have caps of their own (app/live).
+_STREAM = "/events"
+
+# The refusals, here and in the dependencies (app/kit/deps.py), word for word.
+KEY_REQUIRED = "an API key is required: Authorization: Bearer <key>"
+KEY_NOT_VALID = "this API key is not valid"
+NO_SCORER_LINK = "no scorer link with this token (or it was revoked)"
+
+
+def bearer_token(scope: Scope) -> str | None:
+    """The key of ``Authorization: Bearer <key>``, read as the routes' security scheme reads
+    it (FastAPI's ``HTTPBearer``): None when there is no such header."""
+    raw = header(scope, b"authorization")
+    value = raw.decode("latin-1") if raw is not None else None
+    scheme, credentials = get_authorization_scheme_param(value)
+    if not (value and scheme and credentials) or scheme.lower() != "bearer":
+        return None
+    return credentials.strip()
+
+
+def service_problem(exc: ServiceError) -> Response:
+    """The answer app/kit/problems.py gives ``exc`` when a dependency raises it."""
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    return problem(exc.status, exc.detail, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
+
+
+def _route_path(scope: Scope) -> str:
+    path = scope.get("path", "")
+    root = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+class _Refused(Exception):
+    """The answer to send instead of calling the app."""
+
+    def __init__(self, response: Response | None = None, decision: Decision | None = None, what: str = ""):
+        self.response = response
+        self.decision = decision
+        self.what = what
+
+
+class RateLimit:
+    def __init__(self, app: ASGIApp, settings: Settings, db: Database, body_limits: dict[str, int] | None = None):
+        self.app = app
+        self.db = db
+        # The routes with a body limit of their own (app/kit/middleware/__init__.py): a
+        # refusal here is answered under that limit, as the route would be, not as a 413 of
+        # the app's smaller one (whose check replaces any answer to a longer Content-Length).
+        self.body_limits = dict(body_limits or {})
+        self.admin_key = settings.admin_key
+        window = settings.rate_limit_window
+        self.window = max(1, window)
+        self.by_key = (
+            RateLimiter(
+                db,
+                settings.rate_limit,
+                window,
+                lease_max=settings.rate_limit_lease_max,
+                lease_share=settings.rate_limit_lease_share,
+                max_leases=settings.rate_limit_max_leases,
+            )
+            if settings.rate_limit > 0
+            else None
+        )
+        names = settings.rate_limit_max_names
+        self.by_address = MemoryLimiter(settings.anonymous_rate_limit, window, names) if settings.anonymous_rate_limit > 0 else None
+        self.by_share = MemoryLimiter(settings.share_rate_limit, window, names) if settings.share_rate_limit > 0 else None
+        self.fair_share = (
+            FairShare(settings.max_requests_in_progress, settings.request_queue, settings.request_queue_wait)
+            if settings.max_requests_in_progress > 0
+            else None
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") == "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        path = _route_path(scope)
+        holder: tuple[str, str] | None = None  # (what, who) the request is counted against in the fair share
+        try:
+            shared = _SHARED.match(path)
+            scorer = _SCORER.match(path) if shared is None else None
+            if shared is not None:
+                self._address(scope)
+                self._count(self.by_share.hit(shared.group(1)) if self.by_share is not None else None, "this share link")
+                holder = ("share link", shared.group(1))
+            elif scorer is not None:
+                await self._scorer(scope, scorer.group(1))
+                holder = ("scorer link", scorer.group(1))
+            elif path.startswith("/v1/"):
+                holder = ("key", await self._caller(scope))
+            if holder is not None and self.fair_share is not None and not path.endswith(_STREAM):
+                await self._turn(holder)
+            else:
+                holder = None
+        except _Refused as refused:
+            limit = self.body_limits.get(path)
+            answer = self._answer(refused)
+            await (answer if limit is None else RequestBodyLimitMiddleware(answer, limit))(scope, receive, send)
+            return
+        if holder is None:
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.fair_share.leave(holder)  # type: ignore[union-attr]
+
+    async def _turn(self, holder: tuple[str, str]) -> None:
+        """Wait for the holder's turn (app.kit.limiter.FairShare); 429 when it does not come."""
+        try:
+            await self.fair_share.enter(holder)  # type: ignore[union-attr]
+        except Busy as busy:
+            obs.metrics().rate_limited.inc()
+            raise _Refused(
+                problem(
+                    429,
+                    f"this {holder[0]} has {busy.in_progress} requests in progress and more waiting"
+                    f" (at most {self.fair_share.limit} at once, PREFSCORE_MAX_REQUESTS_IN_PROGRESS); retry after {busy.retry_after} s",  # type: ignore[union-attr]
+                    title="Too many requests",
+                    headers={"Retry-After": str(busy.retry_after)},
+                )
+            ) from None
+
+    def _answer(self, refused: _Refused) -> ASGIApp:
+        """The ASGI app that answers a refusal."""
+
+        async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+            if refused.response is not None:
+                await refused.response(scope, receive, send)
+            else:
+                await self._too_many(send, refused.decision, refused.what)  # type: ignore[arg-type]
+
+        return answer
+
+    async def _too_many(self, send: Send, decision: Decision, what: str) -> None:
+        obs.metrics().rate_limited.inc()
+        await send_problem(
+            send,
+            429,
+            "Too many requests",
+            f"{what} made more than {decision.limit} requests in {self.window} seconds; retry after {decision.retry_after} s",
+            headers=[
+                (b"retry-after", str(decision.retry_after).encode()),
+                (b"ratelimit-limit", str(decision.limit).encode()),
+                (b"ratelimit-remaining", b"0"),
+                (b"ratelimit-reset", str(decision.retry_after).encode()),
+            ],
+        )
+
+    @staticmethod
+    def _count(decision: Decision | None, what: str) -> None:
+        if decision is not None and not decision.allowed:
+            raise _Refused(decision=decision, what=what)
+
+    def _address(self, scope: Scope) -> str:
+        """Count the request against its client address; refused when over the budget.
+        Returns the address (to give the unit back)."""
+        client = scope.get("client")
+        address = client[0] if client else "?"
+        if self.by_address is not None:
+            self._count(self.by_address.hit(address), "this address (without a valid key)")
+        return address
+
+    async def _by_key(self, token: str, what: str) -> None:
+        if self.by_key is None:
+            return
+        # Most requests are decided from this process's lease, on the loop; only a new
+        # lease needs the database, in the thread pool (app/kit/limiter.py).
+        self._count(self.by_key.try_local(token) or await anyio.to_thread.run_sync(self.by_key.hit, token), what)
+
+    async def _lookup(self, scope: Scope, fn: Any, *args: Any) -> Any:
+        """A lookup in the thread pool; the database's 503 (app/kit/problems.py) when it
+        cannot be reached -- the request is not let through to read its body."""
+        try:
+            return await anyio.to_thread.run_sync(fn, *args)
+        except (sa_exc.TimeoutError, sa_exc.DBAPIError) as exc:
+            if isinstance(exc, sa_exc.DBAPIError) and not is_connection_error(exc):
+                raise
+            raise _Refused(await anyio.to_thread.run_sync(database_unavailable, Request(scope), exc)) from None
+
+    async def _scorer(self, scope: Scope, token: str) -> None:
+        """A scorer link: the address is counted before the link is looked up (links are
+        never cached: a revoked one is refused at once); an unknown or revoked one is 404
+        here, a valid one counted as a key is (in the database, shared by every process)."""
+        self._address(scope)
+        found = await self._lookup(scope, scorer_links.resolve, self.db, token)
+        scope[SCORER_SCOPE_KEY] = (token, found)
+        if found is None:
+            raise _Refused(service_problem(NotFound(NO_SCORER_LINK)))
+        await self._by_key(token, "this scorer link")
+
+    async def _caller(self, scope: Scope) -> str:
+        """A route that needs a key: 401 unless the request has a valid one, which is
+        returned."""
+        token = bearer_token(scope)
+        caller = keys.known_caller(self.db, token, self.admin_key) if token else None
+        if not caller:
+            address = self._address(scope)  # before any lookup of the key
+            if token is None:
+                raise _Refused(service_problem(Unauthorized(KEY_REQUIRED)))
+            if caller is None:
+                caller = await self._lookup(scope, keys.identify, self.db, token, self.admin_key)
+            if not caller:  # None, or INVALID from the cache
+                raise _Refused(service_problem(Unauthorized(KEY_NOT_VALID)))
+            if self.by_address is not None:
+                self.by_address.refund(address)  # a valid key is counted as a key
+        # The dependency that authenticates the request (app/kit/deps.py) takes this
+        # answer instead of hashing and looking up the same key a second time.
+        scope[CALLER_SCOPE_KEY] = (token, caller)
+        await self._by_key(token, "this key")  # type: ignore[arg-type]
+        return token  # type: ignore[return-value]

@@ -1,0 +1,53 @@
+"""The sheet's 304 answered before the framework's routing and dependency solving.
+
+``GET /v1/tables/{id}/sheet`` with ``If-None-Match`` is what a client polling a table sends
+most, and most of its cost was the framework finding the route and solving its dependencies
+around a point read (bench/PROFILE.md). This layer sits inside the rate limit, so the request
+is counted and its key identified as every other; when the rate limit identified a valid key,
+it makes the route's own check (``routes.tables.sheet_not_modified``) and sends its 304.
+Everything else goes on to the route, which answers as it always has: no If-None-Match, no
+valid key, an unknown table (the route's 404), any error. When the sheet has changed, the
+route is told (``SHEET_CHANGED``) so that it does not read the ETag a second time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.kit.db import Database
+
+from app.tables import router as tables
+from app.tables.router import SHEET_CHANGED, sheet_not_modified
+from app.kit.middleware.asgi import header
+from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
+
+OPERATION = "getSheet"
+
+
+class SheetNotModified:
+    def __init__(self, app: ASGIApp, db: Database):
+        self.app = app
+        self.db = db
+        # The route itself: its path pattern is the one definition of the path, and the
+        # access line and metrics name it as they name every routed request.
+        self.route: Any = next(r for r in tables.router.routes if getattr(r, "operation_id", None) == OPERATION)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") == "GET" and not scope.get("root_path"):
+            match = self.route.path_regex.match(scope.get("path", ""))
+            seen = scope.get(CALLER_SCOPE_KEY) if match else None
+            if_none_match = header(scope, b"if-none-match") if seen else None
+            if if_none_match is not None and seen[1]:
+                try:
+                    unchanged = await sheet_not_modified(self.db, seen[1].owner, match["table_id"], if_none_match.decode("latin-1"))
+                except Exception:  # noqa: BLE001 - an unknown table, the database away: the route's answer
+                    pass
+                else:
+                    if unchanged is not None:
+                        scope["route"] = self.route
+                        await unchanged(scope, receive, send)
+                        return
+                    scope[SHEET_CHANGED] = True
+        await self.app(scope, receive, send)

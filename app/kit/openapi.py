@@ -1,0 +1,109 @@
+"""The served OpenAPI document, finished so that generated clients are clean.
+
+FastAPI declares every error response as ``application/json`` and adds a 422 of its own
+``HTTPValidationError`` shape, which this service never sends. Here, once the document is
+generated:
+
+- every error status (4xx, 5xx) is ``application/problem+json`` with the one ``Problem``
+  schema;
+- the statuses every route can answer are declared where they can happen: 422 on a route
+  with parameters or a body, 413 on a route with a body (the body limit), 429 on a keyed
+  ``/v1`` route (the rate limit, with ``Retry-After``), 503 everywhere (the database is
+  unavailable, with ``Retry-After``);
+- the headers every answer of a kind carries are declared on it: ``X-Request-ID`` on all,
+  ``WWW-Authenticate`` on 401, ``Retry-After`` and ``RateLimit-*`` on 429;
+- an optional parameter's schema is not nullable (it is left out, never sent as null);
+- ``HTTPValidationError`` and ``ValidationError`` are gone from the components.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from app.kit.headers import RATE_LIMIT, REQUEST_ID, RETRY_AFTER, WWW_AUTHENTICATE
+from app.kit.problem_schemas import _DESCRIPTIONS, PROBLEM
+
+_PROBLEM_CONTENT = {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+_FASTAPI_ONLY = ("HTTPValidationError", "ValidationError")
+_METHODS = ("get", "put", "post", "delete", "patch", "options", "head")
+
+
+def _problem(status: int, existing: dict[str, Any] | None = None) -> dict[str, Any]:
+    out = dict(existing or {})
+    out["content"] = _PROBLEM_CONTENT
+    if not out.get("description") or out["description"] in ("Validation Error", "Successful Response"):
+        out["description"] = _DESCRIPTIONS.get(status, "a problem (RFC 9457)")
+    if status in (429, 503):
+        out["headers"] = {**out.get("headers", {}), **RETRY_AFTER}
+    if status == 429:
+        out["headers"] = {**out["headers"], **RATE_LIMIT}
+    if status == 401:
+        out["headers"] = {**out.get("headers", {}), **WWW_AUTHENTICATE}
+    return out
+
+
+def _not_null(parameter: dict[str, Any]) -> None:
+    """An optional parameter is left out, never sent as null: ``string``, not ``string | null``
+    (generators then type it ``str | Unset``, not ``None | str | Unset``)."""
+    schema = parameter.get("schema", {})
+    options = schema.get("anyOf")
+    if not parameter.get("required") and options and {"type": "null"} in options and len(options) == 2:
+        (kept,) = [o for o in options if o != {"type": "null"}]
+        del schema["anyOf"]
+        parameter["schema"] = {**kept, **schema}
+
+
+def finish(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with the error declarations above (changed in place and returned)."""
+    for path, item in document.get("paths", {}).items():
+        for method in _METHODS:
+            operation = item.get(method)
+            if operation is None:
+                continue
+            for parameter in operation.get("parameters", []):
+                _not_null(parameter)
+            responses = operation.setdefault("responses", {})
+            statuses = {503}
+            if operation.get("parameters") or operation.get("requestBody"):
+                statuses.add(422)
+            if operation.get("requestBody"):
+                statuses.add(413)
+            if path.startswith("/v1/") and operation.get("security", None) != []:
+                statuses.add(429)
+            for status in statuses:
+                responses.setdefault(str(status), {})
+            for code, response in list(responses.items()):
+                if code[0] in "45":
+                    responses[code] = _problem(int(code), response)
+            for response in responses.values():
+                response["headers"] = {**response.get("headers", {}), **REQUEST_ID}
+            operation["responses"] = dict(sorted(responses.items()))
+    schemas = document.get("components", {}).get("schemas", {})
+    for name in _FASTAPI_ONLY:
+        schemas.pop(name, None)
+    return document
+
+
+def install(app: FastAPI) -> None:
+    """Serve the finished document at /openapi.json (built once, on the first request)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = finish(
+                get_openapi(
+                    title=app.title,
+                    version=app.version,
+                    openapi_version=app.openapi_version,
+                    summary=app.summary,
+                    description=app.description,
+                    routes=app.routes,
+                    tags=app.openapi_tags,
+                    servers=app.servers,
+                )
+            )
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

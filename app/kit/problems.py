@@ -1,0 +1,163 @@
+"""RFC 9457 problem details for every error: 4xx from the services and the router, pydantic's
+validation errors (with the bad fields named), 503 with Retry-After when the database cannot
+be reached (SQLAlchemy's connection-level errors), and a 500 fallback that says nothing
+inside. ``install`` registers every error handler of the app."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy import exc as sa_exc
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.kit import observability as obs
+from app.rules import FieldError
+from app.kit.errors import MAX_LISTED_ERRORS, ServiceError
+
+from app.kit.bodies import REFUSALS
+from app.kit.validation_errors import field_errors
+
+PROBLEM = "application/problem+json"
+log = logging.getLogger("prefscore.api")
+
+_TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    412: "Precondition failed",
+    413: "Content too large",
+    415: "Unsupported media type",
+    422: "Invalid request",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
+_SLUGS = {
+    400: "bad-request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    409: "conflict",
+    412: "precondition-failed",
+    413: "content-too-large",
+    422: "invalid",
+    500: "internal",
+    503: "unavailable",
+}
+
+
+def problem_type(status: int) -> str:
+    return f"https://prefscore.example/problems/{_SLUGS.get(status, str(status))}"
+
+
+def problem(
+    status: int,
+    detail: str,
+    *,
+    title: str | None = None,
+    errors: list[FieldError] | list[dict[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+    error_count: int | None = None,
+    **extra: Any,
+) -> JSONResponse:
+    """A problem+json answer. Its ``errors`` list at most MAX_LISTED_ERRORS entries; when
+    there were more, ``error_count`` says how many (``error_count`` given: that many)."""
+    body: dict[str, Any] = {
+        "type": problem_type(status),
+        "title": title or _TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+    }
+    if errors is not None:
+        # A body of 32,000 refused items must not make an answer of 32,000 sentences.
+        listed = errors[:MAX_LISTED_ERRORS]
+        body["errors"] = [e if isinstance(e, dict) else {"field": e.field, "reason": e.reason} for e in listed]
+        count = max(error_count or 0, len(errors))
+        if count > len(listed):
+            body["error_count"] = count
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+def validation_errors(exc: RequestValidationError, request: Request | None = None) -> tuple[list[dict[str, str]], int | None]:
+    """The refused fields with a sentence of our own (app/kit/validation_errors.py): at most
+    MAX_LISTED_ERRORS of them, and when there were more, how many refusals pydantic made
+    (None otherwise). A body validated in the thread pool (app/kit/bodies.py) brings its own
+    refusals in place of its stand-in's."""
+    errors = list(exc.errors())
+    found = request.scope.get(REFUSALS) if request is not None else None
+    if found is not None:
+        errors = [e for e in errors if tuple(e.get("loc", ()))[:1] != ("body",)] + found
+    listed = field_errors(errors, MAX_LISTED_ERRORS + 1)
+    if len(listed) > MAX_LISTED_ERRORS:
+        return listed[:MAX_LISTED_ERRORS], len(errors)
+    return listed, None
+
+
+def database_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    text = str(getattr(exc, "orig", exc))
+    if "readonly database" in text or _is_read_only(exc):
+        # Not a moment's outage: retrying will not help until someone fixes the permissions.
+        why = request.app.state.db.write_problem() or text
+        log.error("the database cannot be written: %s", why)
+        obs.metrics().db_unavailable.inc()
+        return problem(503, "the database cannot be written; the operator has to fix it (see the server's log)", title="Service unavailable")
+    log.warning("the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
+    obs.metrics().db_unavailable.inc()
+    return problem(503, "the database is unavailable; retry shortly", title="Service unavailable", headers={"Retry-After": "1"})
+
+
+def is_connection_error(exc: sa_exc.DBAPIError) -> bool:
+    return exc.connection_invalidated or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError)) or _is_read_only(exc)
+
+
+def _is_read_only(exc: Exception) -> bool:
+    """PostgreSQL refused a write in a read-only transaction (SQLSTATE 25006: a standby, or
+    default_transaction_read_only): the database cannot be written, not a fault of ours."""
+    return getattr(getattr(exc, "orig", None), "sqlstate", None) == "25006"
+
+
+def install(app: FastAPI) -> None:
+    async def db_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, sa_exc.TimeoutError) or (isinstance(exc, sa_exc.DBAPIError) and is_connection_error(exc)):
+            return await anyio.to_thread.run_sync(database_unavailable, request, exc)
+        raise exc
+
+    app.add_exception_handler(sa_exc.OperationalError, db_error)
+    app.add_exception_handler(sa_exc.InterfaceError, db_error)
+    app.add_exception_handler(sa_exc.InternalError, db_error)  # a read-only transaction's refusal
+    app.add_exception_handler(sa_exc.TimeoutError, db_error)
+
+    @app.exception_handler(ServiceError)
+    async def _service_error(_request: Request, exc: ServiceError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return problem(exc.status, exc.detail, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors, count = validation_errors(exc, request)
+        fields = ", ".join(sorted({e["field"] for e in errors}))
+        return problem(422, f"the request is not valid: {fields}", errors=errors, error_count=count)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else _TITLES.get(exc.status_code, "Error")
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = "no such resource"
+        elif exc.status_code == 405 and detail == "Method Not Allowed":
+            detail = "this method is not allowed on this resource"
+        return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, obs.loggable_path(request.url.path))
+        return problem(500, "an unexpected error occurred; it has been logged", request_id=obs.REQUEST_ID.get())

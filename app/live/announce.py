@@ -1,0 +1,103 @@
+"""How a write announces a change of a table.
+
+PostgreSQL: ``pg_notify`` in the same transaction, so the notification is delivered to every
+listening process if and only if the write commits. Every database: the change is also handed
+to this process's hub once the write has committed (no round trip through the database for
+the subscribers of the process that wrote).
+
+A write through a Session calls ``announce`` inside its transaction and the hand-over follows
+its commit. Posting a deal writes on a plain Connection with its notification in its own
+statement (``NOTIFY``, app/deals/service.py) and calls ``committed`` once it has committed,
+with the table as it stored it: the hub then sends that state to this process's streams
+without reading it back."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import bindparam, event, func, select
+from sqlalchemy.orm import Session
+
+log = logging.getLogger("prefscore.events")
+CHANNEL = "prefscore_tables"
+_PENDING = "prefscore_changes"
+
+# PostgreSQL's notification of a change, as a column expression, so that a write can carry
+# it in its own statement; its parameter is ``notification``, the text ``notification()`` makes.
+NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
+_NOTIFY_ALONE = select(NOTIFY)
+
+# (table_id, owner, revision, kind, stored) -> None, called after commit from the writing
+# thread; ``stored`` is the table as the write stored it (an app.tables.service.TableInfo)
+# when the write has it at hand, else None (the hub reads it).
+Sink = Callable[[str, str, int, str, Any], None]
+_sinks: list[Sink] = []
+
+
+_origin: tuple[int, str] | None = None
+
+
+def origin() -> str:
+    """This process, as its notifications name it: its listener ignores its own, since every
+    write of this process hands its change over in-process as well (and a post the table it
+    stored, which the hub then need not read back). Made again in a forked child."""
+    global _origin
+    pid = os.getpid()
+    if _origin is None or _origin[0] != pid:
+        _origin = (pid, f"{pid}-{secrets.token_hex(6)}")
+    return _origin[1]
+
+
+def notification(table_id: str, owner: str, revision: int, kind: str) -> str:
+    """The text PostgreSQL delivers to every listening process (app/live/pg_listener.py):
+    the table, its owner, revision and kind, and the process that wrote it."""
+    return json.dumps([table_id, owner, revision, kind, origin()], separators=(",", ":"))
+
+
+def announce(session: Session, table_id: str, owner: str, revision: int, kind: str) -> None:
+    """Announce that ``table_id`` is at ``revision`` after a change of ``kind`` (one of
+    app.live.KINDS), once this transaction commits."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(_NOTIFY_ALONE, {"notification": notification(table_id, owner, revision, kind)})
+    session.info.setdefault(_PENDING, []).append((table_id, owner, revision, kind, None))
+
+
+def committed(table_id: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:
+    """Hand this process's hub a change that has committed (a write that sent its own
+    notification: posting a deal), with the table as stored when the writer has it. It never
+    raises: the write is done, and a stream that missed this catches up on its next read."""
+    try:
+        _hand_over([(table_id, owner, revision, kind, stored)])
+    except Exception:  # noqa: BLE001
+        log.exception("live updates: a committed change of table %s could not be handed over", table_id)
+
+
+def add_sink(sink: Sink) -> None:
+    if sink not in _sinks:
+        _sinks.append(sink)
+
+
+def remove_sink(sink: Sink) -> None:
+    if sink in _sinks:
+        _sinks.remove(sink)
+
+
+def _hand_over(changes: list[tuple[str, str, int, str, Any]] | None) -> None:
+    for sink in list(_sinks):
+        for change in changes or ():
+            sink(*change)
+
+
+@event.listens_for(Session, "after_commit")
+def _committed(session: Session) -> None:
+    _hand_over(session.info.pop(_PENDING, None))
+
+
+@event.listens_for(Session, "after_rollback")
+def _rolled_back(session: Session) -> None:
+    session.info.pop(_PENDING, None)

@@ -1,0 +1,82 @@
+"""The reads of the live-update hub, made in the thread pool: the current state of the tables
+that changed (one read for all of them), the revision column of the watched tables, and
+which scorer links of the open streams no longer work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import or_, select
+
+from app.kit.db import Database, ScorerLinkRow, TableRow
+from app.scorer.service import owner_has_a_key
+from app.tables.service import TableInfo, get_tables
+
+from app.live.hub import Current
+
+Render = Callable[[TableInfo], dict[str, Any]]
+# Tables read per statement (an IN list stays short).
+CHUNK = 500
+
+
+def _chunks(items: list[str]) -> list[list[str]]:
+    return [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)] or [[]]
+
+
+def current(table: TableInfo, render: Render) -> Current:
+    return Current(table.id, table.owner, table.revision, table.deal_count, table.etag, render(table), table.share_token)
+
+
+def load_current(db: Database, render: Render, tables: list[str]) -> dict[str, Current]:
+    """The tables' current state (a table gone is absent), read in one statement per chunk
+    (app.tables.service.get_tables: each row becomes a TableInfo the one way rows do)."""
+    out: dict[str, Current] = {}
+    for chunk in _chunks(tables):
+        for table_id, table in get_tables(db, chunk).items():
+            out[table_id] = current(table, render)
+    return out
+
+
+def load_owner_tables(db: Database, render: Render, owner: str) -> dict[str, Current]:
+    """Every table of ``owner`` as its streams show it (an owner-wide stream that resumes)."""
+    return load_current(db, render, list(load_revisions(db, [], [owner])))
+
+
+def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[str, tuple[str, int, int]]:
+    """(owner, revision, deal_count) of ``tables`` and of every table of ``owners``."""
+    t = TableRow.__table__
+    out: dict[str, tuple[str, int, int]] = {}
+    with db.lookup() as conn:
+        for chunk in _chunks(tables):
+            if not chunk and not owners:
+                continue
+            conditions = []
+            if chunk:
+                conditions.append(t.c.id.in_(chunk))
+            if owners:
+                conditions.append(t.c.owner.in_(owners))
+            for row in conn.execute(select(t.c.id, t.c.owner, t.c.revision, t.c.deal_count).where(or_(*conditions))):
+                out[row.id] = (row.owner, row.revision, row.deal_count)
+            owners = []  # read once
+    return out
+
+
+def load_revoked_links(db: Database, link_ids: list[int]) -> set[int]:
+    """Of the scorer links ``link_ids``, those revoked or gone, or whose owner has no working
+    key left: one statement per chunk, for every stream of those links at once."""
+    links = ScorerLinkRow.__table__
+    tables = TableRow.__table__
+    wanted = sorted(set(link_ids))
+    working: set[int] = set()
+    with db.lookup() as conn:
+        for i in range(0, len(wanted), CHUNK):
+            chunk = wanted[i : i + CHUNK]
+            working.update(
+                conn.execute(
+                    select(links.c.id)
+                    .join(tables, tables.c.id == links.c.table_id)
+                    .where(links.c.id.in_(chunk), links.c.revoked_at.is_(None), owner_has_a_key(tables.c.owner))
+                ).scalars()
+            )
+    return set(wanted) - working

@@ -1,0 +1,332 @@
+"""Server-sent events: every change of a table pushed to its viewers (app/live).
+
+- ``GET /v1/tables/{id}/events`` (the key), ``GET /v1/shared/{token}/events`` (read-only):
+  one table; the event ``id`` is the table's revision. The first event is the current state
+  (``sheet``) unless ``Last-Event-ID`` / ``?after=`` is the current revision already; a client
+  that missed events gets the current state at once. A deleted table ends the stream.
+- ``GET /v1/events`` (``?tables=id,id``): every table of the key's owner, or those listed;
+  ids are ``{table}:{revision}``. With ``Last-Event-ID`` (a reconnect) or ``tables`` the
+  current state of each table comes first.
+
+Slots are shared fairly: besides the process's bound (``PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS``,
+503), each key, share token, scorer link and client address without a key holds at most its
+own number of open streams (``PREFSCORE_EVENTS_MAX_PER_*``, 429 naming the cap); a stream gives
+its slot back when it ends, however it ends.
+
+A comment every ``PREFSCORE_EVENTS_HEARTBEAT`` seconds keeps proxies from closing an idle
+stream. A keyed stream ends when its key is revoked: at once on the process that revoked it,
+within the heartbeat interval on the others (app/live/key_watcher.py). The stream is
+sse-starlette's ``EventSourceResponse`` (disconnects, heartbeats, shutdown).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from typing import Annotated, Any, AsyncIterator
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import Response
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
+
+from app.live.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Holder, StreamNotice, Subscription, TableEvent, TooManySubscriptions
+from app.live.live import LiveUpdates
+from app.live.reads import current, load_current, load_owner_tables, load_revisions
+from app.tables import service as svc
+from app.keys.service import Caller
+from app.kit.errors import NotFound, Unprocessable
+
+from app.kit.deps import DB, KeyCaller
+from app.kit.problems import problem
+from app.tables.sheet_schemas import Sheet
+from app.kit.problem_schemas import problem_responses
+router = APIRouter(prefix="/v1", tags=["events"])
+
+EVENT_STREAM = "text/event-stream"
+TABLES_MAX = 200  # tables one owner-wide stream may list
+
+
+# A Last-Event-ID read as a revision: at most this many digits (a revision fits in 19);
+# anything else is not one of ours and is ignored.
+_REVISION = re.compile(r"[0-9]{1,20}")
+# Which setting bounds each holder's streams, and how the refusal names the holder.
+_CAPS = {
+    SHARE_TOKEN: ("PREFSCORE_EVENTS_MAX_PER_SHARE_TOKEN", "this share link"),
+    SCORER_LINK: ("PREFSCORE_EVENTS_MAX_PER_SCORER_LINK", "this scorer link"),
+    KEY: ("PREFSCORE_EVENTS_MAX_PER_KEY", "this key"),
+    ADDRESS: ("PREFSCORE_EVENTS_MAX_PER_ADDRESS", "this address"),
+}
+
+
+class Refused(Exception):
+    """No slot for the stream: answered as a problem (``response``) instead of a stream."""
+
+    def __init__(self, response: Response):
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def render(table: svc.TableInfo) -> dict[str, Any]:
+    return Sheet.of(table).model_dump(mode="json")
+
+
+def live(request: Request) -> LiveUpdates:
+    """The process's live updates, started with the first stream (or the app's lifespan)."""
+    state = request.app.state
+    updates = getattr(state, "live", None)
+    if updates is None or (updates.hub.loop is not None and updates.hub.loop is not asyncio.get_running_loop()):
+        # one per event loop (a test may serve the same app from a second loop)
+        updates = state.live = LiveUpdates(state.db, state.settings, render)
+    updates.start()
+    return updates
+
+
+_EXAMPLE = (
+    "id: 7\nevent: deal.posted\n"
+    'data: {"kind":"deal.posted","table":"9f0c...","revision":7,"etag":"\\"5d1e...\\"","sheet":{"deal_count":7,...}}\n\n'
+    ": ping\n\n"
+)
+_stream_description = (
+    "an event stream: `event` is the kind (sheet, deal.posted, deal.undone, deal.corrected, "
+    "table.renamed, table.archived, table.deleted; stream.interrupted and stream.resumed about "
+    "the stream itself), `id` the revision, `data` JSON: kind, table, revision, etag and sheet "
+    "(the Sheet schema) for sheet changes"
+)
+
+
+def stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
+    return {
+        200: {
+            "description": _stream_description,
+            "content": {EVENT_STREAM: {"schema": {"type": "string"}, "example": _EXAMPLE}},
+        },
+        **problem_responses(*errors),
+    }
+
+
+LastEventId = Annotated[str | None, Header(alias="Last-Event-ID", description="the id of the last event received: resume after it")]
+After = Annotated[int | None, Query(ge=0, le=2**62, description="the revision the client has (as Last-Event-ID)")]
+
+
+def resume_revision(last_event_id: str | None, after: int | None) -> int | None:
+    """The revision the client has: ``after``, else a ``Last-Event-ID`` of at most 20 ASCII
+    digits; any other Last-Event-ID (too long, not a number) is ignored: the stream starts
+    with the current state."""
+    if after is not None:
+        return after
+    if last_event_id is not None:
+        text = last_event_id.strip()
+        if _REVISION.fullmatch(text):
+            return int(text)
+    return None
+
+
+def _sse(event: TableEvent | StreamNotice, *, owner_wide: bool) -> ServerSentEvent | bytes:
+    if isinstance(event, StreamNotice):
+        return ServerSentEvent(data=event.data(), event=event.kind)
+    wire = event.wire.get(owner_wide)
+    if wire is None:  # the same bytes for every stream of the table (bench/events.py)
+        event_id = f"{event.table_id}:{event.revision}" if owner_wide else str(event.revision)
+        wire = event.wire[owner_wide] = ServerSentEvent(data=event.data(), event=event.kind, id=event_id).encode()
+    return wire
+
+
+async def _events(
+    updates: LiveUpdates,
+    sub: Subscription,
+    first: list[TableEvent],
+    seen: dict[str, int],
+    *,
+    owner_wide: bool,
+) -> AsyncIterator[ServerSentEvent | bytes]:
+    """The stream's events until the hub ends it (its key or scorer link revoked, its share
+    link replaced) or its table is deleted; its slot is given back however it ends."""
+    hub = updates.hub
+    try:
+        for event in first:
+            yield _sse(event, owner_wide=owner_wide)
+        while True:
+            items = await sub.next()
+            if sub.ended:
+                return
+            for item in items:
+                if isinstance(item, TableEvent):
+                    if item.kind != "table.deleted" and item.revision <= seen.get(item.table_id, -1):
+                        continue  # already sent (the first state, or a signal seen twice)
+                    seen[item.table_id] = item.revision
+                yield _sse(item, owner_wide=owner_wide)
+                if isinstance(item, TableEvent) and item.kind == "table.deleted" and not owner_wide:
+                    return
+    finally:
+        hub.unsubscribe(sub)
+
+
+def _subscribe(updates: LiveUpdates, sub: Subscription) -> None:
+    """Take the stream's slots, or Refused: 503 when the process holds all it may, 429 when
+    one of the stream's holders does (``cap`` names which), with Retry-After."""
+    try:
+        updates.hub.subscribe(sub)
+    except TooManySubscriptions as refused:
+        retry = {"Retry-After": str(max(1, math.ceil(updates.settings.events_heartbeat)))}
+        if refused.cap is None:
+            raise Refused(problem(
+                503,
+                f"this server holds {refused.limit} event streams, the most it may "
+                "(PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS); retry later or poll",
+                title="Service unavailable", headers=retry, cap="server", limit=refused.limit,
+            )) from None
+        setting, who = _CAPS[refused.cap]
+        raise Refused(problem(
+            429,
+            f"{who} holds {refused.limit} open event streams on this server, the most one may "
+            f"({setting}); close one, or retry later or poll",
+            title="Too many event streams", headers=retry, cap=refused.cap, limit=refused.limit,
+        )) from None
+
+
+def anonymous_holders(request: Request) -> tuple[Holder, ...]:
+    """The client address a stream without a key is counted against (none known: none)."""
+    client = request.client
+    return ((ADDRESS, client.host),) if client is not None and client.host else ()
+
+
+def key_holder(caller: Caller) -> Holder:
+    """A stored key is counted by its id; the environment's admin key (not stored) by owner."""
+    return (KEY, f"id:{caller.key_id}") if caller.key_id is not None else (KEY, f"owner:{caller.owner}")
+
+
+class _Stream(EventSourceResponse):
+    """The stream's response: its slots are given back when the response ends, however it
+    ends (the client gone, the server shutting down, the stream ended), even before its
+    first event (a generator never started never runs its ``finally``)."""
+
+    def __init__(self, updates: LiveUpdates, sub: Subscription, events: AsyncIterator[ServerSentEvent | bytes]):
+        super().__init__(
+            events,
+            ping=updates.settings.events_heartbeat,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self._release = (updates.hub, sub)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            hub, sub = self._release
+            hub.unsubscribe(sub)
+
+
+async def table_stream(updates: LiveUpdates, table_id: str, owner: str | None, have: int | None, sub: Subscription) -> Response:
+    """The stream of one table for ``sub`` (its holders, key, link or share token set by the
+    route); ``owner``: the table must be this owner's. A problem when no slot is left."""
+    try:
+        _subscribe(updates, sub)  # before the read: no change between the two is missed
+    except Refused as refused:
+        return refused.response
+    try:
+        found = (await run_in_threadpool(load_current, updates.db, render, [table_id])).get(table_id)
+        if found is None or (owner is not None and found.owner != owner):
+            raise NotFound(f"no table {table_id!r}")
+    except BaseException:
+        updates.hub.unsubscribe(sub)
+        raise
+    updates.hub.seed([(found.table_id, found.revision, found.deal_count)], found.owner)
+    first = [] if have == found.revision else [TableEvent.of("sheet", found)]
+    return _Stream(updates, sub, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False))
+
+
+@router.get(
+    "/tables/{table_id}/events",
+    operation_id="streamTableEvents",
+    response_class=EventSourceResponse,
+    responses=stream_responses(401, 404, 422, 429, 503),
+)
+async def stream_table_events(
+    table_id: str, request: Request, caller: KeyCaller, last_event_id: LastEventId = None, after: After = None
+) -> Response:
+    """The table's changes as server-sent events: each deal posted, undone or corrected (and
+    the table renamed, archived or deleted), with the revision as the event id and the new
+    sheet and ETag. ``Last-Event-ID`` or ``after`` resumes: a client that missed events gets
+    the current state at once. A deleted table ends the stream, and so does revoking the key."""
+    if not svc.TABLE_ID_RE.fullmatch(table_id):
+        raise NotFound(f"no table {table_id[:40]!r}")
+    sub = Subscription(owner=None, tables=frozenset({table_id}), key_id=caller.key_id, holders=(key_holder(caller),))
+    return await table_stream(live(request), table_id, caller.owner, resume_revision(last_event_id, after), sub)
+
+
+@router.get(
+    "/shared/{token}/events",
+    operation_id="streamSharedEvents",
+    tags=["shared"],
+    response_class=EventSourceResponse,
+    responses=stream_responses(404, 422, 429, 503),
+    openapi_extra={"security": []},
+)
+async def stream_shared_events(
+    token: str, request: Request, db: DB, last_event_id: LastEventId = None, after: After = None
+) -> Response:
+    """The same stream through the read-only share link (no key). It ends when the table gets
+    a new share token."""
+    table = await run_in_threadpool(svc.get_shared, db, token)
+    sub = Subscription(
+        owner=None, tables=frozenset({table.id}), holders=((SHARE_TOKEN, table.share_token), *anonymous_holders(request)), share_token=table.share_token
+    )
+    return await table_stream(live(request), table.id, None, resume_revision(last_event_id, after), sub)
+
+
+@router.get(
+    "/events",
+    operation_id="streamOwnerEvents",
+    response_class=EventSourceResponse,
+    responses=stream_responses(401, 404, 422, 429, 503),
+)
+async def stream_owner_events(
+    request: Request,
+    caller: KeyCaller,
+    tables: Annotated[str | None, Query(max_length=TABLES_MAX * 33, description=f"comma-separated table ids (at most {TABLES_MAX}); all of the key's tables when absent")] = None,
+    last_event_id: LastEventId = None,
+) -> Response:
+    """The changes of every table of the key's owner (tables created later included), or of
+    the tables listed, on one connection; event ids are ``{table}:{revision}``. With ``tables``
+    or on a reconnect (``Last-Event-ID``) the current state of each table comes first. A
+    deleted table's last event is ``table.deleted``; the stream goes on. Revoking the key ends it."""
+    owner = caller.owner
+    updates = live(request)
+    wanted: frozenset[str] | None = None
+    if tables is not None:
+        ids = [t.strip() for t in tables.split(",") if t.strip()]
+        if not ids or len(ids) > TABLES_MAX or not all(svc.TABLE_ID_RE.fullmatch(t) for t in ids):
+            raise Unprocessable(f"tables: between 1 and {TABLES_MAX} table ids, comma-separated")
+        wanted = frozenset(ids)
+    sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id, holders=(key_holder(caller),))
+    try:
+        _subscribe(updates, sub)
+    except Refused as refused:
+        return refused.response
+    try:
+        if wanted is not None:
+            found = await run_in_threadpool(load_current, updates.db, render, sorted(wanted))
+            missing = [t for t in sorted(wanted) if t not in found or found[t].owner != owner]
+            if missing:
+                raise NotFound(f"no table {missing[0]!r}")
+            first = [TableEvent.of("sheet", c) for c in found.values()]
+            seeds = [(c.table_id, c.revision, c.deal_count) for c in found.values()]
+        elif last_event_id is not None:
+            found = await run_in_threadpool(load_owner_tables, updates.db, render, owner)
+            first = [TableEvent.of("sheet", c) for c in found.values()]
+            seeds = [(c.table_id, c.revision, c.deal_count) for c in found.values()]
+        else:
+            rows = await run_in_threadpool(load_revisions, updates.db, [], [owner])
+            first = []
+            seeds = [(t, r, n) for t, (_o, r, n) in rows.items()]
+    except BaseException:
+        updates.hub.unsubscribe(sub)
+        raise
+    updates.hub.seed(seeds, owner)
+    seen = {t: r for t, r, _n in seeds}
+    return _Stream(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
+
+
+__all__ = ["router", "render", "live", "current", "table_stream", "anonymous_holders"]

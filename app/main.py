@@ -1,0 +1,101 @@
+"""The application factory: settings → database → routers, problem handlers, middleware."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
+import anyio.to_thread
+from fastapi import FastAPI
+
+from app.kit.db import Database, make_database
+from app.sharing.drawing import Pictures
+from app.keys.service import configure_key_cache
+from app.kit.settings import Settings
+
+from app.kit import docs_ui
+
+from app.kit import middleware
+
+from app.kit import openapi
+
+from app.kit import problems
+
+from app.kit.middleware import trailing_slash
+from app.scorer import page as score_page
+from app.conventions import router as conventions
+from app.deals import router as deals
+from app.live import router as events
+from app.kit import health
+from app.keys import router as keys
+from app.players import router as players
+from app.records import router as records
+from app.scorer import router as scorer
+from app.sharing import page as shared_page
+from app.tables import router as tables
+from app.sharing import router as views
+API_VERSION = "1.0.0"
+ROUTERS = (
+    health.router,
+    conventions.router,
+    keys.router,
+    tables.router,
+    deals.router,
+    players.router,
+    views.router,
+    shared_page.router,
+    events.router,
+    scorer.owner_router,
+    scorer.router,
+    score_page.router,
+)
+
+
+class PrefscoreAPI(FastAPI):
+    """FastAPI with the service's outermost middleware around its whole stack: the request
+    context, the security headers and the problem+json 413 see every answer, those of the
+    framework's own body-size limit and error middleware included (app/kit/middleware)."""
+
+    def build_middleware_stack(self):  # noqa: ANN201
+        return middleware.wrap(super().build_middleware_stack(), self.state.settings)
+
+
+def create_app(settings: Settings | None = None, db: Database | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    database = db or make_database(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # Sync endpoints run in anyio's thread pool; the database pool is sized to it.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
+        yield
+        await anyio.to_thread.run_sync(_app.state.pictures.close)  # the drawing workers, if started
+        if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/live)
+            await _app.state.live.stop()
+        await database.close_loop_reads()  # this loop's pooled PostgreSQL connections
+        if db is None:  # the app made it, the app closes it
+            database.dispose()
+
+    app = PrefscoreAPI(
+        title="prefscore",
+        # The framework's own body-size limit (413 before the body is parsed).
+        max_body_size=settings.max_body_bytes,
+        version=API_VERSION,
+        summary="Scoring service for Russian preference: pool, mountain, whists, all-passes and settlement.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.db = database
+    app.state.pictures = Pictures(settings)  # their cache and drawing workers (app/sharing/drawing.py)
+    configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
+    problems.install(app)
+    middleware.install(app, settings)
+    # The record import reads its body under its own limit (app/records/router.py); it is
+    # included first, so that /v1/tables/import is not taken for a table's id.
+    app.router.include_router(records.router, max_body_size=settings.max_record_bytes)
+    for router in ROUTERS:
+        app.include_router(router)
+    openapi.install(app)
+    docs_ui.install(app)  # /docs and /redoc without a CDN
+    trailing_slash.install(app)  # "/v1/tables/" redirected to a relative "/v1/tables"
+    return app

@@ -1,0 +1,253 @@
+"""The player registry: an owner's players (create, list, read, rename, set the external id)
+and the seats of a new table linked to them.
+
+A seat is linked only when asked: ``{"name", "player"}`` names a registered player,
+``{"name", "external_id"}`` an online client's own id for the person (a known one links its
+player, an unknown one registers a new player under the seat's name). A plain name links
+nothing, so a table made with names only is what it always was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Sequence
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from app.kit.db import Database, PlayerRow, PlayerTableRow
+from app.kit.db.models import utcnow
+from app.rules import FieldError
+
+from app.players import stats as player_stats
+from app.kit.errors import Conflict, NotFound, Unprocessable
+from app.players.stats import PlayerStats, Tally
+from app.tables.service import _lock_owner, player_name
+
+PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
+# The most players one owner may register: a registry, not a store one key can fill for ever.
+PLAYERS_PER_OWNER = 100_000
+_PLAYERS = PlayerRow.__table__
+_ROWS = PlayerTableRow.__table__
+
+
+@dataclass(frozen=True)
+class Player:
+    id: str
+    name: str
+    external_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class SeatLink:
+    """A seat of a new table given as a registered player (``player``) or an external id."""
+
+    name: str
+    player: str | None = None
+    external_id: str | None = None
+
+
+def new_player_id() -> str:
+    """32 hex digits, time-ordered (nanoseconds, then random): ids sort in creation order, so
+    that the listing pages by id alone."""
+    return f"{time.time_ns():016x}{os.urandom(8).hex()}"
+
+
+def _player(row: PlayerRow) -> Player:
+    return Player(row.id, row.name, row.external_id, row.created_at, row.updated_at)
+
+
+def _load(session: Session, owner: str, player_id: str) -> PlayerRow:
+    """One owner's player; another owner's is not found."""
+    if not PLAYER_ID_RE.fullmatch(player_id):
+        raise NotFound(f"no player {player_id[:40]!r}")
+    row = session.scalars(select(PlayerRow).where(PlayerRow.id == player_id, PlayerRow.owner == owner)).one_or_none()
+    if row is None:
+        raise NotFound(f"no player {player_id!r}")
+    return row
+
+
+def _name(raw: str, field: str) -> str:
+    name = player_name(raw)
+    if not name:
+        raise Unprocessable("the player's name is empty", [FieldError(field, "must not be empty")])
+    if not name.isprintable():
+        raise Unprocessable("the player's name is not valid", [FieldError(field, "must not contain control characters")])
+    return name
+
+
+def _external_taken(session: Session, owner: str, external_id: str, field: str, but: str | None = None) -> None:
+    other = session.scalar(
+        select(PlayerRow.id).where(PlayerRow.owner == owner, PlayerRow.external_id == external_id)
+    )
+    if other is not None and other != but:
+        raise Conflict(
+            f"the external id {external_id!r} is already another player's ({other})",
+            [FieldError(field, f"already the external id of player {other}")],
+            reason="external_id_taken",
+        )
+
+
+def create_player(db: Database, owner: str, *, name: str, external_id: str | None = None) -> Player:
+    name = _name(name, "name")
+    with db.write() as session:
+        _lock_owner(session, owner)  # an external id is checked and taken under the owner's lock
+        count = session.scalar(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner))
+        if count >= PLAYERS_PER_OWNER:
+            raise Conflict(f"this key's owner has {count} players, the most one owner may register", reason="player_limit")
+        if external_id is not None:
+            _external_taken(session, owner, external_id, "external_id")
+        now = utcnow()
+        row = PlayerRow(id=new_player_id(), owner=owner, name=name, external_id=external_id, created_at=now, updated_at=now)
+        session.add(row)
+        session.flush()
+        return _player(row)
+
+
+def get_player(db: Database, owner: str, player_id: str) -> Player:
+    with db.read() as session:
+        return _player(_load(session, owner, player_id))
+
+
+def list_players(db: Database, owner: str, *, after: str | None = None, limit: int = 50) -> tuple[list[Player], str | None]:
+    """Keyset paging in creation order: the players after id ``after``; the last id when more follow."""
+    with db.read() as session:
+        query = select(PlayerRow).where(PlayerRow.owner == owner)
+        if after is not None:
+            query = query.where(PlayerRow.id > after)
+        rows = session.scalars(query.order_by(PlayerRow.id).limit(limit + 1)).all()
+        players = [_player(r) for r in rows[:limit]]
+        return players, (players[-1].id if len(rows) > limit else None)
+
+
+_UNSET = object()
+
+
+def update_player(db: Database, owner: str, player_id: str, *, name: str | None = None, external_id: object = _UNSET) -> Player:
+    """Rename a player (the tables' sheets keep the names they were played under) or set or
+    clear (None) the external id."""
+    if name is not None:
+        name = _name(name, "name")
+    with db.write() as session:
+        _lock_owner(session, owner)
+        row = _load(session, owner, player_id)
+        if external_id is not _UNSET and external_id is not None:
+            _external_taken(session, owner, external_id, "external_id", but=row.id)  # type: ignore[arg-type]
+        if name is not None:
+            row.name = name
+        if external_id is not _UNSET:
+            row.external_id = external_id  # type: ignore[assignment]
+        row.updated_at = utcnow()
+        session.flush()
+        return _player(row)
+
+
+def stats(
+    db: Database, owner: str, player_id: str, *, convention: str | None = None, since: date | None = None, until: date | None = None
+) -> tuple[Player, PlayerStats]:
+    with db.read() as session:
+        player = _player(_load(session, owner, player_id))
+        return player, player_stats.player_stats(session, player.id, convention=convention, since=since, until=until)
+
+
+# --- the seats of a new table (app/tables/service.create_table) -------------------------
+
+
+def check_links(links: dict[int, SeatLink]) -> list[FieldError]:
+    """What can be refused before the database is read: one player or external id at two seats."""
+    errors = []
+    seen: dict[tuple[str, str], int] = {}
+    for seat, link in sorted(links.items()):
+        key = ("player", link.player) if link.player is not None else ("external_id", link.external_id or "")
+        if key in seen:
+            errors.append(FieldError(f"players.{seat}.{key[0]}", f"the same player already sits at seat {seen[key]}"))
+        else:
+            seen[key] = seat
+    return errors
+
+
+def link_seats(session: Session, owner: str, table_id: str, convention: str, created_at: datetime, links: dict[int, SeatLink]) -> dict[int, str]:
+    """In the new table's transaction (the owner's lock held): each linked seat's player id,
+    registering the players of unknown external ids, and the seats' empty tally rows."""
+    if not links:
+        return {}
+    ids: dict[int, str] = {}
+    for seat, link in sorted(links.items()):
+        if link.player is not None:
+            found = (
+                session.scalar(select(PlayerRow.id).where(PlayerRow.id == link.player, PlayerRow.owner == owner))
+                if PLAYER_ID_RE.fullmatch(link.player)
+                else None
+            )
+            if found is None:
+                raise Unprocessable(
+                    f"no player {link.player[:40]!r}", [FieldError(f"players.{seat}.player", "no such player of this key's owner")]
+                )
+            ids[seat] = found
+        else:
+            found = session.scalar(
+                select(PlayerRow.id).where(PlayerRow.owner == owner, PlayerRow.external_id == link.external_id)
+            )
+            if found is None:
+                found = new_player_id()
+                now = utcnow()
+                session.execute(
+                    insert(_PLAYERS).values(
+                        id=found, owner=owner, name=link.name, external_id=link.external_id, created_at=now, updated_at=now
+                    )
+                )
+            ids[seat] = found
+    dup = {}
+    for seat, pid in sorted(ids.items()):
+        if pid in dup:
+            raise Unprocessable(
+                "one player at two seats",
+                [FieldError(f"players.{seat}", f"player {pid} already sits at seat {dup[pid]}")],
+            )
+        dup[pid] = seat
+    empty = Tally().to_json()
+    session.execute(
+        insert(_ROWS),
+        [
+            {
+                "player_id": pid,
+                "table_id": table_id,
+                "seat": seat,
+                "convention": convention,
+                "table_created_at": created_at,
+                "deal_count": 0,
+                "finished": False,
+                "balance": "0",
+                "tally": empty,
+            }
+            for seat, pid in sorted(ids.items())
+        ],
+    )
+    return ids
+
+
+def seats_of(session: Session, table_id: str) -> dict[int, str]:
+    """The table's linked seats: seat → player id."""
+    rows = session.execute(select(_ROWS.c.seat, _ROWS.c.player_id).where(_ROWS.c.table_id == table_id)).all()
+    return {r.seat: r.player_id for r in rows}
+
+
+__all__: Sequence[str] = [
+    "PLAYERS_PER_OWNER",
+    "Player",
+    "SeatLink",
+    "check_links",
+    "create_player",
+    "get_player",
+    "link_seats",
+    "list_players",
+    "seats_of",
+    "stats",
+    "update_player",
+]

@@ -1,0 +1,309 @@
+"""The open game record (docs/record.md): a table with its rules, players, deals and final
+sheet as one JSON document, exported and imported.
+
+An import re-scores the deals under the record's own rules (its convention, options and
+rules version) and refuses a record whose entries or sheet disagree with the re-scoring,
+naming the first deal that differs: a record is checked, never trusted."""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+import uuid
+from datetime import datetime, timezone
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import insert, select
+
+from app.rules import amounts
+from app.kit.db import Database, DealRow, TableRow
+from app.kit.db.models import utcnow
+from app.rules import (
+    FIELD_NAMES,
+    Deal,
+    Entry,
+    FieldError,
+    InvalidDeal,
+    InvalidTable,
+    ReplayError,
+    Rules,
+    TableState,
+    amount_to_json,
+    make_rules,
+    replay,
+    sheet,
+)
+from app.rules.fields import to_json
+
+from app.deals.service import DealInfo, deal_info, entries_to_json
+from app.kit.errors import MAX_LISTED_ERRORS, Unprocessable
+from app.tables.service import (
+    DEFAULT_LIMITS,
+    GAMES_MAX,
+    NOTE_MAX,
+    TITLE_MAX,
+    Limits,
+    TableInfo,
+    check_names,
+    info,
+    load_row,
+    make_room_for_a_table,
+    player_name,
+    rules_of,
+    state_of,
+)
+
+FORMAT = "prefscore-record"
+VERSION = 1
+
+
+def rule_values(rules: Rules) -> dict[str, Any]:
+    """Every field of the typed rule table, in its JSON form (docs/rules.md)."""
+    return {name: to_json(getattr(rules, name)) for name in FIELD_NAMES}
+
+
+def record_entries(entries: tuple[Entry, ...] | list[Entry]) -> list[dict[str, Any]]:
+    """Entries as a record keeps them: every key present, amounts exact (an int or "p/q")."""
+    return [{"kind": e.kind, "seat": e.seat, "on": e.on, "amount": amount_to_json(e.amount)} for e in entries]
+
+
+def _timestamp(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _exact(value: Any) -> Any:
+    """The engine's sheet as JSON: every amount exact (an int, or "p/q")."""
+    if isinstance(value, Fraction):
+        return amount_to_json(value)
+    if isinstance(value, dict):
+        return {k: _exact(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_exact(v) for v in value]
+    return value
+
+
+def exact_sheet(table: TableInfo) -> dict[str, Any]:
+    """The final sheet in the engine's exact JSON form, with the players' names."""
+    out = _exact(sheet(table.rules, table.state))
+    for p in out["players"]:
+        p["name"] = table.players[p["seat"]]
+    return out
+
+
+def _read(db: Database, owner: str, table_id: str) -> tuple[TableInfo, list[DealInfo]]:
+    with db.read() as session:
+        row = load_row(session, owner, table_id, lock=False)
+        table = info(row, rules_of(row), state_of(row))
+        rows = session.scalars(select(DealRow).where(DealRow.table_id == row.id).order_by(DealRow.number)).all()
+        return table, [deal_info(r) for r in rows]
+
+
+def document(table: TableInfo, deals: list[DealInfo]) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "table": {
+            "id": table.id,
+            "convention": table.convention,
+            "title": table.title,
+            "note": table.note,
+            "pool_target": table.pool_target,
+            "first_dealer": table.first_dealer,
+            "options": table.options,
+            "rules_version": table.rules_version,
+            "rules": rule_values(table.rules),
+            "created_at": _timestamp(table.created_at),
+            "updated_at": _timestamp(table.updated_at or table.created_at),
+        },
+        "players": [{"seat": i, "name": n} for i, n in enumerate(table.players)],
+        "deals": [
+            {"number": d.number, "deal": d.body, "entries": record_entries(d.entries), "created_at": _timestamp(d.created_at)}
+            for d in deals
+        ],
+        "sheet": exact_sheet(table),
+    }
+
+
+def export_record(db: Database, owner: str, table_id: str) -> dict[str, Any]:
+    table, deals = _read(db, owner, table_id)
+    return document(table, deals)
+
+
+CSV_COLUMNS = ("deal", "type", "declarer", "contract", "seat", "kind", "on", "amount", "amount_exact", "created_at")
+
+
+def export_csv(db: Database, owner: str, table_id: str) -> str:
+    """One row per entry (a deal that wrote nothing: one row without an entry), amounts as a
+    decimal (rounded to 0.01) and exact; seats as numbers, the header names them."""
+    table, deals = _read(db, owner, table_id)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for d in deals:
+        head = [d.number, d.body.get("type", ""), d.body.get("declarer", ""), d.body.get("contract", "")]
+        when = _timestamp(d.created_at) or ""
+        if not d.entries:
+            writer.writerow([*head, "", "", "", "", "", when])
+        for e in d.entries:
+            on = "" if e.on is None else e.on
+            writer.writerow([*head, e.seat, e.kind, on, amounts.decimal_text(e.amount), amounts.exact_text(e.amount), when])
+    return out.getvalue()
+
+
+def _refused(detail: str, field: str, reason: str, **extra: Any) -> Unprocessable:
+    return Unprocessable(detail, [FieldError(field, reason)], **extra)
+
+
+def _moment(value: str | None, field: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise _refused("a timestamp of the record is not valid", field, f"{field} must be an ISO 8601 time such as 2026-12-01T08:00:00Z") from None
+    if moment.tzinfo is None:
+        raise _refused("a timestamp of the record is not valid", field, f"{field} must say its time zone (Z for UTC)")
+    try:
+        moment.astimezone(timezone.utc)  # a time the database can store and give back
+    except OverflowError:
+        raise _refused("a timestamp of the record is not valid", field, f"{field} must be a UTC time from year 1 to 9999") from None
+    return moment
+
+
+def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: Limits = DEFAULT_LIMITS) -> TableInfo:
+    """A new table of ``owner`` from a record (already checked for its shape): its rules made
+    again from the convention, options and rules version and compared field by field with
+    the record's, its deals re-scored and compared entry by entry, then the final sheet."""
+    meta = record["table"]
+    names = [player_name(p["name"]) for p in sorted(record["players"], key=lambda p: p["seat"])]
+    if [p["seat"] for p in sorted(record["players"], key=lambda p: p["seat"])] != list(range(len(names))):
+        raise _refused("the record's seats are not 0..n-1", "players", "players must hold seats 0 to n-1, each once")
+    errors = check_names(names)
+    if errors:
+        raise Unprocessable("the record's players do not fit", errors)
+    games = meta["options"].get("games")
+    if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
+        raise _refused("the record's table does not fit", "table.options.games", f"must be at most {GAMES_MAX}")
+    try:
+        rules = make_rules(
+            meta["convention"],
+            players=len(names),
+            pool_target=meta["pool_target"],
+            options=meta["options"],
+            rules_version=meta["rules_version"],
+        )
+    except InvalidTable as exc:
+        raise Unprocessable(
+            "the record's table does not fit", [FieldError(f"table.{e.field}", e.reason) for e in exc.errors]
+        ) from exc
+    if not 0 <= meta["first_dealer"] < len(names):
+        raise _refused("the record's table does not fit", "table.first_dealer", f"must be a seat 0-{len(names) - 1}")
+    values = rule_values(rules)
+    for name in FIELD_NAMES:
+        if meta["rules"].get(name, values[name]) != values[name] or name not in meta["rules"]:
+            raise _refused(
+                f"the record's rule {name} is not what its convention, options and rules version make",
+                f"table.rules.{name}",
+                f"{name} is {values[name]!r} under these options, not {meta['rules'].get(name)!r}",
+            )
+    unknown = sorted(set(meta["rules"]) - set(FIELD_NAMES))
+    if unknown:
+        raise _refused("the record names a rule this service does not know", f"table.rules.{unknown[0]}", "not a rule field (docs/rules.md)")
+    deals_in = record["deals"]
+    if len(deals_in) > limits.deals_per_table:
+        raise _refused(
+            f"the record holds {len(deals_in)} deals, more than a table may hold",
+            "deals",
+            f"at most {limits.deals_per_table} deals (PREFSCORE_MAX_DEALS_PER_TABLE)",
+        )
+    parsed: list[Deal] = []
+    for i, d in enumerate(deals_in):
+        if d["number"] != i + 1:
+            raise _refused("the record's deals are not numbered 1..n in order", f"deals.{i}.number", f"deal {i + 1} must have number {i + 1}", deal=i + 1)
+        try:
+            parsed.append(Deal.from_dict(d["deal"]))
+        except (InvalidDeal, KeyError, TypeError, ValueError) as exc:
+            errors = getattr(exc, "errors", None) or []
+            where = "; ".join(f"{e.field}: {e.reason}" for e in errors[:MAX_LISTED_ERRORS]) or "not a deal body"
+            if len(errors) > MAX_LISTED_ERRORS:
+                where += f"; and {len(errors) - MAX_LISTED_ERRORS} more"
+            raise _refused(f"deal {i + 1} of the record is not a valid deal: {where}", f"deals.{i}.deal", where, deal=i + 1) from exc
+    try:
+        folded = replay(rules, meta["first_dealer"], parsed)
+    except ReplayError as exc:
+        raise _refused(
+            f"deal {exc.number} of the record does not fit the table when re-scored: {exc}",
+            f"deals.{exc.number - 1}.deal",
+            str(exc),
+            deal=exc.number,
+        ) from exc
+    for i, (d, entries) in enumerate(zip(deals_in, folded.entries)):
+        if record_entries(entries) != d["entries"]:
+            raise _refused(
+                f"deal {i + 1} of the record wrote other entries than its re-scoring; nothing was imported",
+                f"deals.{i}.entries",
+                "these entries are not what the deal scores under the record's rules",
+                deal=i + 1,
+            )
+    now = utcnow()
+    row = TableRow(
+        id=uuid.uuid4().hex,
+        owner=owner,
+        convention=meta["convention"],
+        players=names,
+        pool_target=rules.pool_target,
+        options=rules.options,
+        first_dealer=meta["first_dealer"],
+        share_token=secrets.token_urlsafe(24),
+        state=folded.state.to_dict(),
+        rules_version=rules.rules_version,
+        deal_count=len(parsed),
+        revision=0,
+        title=(meta["title"] or "").strip()[:TITLE_MAX] or None,
+        note=(meta["note"] or "")[:NOTE_MAX] or None,
+        created_at=now,
+        updated_at=now,
+    )
+    table = info(row, rules, folded.state)
+    if record["sheet"] != exact_sheet(table):
+        raise _refused("the record's sheet is not the sheet its deals make", "sheet", "the final sheet differs from the re-scored one")
+    rows = [
+        {
+            "table_id": row.id,
+            "number": i + 1,
+            "body": deal.to_dict(),
+            "entries": entries_to_json(entries),
+            "created_at": _moment(d["created_at"], f"deals.{i}.created_at") or now,
+            "dealer": dealer,
+        }
+        for i, (d, deal, entries, dealer) in enumerate(zip(deals_in, parsed, folded.entries, folded.dealers))
+    ]
+    with db.write() as session:
+        make_room_for_a_table(session, owner, limits)
+        session.add(row)
+        session.flush()
+        if rows:
+            session.execute(insert(DealRow.__table__), rows)
+        result = info(row, rules, folded.state)
+    return result
+
+
+
+
+def example_record() -> dict[str, Any]:
+    """A record of a new sochi table, no deal played: the example of the documentation."""
+    rules = make_rules("sochi", players=3, pool_target=4)
+    state = TableState.new(rules, first_dealer=0)
+    now = datetime(2026, 12, 1, 8, 0, tzinfo=timezone.utc)
+    table = TableInfo(
+        id="0" * 32, owner="", convention="sochi", players=("Anna", "Boris", "Vera"), pool_target=4,
+        options=rules.options, first_dealer=0, share_token="", deal_count=0, revision=0, created_at=now,
+        rules=rules, state=state, updated_at=now, title="Tuesday",
+    )
+    return document(table, [])

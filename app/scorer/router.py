@@ -1,0 +1,220 @@
+"""Scorer links: the owner makes, lists and revokes them (``/v1/tables/{id}/scorer-link``,
+``/v1/tables/{id}/scorer-links``); a link (``/v1/score/{token}``, no key) posts, undoes and
+corrects the deals of its one table and reads what the scoring page needs: the table with
+its choices and settlement, the picture, the log and the event stream.
+
+Every write goes through the same code as the keyed deal routes (app/deals/router.py),
+as the table's owner; the link only decides which table."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Request, Response
+from sse_starlette import EventSourceResponse
+
+from app.live.hub import SCORER_LINK, Subscription
+from app.rules import settle
+from app.scorer import service as links
+from app.tables.service import get_table
+from app.sharing.pictures import table_picture
+
+from app.kit.bodies import BodyRoute
+from app.kit.deps import DB, Owner, ScorerAccess
+from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
+from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
+from app.tables.schemas import SettlementOut
+from app.kit.problem_schemas import problem_responses
+from app.scorer.schemas import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkCreated, ScorerLinkList, ScorerTable
+from app.deals.router import Config, DealBody, DealNumber, IdempotencyKey, IfMatch, correct_and_answer, post_and_answer, undo_and_answer
+from app.live.router import After, LastEventId, anonymous_holders, live, resume_revision, stream_responses, table_stream
+from app.kit.lang import PageLang
+from app.sharing.router import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
+
+owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"], route_class=BodyRoute)
+router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
+LinkId = Annotated[int, Path(ge=1, le=2**53 - 1, description="the link's id")]
+PAGE_MAX = 200
+_NO_STORE = {"headers": CACHE_CONTROL}
+# The token is the credential: no key is asked for.
+_NO_KEY: dict[str, Any] = {"security": []}
+
+
+@owner_router.post(
+    "/scorer-link",
+    operation_id="createScorerLink",
+    status_code=201,
+    response_model=ScorerLinkCreated,
+    responses={201: {"headers": {**LOCATION, **CACHE_CONTROL}}, **problem_responses(401, 404, 409, 422)},
+)
+def create_scorer_link(table_id: str, db: DB, owner: Owner, response: Response) -> ScorerLinkCreated:
+    """A new scorer link of the table: ``/score/{token}`` posts, undoes and corrects this
+    table's deals (from a phone at the table) and nothing else. The token is shown this once;
+    only its hash is kept. At most 20 links of a table work at a time (409)."""
+    link, token = links.create_link(db, owner, table_id)
+    page = links.link_path(token)
+    response.headers["Location"] = page
+    response.headers["Cache-Control"] = "no-store"
+    return ScorerLinkCreated(**ScorerLink.of(link).model_dump(), token=token, link=page)
+
+
+@owner_router.get(
+    "/scorer-links",
+    operation_id="listScorerLinks",
+    response_model=ScorerLinkList,
+    responses={200: _NO_STORE, **problem_responses(401, 404)},
+)
+def list_scorer_links(table_id: str, db: DB, owner: Owner, response: Response) -> ScorerLinkList:
+    """The table's scorer links, revoked ones included: id, prefix, when made and revoked.
+    Never a token nor a hash."""
+    response.headers["Cache-Control"] = "no-store"
+    return ScorerLinkList(items=[ScorerLink.of(link) for link in links.list_links(db, owner, table_id)])
+
+
+@owner_router.delete(
+    "/scorer-links/{link_id}",
+    operation_id="revokeScorerLink",
+    response_model=ScorerLink,
+    responses={200: _NO_STORE, **problem_responses(401, 404, 422)},
+)
+def revoke_scorer_link(table_id: str, link_id: LinkId, db: DB, owner: Owner, response: Response) -> ScorerLink:
+    """Revoke a scorer link: refused from now on, its open event streams end at once.
+    Revoking again changes nothing."""
+    response.headers["Cache-Control"] = "no-store"
+    return ScorerLink.of(links.revoke_link(db, owner, table_id, link_id))
+
+
+# --- what a scorer link may do ------------------------------------------------------------
+
+
+@router.get(
+    "",
+    operation_id="getScorerTable",
+    response_model=ScorerTable,
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **problem_responses(404)},
+    openapi_extra=_NO_KEY,
+)
+def get_scorer_table(scorer: ScorerAccess, db: DB, response: Response) -> ScorerTable:
+    """The link's table: players, sheet, settlement (in whists) and the choices its rules
+    allow a deal (``choices``); no share token. ``ETag`` is the sheet's, for ``If-Match``."""
+    table = get_table(db, scorer.owner, scorer.table_id)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["ETag"] = table.etag
+    settlement = SettlementOut.of(table, settle(table.rules, table.state, None), None)
+    return ScorerTable.of(table, settlement)
+
+
+@router.get(
+    "/sheet.svg",
+    operation_id="getScorerSheetSvg",
+    response_class=Response,
+    responses={**SVG_RESPONSES, **drawing_problems(404, 422)},
+    openapi_extra=_NO_KEY,
+)
+def get_scorer_sheet_svg(
+    scorer: ScorerAccess,
+    db: DB,
+    pictures: PicturesDep,
+    lang: PageLang,
+    layout: LayoutQuery = Layout.phone,
+    if_none_match: IfNoneMatch = None,
+) -> Response:
+    """The sheet drawn as the paper pulka, as ``/v1/tables/{id}/sheet.svg`` draws it (``?lang=``, ``?layout=``)."""
+    return picture_response(pictures, partial(table_picture, db, scorer.owner, scorer.table_id), if_none_match, lang, layout.value, "svg")
+
+
+@router.get(
+    "/deals",
+    operation_id="listScorerDeals",
+    response_model=ScorerDealPage,
+    responses={200: _NO_STORE, **problem_responses(404, 422)},
+    openapi_extra=_NO_KEY,
+)
+def list_scorer_deals(
+    scorer: ScorerAccess,
+    token: str,
+    db: DB,
+    response: Response,
+    after: Annotated[int, Query(ge=0, le=10**9, description="list the deals numbered above this")] = 0,
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX, description="at most this many deals")] = PAGE_MAX,
+) -> ScorerDealPage:
+    """The deal log with the dealer of each deal, keyset-paged: follow ``next`` until it is null."""
+    page = links.scorer_log(db, scorer, after=after, limit=limit)
+    response.headers["Cache-Control"] = "no-store"
+    nxt = f"/v1/score/{token}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
+    return ScorerDealPage(items=[ScorerDeal(dealer=deal.dealer, deal=StoredDeal.of(deal)) for deal in page.deals], next=nxt)
+
+
+@router.post(
+    "/deals",
+    operation_id="postScorerDeal",
+    status_code=201,
+    response_model=DealWithSheet,
+    responses={201: {"headers": {**LOCATION, **ETAG, **IDEMPOTENT_REPLAYED}}, **problem_responses(404, 409, 412, 422)},
+    openapi_extra=_NO_KEY,
+)
+async def post_scorer_deal(
+    scorer: ScorerAccess,
+    token: str,
+    deal: DealBody,
+    db: DB,
+    response: Response,
+    settings: Config,
+    idempotency_key: IdempotencyKey = None,
+    if_match: IfMatch = None,
+) -> DealWithSheet:
+    """Score a deal of the link's table, as ``POST /v1/tables/{id}/deals`` does."""
+    return await post_and_answer(
+        db, scorer.owner, scorer.table_id, deal, response, settings, idempotency_key, if_match, f"/v1/score/{token}/deals"
+    )
+
+
+@router.delete(
+    "/deals/{number}",
+    operation_id="undoScorerDeal",
+    response_model=DealWithSheet,
+    responses={200: {"headers": ETAG}, **problem_responses(404, 409, 412, 422)},
+    openapi_extra=_NO_KEY,
+)
+def undo_scorer_deal(scorer: ScorerAccess, number: DealNumber, db: DB, response: Response, if_match: IfMatch = None) -> DealWithSheet:
+    """Undo the last deal of the link's table (409 for another one)."""
+    return undo_and_answer(db, scorer.owner, scorer.table_id, number, response, if_match)
+
+
+@router.put(
+    "/deals/{number}",
+    operation_id="correctScorerDeal",
+    response_model=DealCorrected,
+    responses={200: {"headers": ETAG}, **problem_responses(404, 409, 412, 422)},
+    openapi_extra=_NO_KEY,
+)
+def correct_scorer_deal(
+    scorer: ScorerAccess, number: DealNumber, deal: DealBody, db: DB, response: Response, if_match: IfMatch = None
+) -> DealCorrected:
+    """Correct a past deal of the link's table; later deals are re-scored (409 naming the one
+    that would no longer fit, and nothing changes)."""
+    return correct_and_answer(db, scorer.owner, scorer.table_id, number, deal, response, if_match)
+
+
+@router.get(
+    "/events",
+    operation_id="streamScorerEvents",
+    response_class=EventSourceResponse,
+    responses=stream_responses(404, 422, 429, 503),
+    openapi_extra=_NO_KEY,
+)
+async def stream_scorer_events(
+    scorer: ScorerAccess, request: Request, last_event_id: LastEventId = None, after: After = None
+) -> Response:
+    """The table's changes as ``/v1/tables/{id}/events`` sends them. The stream ends when
+    the link is revoked (the revocation is a change of the table) or the table deleted."""
+    # The link's owner, with no key: the hub looks the link up once per change for all of its
+    # streams (app/live/hub.py) and ends them when it is revoked.
+    sub = Subscription(
+        owner=None,
+        tables=frozenset({scorer.table_id}),
+        holders=((SCORER_LINK, str(scorer.link_id)), *anonymous_holders(request)),
+        link_id=scorer.link_id,
+    )
+    return await table_stream(live(request), scorer.table_id, scorer.owner, resume_revision(last_event_id, after), sub)

@@ -1,0 +1,156 @@
+"""Scorer links: a table's ``/score/{token}`` links, each of which may post, undo and correct
+the deals of that one table and read what the scoring page needs — nothing else.
+
+A token is ``sc_`` + 43 URL-safe characters (32 random bytes). As with API keys
+(app/keys/service.py) only its SHA-256 is stored, with the first 12 characters as an
+indexed prefix for a one-row lookup, and the hash is compared in constant time. A link is
+looked up in the database on every request (never cached), so a revoked one is refused at
+once on every process; a revocation also bumps the table's revision, so that the event
+streams opened through the link wake up, look again and end."""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import exists, func, or_, select, update
+
+from app.kit.db import ApiKey, Database, ScorerLinkRow, TableRow
+from app.kit.db.models import utcnow
+from app.live.announce import announce
+
+from app.deals.service import DealPage, list_deals
+from app.kit.errors import Conflict, NotFound
+from app.keys.service import ADMIN_OWNER, PREFIX_LENGTH, hash_key
+from app.tables.service import load_table
+
+TOKEN_PREFIX = "sc_"
+TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")
+# Links of one table that work at the same time: a table has a few phones, not thousands.
+LINKS_MAX = 20
+_DUMMY_HASH = hash_key("prefscore: no scorer link has this prefix")
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """What a valid scorer token may act on: one table, scored as its owner would."""
+
+    link_id: int
+    table_id: str
+    owner: str
+
+
+@dataclass(frozen=True)
+class LinkInfo:
+    """A stored link as listed: never its hash nor its token."""
+
+    id: int
+    table_id: str
+    prefix: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+def link_path(token: str) -> str:
+    return f"/score/{token}"
+
+
+def _info(row: ScorerLinkRow) -> LinkInfo:
+    return LinkInfo(row.id, row.table_id, row.prefix, row.created_at, row.revoked_at)
+
+
+def create_link(db: Database, owner: str, table_id: str, *, limit: int = LINKS_MAX) -> tuple[LinkInfo, str]:
+    """A new link of the owner's table; the token is returned this once and never stored."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    with db.write() as session:
+        table = load_table(session, owner, table_id, lock=True)
+        active = session.scalar(
+            select(func.count()).select_from(ScorerLinkRow).where(
+                ScorerLinkRow.table_id == table.id, ScorerLinkRow.revoked_at.is_(None)
+            )
+        )
+        if active >= limit:
+            raise Conflict(
+                f"table {table.id} has {active} scorer links, the most a table may have; revoke one first",
+                reason="scorer_link_limit",
+                limit=limit,
+            )
+        row = ScorerLinkRow(table_id=table.id, prefix=token[:PREFIX_LENGTH], hash=hash_key(token), created_at=utcnow())
+        session.add(row)
+        session.flush()
+        return _info(row), token
+
+
+def list_links(db: Database, owner: str, table_id: str) -> list[LinkInfo]:
+    """The table's links, revoked ones included, oldest first."""
+    with db.read() as session:
+        table = load_table(session, owner, table_id, lock=False)
+        rows = session.scalars(select(ScorerLinkRow).where(ScorerLinkRow.table_id == table.id).order_by(ScorerLinkRow.id))
+        return [_info(r) for r in rows]
+
+
+def revoke_link(db: Database, owner: str, table_id: str, link_id: int) -> LinkInfo:
+    """Revoke a link (again: no change). It is refused from this commit on; its open event
+    streams end at the revision this writes."""
+    with db.write() as session:
+        table = load_table(session, owner, table_id, lock=True)
+        row = session.get(ScorerLinkRow, link_id)
+        if row is None or row.table_id != table.id:
+            raise NotFound(f"table {table.id} has no scorer link {link_id}")
+        if row.revoked_at is None:
+            row.revoked_at = utcnow()
+            session.execute(
+                update(TableRow.__table__).where(TableRow.__table__.c.id == table.id).values(revision=table.revision + 1)
+            )
+            announce(session, table.id, table.owner, table.revision + 1, "sheet")
+        session.flush()
+        return _info(row)
+
+
+def owner_has_a_key(owner_column):  # noqa: ANN001, ANN202
+    """A link works only while its table's owner has a working key: revoking every key of
+    an owner ends the owner's links too (a new key for the owner brings them back). The
+    environment admin key's owner has no stored key; no key can be made for it."""
+    keys = ApiKey.__table__
+    return or_(
+        owner_column == ADMIN_OWNER,
+        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
+    )
+
+
+def resolve(db: Database, token: str) -> Scorer | None:
+    """The table a scorer token may act on, or None (unknown, malformed, revoked, or of an
+    owner with no working key). An unknown prefix still costs one comparison, so the time
+    taken does not tell it exists."""
+    if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
+        return None
+    digest = hash_key(token)
+    links = ScorerLinkRow.__table__
+    with db.lookup() as conn:
+        rows = conn.execute(
+            select(links.c.id, links.c.hash, links.c.table_id, TableRow.__table__.c.owner)
+            .join(TableRow.__table__, TableRow.__table__.c.id == links.c.table_id)
+            .where(
+                links.c.prefix == token[:PREFIX_LENGTH],
+                links.c.revoked_at.is_(None),
+                owner_has_a_key(TableRow.__table__.c.owner),
+            )
+        ).all()
+    if not rows:
+        hmac.compare_digest(digest, _DUMMY_HASH)
+        return None
+    found = None
+    for link_id, stored, table_id, owner in rows:
+        if hmac.compare_digest(digest, stored):
+            found = Scorer(link_id, table_id, owner)
+    return found
+
+
+def scorer_log(db: Database, scorer: Scorer, *, after: int = 0, limit: int = 200) -> DealPage:
+    """The log of the link's table, paged as the owner's listing is (``deals.page_of``): each
+    deal carries the seat that dealt it as stored with it (a correction at 4 players must know
+    who sat out), so no deal before the page is read or folded."""
+    return list_deals(db, scorer.owner, scorer.table_id, after=after, limit=limit)

@@ -1,0 +1,235 @@
+"""Pictures of a table: the paper sheet as SVG and PNG (by key or by share link), in a
+language (``?lang=``, else ``Accept-Language``) and a layout (``?layout=phone|wide``), and
+the share link's deal log. The live page at ``/shared/{token}`` is app/sharing/page.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from functools import partial
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.responses import Response
+
+from app.kit.i18n import Lang
+from app.render import LAYOUTS, render_sheet
+from app.rules import settle, sheet
+from app.deals.service import list_shared_deals
+from app.sharing.drawing import Busy, Pictures
+from app.tables.service import TableInfo
+from app.sharing.pictures import Picture, shared_picture, table_picture
+
+from app.kit import etags
+from app.kit.deps import DB, Owner
+from app.kit.headers import CACHE_CONTROL, ETAG, LANGUAGE, RETRY_AFTER, not_modified
+from app.kit.lang import PageLang, language_headers
+from app.kit.problems import problem
+from app.tables.schemas import SettlementOut
+from app.deals.schemas import SharedDealPage, StoredDeal
+from app.kit.problem_schemas import problem_responses
+router = APIRouter()
+
+SVG = "image/svg+xml"
+PNG = "image/png"
+SHARED_PAGE_MAX = 200  # the share link's default page is the largest: its first clients read one page
+
+Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
+LayoutQuery = Annotated[
+    Layout, Query(description="phone: 360 units wide (the default); wide: 640, for a desktop at its own size")
+]
+IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
+
+
+async def get_pictures(request: Request) -> Pictures:
+    """The app's pictures: drawn by ETag (which names the table, its revision, the render
+    version, the language and the layout) once per revision, in its worker processes."""
+    return request.app.state.pictures
+
+
+PicturesDep = Annotated[Pictures, Depends(get_pictures)]
+
+
+def _picture_responses(media: str, what: str) -> dict[int | str, dict[str, Any]]:
+    return {
+        200: {
+            "content": {media: {"schema": {"type": "string", "format": "binary"}}},
+            "description": f"the sheet drawn as on paper ({what})",
+            "headers": {**ETAG, **CACHE_CONTROL, **LANGUAGE},
+        },
+        **not_modified("the picture has not changed (If-None-Match)"),
+    }
+
+
+def drawing_problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The problems of a picture route: those given, 409 (a table too long to draw) and 503
+    with Retry-After (every drawing worker busy, or the picture took too long)."""
+    out = problem_responses(*statuses, 409, 503)
+    out[503] = {**out[503], "headers": RETRY_AFTER}
+    return out
+
+
+SVG_RESPONSES = _picture_responses(SVG, "SVG")
+PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 megapixels")
+
+
+def picture_render(picture: Picture, layout: str) -> dict[str, Any]:
+    """The arguments of ``render_sheet`` for a table with its log (but the language): exact
+    sheet and entries, names, balances. Plain data, sent as is to a drawing worker."""
+    table = picture.table
+    exact = sheet(table.rules, table.state)
+    exact["players"] = [{**p, "name": table.players[p["seat"]]} for p in exact["players"]]
+    deals = picture.deals or ()
+    games = picture.games
+    history = [
+        {"entries": [e.to_dict() for e in d.entries], **({"game": games[i]} if games else {})}
+        for i, d in enumerate(deals)
+    ]
+    settlement = SettlementOut.of(table, settle(table.rules, table.state, None), None).model_dump(mode="json", by_alias=True)
+    return {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout}
+
+
+def picture_svg(picture: Picture, lang: Lang, layout: str) -> str:
+    """The SVG of a table with its log, drawn here (a short table's)."""
+    return render_sheet(**picture_render(picture, layout), lang=lang)
+
+
+def picture_response(
+    pictures: Pictures, fetch: Callable[..., Picture], if_none_match: str | None, lang: Lang, layout: str, fmt: str
+) -> Response:
+    """304 for the viewer's current version; else the picture, drawn once per revision (and
+    language and layout), a long table's and every PNG in a worker process (app/sharing/drawing.py).
+    ``fetch(current=...)`` reads the table, and its log only when ``current`` is false: when
+    the viewer has this version, or it is drawn already. Every worker busy: 503 with Retry-After."""
+    cache = pictures.cache
+    drawn: dict[str, Any] = {}
+
+    def tag(table: TableInfo) -> str:
+        return etags.picture_etag(table.etag, fmt, lang.code, layout)
+
+    def current(table: TableInfo) -> bool:
+        etag = tag(table)
+        if etags.none_match(if_none_match, etag):
+            return True
+        done = cache.get(etag)
+        if done is not None:
+            drawn[etag] = done
+        return done is not None
+
+    picture = fetch(current=current)
+    etag = tag(picture.table)
+    headers = {"ETag": etag, "Cache-Control": etags.CACHE, **language_headers(lang)}
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers=headers)
+    body = drawn.get(etag)
+    if body is None:
+        # a PNG is drawn from the SVG of the same version (itself drawn once)
+        keys = (etags.picture_etag(picture.table.etag, "svg", lang.code, layout), etags.picture_etag(picture.table.etag, "png", lang.code, layout))
+        try:
+            body = pictures.draw(
+                fmt,
+                keys,
+                len(picture.deals or ()),
+                render=lambda: picture_render(picture, layout),
+                lang=lang.code,
+                inline=lambda: picture_svg(picture, lang, layout),
+            )
+        except Busy as exc:
+            return problem(503, exc.detail, title=exc.title, headers={"Retry-After": str(exc.retry_after)})
+    return Response(body, media_type=PNG if fmt == "png" else SVG, headers=headers)
+
+
+def _keyed_picture(fmt: str) -> Callable[..., Response]:
+    def picture(
+        table_id: str,
+        db: DB,
+        owner: Owner,
+        pictures: PicturesDep,
+        lang: PageLang,
+        layout: LayoutQuery = Layout.phone,
+        if_none_match: IfNoneMatch = None,
+    ) -> Response:
+        return picture_response(pictures, partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, fmt)
+
+    return picture
+
+
+def _shared_picture(fmt: str) -> Callable[..., Response]:
+    def picture(
+        token: str,
+        db: DB,
+        pictures: PicturesDep,
+        lang: PageLang,
+        layout: LayoutQuery = Layout.phone,
+        if_none_match: IfNoneMatch = None,
+    ) -> Response:
+        return picture_response(pictures, partial(shared_picture, db, token), if_none_match, lang, layout.value, fmt)
+
+    return picture
+
+
+# The four pictures: SVG and PNG, by key and by share link, one handler each from the above.
+for fmt, responses, operation, what in (
+    ("svg", SVG_RESPONSES, "Svg", "The sheet drawn as the paper pulka"),
+    ("png", PNG_RESPONSES, "Png", "The same picture as PNG (for messengers and bots)"),
+):
+    router.add_api_route(
+        f"/v1/tables/{{table_id}}/sheet.{fmt}",
+        _keyed_picture(fmt),
+        methods=["GET"],
+        operation_id=f"getSheet{operation}",
+        tags=["views"],
+        response_class=Response,
+        responses={**responses, **drawing_problems(401, 404, 422)},
+        summary=f"Get Sheet {operation}",
+        description=f"{what}: the target in a circle, one sector per player with mountain, pool and whists as "
+        "running sequences, the all-pass level, who deals next, the final balances. ``?lang=``, ``?layout=``; "
+        "``ETag``; ``If-None-Match`` answers 304.",
+    )
+    router.add_api_route(
+        f"/v1/shared/{{token}}/sheet.{fmt}",
+        _shared_picture(fmt),
+        methods=["GET"],
+        operation_id=f"getSharedSheet{operation}",
+        tags=["shared"],
+        response_class=Response,
+        responses={**responses, **drawing_problems(404, 422)},
+        openapi_extra={"security": []},
+        summary=f"Get Shared Sheet {operation}",
+        description=f"{what}, through the read-only share link (no key); as by key.",
+    )
+
+
+@router.get(
+    "/v1/shared/{token}/deals",
+    operation_id="listSharedDeals",
+    tags=["shared"],
+    response_model=SharedDealPage,
+    responses={
+        200: {"headers": {**ETAG, **CACHE_CONTROL}},
+        **not_modified("unchanged (If-None-Match)"),
+        **problem_responses(404, 422),
+    },
+    openapi_extra={"security": []},
+)
+def get_shared_deals(
+    token: str,
+    db: DB,
+    response: Response,
+    after: Annotated[int, Query(ge=0, le=10**9, description="list the deals numbered above this")] = 0,
+    limit: Annotated[int, Query(ge=1, le=SHARED_PAGE_MAX, description="at most this many deals")] = SHARED_PAGE_MAX,
+    if_none_match: IfNoneMatch = None,
+) -> SharedDealPage | Response:
+    """The deal log through the read-only share link, keyset-paged like the keyed listing:
+    each stored deal with its entries; follow ``next`` until it is null."""
+    page = list_shared_deals(db, token, after=after, limit=limit, current=lambda t: etags.none_match(if_none_match, t.etag))
+    headers = {"ETag": page.table.etag, "Cache-Control": etags.CACHE}
+    if page.current:
+        return Response(status_code=304, headers=headers)
+    items = [StoredDeal.of(d) for d in page.deals]
+    nxt = f"/v1/shared/{token}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
+    response.headers.update(headers)
+    return SharedDealPage(items=items, next=nxt, deals=items)
+
+

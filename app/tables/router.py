@@ -1,0 +1,272 @@
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.kit.db import Database
+from app.rules import CONVENTION_NAMES, settle
+from app.tables import service as svc
+from app.players.service import SeatLink
+from app.kit.settings import Settings
+
+from app.kit import etags
+from app.kit.bodies import BodyRoute
+from app.kit.deps import DB, Owner, get_settings
+from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
+from app.tables.schemas import SettlementOut, SharedOut, TableCreate, TableList, TableOut, TablePatch
+from app.tables.sheet_schemas import Sheet
+from app.kit.problem_schemas import problem_responses
+from app.tables.stake import parse_stake
+
+router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
+
+
+StakeQuery = Annotated[
+    str | None,
+    Query(description="money per whist, a decimal such as 0.5: balances and transfers are multiplied by it", max_length=32),
+]
+IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
+IfMatch = Annotated[str | None, Header(alias="If-Match", description="the table's ETag; a stale one is 412 and nothing is written")]
+LIST_MAX = 200
+Status = Literal["active", "finished", "archived"]
+ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
+
+
+@router.get(
+    "/tables",
+    operation_id="listTables",
+    response_model=TableList,
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 422)},
+)
+def list_tables(
+    db: DB,
+    owner: Owner,
+    response: Response,
+    status: Annotated[
+        Status | None,
+        Query(description="active (being played), finished or archived; left out: every table that is not archived"),
+    ] = None,
+    convention: Annotated[ConventionQuery | None, Query(description="only the tables of this convention")] = None,
+    player: Annotated[str | None, Query(min_length=1, max_length=64, description="only the tables with a player of this name")] = None,
+    after: Annotated[str | None, Query(max_length=200, description="the cursor of the page to read, from the last page's next")] = None,
+    limit: Annotated[int, Query(ge=1, le=LIST_MAX, description="at most this many tables")] = 50,
+    if_none_match: IfNoneMatch = None,
+) -> TableList | Response:
+    """The key owner's tables, latest activity first (a deal, an undo, a rename, ...),
+    keyset-paged: follow ``next`` until it is null. ``ETag`` of the page; ``If-None-Match``
+    answers 304."""
+    page = svc.list_tables(db, owner, status=status, convention=convention, player=player, after=after, limit=limit)
+    params = {k: v for k, v in (("status", status), ("convention", convention), ("player", player)) if v is not None}
+    nxt = None
+    if page.next_cursor is not None:
+        nxt = "/v1/tables?" + urlencode({**params, "after": page.next_cursor, "limit": limit})
+    query = urlencode({**params, "after": after or "", "limit": limit})
+    etag = etags.listing_etag(query, [(t.id, t.revision, t.deal_count) for t in page.tables], nxt)
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = etags.CACHE
+    return TableList.of(page, nxt)
+
+
+@router.post(
+    "/tables",
+    operation_id="createTable",
+    status_code=201,
+    response_model=TableOut,
+    responses={201: {"headers": {**LOCATION, **ETAG}}, **problem_responses(401, 409, 422)},
+)
+def create_table(
+    body: TableCreate, db: DB, owner: Owner, response: Response, settings: Annotated[Settings, Depends(get_settings)]
+) -> TableOut:
+    """Create a table; the response is the table, ``Location`` its URL."""
+    fields = body.model_fields_set
+    table = svc.create_table(
+        db,
+        owner,
+        players=[p if isinstance(p, str) else SeatLink(p.name, p.player, p.external_id) for p in body.players],
+        convention=body.convention,
+        pool_target=body.pool_target if "pool_target" in fields else None,
+        first_dealer=body.first_dealer,
+        options=body.options,
+        limits=svc.Limits.of(settings),
+    )
+    response.headers["Location"] = f"/v1/tables/{table.id}"
+    response.headers["ETag"] = table.etag
+    return TableOut.of(table)
+
+
+@router.get(
+    "/tables/{table_id}",
+    operation_id="getTable",
+    response_model=TableOut,
+    responses={200: {"headers": ETAG}, **problem_responses(401, 404)},
+)
+def get_table(table_id: str, db: DB, owner: Owner, response: Response) -> TableOut:
+    """The table: its settings, players, share token and sheet. ``ETag`` is the sheet's."""
+    table = svc.get_table(db, owner, table_id)
+    response.headers["ETag"] = table.etag
+    return TableOut.of(table)
+
+
+# Set in a request's scope when its If-None-Match was compared with the current ETag and did
+# not match (app/kit/middleware/sheet_not_modified.py).
+SHEET_CHANGED = "prefscore.sheet_changed"
+
+
+async def sheet_not_modified(db: Database, owner: str, table_id: str, if_none_match: str) -> Response | None:
+    """The 304 of a sheet whose current ETag ``If-None-Match`` names, else None (it has changed).
+    Raises NotFound as the route does. The one definition of the sheet's 304, used by
+    ``get_sheet`` and by the fast path before the framework's routing."""
+    etag = await svc.current_etag_on_loop(db, owner, table_id)
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    return None
+
+
+@router.get(
+    "/tables/{table_id}/sheet",
+    operation_id="getSheet",
+    response_model=Sheet,
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 404)},
+)
+async def get_sheet(
+    table_id: str, db: DB, owner: Owner, request: Request, response: Response, if_none_match: IfNoneMatch = None
+) -> Sheet | Response:
+    """The sheet, with a strong ETag; ``If-None-Match`` with it answers 304."""
+    # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
+    # database allows it, without a thread-pool round trip; the full sheet is loaded and built
+    # in the thread pool (and serialised by FastAPI on the loop). Most 304s are answered
+    # before the framework's routing, by the same check (app/kit/middleware/sheet_not_modified.py);
+    # when that check found the sheet changed, it is not made again here.
+    if if_none_match is not None and not request.scope.get(SHEET_CHANGED):
+        unchanged = await sheet_not_modified(db, owner, table_id, if_none_match)
+        if unchanged is not None:
+            return unchanged
+    sheet, etag = await run_in_threadpool(_sheet, db, owner, table_id)
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = etags.CACHE
+    return sheet
+
+
+@router.patch(
+    "/tables/{table_id}",
+    operation_id="updateTable",
+    response_model=TableOut,
+    responses={200: {"headers": ETAG}, **problem_responses(401, 404, 412, 422)},
+)
+def update_table(
+    table_id: str,
+    db: DB,
+    owner: Owner,
+    response: Response,
+    # Optional: a PATCH without a body changes nothing, and another owner's table is then
+    # 404 like on every other route (not 422 for the missing body first).
+    body: Annotated[TablePatch, Body()] = None,  # type: ignore[assignment]
+    if_match: IfMatch = None,
+) -> TableOut:
+    """Rename the players (the sheet is by seat: unchanged), set the title or the note, archive
+    (``"archived": true``) or unarchive. A field left out is left as it is."""
+    body = body or TablePatch()
+    fields = body.model_fields_set
+    table = svc.update_table(
+        db,
+        owner,
+        table_id,
+        players=body.players if "players" in fields else None,
+        title=body.title if "title" in fields else svc.UNSET,
+        note=body.note if "note" in fields else svc.UNSET,
+        archived=body.archived if "archived" in fields else None,
+        if_match=if_match,
+    )
+    response.headers["ETag"] = table.etag
+    return TableOut.of(table)
+
+
+@router.delete(
+    "/tables/{table_id}",
+    operation_id="deleteTable",
+    status_code=204,
+    response_class=Response,
+    responses={204: {"description": "deleted, with every deal, idempotency record and the share link"}, **problem_responses(401, 404, 412)},
+)
+def delete_table(table_id: str, db: DB, owner: Owner, if_match: IfMatch = None) -> Response:
+    """Delete the table for good: its deals, its idempotency records, its share link (404 from now on)."""
+    svc.delete_table(db, owner, table_id, if_match=if_match)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/tables/{table_id}/share-token",
+    operation_id="rotateShareToken",
+    response_model=TableOut,
+    responses={200: {"headers": ETAG}, **problem_responses(401, 404)},
+)
+def rotate_share_token(table_id: str, db: DB, owner: Owner, response: Response) -> TableOut:
+    """A new share token (in ``share_token``): the old share link is not found from now on."""
+    table = svc.rotate_share_token(db, owner, table_id)
+    response.headers["ETag"] = table.etag
+    return TableOut.of(table)
+
+
+def _sheet(db: Database, owner: str, table_id: str) -> tuple[Sheet, str]:
+    table = svc.get_table(db, owner, table_id)
+    return Sheet.of(table), table.etag
+
+
+@router.get(
+    "/tables/{table_id}/settlement",
+    operation_id="getSettlement",
+    response_model=SettlementOut,
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 404, 422)},
+)
+def get_settlement(
+    table_id: str,
+    db: DB,
+    owner: Owner,
+    response: Response,
+    stake: StakeQuery = None,
+    if_none_match: IfNoneMatch = None,
+) -> SettlementOut | Response:
+    """Balances (exact and rounded to 0.01, summing to 0) and the fewest transfers. ``ETag``
+    (of the sheet and the stake); ``If-None-Match`` answers 304."""
+    value = parse_stake(stake)
+    table = svc.get_table(db, owner, table_id)
+    etag = etags.settlement_etag(table.etag, value)
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = etags.CACHE
+    return SettlementOut.of(table, settle(table.rules, table.state, value), value)
+
+
+@router.get(
+    "/shared/{token}",
+    operation_id="getSharedTable",
+    response_model=SharedOut,
+    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(404, 422)},
+    tags=["shared"],
+    openapi_extra={"security": []},
+)
+def get_shared(
+    token: str,
+    db: DB,
+    response: Response,
+    stake: StakeQuery = None,
+    if_none_match: IfNoneMatch = None,
+) -> SharedOut | Response:
+    """The read-only share link: the table, its sheet and settlement, without a key. ``ETag``;
+    ``If-None-Match`` answers 304."""
+    value = parse_stake(stake)
+    table = svc.get_shared(db, token)
+    etag = etags.shared_etag(table.etag, value)
+    if etags.none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = etags.CACHE
+    settlement = SettlementOut.of(table, settle(table.rules, table.state, value), value)
+    return SharedOut.of_shared(table, settlement)

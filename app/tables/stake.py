@@ -1,0 +1,48 @@
+"""The ``stake`` query parameter (money per whist) of the settlement and the share link.
+
+The text is refused by its form before anything converts it: an exact Fraction of
+``1e9999999`` is a number with ten million digits, which takes the process seconds to
+build (hours for the longer exponents 32 characters allow). Only plain decimals pass
+(ASCII digits, an optional decimal part, an optional exponent of at most two digits), so
+the conversion that follows works on at most 32 digits times 10**99: microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from app.rules import FieldError
+from app.kit.errors import Unprocessable
+
+STAKE_MAX = Fraction(1_000_000)
+STAKE_MAX_LENGTH = 32
+STAKE_DECIMALS = 6
+# [0-9], not \d: \d also matches other scripts' digits, which Decimal would accept.
+_FORM = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,2}))?")
+
+
+def _refuse(reason: str) -> Unprocessable:
+    return Unprocessable(f"stake {reason}", [FieldError("stake", reason)])
+
+
+def parse_stake(raw: str | None) -> Fraction | None:
+    """A decimal string (``0.5``, ``10``, ``2.5e1``) as an exact Fraction; 422 otherwise."""
+    if raw is None:
+        return None
+    text = raw.strip()
+    if len(text) > STAKE_MAX_LENGTH:
+        raise _refuse(f"must be at most {STAKE_MAX_LENGTH} characters")
+    form = _FORM.fullmatch(text)
+    if form is None or not (form.group(2) or form.group(3)):
+        raise _refuse("must be a decimal number, e.g. 0.5")
+    sign, whole, decimals, exponent = form.group(1), form.group(2), form.group(3) or "", form.group(4) or "0"
+    # Bounded by the form: at most 32 digits and |exponent| <= 99.
+    value = Fraction(int(whole + decimals or "0"), 10 ** len(decimals)) * Fraction(10) ** int(exponent)
+    if sign == "-" and value != 0:
+        raise _refuse("must not be negative")
+    if value > STAKE_MAX:
+        raise _refuse(f"must be at most {STAKE_MAX}")
+    if value.denominator > 10**STAKE_DECIMALS:
+        raise _refuse(f"at most {STAKE_DECIMALS} decimal places")
+    return value
