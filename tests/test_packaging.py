@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_console_script_and_commands():
     text = (ROOT / "pyproject.toml").read_text()
     assert re.search(r'^prefscore = "app\.cli:main"$', text, re.M)
-    from app.cli.main import main
+    from app.cli import main
 
     out = CliRunner().invoke(main, ["--help"]).output
     for command in ("serve", "db", "keys"):
