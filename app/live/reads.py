@@ -11,7 +11,8 @@ from sqlalchemy import or_, select
 
 from app.kit.db import Database, ScorerLinkRow, TableRow
 from app.scorer.service import owner_has_a_key
-from app.tables.service import TableInfo, get_tables
+from app.tables.model import TableInfo
+from app.tables.service import get_tables
 
 from app.live.hub import Current
 

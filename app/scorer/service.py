@@ -25,7 +25,7 @@ from app.live.announce import announce
 from app.deals.service import DealPage, list_deals
 from app.kit.errors import Conflict, NotFound
 from app.keys.service import ADMIN_OWNER, PREFIX_LENGTH, hash_key
-from app.tables.service import load_table
+from app.tables.repository import load_table
 
 TOKEN_PREFIX = "sc_"
 TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")

@@ -18,7 +18,7 @@ from app.render import LAYOUTS, render_sheet
 from app.rules import settle, sheet
 from app.deals.service import list_shared_deals
 from app.sharing.drawing import Busy, Pictures
-from app.tables.service import TableInfo
+from app.tables.model import TableInfo
 from app.sharing.pictures import Picture, shared_picture, table_picture
 
 from app.kit import etags
