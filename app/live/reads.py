@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app.kit.db import Database, ScorerLinkRow, TableRow
-from app.scorer.service import owner_has_a_key
+from app.scorer.repository import owner_has_a_key
 from app.tables.model import TableInfo
 from app.tables.service import get_tables
 
