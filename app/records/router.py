@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.records import service as svc
+from app.kit.preconditions import IfNoneMatch
 from app.kit.preconditions import current_etag
 from app.kit.errors import Unprocessable
 from app.tables.model import Limits
@@ -29,7 +30,6 @@ from app.records.schemas import Record
 router = APIRouter(prefix="/v1/tables", tags=["records"], route_class=BodyRoute)
 IMPORT_PATH = "/v1/tables/import"
 CSV = "text/csv"
-IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
 
 
 async def checked_json(request: Request) -> None:

@@ -32,10 +32,10 @@ from app.tables.schemas import SettlementOut
 from app.kit.problem_schemas import problem_responses
 from app.scorer.schemas import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkCreated, ScorerLinkList, ScorerTable
 from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
-from app.kit.preconditions import IfMatch
+from app.kit.preconditions import IfMatch, IfNoneMatch
 from app.live.router import After, LastEventId, anonymous_holders, live, resume_revision, stream_responses, table_stream
 from app.kit.lang import PageLang
-from app.sharing.router import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
+from app.sharing.router import SVG_RESPONSES, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
 
 owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"], route_class=BodyRoute)
 router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
