@@ -98,7 +98,7 @@ def cleanup() -> None:
     Posts delete a few expired records each as they go; this deletes all of them at once."""
     from app.kit.db import make_database
     from app.deals.service import expire_idempotency
-    from app.tables.service import Limits
+    from app.tables.model import Limits
 
     settings = Settings.from_env()
     database = make_database(settings)

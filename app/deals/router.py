@@ -1,57 +1,23 @@
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, Header, Path, Query, Response
+from fastapi import APIRouter, Query, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.kit.db import Database
-
-from app.rules import FieldError
+from app.deals import answers
 from app.deals import service as svc
-from app.deals.service import DealInfo, Written
-from app.kit.errors import Unprocessable
-from app.tables.service import Limits, TableInfo
-from app.kit.settings import Settings
-
+from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
+from app.deals.schemas import DealCorrected, DealPage, DealWithSheet, StoredDeal
 from app.kit.bodies import BodyRoute
-from app.kit.deps import DB, Owner, get_settings
+from app.kit.deps import DB, Owner
 from app.kit.headers import ETAG, IDEMPOTENT_REPLAYED, LOCATION
-from app.deals.schemas import DEAL_EXAMPLES, DealCorrected, DealInput, DealPage, DealWithSheet, StoredDeal
+from app.kit.preconditions import IfMatch
 from app.kit.problem_schemas import problem_responses
+from app.tables.model import Limits
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"], route_class=BodyRoute)
-_KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
-DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number, 1 for the first")]
 PAGE_MAX = 200
-DealBody = Annotated[DealInput, Body(openapi_examples=DEAL_EXAMPLES)]
-IfMatch = Annotated[str | None, Header(alias="If-Match", description="the sheet's ETag; a stale one is 412 and nothing is written")]
-IdempotencyKey = Annotated[
-    str | None,
-    Header(
-        alias="Idempotency-Key",
-        description="1-255 visible ASCII characters; a retry with the same key and body returns the first response",
-    ),
-]
-Config = Annotated[Settings, Depends(get_settings)]
-
-
-def deal_response(table: TableInfo, deal: DealInfo) -> dict:
-    """What a write stores and answers: the model's JSON (an idempotent replay sends the same)."""
-    return DealWithSheet.of(table, deal).model_dump(mode="json")
-
-
-def corrected_response(table: TableInfo, deal: DealInfo, rescored: list[int]) -> dict:
-    return DealCorrected.of_correction(table, deal, rescored).model_dump(mode="json")
-
-
-def _answer(written: Written, response: Response, location: str | None = None) -> None:
-    response.status_code = written.status
-    if location is not None:
-        response.headers["Location"] = location
-    if written.etag is not None:
-        response.headers["ETag"] = written.etag
 
 
 @router.post(
@@ -78,56 +44,21 @@ async def post_deal(
     # ``async def``: the use case runs in the thread pool, and FastAPI checks and serialises
     # the answer here on the loop; a plain ``def`` would cost a second thread-pool round trip
     # for the check of the returned model.
-    return await post_and_answer(db, owner, table_id, deal, response, settings, idempotency_key, if_match, f"/v1/tables/{table_id}/deals")
-
-
-async def post_and_answer(
-    db: Database,
-    owner: str,
-    table_id: str,
-    deal: DealInput,
-    response: Response,
-    settings: Settings,
-    idempotency_key: str | None,
-    if_match: str | None,
-    deals_url: str,
-) -> DealWithSheet:
-    """A post as every route that posts answers it (by key, by scorer link): the key
-    checked, the deal posted in the thread pool, Location, ETag and Idempotent-Replayed set."""
-    if idempotency_key is not None and not _KEY_RE.fullmatch(idempotency_key):
-        raise Unprocessable(
-            "Idempotency-Key must be 1-255 visible ASCII characters",
-            [FieldError("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)")],
-        )
-    answer, written = await run_in_threadpool(_post, db, owner, table_id, deal, idempotency_key, if_match, Limits.of(settings))
-    _answer(written, response, f"{deals_url}/{answer.deal.root.number}")
-    if written.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return answer
-
-
-def _post(
-    db: Database,
-    owner: str,
-    table_id: str,
-    deal: DealInput,
-    idempotency_key: str | None,
-    if_match: str | None,
-    limits: Limits,
-) -> tuple[DealWithSheet, Written]:
-    built: list[DealWithSheet] = []
-
-    def render(table: TableInfo, stored: DealInfo) -> dict:
-        built.append(DealWithSheet.of(table, stored))
-        # What is stored for a retry is the model's JSON; without a key nothing is stored.
-        return built[-1].model_dump(mode="json") if idempotency_key is not None else {}
-
-    written = svc.post_deal(
-        db, owner, table_id, deal.body(), render, idempotency_key=idempotency_key, if_match=if_match, limits=limits
+    key = answers.checked_key(idempotency_key)
+    result = await run_in_threadpool(
+        svc.post_deal,
+        db,
+        owner,
+        table_id,
+        answers.deal_of(deal),
+        idempotency_key=key,
+        request_hash=answers.fingerprint(deal, key),
+        if_match=if_match,
+        limits=Limits.of(settings),
     )
-    # A replay answers what was stored, through the same model: the same bytes as the first time.
-    answer = built[-1] if built and not written.replayed else DealWithSheet.model_validate(written.response)
-    return answer, written
+    answer = answers.posted(result)
+    answers.posted_headers(result, answer, response, f"/v1/tables/{table_id}/deals")
+    return answer
 
 
 @router.get(
@@ -176,13 +107,7 @@ def undo_deal(
     if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Undo the last deal (only the last: 409 otherwise). Returns the removed deal and the sheet."""
-    return undo_and_answer(db, owner, table_id, number, response, if_match)
-
-
-def undo_and_answer(db: Database, owner: str, table_id: str, number: int, response: Response, if_match: str | None) -> DealWithSheet:
-    written = svc.undo_last(db, owner, table_id, number, deal_response, if_match=if_match)
-    _answer(written, response)
-    return DealWithSheet.model_validate(written.response)
+    return answers.undone(svc.undo_last(db, owner, table_id, number, if_match=if_match), response)
 
 
 @router.put(
@@ -202,14 +127,4 @@ def correct_deal(
 ) -> DealCorrected:
     """Correct a past deal; later deals are re-scored. If one of them no longer fits, 409 names
     it (``deal``) and nothing changes."""
-    return correct_and_answer(db, owner, table_id, number, deal, response, if_match)
-
-
-def correct_and_answer(
-    db: Database, owner: str, table_id: str, number: int, deal: DealInput, response: Response, if_match: str | None
-) -> DealCorrected:
-    written = svc.correct_deal(
-        db, owner, table_id, number, deal.body(), corrected_response, if_match=if_match, post_render=deal_response
-    )
-    _answer(written, response)
-    return DealCorrected.model_validate(written.response)
+    return answers.corrected(svc.correct_deal(db, owner, table_id, number, answers.deal_of(deal), if_match=if_match), response)

@@ -18,8 +18,8 @@ from app.rules.vocabulary import (
     DealType,
     EntryKind,
 )
-from app.deals.service import DealInfo
-from app.tables.service import TableInfo
+from app.deals.model import DealInfo
+from app.tables.model import TableInfo
 
 from app.kit.schemas import Amount, Answer, PlainText, Request, Seat, Tricks, absent_when_none, seat_map, timestamp
 from app.tables.sheet_schemas import Sheet

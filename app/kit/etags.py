@@ -1,7 +1,7 @@
 """ETags of the answers that can be asked for again with ``If-None-Match``.
 
 Each is derived from the sheet's ETag (the table's id, revision and deal count; see
-app/tables/service.sheet_etag) and what else the answer depends on, so that none needs the
+app/kit/preconditions.sheet_etag) and what else the answer depends on, so that none needs the
 answer rendered to be compared: the settlement depends on the stake, the picture on the
 renderer's version, its format, language and layout, the share link's JSON on both the stake and its own shape.
 """

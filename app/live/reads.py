@@ -10,8 +10,9 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app.kit.db import Database, ScorerLinkRow, TableRow
-from app.scorer.service import owner_has_a_key
-from app.tables.service import TableInfo, get_tables
+from app.scorer.repository import owner_has_a_key
+from app.tables.model import TableInfo
+from app.tables.service import get_tables
 
 from app.live.hub import Current
 

@@ -35,6 +35,7 @@ from app.live.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Holder, StreamN
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
 from app.tables import service as svc
+from app.tables.model import TABLE_ID_RE, TableInfo
 from app.keys.service import Caller
 from app.kit.errors import NotFound, Unprocessable
 
@@ -68,7 +69,7 @@ class Refused(Exception):
         self.response = response
 
 
-def render(table: svc.TableInfo) -> dict[str, Any]:
+def render(table: TableInfo) -> dict[str, Any]:
     return Sheet.of(table).model_dump(mode="json")
 
 
@@ -250,7 +251,7 @@ async def stream_table_events(
     the table renamed, archived or deleted), with the revision as the event id and the new
     sheet and ETag. ``Last-Event-ID`` or ``after`` resumes: a client that missed events gets
     the current state at once. A deleted table ends the stream, and so does revoking the key."""
-    if not svc.TABLE_ID_RE.fullmatch(table_id):
+    if not TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(f"no table {table_id[:40]!r}")
     sub = Subscription(owner=None, tables=frozenset({table_id}), key_id=caller.key_id, holders=(key_holder(caller),))
     return await table_stream(live(request), table_id, caller.owner, resume_revision(last_event_id, after), sub)
@@ -297,7 +298,7 @@ async def stream_owner_events(
     wanted: frozenset[str] | None = None
     if tables is not None:
         ids = [t.strip() for t in tables.split(",") if t.strip()]
-        if not ids or len(ids) > TABLES_MAX or not all(svc.TABLE_ID_RE.fullmatch(t) for t in ids):
+        if not ids or len(ids) > TABLES_MAX or not all(TABLE_ID_RE.fullmatch(t) for t in ids):
             raise Unprocessable(f"tables: between 1 and {TABLES_MAX} table ids, comma-separated")
         wanted = frozenset(ids)
     sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id, holders=(key_holder(caller),))

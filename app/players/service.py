@@ -26,7 +26,8 @@ from app.rules import FieldError
 from app.players import stats as player_stats
 from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.players.stats import PlayerStats, Tally
-from app.tables.service import _lock_owner, player_name
+from app.tables.model import player_name
+from app.tables.repository import lock_owner
 
 PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 # The most players one owner may register: a registry, not a store one key can fill for ever.
@@ -97,7 +98,7 @@ def _external_taken(session: Session, owner: str, external_id: str, field: str, 
 def create_player(db: Database, owner: str, *, name: str, external_id: str | None = None) -> Player:
     name = _name(name, "name")
     with db.write() as session:
-        _lock_owner(session, owner)  # an external id is checked and taken under the owner's lock
+        lock_owner(session, owner)  # an external id is checked and taken under the owner's lock
         count = session.scalar(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner))
         if count >= PLAYERS_PER_OWNER:
             raise Conflict(f"this key's owner has {count} players, the most one owner may register", reason="player_limit")
@@ -135,7 +136,7 @@ def update_player(db: Database, owner: str, player_id: str, *, name: str | None 
     if name is not None:
         name = _name(name, "name")
     with db.write() as session:
-        _lock_owner(session, owner)
+        lock_owner(session, owner)
         row = _load(session, owner, player_id)
         if external_id is not _UNSET and external_id is not None:
             _external_taken(session, owner, external_id, "external_id", but=row.id)  # type: ignore[arg-type]

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.records import service as svc
-from app.tables import service as tables_svc
+from app.kit.preconditions import IfNoneMatch
+from app.kit.preconditions import current_etag
 from app.kit.errors import Unprocessable
-from app.tables.service import Limits
+from app.tables.model import Limits
 from app.rules import FieldError
 from app.kit.settings import Settings
 
@@ -29,7 +30,6 @@ from app.records.schemas import Record
 router = APIRouter(prefix="/v1/tables", tags=["records"], route_class=BodyRoute)
 IMPORT_PATH = "/v1/tables/import"
 CSV = "text/csv"
-IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
 
 
 async def checked_json(request: Request) -> None:
@@ -68,7 +68,7 @@ def export_table(
 ) -> Record | Response:
     """The table as an open game record (docs/record.md): its rules, players, deals with their
     entries and the final sheet. ``?format=csv``: the deals and entries for a spreadsheet."""
-    etag = etags.record_etag(tables_svc.current_etag(db, owner, table_id), format)
+    etag = etags.record_etag(current_etag(db, owner, table_id), format)
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
     if etags.none_match(if_none_match, etag):
         return Response(status_code=304, headers=headers)

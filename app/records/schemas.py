@@ -10,7 +10,7 @@ from pydantic import Field, StringConstraints
 from app.rules import FIELD_NAMES
 from app.rules.vocabulary import EntryKind
 from app.records.service import FORMAT, VERSION, example_record
-from app.tables.service import DEFAULT_LIMITS, NOTE_MAX, TITLE_MAX
+from app.tables.model import DEFAULT_LIMITS, NOTE_MAX, TITLE_MAX
 
 from app.kit.schemas import Name, PlainText, Request, Seat, bounded_map
 from app.deals.schemas import DEAL_VARIANTS

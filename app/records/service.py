@@ -37,9 +37,9 @@ from app.rules import (
 )
 from app.rules.fields import to_json
 
-from app.deals.service import DealInfo, deal_info, entries_to_json
+from app.deals.model import DealInfo, deal_info, entries_to_json
 from app.kit.errors import MAX_LISTED_ERRORS, Unprocessable
-from app.tables.service import (
+from app.tables.model import (
     DEFAULT_LIMITS,
     GAMES_MAX,
     NOTE_MAX,
@@ -48,12 +48,12 @@ from app.tables.service import (
     TableInfo,
     check_names,
     info,
-    load_row,
-    make_room_for_a_table,
     player_name,
     rules_of,
     state_of,
 )
+from app.tables.repository import load_row
+from app.tables.service import make_room_for_a_table
 
 FORMAT = "prefscore-record"
 VERSION = 1

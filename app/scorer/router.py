@@ -3,8 +3,8 @@
 corrects the deals of its one table and reads what the scoring page needs: the table with
 its choices and settlement, the picture, the log and the event stream.
 
-Every write goes through the same code as the keyed deal routes (app/deals/router.py),
-as the table's owner; the link only decides which table."""
+Every write is the deals service's (app/deals/service.py), answered as the keyed deal routes
+answer (app/deals/answers.py), as the table's owner; the link only decides which table."""
 
 from __future__ import annotations
 
@@ -13,10 +13,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, Response
 from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
 
 from app.live.hub import SCORER_LINK, Subscription
 from app.rules import settle
 from app.scorer import service as links
+from app.deals import answers
+from app.deals import service as deals
+from app.tables.model import Limits
 from app.tables.service import get_table
 from app.sharing.pictures import table_picture
 
@@ -27,10 +31,11 @@ from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
 from app.tables.schemas import SettlementOut
 from app.kit.problem_schemas import problem_responses
 from app.scorer.schemas import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkCreated, ScorerLinkList, ScorerTable
-from app.deals.router import Config, DealBody, DealNumber, IdempotencyKey, IfMatch, correct_and_answer, post_and_answer, undo_and_answer
+from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
+from app.kit.preconditions import IfMatch, IfNoneMatch
 from app.live.router import After, LastEventId, anonymous_holders, live, resume_revision, stream_responses, table_stream
 from app.kit.lang import PageLang
-from app.sharing.router import SVG_RESPONSES, IfNoneMatch, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
+from app.sharing.router import SVG_RESPONSES, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
 
 owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"], route_class=BodyRoute)
 router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
@@ -165,9 +170,21 @@ async def post_scorer_deal(
     if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Score a deal of the link's table, as ``POST /v1/tables/{id}/deals`` does."""
-    return await post_and_answer(
-        db, scorer.owner, scorer.table_id, deal, response, settings, idempotency_key, if_match, f"/v1/score/{token}/deals"
+    key = answers.checked_key(idempotency_key)
+    result = await run_in_threadpool(
+        deals.post_deal,
+        db,
+        scorer.owner,
+        scorer.table_id,
+        answers.deal_of(deal),
+        idempotency_key=key,
+        request_hash=answers.fingerprint(deal, key),
+        if_match=if_match,
+        limits=Limits.of(settings),
     )
+    answer = answers.posted(result)
+    answers.posted_headers(result, answer, response, f"/v1/score/{token}/deals")
+    return answer
 
 
 @router.delete(
@@ -179,7 +196,7 @@ async def post_scorer_deal(
 )
 def undo_scorer_deal(scorer: ScorerAccess, number: DealNumber, db: DB, response: Response, if_match: IfMatch = None) -> DealWithSheet:
     """Undo the last deal of the link's table (409 for another one)."""
-    return undo_and_answer(db, scorer.owner, scorer.table_id, number, response, if_match)
+    return answers.undone(deals.undo_last(db, scorer.owner, scorer.table_id, number, if_match=if_match), response)
 
 
 @router.put(
@@ -194,7 +211,8 @@ def correct_scorer_deal(
 ) -> DealCorrected:
     """Correct a past deal of the link's table; later deals are re-scored (409 naming the one
     that would no longer fit, and nothing changes)."""
-    return correct_and_answer(db, scorer.owner, scorer.table_id, number, deal, response, if_match)
+    changed = deals.correct_deal(db, scorer.owner, scorer.table_id, number, answers.deal_of(deal), if_match=if_match)
+    return answers.corrected(changed, response)
 
 
 @router.get(

@@ -11,7 +11,7 @@ from pydantic import Field
 from app.rules import AllpassScoring, CleanPlayer, GameEnd, MadeGameWriteoff, PoolOverflow, Rules, UnwhistedWriteoff
 from app.rules.vocabulary import CONTRACT_LEVELS, STRAINS, TALON_BONUSES
 from app.scorer.service import LinkInfo
-from app.tables.service import TableInfo
+from app.tables.model import TableInfo
 
 from app.kit.schemas import Answer, timestamp
 from app.deals.schemas import StoredDeal

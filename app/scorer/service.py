@@ -16,16 +16,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, func, or_, select, update
-
-from app.kit.db import ApiKey, Database, ScorerLinkRow, TableRow
-from app.kit.db.models import utcnow
-from app.live.announce import announce
-
 from app.deals.service import DealPage, list_deals
+from app.keys.service import PREFIX_LENGTH, hash_key
+from app.kit.db import Database, ScorerLinkRow
 from app.kit.errors import Conflict, NotFound
-from app.keys.service import ADMIN_OWNER, PREFIX_LENGTH, hash_key
-from app.tables.service import load_table
+from app.live.announce import announce
+from app.scorer import repository as repo
+from app.tables.repository import load_table
 
 TOKEN_PREFIX = "sc_"
 TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")
@@ -67,29 +64,21 @@ def create_link(db: Database, owner: str, table_id: str, *, limit: int = LINKS_M
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with db.write() as session:
         table = load_table(session, owner, table_id, lock=True)
-        active = session.scalar(
-            select(func.count()).select_from(ScorerLinkRow).where(
-                ScorerLinkRow.table_id == table.id, ScorerLinkRow.revoked_at.is_(None)
-            )
-        )
+        active = repo.active_links(session, table.id)
         if active >= limit:
             raise Conflict(
                 f"table {table.id} has {active} scorer links, the most a table may have; revoke one first",
                 reason="scorer_link_limit",
                 limit=limit,
             )
-        row = ScorerLinkRow(table_id=table.id, prefix=token[:PREFIX_LENGTH], hash=hash_key(token), created_at=utcnow())
-        session.add(row)
-        session.flush()
-        return _info(row), token
+        return _info(repo.add_link(session, table.id, token[:PREFIX_LENGTH], hash_key(token))), token
 
 
 def list_links(db: Database, owner: str, table_id: str) -> list[LinkInfo]:
     """The table's links, revoked ones included, oldest first."""
     with db.read() as session:
         table = load_table(session, owner, table_id, lock=False)
-        rows = session.scalars(select(ScorerLinkRow).where(ScorerLinkRow.table_id == table.id).order_by(ScorerLinkRow.id))
-        return [_info(r) for r in rows]
+        return [_info(r) for r in repo.links_of(session, table.id)]
 
 
 def revoke_link(db: Database, owner: str, table_id: str, link_id: int) -> LinkInfo:
@@ -97,28 +86,13 @@ def revoke_link(db: Database, owner: str, table_id: str, link_id: int) -> LinkIn
     streams end at the revision this writes."""
     with db.write() as session:
         table = load_table(session, owner, table_id, lock=True)
-        row = session.get(ScorerLinkRow, link_id)
+        row = repo.link(session, link_id)
         if row is None or row.table_id != table.id:
             raise NotFound(f"table {table.id} has no scorer link {link_id}")
         if row.revoked_at is None:
-            row.revoked_at = utcnow()
-            session.execute(
-                update(TableRow.__table__).where(TableRow.__table__.c.id == table.id).values(revision=table.revision + 1)
-            )
+            repo.revoke(session, row, table.id, table.revision + 1)
             announce(session, table.id, table.owner, table.revision + 1, "sheet")
-        session.flush()
         return _info(row)
-
-
-def owner_has_a_key(owner_column):  # noqa: ANN001, ANN202
-    """A link works only while its table's owner has a working key: revoking every key of
-    an owner ends the owner's links too (a new key for the owner brings them back). The
-    environment admin key's owner has no stored key; no key can be made for it."""
-    keys = ApiKey.__table__
-    return or_(
-        owner_column == ADMIN_OWNER,
-        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
-    )
 
 
 def resolve(db: Database, token: str) -> Scorer | None:
@@ -128,17 +102,8 @@ def resolve(db: Database, token: str) -> Scorer | None:
     if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
         return None
     digest = hash_key(token)
-    links = ScorerLinkRow.__table__
     with db.lookup() as conn:
-        rows = conn.execute(
-            select(links.c.id, links.c.hash, links.c.table_id, TableRow.__table__.c.owner)
-            .join(TableRow.__table__, TableRow.__table__.c.id == links.c.table_id)
-            .where(
-                links.c.prefix == token[:PREFIX_LENGTH],
-                links.c.revoked_at.is_(None),
-                owner_has_a_key(TableRow.__table__.c.owner),
-            )
-        ).all()
+        rows = repo.links_with_prefix(conn, token[:PREFIX_LENGTH])
     if not rows:
         hmac.compare_digest(digest, _DUMMY_HASH)
         return None

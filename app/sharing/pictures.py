@@ -20,8 +20,9 @@ from sqlalchemy.orm import Session
 from app.kit.db import Database, DealRow, TableRow
 from app.rules import Deal, TableState, apply_deal
 
-from app.deals.service import DealInfo, deal_info
-from app.tables.service import TableInfo, info, load_row, rules_of, shared_row, state_of
+from app.deals.model import DealInfo, deal_info
+from app.tables.model import TableInfo, info, rules_of, state_of
+from app.tables.repository import load_row, shared_row
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,16 @@ from enum import StrEnum
 from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from app.kit.i18n import Lang
+from app.kit.preconditions import IfNoneMatch
 from app.render import LAYOUTS, render_sheet
 from app.rules import settle, sheet
 from app.deals.service import list_shared_deals
 from app.sharing.drawing import Busy, Pictures
-from app.tables.service import TableInfo
+from app.tables.model import TableInfo
 from app.sharing.pictures import Picture, shared_picture, table_picture
 
 from app.kit import etags
@@ -39,7 +40,6 @@ Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[mis
 LayoutQuery = Annotated[
     Layout, Query(description="phone: 360 units wide (the default); wide: 640, for a desktop at its own size")
 ]
-IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
 
 
 async def get_pictures(request: Request) -> Pictures:

@@ -4,12 +4,14 @@ from typing import Annotated, Literal
 
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.kit.db import Database
+from app.kit.preconditions import SHEET_CHANGED, IfNoneMatch, TableIfMatch, not_modified_response, sheet_not_modified
 from app.rules import CONVENTION_NAMES, settle
 from app.tables import service as svc
+from app.tables.model import UNSET, Limits
 from app.players.service import SeatLink
 from app.kit.settings import Settings
 
@@ -29,8 +31,6 @@ StakeQuery = Annotated[
     str | None,
     Query(description="money per whist, a decimal such as 0.5: balances and transfers are multiplied by it", max_length=32),
 ]
-IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
-IfMatch = Annotated[str | None, Header(alias="If-Match", description="the table's ETag; a stale one is 412 and nothing is written")]
 LIST_MAX = 200
 Status = Literal["active", "finished", "archived"]
 ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
@@ -66,8 +66,8 @@ def list_tables(
         nxt = "/v1/tables?" + urlencode({**params, "after": page.next_cursor, "limit": limit})
     query = urlencode({**params, "after": after or "", "limit": limit})
     etag = etags.listing_etag(query, [(t.id, t.revision, t.deal_count) for t in page.tables], nxt)
-    if etags.none_match(if_none_match, etag):
-        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    if (unchanged := not_modified_response(if_none_match, etag)) is not None:
+        return unchanged
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE
     return TableList.of(page, nxt)
@@ -93,7 +93,7 @@ def create_table(
         pool_target=body.pool_target if "pool_target" in fields else None,
         first_dealer=body.first_dealer,
         options=body.options,
-        limits=svc.Limits.of(settings),
+        limits=Limits.of(settings),
     )
     response.headers["Location"] = f"/v1/tables/{table.id}"
     response.headers["ETag"] = table.etag
@@ -113,21 +113,6 @@ def get_table(table_id: str, db: DB, owner: Owner, response: Response) -> TableO
     return TableOut.of(table)
 
 
-# Set in a request's scope when its If-None-Match was compared with the current ETag and did
-# not match (app/kit/middleware/sheet_not_modified.py).
-SHEET_CHANGED = "prefscore.sheet_changed"
-
-
-async def sheet_not_modified(db: Database, owner: str, table_id: str, if_none_match: str) -> Response | None:
-    """The 304 of a sheet whose current ETag ``If-None-Match`` names, else None (it has changed).
-    Raises NotFound as the route does. The one definition of the sheet's 304, used by
-    ``get_sheet`` and by the fast path before the framework's routing."""
-    etag = await svc.current_etag_on_loop(db, owner, table_id)
-    if etags.none_match(if_none_match, etag):
-        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
-    return None
-
-
 @router.get(
     "/tables/{table_id}/sheet",
     operation_id="getSheet",
@@ -142,7 +127,8 @@ async def get_sheet(
     # database allows it, without a thread-pool round trip; the full sheet is loaded and built
     # in the thread pool (and serialised by FastAPI on the loop). Most 304s are answered
     # before the framework's routing, by the same check (app/kit/middleware/sheet_not_modified.py);
-    # when that check found the sheet changed, it is not made again here.
+    # when that check found the sheet changed, it is not made again here. Both are
+    # app/kit/preconditions.sheet_not_modified.
     if if_none_match is not None and not request.scope.get(SHEET_CHANGED):
         unchanged = await sheet_not_modified(db, owner, table_id, if_none_match)
         if unchanged is not None:
@@ -167,7 +153,7 @@ def update_table(
     # Optional: a PATCH without a body changes nothing, and another owner's table is then
     # 404 like on every other route (not 422 for the missing body first).
     body: Annotated[TablePatch, Body()] = None,  # type: ignore[assignment]
-    if_match: IfMatch = None,
+    if_match: TableIfMatch = None,
 ) -> TableOut:
     """Rename the players (the sheet is by seat: unchanged), set the title or the note, archive
     (``"archived": true``) or unarchive. A field left out is left as it is."""
@@ -178,8 +164,8 @@ def update_table(
         owner,
         table_id,
         players=body.players if "players" in fields else None,
-        title=body.title if "title" in fields else svc.UNSET,
-        note=body.note if "note" in fields else svc.UNSET,
+        title=body.title if "title" in fields else UNSET,
+        note=body.note if "note" in fields else UNSET,
         archived=body.archived if "archived" in fields else None,
         if_match=if_match,
     )
@@ -194,7 +180,7 @@ def update_table(
     response_class=Response,
     responses={204: {"description": "deleted, with every deal, idempotency record and the share link"}, **problem_responses(401, 404, 412)},
 )
-def delete_table(table_id: str, db: DB, owner: Owner, if_match: IfMatch = None) -> Response:
+def delete_table(table_id: str, db: DB, owner: Owner, if_match: TableIfMatch = None) -> Response:
     """Delete the table for good: its deals, its idempotency records, its share link (404 from now on)."""
     svc.delete_table(db, owner, table_id, if_match=if_match)
     return Response(status_code=204)
@@ -237,8 +223,8 @@ def get_settlement(
     value = parse_stake(stake)
     table = svc.get_table(db, owner, table_id)
     etag = etags.settlement_etag(table.etag, value)
-    if etags.none_match(if_none_match, etag):
-        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    if (unchanged := not_modified_response(if_none_match, etag)) is not None:
+        return unchanged
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE
     return SettlementOut.of(table, settle(table.rules, table.state, value), value)
@@ -264,8 +250,8 @@ def get_shared(
     value = parse_stake(stake)
     table = svc.get_shared(db, token)
     etag = etags.shared_etag(table.etag, value)
-    if etags.none_match(if_none_match, etag):
-        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    if (unchanged := not_modified_response(if_none_match, etag)) is not None:
+        return unchanged
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE
     settlement = SettlementOut.of(table, settle(table.rules, table.state, value), value)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstrai
 
 from app.rules import amounts
 from app.rules import CONVENTION_NAMES, FIELD_NAMES, Settlement
-from app.tables.service import NOTE_MAX, TITLE_MAX, ListedTable, TableInfo, TablePage
+from app.tables.model import NOTE_MAX, TITLE_MAX, ListedTable, TableInfo, TablePage
 
 from app.kit.schemas import Amount, Answer, Name, PlainText, Request, absent_when_none, bounded_map, timestamp
 from app.players.schemas import SeatIn

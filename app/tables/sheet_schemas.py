@@ -9,7 +9,7 @@ from pydantic import Field
 
 from app.rules import sheet as engine_sheet
 from app.rules.vocabulary import MatchBonusKind
-from app.tables.service import TableInfo
+from app.tables.model import TableInfo
 
 from app.kit.schemas import Amount, Answer, absent_when_none
 

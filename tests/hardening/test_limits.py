@@ -15,7 +15,7 @@ from sqlalchemy import func, select, update
 from app.main import create_app
 from app.kit.db import IdempotencyRow
 from app.kit.db.models import utcnow
-from app.deals.service import EXPIRY_BATCH
+from app.deals.repository import EXPIRY_BATCH
 from app.kit.settings import Settings
 from tests.api.samples import ALLPASS, PASS_6S, pass_6s
 

@@ -115,9 +115,19 @@ class LoopReadUnavailable(Exception):
 
 
 class Database:
-    """An engine with two session factories: ``write()`` (one transaction that locks as it
-    writes) and ``read()`` (a consistent read). Both commit or roll back on leaving the block,
-    so a use case has committed before it returns."""
+    """The ways into the database, one per need (the repositories take what these give):
+
+    - ``write()``: one transaction that locks as it writes, as an ORM Session; ``write_core()``
+      the same transaction, lock and queue as a plain Connection, for a use case that writes
+      with Core statements only (posting a deal, the rate limit's counter): a Session around
+      a transaction costs more than the post's own statements (bench/PROFILE.md);
+    - ``read()``: a consistent read of several statements (a Session);
+    - ``lookup()``: one read-only statement without a transaction around it;
+    - ``read_one_async()``: one read-only statement on the event loop (the sheet's ETag
+      before its 304).
+
+    The transactions commit or roll back on leaving the block, so a use case has committed
+    before it returns."""
 
     def __init__(self, engine: Engine, *, loop_busy_timeout_ms: int = 200, pg_loop_connections: int = 8, pg_prepare: bool = True):
         self.engine = engine
@@ -152,19 +162,26 @@ class Database:
         self._probe_at = float("-inf")
         self._probe_answer: tuple[str, str] | None = None
 
-    # SQLite reads that can run on the event loop: a point read of a WAL database is a few
-    # microseconds and never waits for a writer (WAL readers see the last committed state),
-    # so it costs less than the thread-pool round trip a sync endpoint needs. Each thread
-    # (in the server: the one event-loop thread) has its own plain sqlite3 connection in
-    # autocommit mode, so each statement reads the file's current committed state, written
-    # by this process or any other: nothing is cached between statements.
+    # Reads on the event loop, for the one read that is worth it (a sheet's ETag before its
+    # 304, app/kit/preconditions.py): a point read without a thread-pool round trip.
+    #
+    # SQLite: a point read of a WAL database is a few microseconds and never waits for a
+    # writer (WAL readers see the last committed state), so it costs less than the thread-pool
+    # round trip a sync endpoint needs. Each thread (in the server: the one event-loop thread)
+    # has its own plain sqlite3 connection in autocommit mode, so each statement reads the
+    # file's current committed state, written by this process or any other.
+    #
+    # PostgreSQL: psycopg_pool's AsyncConnectionPool per event loop (a psycopg async
+    # connection waits on the loop it is used from), its connections in autocommit (one
+    # statement, no BEGIN/ROLLBACK, so each read sees the last committed row). When no
+    # connection comes within LOOP_CONNECTION_WAIT (all busy, or the database away), or on
+    # any error, the caller gets LoopReadUnavailable and uses the pooled engine in the thread
+    # pool instead (which answers 503 if the database is away).
     @property
     def reads_on_loop(self) -> bool:
-        return self._sqlite_path is not None
+        return self._sqlite_path is not None or self._pg_conninfo is not None
 
-    def loop_read_one(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
-        """One row of one read-only statement (SQLite only, raw DB-API SQL with ``?``
-        parameters), or None. Blocks the calling thread only while SQLite reads."""
+    def _sqlite_read_one(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
         conn = getattr(self._loop_conns, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self._sqlite_path, isolation_level=None, check_same_thread=False)
@@ -178,27 +195,17 @@ class Database:
         rows = conn.execute(sql, params).fetchall()
         return rows[0] if rows else None
 
-    # PostgreSQL reads from the event loop: psycopg_pool's AsyncConnectionPool per event loop
-    # (a psycopg async connection waits on the loop it is used from), its connections in
-    # autocommit (one statement, no BEGIN/ROLLBACK, so each read sees the last committed
-    # row), so a read waits for the server without a thread-pool round trip. When no
-    # connection comes within LOOP_CONNECTION_WAIT (all busy, or the database away), or on
-    # any error, the caller gets LoopReadUnavailable and uses the pooled engine in the
-    # thread pool instead (which answers 503 if the database is away).
-    @property
-    def async_reads(self) -> bool:
-        return self._sqlite_path is not None or self._pg_conninfo is not None
-
     async def read_one_async(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
-        """One row of one read-only statement (``?`` parameters), read from the event loop,
-        or None; raises LoopReadUnavailable when the caller should use the thread pool."""
+        """One row of one read-only statement (raw DB-API SQL, ``?`` parameters), read on the
+        event loop, or None; raises LoopReadUnavailable when the caller should use the thread
+        pool (``reads_on_loop`` false, busy, an error)."""
         if self._sqlite_path is not None:
             try:
-                return self.loop_read_one(sql, params)
+                return self._sqlite_read_one(sql, params)
             except sqlite3.Error as exc:
                 raise LoopReadUnavailable(str(exc)) from exc
         if self._pg_conninfo is None:
-            raise LoopReadUnavailable("no async reads for this database")
+            raise LoopReadUnavailable("no reads on the loop for this database")
         import psycopg
 
         pool = await self._loop_pool()

@@ -53,10 +53,10 @@ def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Middleware (Starlette applies the last added outermost) and /metrics."""
-    from app.kit.middleware.sheet_not_modified import SheetNotModified  # it imports the routes, which import this package
+    from app.kit.middleware.sheet_not_modified import SheetNotModified  # it imports app.kit.preconditions, which imports this package's neighbours
 
     obs.configure_logging(settings.log_format, settings.log_level)
-    app.add_middleware(SheetNotModified, db=app.state.db)
+    app.add_middleware(SheetNotModified, db=app.state.db, routes=app.router.routes)
     app.add_middleware(
         BodyGuard,
         max_json_depth=settings.max_json_depth,

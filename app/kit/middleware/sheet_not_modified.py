@@ -4,7 +4,7 @@
 most, and most of its cost was the framework finding the route and solving its dependencies
 around a point read (bench/PROFILE.md). This layer sits inside the rate limit, so the request
 is counted and its key identified as every other; when the rate limit identified a valid key,
-it makes the route's own check (``routes.tables.sheet_not_modified``) and sends its 304.
+it makes the route's own check (``app.kit.preconditions.sheet_not_modified``) and sends its 304.
 Everything else goes on to the route, which answers as it always has: no If-None-Match, no
 valid key, an unknown table (the route's 404), any error. When the sheet has changed, the
 route is told (``SHEET_CHANGED``) so that it does not read the ETag a second time.
@@ -17,22 +17,21 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.kit.db import Database
-
-from app.tables import router as tables
-from app.tables.router import SHEET_CHANGED, sheet_not_modified
 from app.kit.middleware.asgi import header
 from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
+from app.kit.preconditions import SHEET_CHANGED, sheet_not_modified
 
 OPERATION = "getSheet"
 
 
 class SheetNotModified:
-    def __init__(self, app: ASGIApp, db: Database):
+    def __init__(self, app: ASGIApp, db: Database, routes: list[Any]):
         self.app = app
         self.db = db
-        # The route itself: its path pattern is the one definition of the path, and the
-        # access line and metrics name it as they name every routed request.
-        self.route: Any = next(r for r in tables.router.routes if getattr(r, "operation_id", None) == OPERATION)
+        # The route itself, found among the app's routes (this layer imports no router): its
+        # path pattern is the one definition of the path, and the access line and metrics
+        # name it as they name every routed request.
+        self.route: Any = _find(routes, OPERATION)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("method") == "GET" and not scope.get("root_path"):
@@ -51,3 +50,15 @@ class SheetNotModified:
                         return
                     scope[SHEET_CHANGED] = True
         await self.app(scope, receive, send)
+
+
+def _find(routes: list[Any], operation_id: str) -> Any:
+    """The route of an operation, in the app's routes or the routers they include."""
+    for route in routes:
+        if getattr(route, "operation_id", None) == operation_id:
+            return route
+        included = getattr(route, "original_router", None)  # an included router (FastAPI keeps it whole)
+        found = _find(included.routes, operation_id) if included is not None else None
+        if found is not None:
+            return found
+    return None

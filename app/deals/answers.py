@@ -1,0 +1,82 @@
+"""How a deal route answers, whichever route it is (by key, app/deals/router.py; by scorer
+link, app/scorer/router.py): the request's parameters, the deal the engine gets, and the
+answer built from what the deals service returned, with its status and headers."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from fastapi import Body, Depends, Header, Path, Response
+
+from app.deals.model import Changed, Posted, request_hash
+from app.deals.schemas import DEAL_EXAMPLES, DealCorrected, DealInput, DealWithSheet
+from app.deals.service import refusal
+from app.kit.deps import get_settings
+from app.kit.errors import Unprocessable
+from app.kit.settings import Settings
+from app.rules import Deal, FieldError, InvalidDeal
+
+_KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
+DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number, 1 for the first")]
+DealBody = Annotated[DealInput, Body(openapi_examples=DEAL_EXAMPLES)]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description="1-255 visible ASCII characters; a retry with the same key and body returns the first response",
+    ),
+]
+Config = Annotated[Settings, Depends(get_settings)]
+
+
+def deal_of(body: DealInput) -> Deal:
+    """The engine's deal of a request's body."""
+    try:
+        return Deal.from_dict(body.body())
+    except InvalidDeal as exc:
+        raise refusal(exc, "the deal is not valid") from exc
+
+
+def checked_key(key: str | None) -> str | None:
+    if key is not None and not _KEY_RE.fullmatch(key):
+        raise Unprocessable(
+            "Idempotency-Key must be 1-255 visible ASCII characters",
+            [FieldError("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)")],
+        )
+    return key
+
+
+def fingerprint(body: DealInput, key: str | None) -> str | None:
+    """What a key is kept with: the hash of the deal as sent (another body with the key is refused)."""
+    return request_hash(body.body()) if key is not None else None
+
+
+def posted(result: Posted) -> DealWithSheet:
+    """The answer to a post, or to its retry with the same key: built the same way from the
+    same deal and table, so a replay is the first answer again (an answer kept before posts
+    were kept as domain results is sent as it was kept, through the same model)."""
+    if result.earlier_answer is not None:
+        return DealWithSheet.model_validate(result.earlier_answer)
+    return DealWithSheet.of(result.table, result.deal)  # type: ignore[arg-type]
+
+
+def posted_headers(result: Posted, answer: DealWithSheet, response: Response, deals_url: str) -> None:
+    """201 with Location, and the sheet's ETag; a replay says so and carries no ETag (the
+    sheet it kept may be older than the current one)."""
+    response.status_code = 201
+    response.headers["Location"] = f"{deals_url}/{answer.deal.root.number}"
+    if result.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    else:
+        response.headers["ETag"] = result.table.etag  # type: ignore[union-attr]
+
+
+def undone(result: Changed, response: Response) -> DealWithSheet:
+    response.headers["ETag"] = result.table.etag
+    return DealWithSheet.of(result.table, result.deal)
+
+
+def corrected(result: Changed, response: Response) -> DealCorrected:
+    response.headers["ETag"] = result.table.etag
+    return DealCorrected.of_correction(result.table, result.deal, list(result.rescored))

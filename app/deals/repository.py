@@ -1,0 +1,208 @@
+"""The deals' SQL: the post's locked read and its writes (built once; on PostgreSQL one
+statement), the kept answers of Idempotency-Keys and their expiry, a page of the log, one
+deal, the whole log, and the writes of an undo or a correction."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
+from sqlalchemy.orm import Session
+
+from app.kit.db import DealRow, IdempotencyRow, TableRow
+from app.kit.db.models import utcnow
+from app.live.announce import NOTIFY
+from app.players import stats as player_stats
+from app.tables.repository import load_table
+
+_TABLES = TableRow.__table__
+_DEALS = DealRow.__table__
+_IDEMPOTENCY = IdempotencyRow.__table__
+# Expired idempotency records deleted by one post (see expire_keys).
+EXPIRY_BATCH = 50
+
+# The posting path's writes, built once: executed with a dict of parameters, they cost no
+# statement construction and no cache-key walk per post (bench/PROFILE.md). The parameters
+# that are not the deal row's own columns are named apart from every column: when the writes
+# are one statement, a parameter named after a column of another of its tables would be
+# taken for a value of that column.
+_INSERT_DEAL = insert(_DEALS).values(
+    table_id=bindparam("table_id"),
+    number=bindparam("number"),
+    body=bindparam("body"),
+    entries=bindparam("entries"),
+    created_at=bindparam("posted_at"),
+    dealer=bindparam("dealer"),
+)
+_UPDATE_TABLE = (
+    update(_TABLES)
+    .where(_TABLES.c.id == bindparam("table_id"))
+    .values(
+        state=bindparam("new_state"),
+        deal_count=bindparam("number"),
+        revision=bindparam("new_revision"),
+        updated_at=bindparam("posted_at"),
+    )
+)
+# The answer kept for a retry with the same Idempotency-Key (status_code: the column of the
+# records' first format, always the post's).
+_KEEP_ANSWER = insert(_IDEMPOTENCY).values(
+    table_id=bindparam("table_id"),
+    key=bindparam("idempotency_key"),
+    request_hash=bindparam("request_hash"),
+    status_code=201,
+    response=bindparam("answer"),
+    deal_number=bindparam("number"),
+    created_at=bindparam("posted_at"),
+)
+# PostgreSQL: the deal, the table row, the kept answer (with a key) and the notification in
+# one statement (data-modifying CTEs, which SQLite does not have): one round trip where
+# there were three or four, most of what a post costs this process beyond the framework.
+_POSTED_PG = {
+    keyed: select(NOTIFY).add_cte(
+        _INSERT_DEAL.cte("posted"), _UPDATE_TABLE.cte("moved"), *([_KEEP_ANSWER.cte("kept")] if keyed else [])
+    )
+    for keyed in (False, True)
+}
+# The post's read of the table row, locked, with the rows of its registered seats (so that a
+# post costs no statement more than before the registry, and one update at a table with some),
+# per dialect: the JSON aggregate is each one's own.
+_POST_READ = {
+    dialect: (
+        select(_TABLES, player_stats.registered_seats(dialect, _TABLES))
+        .where(_TABLES.c.id == bindparam("table_id"), _TABLES.c.owner == bindparam("owner"))
+        .with_for_update(of=_TABLES)
+    )
+    for dialect in ("postgresql", "sqlite")
+}
+_KEPT = select(_IDEMPOTENCY.c.request_hash, _IDEMPOTENCY.c.response).where(
+    _IDEMPOTENCY.c.table_id == bindparam("table_id"), _IDEMPOTENCY.c.key == bindparam("key")
+)
+
+
+def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
+    """The table row a post writes, locked, with its registered seats (``registered``)."""
+    return load_table(conn, owner, table_id, lock=True, statement=_POST_READ[conn.dialect.name])
+
+
+def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool) -> None:
+    """The post's writes: the deal, the table row, the kept answer (``keyed``); on PostgreSQL
+    with the notification (``params["notification"]``), all in one statement."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(_POSTED_PG[keyed], params)
+        return
+    conn.execute(_INSERT_DEAL, params)
+    conn.execute(_UPDATE_TABLE, params)
+    if keyed:
+        conn.execute(_KEEP_ANSWER, params)
+
+
+def kept_answer(conn: Connection, table_id: str, key: str) -> Row | None:
+    """The record of an Idempotency-Key at a table: its request's hash and kept answer."""
+    return conn.execute(_KEPT, {"table_id": table_id, "key": key}).one_or_none()
+
+
+def expire_keys(conn: Session | Connection, table_id: str, key: str, cutoff: datetime) -> None:
+    """Idempotency records older than ``cutoff``: this key's own (so that it can be used
+    again), and a small batch of any table's, so that the cleanup keeps pace with the posts
+    that add records without ever making one post slow. PostgreSQL skips rows another
+    transaction is deleting at the same moment instead of waiting for it."""
+    conn.execute(
+        delete(_IDEMPOTENCY).where(
+            _IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.key == key, _IDEMPOTENCY.c.created_at < cutoff
+        )
+    )
+    batch = (
+        select(_IDEMPOTENCY.c.id)
+        .where(_IDEMPOTENCY.c.created_at < cutoff)
+        .order_by(_IDEMPOTENCY.c.created_at)
+        .limit(EXPIRY_BATCH)
+        .with_for_update(skip_locked=True)  # SQLite renders no FOR UPDATE: its writer holds the file
+    )
+    conn.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(batch.scalar_subquery())))
+
+
+def delete_expired(session: Session, cutoff: datetime, batch: int) -> int:
+    """At most ``batch`` idempotency records older than ``cutoff``; how many."""
+    rows = select(_IDEMPOTENCY.c.id).where(_IDEMPOTENCY.c.created_at < cutoff).limit(batch)
+    return session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery()))).rowcount
+
+
+# One page of a table's log: the deal columns, the (table_id, number) unique index in order.
+_PAGE = (
+    select(_DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer)
+    .where(_DEALS.c.table_id == bindparam("table_id"), _DEALS.c.number > bindparam("after"))
+    .order_by(_DEALS.c.number)
+    .limit(bindparam("rows"))
+)
+
+
+def page_rows(session: Session, table_id: str, *, after: int, rows: int) -> list[Row]:
+    """At most ``rows`` deals numbered above ``after``, in order; the deals before are never read."""
+    return list(session.execute(_PAGE, {"table_id": table_id, "after": after, "rows": rows}).all())
+
+
+def deal_row(session: Session, table_id: str, number: int) -> DealRow | None:
+    return session.scalars(select(DealRow).where(DealRow.table_id == table_id, DealRow.number == number)).one_or_none()
+
+
+_LOG = select(_DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer)
+
+
+def log(session: Session, table_id: str) -> list[Row]:
+    """The whole log of a table, in order, with each row's id."""
+    return list(session.execute(_LOG.where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number)).all())
+
+
+def keyed_numbers(session: Session, table_id: str, numbers: list[int]) -> list[int]:
+    """Which of these deals were posted with an Idempotency-Key still kept."""
+    return list(
+        session.scalars(
+            select(_IDEMPOTENCY.c.deal_number)
+            .where(_IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number.in_(numbers))
+            .distinct()
+        ).all()
+    )
+
+
+def write_refold(
+    session: Session,
+    table_id: str,
+    *,
+    retire: int | None,
+    remove_id: int | None,
+    rewrites: list[dict[str, Any]],
+    answers: list[dict[str, Any]],
+    state: dict[str, Any],
+    deal_count: int,
+    revision: int,
+) -> None:
+    """The writes of an undo or a correction: the keys of deal ``retire`` retired, the row
+    ``remove_id`` deleted, the ``rewrites`` ({"row_id", "new_body", "new_entries",
+    "new_dealer"}) and the kept ``answers`` ({"number", "answer"}) written, the table row moved."""
+    if retire is not None:
+        session.execute(
+            delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == retire)
+        )
+    if remove_id is not None:
+        session.execute(delete(_DEALS).where(_DEALS.c.id == remove_id))
+    if rewrites:
+        session.execute(
+            update(_DEALS)
+            .where(_DEALS.c.id == bindparam("row_id"))
+            .values(body=bindparam("new_body"), entries=bindparam("new_entries"), dealer=bindparam("new_dealer")),
+            rewrites,
+        )
+    if answers:
+        session.execute(
+            update(_IDEMPOTENCY)
+            .where(_IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == bindparam("number"))
+            .values(response=bindparam("answer")),
+            answers,
+        )
+    session.execute(
+        update(_TABLES)
+        .where(_TABLES.c.id == table_id)
+        .values(state=state, deal_count=deal_count, revision=revision, updated_at=utcnow())
+    )

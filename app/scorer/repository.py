@@ -1,0 +1,65 @@
+"""The scorer links' SQL: count, add, list and revoke a table's links; find the links of a
+token's prefix (with their table's owner, while the owner has a working key)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Row, exists, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from app.keys.service import ADMIN_OWNER
+from app.kit.db import ApiKey, ScorerLinkRow, TableRow
+from app.kit.db.models import utcnow
+
+_LINKS = ScorerLinkRow.__table__
+_TABLES = TableRow.__table__
+
+
+def active_links(session: Session, table_id: str) -> int:
+    return session.scalar(
+        select(func.count()).select_from(ScorerLinkRow).where(ScorerLinkRow.table_id == table_id, ScorerLinkRow.revoked_at.is_(None))
+    )
+
+
+def add_link(session: Session, table_id: str, prefix: str, digest: str) -> ScorerLinkRow:
+    row = ScorerLinkRow(table_id=table_id, prefix=prefix, hash=digest, created_at=utcnow())
+    session.add(row)
+    session.flush()
+    return row
+
+
+def links_of(session: Session, table_id: str) -> list[ScorerLinkRow]:
+    """The table's links, revoked ones included, oldest first."""
+    return list(session.scalars(select(ScorerLinkRow).where(ScorerLinkRow.table_id == table_id).order_by(ScorerLinkRow.id)))
+
+
+def link(session: Session, link_id: int) -> ScorerLinkRow | None:
+    return session.get(ScorerLinkRow, link_id)
+
+
+def revoke(session: Session, row: ScorerLinkRow, table_id: str, revision: int) -> None:
+    """The link revoked, and the table's revision moved to ``revision`` (its streams wake up)."""
+    row.revoked_at = utcnow()
+    session.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(revision=revision))
+    session.flush()
+
+
+def owner_has_a_key(owner_column):  # noqa: ANN001, ANN202
+    """A link works only while its table's owner has a working key: revoking every key of
+    an owner ends the owner's links too (a new key for the owner brings them back). The
+    environment admin key's owner has no stored key; no key can be made for it."""
+    keys = ApiKey.__table__
+    return or_(
+        owner_column == ADMIN_OWNER,
+        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
+    )
+
+
+def links_with_prefix(conn, prefix: str) -> list[Row]:  # noqa: ANN001
+    """(id, hash, table_id, owner) of the working links whose token starts with ``prefix``."""
+    return list(
+        conn.execute(
+            select(_LINKS.c.id, _LINKS.c.hash, _LINKS.c.table_id, _TABLES.c.owner)
+            .join(_TABLES, _TABLES.c.id == _LINKS.c.table_id)
+            .where(_LINKS.c.prefix == prefix, _LINKS.c.revoked_at.is_(None), owner_has_a_key(_TABLES.c.owner))
+        ).all()
+    )

@@ -1,0 +1,184 @@
+"""The tables' SQL: a table row loaded (locked for a write), by share token, by ids; the
+owner's lock and count; the listing's keyset query and its cursor; the writes of a change,
+a deletion and a new share token."""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Connection, Row, and_, case, delete, func, or_, select, text, update
+from sqlalchemy.orm import Session
+
+from app.kit.db import DealRow, IdempotencyRow, TableRow
+from app.kit.db.models import utcnow
+from app.kit.errors import NotFound, Unprocessable
+from app.kit.preconditions import TABLE_ID_RE, checked_table_id
+from app.rules import FieldError
+from app.tables.model import SHARE_TOKEN_RE
+
+_TABLES = TableRow.__table__
+
+
+def _table_query(owner: str, table_id: str, lock: bool, columns):  # noqa: ANN001
+    """The query of one owner's table, locked for update when asked."""
+    query = select(columns).where(_TABLES.c.id == checked_table_id(table_id), _TABLES.c.owner == owner)
+    return query.with_for_update() if lock else query
+
+
+def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> TableRow:
+    """The table row, locked for update when asked (PostgreSQL: SELECT ... FOR UPDATE; SQLite
+    holds the database write lock from BEGIN IMMEDIATE). Another owner's table is not found."""
+    row = session.scalars(_table_query(owner, table_id, lock, TableRow)).one_or_none()
+    if row is None:
+        raise NotFound(f"no table {table_id!r}")
+    return row
+
+
+def load_table(session: Session | Connection, owner: str, table_id: str, *, lock: bool, statement: Any = None) -> Row:
+    """``load_row`` as a plain row (no ORM object): for the use cases that write with Core
+    statements. Same checks, same lock. ``statement``: a select of the row built once, with
+    the parameters ``table_id`` and ``owner`` (posting's, which reads a column more)."""
+    if statement is None:
+        query, params = _table_query(owner, table_id, lock, _TABLES), None
+    else:
+        query, params = statement, {"table_id": checked_table_id(table_id), "owner": owner}
+    row = session.execute(query, params).one_or_none()
+    if row is None:
+        raise NotFound(f"no table {table_id!r}")
+    return row
+
+
+def shared_row(session: Session, token: str) -> TableRow:
+    """The table row of a share token (404 for a malformed or unknown one)."""
+    if not SHARE_TOKEN_RE.fullmatch(token):
+        raise NotFound("no shared table with this token")
+    row = session.scalars(select(TableRow).where(TableRow.share_token == token)).one_or_none()
+    if row is None or not secrets.compare_digest(row.share_token, token):
+        raise NotFound("no shared table with this token")
+    return row
+
+
+def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
+    """The rows of these tables, whoever owns them, in one statement; an id that names no
+    table (or cannot be one) is absent."""
+    ids = [t for t in table_ids if TABLE_ID_RE.fullmatch(t)]
+    if not ids:
+        return []
+    return list(conn.execute(select(_TABLES).where(_TABLES.c.id.in_(ids))).all())
+
+
+def lock_owner(session: Session, owner: str) -> None:
+    """Serialise the writes of one owner that count or take something of the owner's (a new
+    table against the limit, a registered player's external id). SQLite: the writer already
+    holds the database. PostgreSQL: a transaction-scoped advisory lock on the owner's name."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:owner, 15))"), {"owner": owner})
+
+
+def count_tables(session: Session, owner: str) -> int:
+    return session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
+
+
+def fresh(session: Session, table_id: str) -> TableRow:
+    """The table row as this transaction left it."""
+    return session.scalars(select(TableRow).where(TableRow.id == table_id)).one()
+
+
+def change_table(session: Session, table_id: str, values: dict[str, Any]) -> None:
+    session.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(**values))
+
+
+def new_share_token(session: Session, table_id: str, revision: int) -> None:
+    change_table(session, table_id, {"share_token": secrets.token_urlsafe(24), "revision": revision, "updated_at": utcnow()})
+
+
+def delete_table(session: Session, table_id: str) -> None:
+    """The table with every deal and idempotency record (explicitly: SQLite enforces no
+    foreign key unless asked)."""
+    session.execute(delete(IdempotencyRow.__table__).where(IdempotencyRow.__table__.c.table_id == table_id))
+    session.execute(delete(DealRow.__table__).where(DealRow.__table__.c.table_id == table_id))
+    session.execute(delete(_TABLES).where(_TABLES.c.id == table_id))
+
+
+# --- the listing --------------------------------------------------------------------------------
+
+_LISTED = (
+    "id", "convention", "title", "players", "deal_count", "revision", "archived_at", "created_at", "updated_at",
+    "pool_target", "rules_version",
+)
+
+
+def encode_cursor(updated_at: datetime, table_id: str) -> str:
+    """The opaque cursor of a listing: the last item's (updated_at, id), base64url."""
+    raw = json.dumps([_utc(updated_at).isoformat(), table_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    bad = Unprocessable("the cursor is not one this listing gave", [FieldError("after", "after must be a cursor from a listing's next link")])
+    if len(cursor) > 200:
+        raise bad
+    try:
+        when, table_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        moment = datetime.fromisoformat(when)
+    except (ValueError, TypeError):
+        raise bad from None
+    if not isinstance(table_id, str) or not TABLE_ID_RE.fullmatch(table_id) or moment.tzinfo is None:
+        raise bad
+    return moment, table_id
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def _has_player(dialect: str, name: str):  # noqa: ANN202
+    """The table has a player of this name (its NFC form, as stored)."""
+    if dialect == "postgresql":
+        return text("CAST(tables.players AS jsonb) @> jsonb_build_array(CAST(:player AS text))").bindparams(player=name)
+    return text("EXISTS (SELECT 1 FROM json_each(tables.players) WHERE json_each.value = :player)").bindparams(player=name)
+
+
+def listed_rows(
+    session: Session,
+    owner: str,
+    *,
+    status: str | None,
+    convention: str | None,
+    player: str | None,
+    after: str | None,
+    rows: int,
+) -> list[Row]:
+    """At most ``rows`` of the owner's tables, latest activity first (updated_at, then id,
+    descending), keyset-paged on the index (owner, updated_at, id). Without ``status``: every
+    table but the archived. Only the listed columns are read: the state and the options (what
+    a settlement needs) of finished tables alone."""
+    finished = _TABLES.c.state["finished"].as_boolean()
+    done = finished.is_(True)
+    query = select(
+        *(_TABLES.c[name] for name in _LISTED),
+        finished.label("finished"),
+        case((done, _TABLES.c.state)).label("state"),
+        case((done, _TABLES.c.options)).label("options"),
+    ).where(_TABLES.c.owner == owner)
+    if status == "archived":
+        query = query.where(_TABLES.c.archived_at.is_not(None))
+    else:
+        query = query.where(_TABLES.c.archived_at.is_(None))
+        if status == "finished":
+            query = query.where(done)
+        elif status == "active":
+            query = query.where(finished.is_not(True))
+    if convention is not None:
+        query = query.where(_TABLES.c.convention == convention)
+    if after is not None:
+        moment, last_id = decode_cursor(after)
+        query = query.where(or_(_TABLES.c.updated_at < moment, and_(_TABLES.c.updated_at == moment, _TABLES.c.id < last_id)))
+    if player is not None:
+        query = query.where(_has_player(session.get_bind().dialect.name, player))
+    query = query.order_by(_TABLES.c.updated_at.desc(), _TABLES.c.id.desc()).limit(rows)
+    return list(session.execute(query).all())
