@@ -32,6 +32,7 @@ from app.rules import (
     apply_deal,
     amount_from_json,
     amount_to_json,
+    deal_game,  # the game number (migration 0009)
     replay,
 )
 
@@ -76,6 +77,7 @@ _INSERT_DEAL = insert(_DEALS).values(
     entries=bindparam("entries"),
     created_at=bindparam("posted_at"),
     dealer=bindparam("dealer"),
+    game=bindparam("game"),  # the game number (migration 0009)
 )
 _UPDATE_TABLE = (
     update(_TABLES)
@@ -287,6 +289,7 @@ def post_deal(
             "table_id": row.id,
             "number": number,
             "dealer": state.next_dealer,
+            "game": deal_game(state, result.state),  # the game number (migration 0009)
             "body": canonical,
             "entries": entries_to_json(result.entries),
             "posted_at": now,
@@ -388,7 +391,9 @@ class _Refold:
     kind: str = "deal.corrected"  # what app.live announces
 
 
-_LOG = select(_DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer)
+_LOG = select(
+    _DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer, _DEALS.c.game
+)
 
 
 def _log(session: Session, table_id: str) -> list[Any]:
@@ -441,7 +446,12 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
         session.execute(
             update(_DEALS)
             .where(_DEALS.c.id == bindparam("row_id"))
-            .values(body=bindparam("new_body"), entries=bindparam("new_entries"), dealer=bindparam("new_dealer")),
+            .values(
+                body=bindparam("new_body"),
+                entries=bindparam("new_entries"),
+                dealer=bindparam("new_dealer"),
+                game=bindparam("new_game"),  # the game number (migration 0009)
+            ),
             work.rewrites,
         )
     if work.answers:
@@ -499,10 +509,13 @@ def undo_last(
         removed = log.pop()
         folded = replay(rules, row.first_dealer, [Deal.from_dict(r.body) for r in log])
         rewrites = []
-        for deal_row, entries, dealer in zip(log, folded.entries, folded.dealers):
+        # the game number (migration 0009): folded.games, deal_row.game, new_game
+        for deal_row, entries, dealer, game in zip(log, folded.entries, folded.dealers, folded.games):
             stored = entries_to_json(entries)
-            if deal_row.entries != stored or deal_row.dealer != dealer:  # written by another rules version
-                rewrites.append({"row_id": deal_row.id, "new_body": deal_row.body, "new_entries": stored, "new_dealer": dealer})
+            if deal_row.entries != stored or deal_row.dealer != dealer or deal_row.game != game:  # another rules version
+                rewrites.append(
+                    {"row_id": deal_row.id, "new_body": deal_row.body, "new_entries": stored, "new_dealer": dealer, "new_game": game}
+                )
         gone = deal_info(removed)
         return _Refold(
             revision=row.revision,
@@ -564,11 +577,14 @@ def correct_deal(
         rewrites = []
         rescored: list[int] = []
         infos: dict[int, DealInfo] = {}
-        for deal_row, entries, dealer in zip(log, folded.entries, folded.dealers):
+        # the game number (migration 0009): folded.games, deal_row.game, new_game
+        for deal_row, entries, dealer, game in zip(log, folded.entries, folded.dealers, folded.games):
             stored = entries_to_json(entries)
             new_body = canonical if deal_row.number == number else deal_row.body
-            if deal_row.entries != stored or new_body != deal_row.body or deal_row.dealer != dealer:
-                rewrites.append({"row_id": deal_row.id, "new_body": new_body, "new_entries": stored, "new_dealer": dealer})
+            if deal_row.entries != stored or new_body != deal_row.body or deal_row.dealer != dealer or deal_row.game != game:
+                rewrites.append(
+                    {"row_id": deal_row.id, "new_body": new_body, "new_entries": stored, "new_dealer": dealer, "new_game": game}
+                )
                 if deal_row.number > number and deal_row.entries != stored:
                     rescored.append(deal_row.number)
             if deal_row.number == number or deal_row.entries != stored:
