@@ -91,3 +91,13 @@ def test_the_picture_parses_no_amount(api, monkeypatch):
     monkeypatch.setattr("app.rules.amounts.parse", parse)
     for fmt in ("svg", "png"):
         assert api.client.get(f"/v1/shared/{t['share_token']}/sheet.{fmt}").status_code == 200
+
+
+def test_an_imported_record_stores_each_deals_game(api, db):
+    t = _races(api)
+    for body in (OPENING, CLOSING, SECOND_OPENING):
+        api.deal(t["id"], body)
+    record = api.get(f"/v1/tables/{t['id']}/export").json()
+    r = api.post("/v1/tables/import", json=record)
+    assert r.status_code == 201, r.text
+    assert _games(db, r.json()["id"]) == [1, 1, 2]
