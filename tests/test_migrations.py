@@ -207,3 +207,50 @@ def test_the_scorer_links_both_ways(new_database):
                 assert conn.execute(text("SELECT id FROM tables")).scalars().all() == ["t1"]
         finally:
             engine.dispose()
+
+
+def test_the_deal_games_are_filled_in_both_ways(new_database):
+    """0009 adds deals.game and fills it for the deals already stored: a piter_races table's
+    log folded once (the game each deal was played in), any other table's deals in game 1;
+    its downgrade removes the column alone."""
+    import json
+
+    from sqlalchemy import text
+
+    # piter_races, target 2, two games, first dealer 0 (tests/api/test_deal_games.py):
+    # deal 1 the compulsory all-pass and deal 2 a made 7♥ with pool 4 >= 2 end game 1;
+    # deal 3 is game 2's compulsory all-pass: games 1, 1, 2.
+    races = [
+        {"type": "allpass", "tricks": {"1": 3, "2": 3, "3": 4}},
+        {"type": "contract", "declarer": 2, "contract": "7H", "defenders": {"3": "whist", "0": "pass"},
+         "tricks": {"2": 7, "3": 3, "0": 0}},
+        {"type": "allpass", "tricks": {"0": 3, "1": 3, "3": 4}},
+    ]
+    with new_database("deal_games") as url:
+        migrate.upgrade(url, "0008")
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            _one_table(engine)  # sochi, no deals written by the test: its one deal is in game 1
+            with engine.begin() as conn:
+                conn.execute(text(
+                    "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
+                    "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t2', 'o', "
+                    "'piter_races', '[\"A\",\"B\",\"C\",\"D\"]', 2, '{\"games\": 2}', 0, 'tok2', '{}', 2, 3, 3, "
+                    "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ))
+                deals = [("t2", n, json.dumps(body)) for n, body in enumerate(races, start=1)]
+                deals.append(("t1", 1, json.dumps({"type": "allpass", "tricks": {"0": 3, "1": 3, "2": 4}})))
+                for table_id, number, body in deals:
+                    conn.execute(
+                        text("INSERT INTO deals (table_id, number, body, entries, created_at, dealer) "
+                             "VALUES (:t, :n, :b, '[]', CURRENT_TIMESTAMP, 0)"),
+                        {"t": table_id, "n": number, "b": body},
+                    )
+            migrate.upgrade(url, "0009")
+            with engine.connect() as conn:
+                games = conn.execute(text("SELECT table_id, number, game FROM deals ORDER BY table_id, number")).all()
+            assert [tuple(r) for r in games] == [("t1", 1, 1), ("t2", 1, 1), ("t2", 2, 1), ("t2", 3, 2)]
+            migrate.downgrade(url, "0008")
+            assert "game" not in {c["name"] for c in inspect(engine).get_columns("deals")}
+        finally:
+            engine.dispose()

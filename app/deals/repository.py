@@ -34,6 +34,7 @@ _INSERT_DEAL = insert(_DEALS).values(
     entries=bindparam("entries"),
     created_at=bindparam("posted_at"),
     dealer=bindparam("dealer"),
+    game=bindparam("game"),  # the game it belongs to, kept for the views (no re-scoring to learn it)
 )
 _UPDATE_TABLE = (
     update(_TABLES)
@@ -147,7 +148,9 @@ def deal_row(session: Session, table_id: str, number: int) -> DealRow | None:
     return session.scalars(select(DealRow).where(DealRow.table_id == table_id, DealRow.number == number)).one_or_none()
 
 
-_LOG = select(_DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer)
+_LOG = select(
+    _DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer, _DEALS.c.game
+)
 
 
 def log(session: Session, table_id: str) -> list[Row]:
@@ -180,7 +183,7 @@ def write_refold(
 ) -> None:
     """The writes of an undo or a correction: the keys of deal ``retire`` retired, the row
     ``remove_id`` deleted, the ``rewrites`` ({"row_id", "new_body", "new_entries",
-    "new_dealer"}) and the kept ``answers`` ({"number", "answer"}) written, the table row moved."""
+    "new_dealer", "new_game"}) and the kept ``answers`` ({"number", "answer"}) written, the table row moved."""
     if retire is not None:
         session.execute(
             delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == retire)
@@ -191,7 +194,12 @@ def write_refold(
         session.execute(
             update(_DEALS)
             .where(_DEALS.c.id == bindparam("row_id"))
-            .values(body=bindparam("new_body"), entries=bindparam("new_entries"), dealer=bindparam("new_dealer")),
+            .values(
+                body=bindparam("new_body"),
+                entries=bindparam("new_entries"),
+                dealer=bindparam("new_dealer"),
+                game=bindparam("new_game"),
+            ),
             rewrites,
         )
     if answers:

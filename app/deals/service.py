@@ -27,7 +27,7 @@ from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.preconditions import check_if_match, sheet_etag
 from app.live.announce import announce, committed, notification
 from app.players import stats as player_stats
-from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, apply_deal, replay
+from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, apply_deal, deal_game, replay
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
 from app.tables.repository import load_row, load_table, shared_row
 
@@ -128,6 +128,7 @@ def post_deal(
             "table_id": row.id,
             "number": number,
             "dealer": state.next_dealer,
+            "game": deal_game(state, result.state),
             "body": canonical,
             "entries": entries_to_json(result.entries),
             "posted_at": now,
@@ -200,7 +201,7 @@ class _Refold:
     deal: DealInfo  # the removed deal (undo) or the corrected one
     remove_id: int | None  # the row an undo deletes
     retire: bool  # the keys that posted ``deal`` are retired (not when a correction changes nothing)
-    rewrites: list[dict[str, Any]]  # {"row_id", "new_body", "new_entries", "new_dealer"} of deals whose row changes
+    rewrites: list[dict[str, Any]]  # {"row_id", "new_body", "new_entries", "new_dealer", "new_game"} of deals whose row changes
     rescored: list[int]  # later deals whose entries changed (correction)
     answers: list[dict[str, Any]]  # {"number", "answer"}: kept answers of posts made again
     state: dict[str, Any]
@@ -282,10 +283,12 @@ def undo_last(db: Database, owner: str, table_id: str, number: int, *, if_match:
         removed = log.pop()
         folded = replay(rules, row.first_dealer, [Deal.from_dict(r.body) for r in log])
         rewrites = []
-        for deal_row, entries, dealer in zip(log, folded.entries, folded.dealers):
+        for deal_row, entries, dealer, game in zip(log, folded.entries, folded.dealers, folded.games):
             stored = entries_to_json(entries)
-            if deal_row.entries != stored or deal_row.dealer != dealer:  # written by another rules version
-                rewrites.append({"row_id": deal_row.id, "new_body": deal_row.body, "new_entries": stored, "new_dealer": dealer})
+            if deal_row.entries != stored or deal_row.dealer != dealer or deal_row.game != game:  # another rules version
+                rewrites.append(
+                    {"row_id": deal_row.id, "new_body": deal_row.body, "new_entries": stored, "new_dealer": dealer, "new_game": game}
+                )
         return _Refold(
             revision=row.revision,
             table=_after(row, rules, folded.state, len(log)),
@@ -338,11 +341,13 @@ def correct_deal(
         rewrites = []
         rescored: list[int] = []
         infos: dict[int, DealInfo] = {}
-        for deal_row, entries, dealer in zip(log, folded.entries, folded.dealers):
+        for deal_row, entries, dealer, game in zip(log, folded.entries, folded.dealers, folded.games):
             stored = entries_to_json(entries)
             new_body = canonical if deal_row.number == number else deal_row.body
-            if deal_row.entries != stored or new_body != deal_row.body or deal_row.dealer != dealer:
-                rewrites.append({"row_id": deal_row.id, "new_body": new_body, "new_entries": stored, "new_dealer": dealer})
+            if deal_row.entries != stored or new_body != deal_row.body or deal_row.dealer != dealer or deal_row.game != game:
+                rewrites.append(
+                    {"row_id": deal_row.id, "new_body": new_body, "new_entries": stored, "new_dealer": dealer, "new_game": game}
+                )
                 if deal_row.number > number and deal_row.entries != stored:
                     rescored.append(deal_row.number)
             if deal_row.number == number or deal_row.entries != stored:

@@ -281,8 +281,11 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
             "entries": entries_to_json(entries),
             "created_at": _moment(d["created_at"], f"deals.{i}.created_at") or now,
             "dealer": dealer,
+            "game": game,  # the game number (migration 0009)
         }
-        for i, (d, deal, entries, dealer) in enumerate(zip(deals_in, parsed, folded.entries, folded.dealers))
+        for i, (d, deal, entries, dealer, game) in enumerate(
+            zip(deals_in, parsed, folded.entries, folded.dealers, folded.games)  # the game number (migration 0009)
+        )
     ]
     with db.write() as session:
         make_room_for_a_table(session, owner, limits)

@@ -1,24 +1,29 @@
-"""Pictures of a table: the paper sheet ("пулька") as SVG and PNG. Pure: JSON in, text out."""
+"""Pictures of a table: the paper sheet ("пулька") as SVG and PNG. Pure: the engine's objects
+(its sheet, the deals' entries, the settlement) and a language in, text out; it imports
+nothing of the app but the engine."""
 
 from app.render.measure import char_em, text_width, wrap
-from app.render.sequences import SEPARATOR, Sequences, fmt_amount, fold, reconcile, sequence_text, to_fraction, written
-from app.render.svg import DEFAULT_LAYOUT, LAYOUTS, WIDTH, initials, render_sheet
+from app.render.sequences import SEPARATOR, Played, Sequences, exact, fold, reconcile, sequence_text, written
+from app.render.svg import DEFAULT_LAYOUT, LAYOUTS, WIDTH, Drawn, draw_sheet, initials
+from app.render.words import Language
 
 __all__ = [
     "DEFAULT_LAYOUT",
     "LAYOUTS",
     "SEPARATOR",
     "WIDTH",
+    "Drawn",
+    "Language",
+    "Played",
     "Sequences",
     "char_em",
-    "fmt_amount",
+    "draw_sheet",
+    "exact",
     "fold",
     "initials",
     "reconcile",
-    "render_sheet",
     "sequence_text",
     "text_width",
-    "to_fraction",
     "wrap",
     "written",
 ]

@@ -10,7 +10,6 @@ sheet), whatever the sheet's length.
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import resvg_py
@@ -19,7 +18,6 @@ import resvg_py
 FONT_DIRS = ("/usr/share/fonts/truetype/dejavu",)
 ZOOM = 2.0
 MAX_PIXELS = 12_000_000
-_VIEWBOX = re.compile(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"')
 
 
 def zoom_for(width: float, height: float, max_pixels: int = MAX_PIXELS) -> float:
@@ -27,9 +25,9 @@ def zoom_for(width: float, height: float, max_pixels: int = MAX_PIXELS) -> float
     return min(ZOOM, math.sqrt(max_pixels / max(width * height, 1.0)))
 
 
-def svg_to_png(svg: str, max_pixels: int = MAX_PIXELS) -> bytes:
-    match = _VIEWBOX.search(svg)
-    width, height = (float(match.group(1)), float(match.group(2))) if match else (360.0, 640.0)
+def svg_to_png(svg: str, width: float, height: float, max_pixels: int = MAX_PIXELS) -> bytes:
+    """The SVG rasterised; ``width`` and ``height`` are its size, as the renderer drew it
+    (``Drawn``)."""
     dirs = [d for d in FONT_DIRS if Path(d).is_dir()]
     png = resvg_py.svg_to_bytes(
         svg_string=svg,

@@ -6,8 +6,9 @@ The separator is a spaced middle dot, in every language and everywhere a sequenc
 as "−6.66" (English) a dot between running totals reads as a decimal point, and a comma
 ("−6,66", Russian) would too; the middle dot is neither. Halves are "½".
 
-Pure: folds a deal history (each deal's entries, as in docs/api.md) into, per seat, the pool,
-mountain and whists-on-each-opponent sequences. Amounts are kept exact (Fraction).
+Pure: folds a deal history (each deal's entries: the engine's ``Entry`` objects) into, per
+seat, the pool, mountain and whists-on-each-opponent sequences. Amounts stay the engine's
+exact values (int or Fraction) from the entries to the text written: none is parsed.
 """
 
 from __future__ import annotations
@@ -15,18 +16,31 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Union
 
 from babel.numbers import get_group_symbol
 
-from app.rules import amounts
-from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
+from app.render.words import Language
+from app.rules import Entry, amounts
 from app.rules.vocabulary import EntryKind
 
+Amount = Union[int, Fraction]
 
-# The amount codec (app/rules/amounts.py), under the names this package has always exported.
-to_fraction = amounts.parse
-fmt_amount = amounts.paper
+def exact(value: Any) -> Amount:
+    """An amount as the engine keeps it (int or Fraction), passed through; the JSON forms a
+    caller without the engine may give (a float, "p/q") are read by the amount codec."""
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return value
+    return amounts.parse(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One deal of the history: the entries it wrote and, in a match (piter_races), the game
+    it was played in (pools and mountains start again at zero in a new game)."""
+
+    entries: tuple[Entry, ...]
+    game: int | None = None
 
 
 @dataclass
@@ -34,9 +48,9 @@ class Sequences:
     """Per seat: the running totals of its pool, mountain and whists on each other seat."""
 
     players: int
-    pool: list[list[Fraction]] = field(default_factory=list)
-    mountain: list[list[Fraction]] = field(default_factory=list)
-    whists: list[dict[int, list[Fraction]]] = field(default_factory=list)
+    pool: list[list[Amount]] = field(default_factory=list)
+    mountain: list[list[Amount]] = field(default_factory=list)
+    whists: list[dict[int, list[Amount]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         n = self.players
@@ -46,47 +60,57 @@ class Sequences:
             self.whists = [{j: [] for j in range(n) if j != i} for i in range(n)]
 
 
-def _entries_of(item: Any) -> tuple[list[Mapping[str, Any]], int | None]:
+def _entries_of(item: Any) -> tuple[Sequence[Any], int | None]:
+    if isinstance(item, Played):
+        return item.entries, item.game
     if isinstance(item, Mapping):
         return list(item.get("entries") or []), item.get("game")
-    return list(item), None
+    return item, None
+
+
+def _entry(e: Any) -> tuple[str, int, int | None, Amount]:
+    """(kind, seat, on, amount) of an engine ``Entry`` (or of its JSON form)."""
+    if isinstance(e, Entry):
+        return e.kind, e.seat, e.on, e.amount
+    on = e.get("on")
+    return e["kind"], int(e["seat"]), None if on is None else int(on), exact(e["amount"])
 
 
 def fold(players: int, history: Iterable[Any]) -> Sequences:
     """Fold a deal history into running sequences.
 
-    ``history`` items are either a deal's entry list or a mapping with ``entries`` (a stored
-    deal as the API returns it) and optionally ``game`` (the piter_races game the deal was
-    played in: pools and mountains start again at zero in a new game; whists never do).
+    ``history`` items are ``Played`` deals (the engine's entries and, in a match, the game),
+    or a deal's entry list. Whists never start again at zero; a match's pools and mountains
+    do in each new game. (A mapping with ``entries`` and ``game``, entries in their JSON
+    form, is read too.)
     """
     seq = Sequences(players)
-    pool = [Fraction(0)] * players
-    mountain = [Fraction(0)] * players
-    whists = [[Fraction(0)] * players for _ in range(players)]
+    pool: list[Amount] = [0] * players
+    mountain: list[Amount] = [0] * players
+    whists: list[list[Amount]] = [[0] * players for _ in range(players)]
     current_game: int | None = None
     for item in history:
         entries, game = _entries_of(item)
         if game is not None and current_game is not None and game != current_game:
-            pool = [Fraction(0)] * players
-            mountain = [Fraction(0)] * players
+            pool = [0] * players
+            mountain = [0] * players
             for s in range(players):
-                _append(seq.pool[s], Fraction(0))
-                _append(seq.mountain[s], Fraction(0))
+                _append(seq.pool[s], 0)
+                _append(seq.mountain[s], 0)
         if game is not None:
             current_game = game
         touched: dict[tuple[str, int, int | None], None] = {}
         for e in entries:
-            kind, seat = e["kind"], int(e["seat"])
-            amount = to_fraction(e["amount"])
+            kind, seat, on, amount = _entry(e)
             if kind == EntryKind.POOL:
                 pool[seat] += amount
             elif kind == EntryKind.MOUNTAIN:
                 mountain[seat] += amount
             elif kind == EntryKind.WHISTS:
-                whists[seat][int(e["on"])] += amount
+                whists[seat][on] += amount  # type: ignore[index]
             else:
                 continue
-            touched[(kind, seat, None if kind != EntryKind.WHISTS else int(e["on"]))] = None
+            touched[(kind, seat, None if kind != EntryKind.WHISTS else on)] = None
         # one new running total per value the deal changed (several entries of one deal
         # on the same value are one write on paper)
         for kind, seat, on in touched:
@@ -99,16 +123,16 @@ def fold(players: int, history: Iterable[Any]) -> Sequences:
     return seq
 
 
-def _append(values: list[Fraction], value: Fraction) -> None:
-    last = values[-1] if values else Fraction(0)
+def _append(values: list[Amount], value: Amount) -> None:
+    last = values[-1] if values else 0
     if value != last:
         values.append(value)
 
 
-def reconcile(values: list[Fraction], current: Any) -> list[Fraction]:
+def reconcile(values: list[Amount], current: Amount) -> list[Amount]:
     """The sequence, ending with the sheet's current value: without a history (or a partial
     one) the sheet's value is what is written."""
-    cur = to_fraction(current)
+    cur = exact(current)
     if values and values[-1] == cur:
         return values
     if not values and cur == 0:
@@ -119,22 +143,23 @@ def reconcile(values: list[Fraction], current: Any) -> list[Fraction]:
 SEPARATOR = " · "
 
 
-def written(value: Any, lang: Lang | None = None) -> str:
+def written(value: Amount, lang: Language | None = None) -> str:
     """One value of a sequence: "12", "7½", "−3", else in the language's number format
-    ("33,33" in Russian, "33.33" in English)."""
-    v = to_fraction(value)
+    ("33,33" in Russian, "33.33" in English; as on a Russian paper sheet without one)."""
+    v = exact(value)
     sign = amounts.MINUS if v < 0 else ""
     whole, rest = divmod(abs(v), 1)
     if rest == 0:
         return f"{sign}{int(whole)}"
     if rest == Fraction(1, 2):
         return f"{sign}{int(whole) if whole else ''}½"
-    lang = lang or language(DEFAULT_LANGUAGE)
+    if lang is None:
+        return amounts.paper(v)
     # the language's decimal sign; no thousands grouping, as a sequence's whole values have none
     return lang.number(v).replace(get_group_symbol(lang.locale), "")
 
 
-def sequence_text(values: Sequence[Any], lang: Lang | None = None) -> list[str]:
+def sequence_text(values: Sequence[Amount], lang: Language | None = None) -> list[str]:
     """The tokens of a written sequence: "2 · " "6 · " "10" (joined: "2 · 6 · 10"); a line
     may break after any token."""
     tokens = [written(v, lang) for v in values]

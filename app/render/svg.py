@@ -1,5 +1,6 @@
 """The paper sheet ("пулька") as SVG, drawn the way players draw it: a pure function of the
-API's sheet JSON (with player names), the deal history, the settlement and a language.
+engine's objects — its sheet (``app.rules.sheet``, with player names), the deals' entries,
+the settlement — and a language.
 
 The shape: a rectangle with the pool target in a circle at the centre and lines from the
 circle to the corners, one sector per player. Each sector is nested from the centre
@@ -24,13 +25,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
-from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
-from app.kit.i18n.game_words import MATCH_BONUSES, deal_count, word
-
 from app.render.measure import text_width, wrap, wrap_words
-from app.render.sequences import fold, reconcile, sequence_text, to_fraction
+from app.render.sequences import Amount, Played, exact, fold, reconcile, sequence_text
+from app.render.words import Language
+from app.rules import Settlement
 
 LAYOUTS = {"phone": 360, "wide": 640}
 DEFAULT_LAYOUT = "phone"
@@ -254,12 +255,12 @@ def initials(names: Sequence[str]) -> list[str]:
     return [c if first.count(c) == 1 else f"{c}{seat + 1}" for seat, c in enumerate(first)]
 
 
-def _signed(lang: Lang, value: Any) -> str:
-    v = to_fraction(value)
+def _signed(lang: Language, value: Amount) -> str:
+    v = exact(value)
     return ("+" if v > 0 else "") + lang.number(v)
 
 
-def _allpass_text(lang: Lang, allpass: Mapping[str, Any]) -> tuple[str, bool]:
+def _allpass_text(lang: Language, allpass: Mapping[str, Any]) -> tuple[str, bool]:
     cost = allpass.get("next_trick_cost")
     if allpass.get("compulsory"):
         return lang._("Compulsory all-pass: trick {cost}", cost=cost), True
@@ -274,26 +275,43 @@ def _allpass_text(lang: Lang, allpass: Mapping[str, Any]) -> tuple[str, bool]:
     return (text + ": " + ", ".join(details) if details else text), level > 1
 
 
-def render_sheet(
+@dataclass(frozen=True)
+class Drawn:
+    """An SVG document and its size in units (a PNG of it is rasterised at that size)."""
+
+    svg: str
+    width: float
+    height: float
+
+
+def _balances(settlement: Settlement | Mapping[str, Any]) -> dict[int, Amount]:
+    """Each seat's balance as the settlement pays it: rounded to cents."""
+    if isinstance(settlement, Settlement):
+        return {seat: Fraction(c, 100) for seat, c in enumerate(settlement.cents)}
+    return {p["seat"]: exact(p["balance"]) for p in settlement.get("players", [])}
+
+
+def draw_sheet(
     sheet: Mapping[str, Any],
     *,
-    history: Sequence[Any] | None = None,
-    settlement: Mapping[str, Any] | None = None,
+    lang: Language,
+    history: Sequence[Played | Sequence[Any]] | None = None,
+    settlement: Settlement | Mapping[str, Any] | None = None,
     pool_target: int | None = None,
     title: str | None = None,
-    lang: Lang | None = None,
     layout: str = DEFAULT_LAYOUT,
-) -> str:
-    """The sheet as an SVG document (text).
+    match_bonuses: Mapping[str, str] | None = None,
+) -> Drawn:
+    """The sheet as an SVG document, with its size.
 
-    ``sheet``: the API's sheet (docs/api.md), players with ``name``. ``history``: the deals in
-    order, each its entry list or a stored deal with ``entries`` (and, for piter_races,
-    ``game``); without it each value is written as a single number. ``settlement``: the API's
-    settlement, whose balances are drawn when the game is finished. ``pool_target``: written
-    in the circle. ``lang``: the words and numbers (Russian by default). ``layout``: "phone"
-    or "wide".
+    ``sheet``: the engine's sheet (``app.rules.sheet``: exact amounts), players with
+    ``name``. ``history``: the deals in order, each ``Played`` (its entries and, for
+    piter_races, its game) or its entry list; without it each value is written as a single
+    number. ``settlement``: the engine's settlement, whose balances (rounded to cents) are
+    drawn when the game is finished. ``pool_target``: written in the circle. ``lang``: the
+    words and numbers. ``layout``: "phone" or "wide". ``match_bonuses``: the msgid of each
+    match bonus kind (else the kind's own name).
     """
-    lang = lang or language(DEFAULT_LANGUAGE)
     width = float(LAYOUTS[layout])
     players = sorted(sheet["players"], key=lambda p: p["seat"])
     n = len(players)
@@ -319,7 +337,7 @@ def render_sheet(
     if pool_target is not None:
         facts.append(lang._("Pool to {target}", target=pool_target))
     count = int(sheet.get("deal_count", 0))
-    facts.append(deal_count(lang, count))
+    facts.append(lang.ngettext("{n} deal", "{n} deals", count))
     match = sheet.get("match")
     if match:
         facts.append(lang._("game {game} of {games}", game=sheet.get("game", 1), games=match.get("games")))
@@ -399,17 +417,18 @@ def render_sheet(
         paragraph(lang._("Match bonuses"), SMALL, "head strong-head")
         for b in match["bonuses"]:
             game = lang._("game {game}", game=b["game"]) if b.get("game") is not None else lang._("match")
-            kind = word(lang, MATCH_BONUSES, b["kind"])
+            msgid = (match_bonuses or {}).get(b["kind"])
+            kind = lang._(msgid) if msgid else str(b["kind"])
             paragraph(f"{game}: {kind} — {names[b['seat']]} {_signed(lang, b['amount'])}", SMALL, "legend", 2 * PAD)
 
     if finished and settlement is not None:
         y += PAD
         paragraph(lang._("Final settlement"), SMALL + 1, "head strong-head")
-        by_seat = {p["seat"]: p["balance"] for p in settlement.get("players", [])}
+        by_seat = _balances(settlement)
         for seat in range(n):
-            amount = _signed(lang, by_seat.get(seat, 0))
+            v = by_seat.get(seat, 0)
+            amount = _signed(lang, v)
             aw = text_width(amount, FONT)
-            v = to_fraction(by_seat.get(seat, 0))
             rows = wrap_words(names[seat], width - 4 * PAD - aw - 8, FONT)
             d.text(width - PAD, y + ASCENT * FONT, amount, FONT, "num pos" if v > 0 else "num neg" if v < 0 else "num",
                    anchor="end")
@@ -434,7 +453,7 @@ def render_sheet(
     ET.SubElement(root, "style").text = STYLE
     ET.SubElement(root, "rect", {"x": "0", "y": "0", "width": _fmt(width), "height": f"{height:.0f}", "fill": "#ffffff"})
     root.extend(d.items)
-    return ET.tostring(root, encoding="unicode")
+    return Drawn(ET.tostring(root, encoding="unicode"), width, float(f"{height:.0f}"))
 
 
 STYLE = (

@@ -54,7 +54,7 @@ from app.rules.errors import (
     RulesError,
     TableFinished,
 )
-from app.rules.scoring import DealResult, Replay, apply_deal, replay
+from app.rules.scoring import DealResult, Replay, apply_deal, deal_game, replay
 from app.rules.settlement import Settlement, Transfer, settle
 from app.rules.state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
 
@@ -107,6 +107,7 @@ __all__ = [
     "amount_to_json",
     "apply_deal",
     "conventions_catalog",
+    "deal_game",
     "exact",
     "legacy_overrides",
     "make_rules",

@@ -33,6 +33,7 @@ class Replay:
     state: TableState
     entries: tuple[tuple[Entry, ...], ...]  # per deal, in order
     dealers: tuple[int, ...] = ()  # per deal, in order: the seat that dealt it
+    games: tuple[int, ...] = ()  # per deal, in order: the game of the match it was played in
 
 
 def apply_deal(rules: Rules, state: TableState, deal: Deal) -> DealResult:
@@ -75,17 +76,27 @@ def close_game(sheet: WorkingSheet, deal: Deal) -> None:
         raise InvalidDeal(errors)
 
 
+def deal_game(before: TableState, after: TableState) -> int:
+    """The game of the match a deal was played in, from the state before and after it: the
+    game before it. A deal that ends a game moves the state on to the next game
+    (``after.game == before.game + 1``) but is the last deal of the game it ended; a table
+    without races plays one game, game 1."""
+    return before.game
+
+
 def replay(rules: Rules, first_dealer: int, deals: Iterable[Deal]) -> Replay:
     """Fold a deal log from a new table. Raises ReplayError naming the first refused deal."""
     state = TableState.new(rules, first_dealer)
     entries = []
     dealers = []
+    games = []
     for number, deal in enumerate(deals, start=1):
         try:
             result = apply_deal(rules, state, deal)
         except InvalidDeal as exc:
             raise ReplayError(number, exc) from exc
         dealers.append(state.next_dealer)
+        games.append(deal_game(state, result.state))
         state = result.state
         entries.append(result.entries)
-    return Replay(state, tuple(entries), tuple(dealers))
+    return Replay(state, tuple(entries), tuple(dealers), tuple(games))

@@ -2,33 +2,26 @@
 through the table's scorer link, sees the refusal reason in place when a deal does not fit,
 the live sheet, and undoes or corrects deals.
 
-The page is one HTML template (``score.html``) with an inline script run by CSP nonce, as
-the share page is. It reads only ``/v1/score/{token}/...``; the choices it offers are the
+The page is one template (``templates/score.html``; app/kit/pages.py: Jinja2, autoescaped)
+with an inline script run by CSP nonce, as the share page is. It reads only ``/v1/score/{token}/...``; the choices it offers are the
 table's (``choices`` of ``GET /v1/score/{token}``). Its words come from the catalogues in
 the language asked for (``?lang=``, else Accept-Language) and are handed to the script as
 JSON."""
 
 from __future__ import annotations
 
-import html
-import json
-import re
-import secrets
-from importlib import resources
-
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.kit.deps import DB, ScorerAccess
 from app.kit.i18n import N_, Lang
+from app.kit.lang import PageLang
+from app.kit.pages import page_response, template
 from app.tables.service import get_table
 
-from app.kit.deps import DB, ScorerAccess
-from app.kit.lang import PageLang, language_headers
-from app.sharing.page import page_policy
-
 router = APIRouter()
-TEMPLATE = resources.files(__package__).joinpath("score.html").read_text(encoding="utf-8")
+PAGE = template("app.scorer/score.html")
 
 # Every word the script writes, by msgid (the English text).
 WORDS = (
@@ -111,33 +104,11 @@ def score_words(lang: Lang) -> dict[str, str]:
 async def score_page(token: str, scorer: ScorerAccess, db: DB, lang: PageLang) -> HTMLResponse:
     """The scoring page of a scorer link (404 for an unknown or revoked link)."""
     table = await run_in_threadpool(get_table, db, scorer.owner, scorer.table_id)
-    nonce = secrets.token_urlsafe(16)
     title = f"{lang._('Score')}: {', '.join(table.players)}"
-    return HTMLResponse(
-        page_html(token, title, lang).replace("<script>", f'<script nonce="{nonce}">', 1),
-        # nosniff, no framing and no referrer come from the security headers (app/kit/middleware).
-        headers={
-            "Cache-Control": "no-store",
-            "Content-Security-Policy": page_policy(nonce),
-            **language_headers(lang),
-        },
-    )
+    # nosniff, no framing and no referrer come from the security headers (app/kit/middleware).
+    return page_response(PAGE, lang, cache_control="no-store", **page_values(token, title, lang))
 
 
-def _script_json(value: object) -> str:
-    # "<" escaped: nothing in the data can end the script element.
-    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
-
-
-_PLACEHOLDER = re.compile(r"__(LANG|TITLE|TOKEN|WORDS)__")
-
-
-def page_html(token: str, title: str, lang: Lang) -> str:
-    # One pass: a player's name that reads "__TOKEN__" stays a name.
-    values = {
-        "LANG": lang.code,
-        "TITLE": html.escape(title),
-        "TOKEN": _script_json(token),
-        "WORDS": _script_json(score_words(lang)),
-    }
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], TEMPLATE)
+def page_values(token: str, title: str, lang: Lang) -> dict[str, object]:
+    """What the template writes: the title, and the script's token and words."""
+    return {"lang": lang.code, "title": title, "token": token, "words": score_words(lang)}

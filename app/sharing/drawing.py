@@ -31,7 +31,10 @@ from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
 
+from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
+from app.kit.i18n.game_words import MATCH_BONUSES
 from app.kit.settings import Settings
+from app.render import Drawn, draw_sheet
 
 from app.kit.errors import Conflict, ServiceError
 from app.sharing.pictures import DrawnCache
@@ -52,24 +55,53 @@ class Busy(ServiceError):
         self.retry_after = retry_after
 
 
+class DrawnSvg(bytes):
+    """A drawn SVG's UTF-8, with its size as the renderer laid it out: its PNG is rasterised
+    at that size (kept and weighed in the cache as the bytes it is)."""
+
+    width: float
+    height: float
+
+    def __new__(cls, body: bytes, width: float, height: float) -> "DrawnSvg":
+        svg = super().__new__(cls, body)
+        svg.width, svg.height = width, height
+        return svg
+
+    @classmethod
+    def of(cls, drawn: Drawn) -> "DrawnSvg":
+        return cls(drawn.svg.encode(), drawn.width, drawn.height)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # to and from a worker process
+        return DrawnSvg, (bytes(self), self.width, self.height)
+
+
+def sheet_drawing(render: dict[str, Any], lang: Lang) -> Drawn:
+    """The renderer (app/render: the engine's objects in ``render``) in the app's language,
+    with the game's words of the catalogues."""
+    return draw_sheet(**render, lang=lang, match_bonuses=MATCH_BONUSES)
+
+
+def render_sheet(sheet: dict[str, Any], *, lang: Lang | None = None, **render: Any) -> str:
+    """The SVG text of a sheet (the arguments of ``app.render.draw_sheet``), in Russian unless
+    ``lang`` says otherwise."""
+    return sheet_drawing({"sheet": sheet, **render}, lang or language(DEFAULT_LANGUAGE)).svg
+
+
 # --- what the workers run (module-level functions: a spawned worker imports them by name)
 
 
-def draw_svg(render: dict[str, Any], lang: str) -> bytes:
-    """The SVG of ``render_sheet(**render)`` in language ``lang``, as UTF-8."""
-    from app.kit.i18n import language
-    from app.render import render_sheet
-
-    return render_sheet(**render, lang=language(lang)).encode()
+def draw_svg(render: dict[str, Any], lang: str) -> DrawnSvg:
+    """The SVG of the engine's objects in ``render`` in language ``lang``, as UTF-8."""
+    return DrawnSvg.of(sheet_drawing(render, language(lang)))
 
 
-def draw_png(svg: bytes, max_pixels: int) -> bytes:
+def draw_png(svg: DrawnSvg, max_pixels: int) -> bytes:
     from app.render.png import svg_to_png
 
-    return svg_to_png(svg.decode(), max_pixels)
+    return svg_to_png(svg.decode(), svg.width, svg.height, max_pixels)
 
 
-def draw_both(render: dict[str, Any], lang: str, max_pixels: int) -> tuple[bytes, bytes]:
+def draw_both(render: dict[str, Any], lang: str, max_pixels: int) -> tuple[DrawnSvg, bytes]:
     """The SVG and its PNG in one trip to the worker."""
     svg = draw_svg(render, lang)
     return svg, draw_png(svg, max_pixels)
@@ -159,12 +191,12 @@ class Pictures:
         deals: int,
         render: Callable[[], dict[str, Any]],
         lang: str,
-        inline: Callable[[], str],
+        inline: Callable[[], DrawnSvg],
     ) -> bytes:
         """The picture ``fmt`` ("svg" or "png") of a table of ``deals`` deals: from the cache
         (``keys``: the SVG's ETag, the PNG's), else drawn once. ``render()`` gives the
-        arguments of ``render_sheet`` (without the language, ``lang`` is its code) for a
-        worker, ``inline()`` draws the SVG here (short tables)."""
+        arguments of ``app.render.draw_sheet`` (the engine's objects; without the language,
+        ``lang`` is its code) for a worker, ``inline()`` draws the SVG here (short tables)."""
         if deals > self.max_deals:
             raise Conflict(
                 f"the sheet of a table of more than {self.max_deals} deals is not drawn (this one has {deals})",
@@ -172,9 +204,9 @@ class Pictures:
             )
         svg_key, png_key = keys
 
-        def svg() -> bytes:
+        def svg() -> DrawnSvg:
             if deals <= self.inline_deals:
-                return inline().encode()
+                return inline()
             return self.run(draw_svg, lambda: (render(), lang))
 
         if fmt == "svg":

@@ -18,7 +18,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.kit.db import Database, DealRow, TableRow
-from app.rules import Deal, TableState, apply_deal
 
 from app.deals.model import DealInfo, deal_info
 from app.tables.model import TableInfo, info, rules_of, state_of
@@ -29,19 +28,7 @@ from app.tables.repository import load_row, shared_row
 class Picture:
     table: TableInfo
     deals: tuple[DealInfo, ...] | None  # None when the caller's version is current
-    games: tuple[int, ...] | None = None  # piter_races: the game each deal was played in
-
-
-def _games(table: TableInfo, deals: tuple[DealInfo, ...]) -> tuple[int, ...] | None:
-    """The game of each deal of a piter_races match (pools restart in each game)."""
-    if not table.rules.convention.races:
-        return None
-    state = TableState.new(table.rules, first_dealer=table.first_dealer)
-    out = []
-    for deal in deals:
-        out.append(state.game)
-        state = apply_deal(table.rules, state, Deal.from_dict(deal.body)).state
-    return tuple(out)
+    games: tuple[int | None, ...] | None = None  # piter_races: the game each deal was played in (as stored)
 
 
 def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], bool] | None) -> Picture:
@@ -51,7 +38,9 @@ def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], boo
         return Picture(table, None)
     rows = session.scalars(select(DealRow).where(DealRow.table_id == row.id).order_by(DealRow.number)).all()
     deals = tuple(deal_info(r) for r in rows)
-    return Picture(table, deals, _games(table, deals))
+    # a match's pools and mountains start again in each game: the game each deal is stored with
+    games = tuple(r.game for r in rows) if table.rules.convention.races else None
+    return Picture(table, deals, games)
 
 
 def table_picture(

@@ -15,10 +15,10 @@ from fastapi.responses import Response
 
 from app.kit.i18n import Lang
 from app.kit.preconditions import IfNoneMatch
-from app.render import LAYOUTS, render_sheet
+from app.render import LAYOUTS, Played
 from app.rules import settle, sheet
 from app.deals.service import list_shared_deals
-from app.sharing.drawing import Busy, Pictures
+from app.sharing.drawing import Busy, DrawnSvg, Pictures, sheet_drawing
 from app.tables.model import TableInfo
 from app.sharing.pictures import Picture, shared_picture, table_picture
 
@@ -27,7 +27,6 @@ from app.kit.deps import DB, Owner
 from app.kit.headers import CACHE_CONTROL, ETAG, LANGUAGE, RETRY_AFTER, not_modified
 from app.kit.lang import PageLang, language_headers
 from app.kit.problems import problem
-from app.tables.schemas import SettlementOut
 from app.deals.schemas import SharedDealPage, StoredDeal
 from app.kit.problem_schemas import problem_responses
 router = APIRouter()
@@ -75,24 +74,21 @@ PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 m
 
 
 def picture_render(picture: Picture, layout: str) -> dict[str, Any]:
-    """The arguments of ``render_sheet`` for a table with its log (but the language): exact
-    sheet and entries, names, balances. Plain data, sent as is to a drawing worker."""
+    """The arguments of ``app.render.draw_sheet`` for a table with its log (but the
+    language): the engine's sheet (with names), each deal's entries and game, the engine's
+    settlement. Engine objects, exact amounts, sent as they are to a drawing worker."""
     table = picture.table
     exact = sheet(table.rules, table.state)
     exact["players"] = [{**p, "name": table.players[p["seat"]]} for p in exact["players"]]
-    deals = picture.deals or ()
     games = picture.games
-    history = [
-        {"entries": [e.to_dict() for e in d.entries], **({"game": games[i]} if games else {})}
-        for i, d in enumerate(deals)
-    ]
-    settlement = SettlementOut.of(table, settle(table.rules, table.state, None), None).model_dump(mode="json", by_alias=True)
+    history = [Played(d.entries, games[i] if games else None) for i, d in enumerate(picture.deals or ())]
+    settlement = settle(table.rules, table.state, None)
     return {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout}
 
 
-def picture_svg(picture: Picture, lang: Lang, layout: str) -> str:
+def picture_svg(picture: Picture, lang: Lang, layout: str) -> DrawnSvg:
     """The SVG of a table with its log, drawn here (a short table's)."""
-    return render_sheet(**picture_render(picture, layout), lang=lang)
+    return DrawnSvg.of(sheet_drawing(picture_render(picture, layout), lang))
 
 
 def picture_response(

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.kit.i18n import language
-from app.render import fold, initials, reconcile, render_sheet, sequence_text, written
+from app.render import fold, initials, reconcile, sequence_text, written
+from app.sharing.drawing import render_sheet
 
 from .conftest import random_log
 

@@ -74,6 +74,11 @@ class DealRow(Base):
     # again when an undo or a correction folds the log: a page of the log with its dealers
     # reads that page's rows, never the deals before it (migration 0008).
     dealer: Mapped[int] = mapped_column(Integer)
+    # The game of the match it was played in (1 without races), written with the deal and
+    # again when an undo or a correction folds the log: a picture of a piter_races match
+    # starts each game's pools and mountains from this, never by re-scoring the log
+    # (migration 0009; null only for a deal written by a server before it).
+    game: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class IdempotencyRow(Base):
