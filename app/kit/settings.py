@@ -211,10 +211,6 @@ class Settings(BaseSettings):
             problems = "; ".join(f"{_env_name(e['loc'])}: {e['msg']}, not {e.get('input')!r}" for e in exc.errors())
             raise ValueError(f"invalid configuration: {problems}") from None
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
-
 
 def _env_name(loc: tuple[Any, ...]) -> str:
     field = str(loc[0]) if loc else "?"

@@ -232,12 +232,6 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
     return ids
 
 
-def seats_of(session: Session, table_id: str) -> dict[int, str]:
-    """The table's linked seats: seat → player id."""
-    rows = session.execute(select(_ROWS.c.seat, _ROWS.c.player_id).where(_ROWS.c.table_id == table_id)).all()
-    return {r.seat: r.player_id for r in rows}
-
-
 __all__: Sequence[str] = [
     "PLAYERS_PER_OWNER",
     "Player",
@@ -247,7 +241,6 @@ __all__: Sequence[str] = [
     "get_player",
     "link_seats",
     "list_players",
-    "seats_of",
     "stats",
     "update_player",
 ]

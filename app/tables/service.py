@@ -372,7 +372,6 @@ def get_shared(db: Database, token: str) -> TableInfo:
 
 # --- the tables collection: list, change, delete, a new share token -------------------------
 
-STATUSES = ("active", "finished", "archived")
 TITLE_MAX = 200
 NOTE_MAX = 2000
 

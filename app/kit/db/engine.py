@@ -158,10 +158,6 @@ class Database:
     # (in the server: the one event-loop thread) has its own plain sqlite3 connection in
     # autocommit mode, so each statement reads the file's current committed state, written
     # by this process or any other: nothing is cached between statements.
-    @property
-    def reads_on_loop(self) -> bool:
-        return self._sqlite_path is not None
-
     def loop_read_one(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
         """One row of one read-only statement (SQLite only, raw DB-API SQL with ``?``
         parameters), or None. Blocks the calling thread only while SQLite reads."""

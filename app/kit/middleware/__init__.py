@@ -30,13 +30,13 @@ from starlette.types import ASGIApp
 from app.kit import observability as obs
 from app.kit.settings import Settings
 
-from app.kit.middleware.entry import Entry
+from app.kit.middleware.outer_layer import OuterLayer
 from app.kit.middleware.body_guard import BodyGuard, BodyLimit, BodyLimitProblem, check_json
 from app.kit.middleware.rate_limit import RateLimit
 from app.kit.middleware.request_context import RequestContext
 from app.kit.middleware.security_headers import SecurityHeaders
 
-__all__ = ["Entry", "BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
+__all__ = ["OuterLayer", "BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
 
 
 def own_body_limits(settings: Settings) -> dict[str, int]:
@@ -47,8 +47,8 @@ def own_body_limits(settings: Settings) -> dict[str, int]:
 
 def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
     """The outermost layers, around the framework's whole middleware stack: one pass
-    (``entry.Entry``) that calls security headers, request context and the 413 in order."""
-    return Entry(stack, settings=settings, path_limits=own_body_limits(settings))
+    (``outer_layer.OuterLayer``) that calls security headers, request context and the 413 in order."""
+    return OuterLayer(stack, settings=settings, path_limits=own_body_limits(settings))
 
 
 def install(app: FastAPI, settings: Settings) -> None:

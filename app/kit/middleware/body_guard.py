@@ -128,7 +128,7 @@ def check_json(value: Any, max_depth: int) -> None:
 
 class BodyLimitProblem:
     """The framework's 413 (FastAPI's ``max_body_size``: plain text, or ``{"detail": ...}``)
-    as problem+json. Applied by app/kit/middleware/entry.py around the whole framework stack,
+    as problem+json. Applied by app/kit/middleware/outer_layer.py around the whole framework stack,
     because the framework's limit sits outside every middleware added with ``add_middleware``."""
 
     def __init__(self, app: ASGIApp, max_body_bytes: int, path_limits: dict[str, int] | None = None):
