@@ -24,7 +24,7 @@ from app.kit.problem_schemas import problem_responses
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"], route_class=BodyRoute)
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number, 1 for the first")]
-PAGE_MAX = 200
+from app.kit.limits import DEALS_PAGE_MAX as PAGE_MAX  # noqa: E402
 DealBody = Annotated[DealInput, Body(openapi_examples=DEAL_EXAMPLES)]
 IfMatch = Annotated[str | None, Header(alias="If-Match", description="the sheet's ETag; a stale one is 412 and nothing is written")]
 IdempotencyKey = Annotated[

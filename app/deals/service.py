@@ -120,7 +120,7 @@ _POST_READ = {
 
 Renderer = Callable[[TableInfo, DealInfo | None], dict[str, Any]]
 # Expired idempotency records deleted by one post (see _expire_keys).
-EXPIRY_BATCH = 50
+from app.kit.limits import IDEMPOTENCY_EXPIRY_BATCH as EXPIRY_BATCH  # noqa: E402
 
 
 def entries_to_json(entries: tuple[Entry, ...] | list[Entry]) -> list[dict[str, Any]]:

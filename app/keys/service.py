@@ -28,6 +28,7 @@ from typing import Union
 
 from sqlalchemy import select
 
+from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
 from app.kit.db import ApiKey, Database
 from app.kit.db.models import utcnow
 
@@ -36,11 +37,9 @@ from app.rules import FieldError
 from app.kit.errors import NotFound, Unprocessable
 
 KEY_PREFIX = "pk_"
-PREFIX_LENGTH = 12
 ADMIN_OWNER = "admin"  # the owner the environment admin key acts for
 OWNER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 _DUMMY_HASH = hashlib.sha256(b"prefscore: no key has this prefix").hexdigest()
-MAX_KEY_LENGTH = 200
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,7 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
         )
     key = new_key()
     with db.write() as session:
-        session.add(ApiKey(owner=owner, prefix=key[:PREFIX_LENGTH], hash=hash_key(key), is_admin=admin))
+        session.add(ApiKey(owner=owner, prefix=key[:KEY_PREFIX_LENGTH], hash=hash_key(key), is_admin=admin))
     return key
 
 
@@ -152,7 +151,7 @@ def known_caller(db: Database, token: str, admin_key: str | None) -> "Caller | s
     """What is known of ``token`` without the database: the environment admin key, or the
     answer of a recent lookup of the same key (see _KeyCache): a Caller, or ``INVALID``.
     None means "look it up" (``identify``)."""
-    if not token or len(token) > MAX_KEY_LENGTH:
+    if not token or len(token) > KEY_MAX_LENGTH:
         return None
     if _is_env_admin(token, admin_key):
         return ENV_ADMIN
@@ -161,7 +160,7 @@ def known_caller(db: Database, token: str, admin_key: str | None) -> "Caller | s
 
 def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
     """The Caller of ``token``, or None when it is no valid key."""
-    if not token or len(token) > MAX_KEY_LENGTH or not token.isascii() or not token.isprintable():
+    if not token or len(token) > KEY_MAX_LENGTH or not token.isascii() or not token.isprintable():
         return None
     if _is_env_admin(token, admin_key):
         return ENV_ADMIN
@@ -173,7 +172,7 @@ def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
     with db.lookup() as conn:
         rows = conn.execute(
             select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(
-                ApiKey.prefix == token[:PREFIX_LENGTH], ApiKey.revoked_at.is_(None)
+                ApiKey.prefix == token[:KEY_PREFIX_LENGTH], ApiKey.revoked_at.is_(None)
             )
         ).all()
     if not rows:

@@ -30,7 +30,7 @@ from app.tables.service import _lock_owner, player_name
 
 PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 # The most players one owner may register: a registry, not a store one key can fill for ever.
-PLAYERS_PER_OWNER = 100_000
+from app.kit.limits import PLAYERS_PER_OWNER  # noqa: E402
 _PLAYERS = PlayerRow.__table__
 _ROWS = PlayerTableRow.__table__
 

@@ -24,13 +24,13 @@ from app.live.announce import announce
 
 from app.deals.service import DealPage, list_deals
 from app.kit.errors import Conflict, NotFound
-from app.keys.service import ADMIN_OWNER, PREFIX_LENGTH, hash_key
+from app.keys.service import ADMIN_OWNER, KEY_PREFIX_LENGTH as PREFIX_LENGTH, hash_key
 from app.tables.service import load_table
 
 TOKEN_PREFIX = "sc_"
 TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")
 # Links of one table that work at the same time: a table has a few phones, not thousands.
-LINKS_MAX = 20
+from app.kit.limits import SCORER_LINKS_MAX as LINKS_MAX  # noqa: E402
 _DUMMY_HASH = hash_key("prefscore: no scorer link has this prefix")
 
 

@@ -31,7 +31,7 @@ StakeQuery = Annotated[
 ]
 IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
 IfMatch = Annotated[str | None, Header(alias="If-Match", description="the table's ETag; a stale one is 412 and nothing is written")]
-LIST_MAX = 200
+from app.kit.limits import TABLES_PAGE_MAX as LIST_MAX  # noqa: E402
 Status = Literal["active", "finished", "archived"]
 ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
 

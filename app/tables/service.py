@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 # Games in a match (the ``games`` field). A real match is a handful of games; the bound keeps
 # a new table's settings from promising more play than any table can hold. It is checked when
 # a table is made, not by the engine, so that a table stored before the bound still loads.
-GAMES_MAX = 99
+from app.kit.limits import GAMES_MAX  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -372,8 +372,6 @@ def get_shared(db: Database, token: str) -> TableInfo:
 
 # --- the tables collection: list, change, delete, a new share token -------------------------
 
-TITLE_MAX = 200
-NOTE_MAX = 2000
 
 
 @dataclass(frozen=True)

@@ -56,5 +56,5 @@ def test_translations_keep_the_placeholders(code):
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_catalogue_files_are_as_the_update_script_writes_them(code):
-    path = Path(__file__).resolve().parents[2] / "app" / "i18n" / "locales" / code / "LC_MESSAGES" / "messages.po"
+    path = Path(__file__).resolve().parents[2] / "app" / "kit" / "i18n" / "locales" / code / "LC_MESSAGES" / "messages.po"
     assert path.read_text(encoding="utf-8") == merged(code, extract()), "run scripts/update-catalogues"

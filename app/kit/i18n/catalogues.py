@@ -15,7 +15,7 @@ from babel.messages.pofile import write_po
 
 from app.kit.i18n import LANGUAGES, _po_path, load_catalog
 
-APP = Path(__file__).resolve().parents[1]
+APP = Path(__file__).resolve().parents[2]  # app/: every module that asks for words
 KEYWORDS = {"_": None, "ngettext": (1, 2), "N_": None}
 METHODS = [("**.py", "python")]
 
