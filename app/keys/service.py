@@ -28,6 +28,7 @@ from typing import Union
 
 from sqlalchemy import select
 
+from app.kit.callers import Caller
 from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
 from app.kit.db import ApiKey, Database
 from app.kit.db.models import utcnow
@@ -40,16 +41,6 @@ KEY_PREFIX = "pk_"
 ADMIN_OWNER = "admin"  # the owner the environment admin key acts for
 OWNER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 _DUMMY_HASH = hashlib.sha256(b"prefscore: no key has this prefix").hexdigest()
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who a valid key speaks for: its owner, whether it may administer keys, and its id
-    (None for the environment admin key, which is not stored)."""
-
-    owner: str
-    admin: bool = False
-    key_id: int | None = None
 
 
 @dataclass(frozen=True)

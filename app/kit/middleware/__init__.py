@@ -64,7 +64,7 @@ def install(app: FastAPI, settings: Settings) -> None:
         loop_parse_bytes=settings.loop_parse_bytes,
     )
     # Outside BodyGuard: the caller is authenticated before anything reads the body.
-    app.add_middleware(RateLimit, settings=settings, db=app.state.db, body_limits=own_body_limits(settings))
+    app.add_middleware(RateLimit, settings=settings, db=app.state.db, lookups=app.state.lookups, body_limits=own_body_limits(settings))
     if settings.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 

@@ -1,0 +1,36 @@
+"""Who a request speaks for, as the kit sees it: the caller of an API key, and the lookups
+that find it (a key's caller, a scorer link's table).
+
+The lookups belong to the keys and scorer domains (app/keys/service.py, app/scorer/service.py);
+app/main.py hands them to the app as ``app.state.lookups``, and the kit's gate
+(app/kit/middleware/rate_limit.py) and dependencies (app/kit/deps.py) call them from there,
+so that the kit imports no domain."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.kit.db import Database
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who a valid key speaks for: its owner, whether it may administer keys, and its id
+    (None for the environment admin key, which is not stored)."""
+
+    owner: str
+    admin: bool = False
+    key_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Lookups:
+    known_caller: Callable[[Database, str, str | None], "Caller | str | None"]
+    """A key's caller from this process's cache without the database: the Caller, the
+    empty string for a key known to be invalid, None when it is not known."""
+    identify: Callable[[Database, str, str | None], "Caller | None"]
+    """A key's caller, looked up in the database (in the thread pool)."""
+    scorer: Callable[[Database, str], Any]
+    """A scorer link's token → what it may act on (app/scorer/service.py ``Scorer``), or None."""
