@@ -36,6 +36,7 @@ from app.records import router as records
 from app.scorer import router as scorer
 from app.sharing import page as shared_page
 from app.tables import router as tables
+from app.tables.not_modified import SheetNotModified
 from app.sharing import router as sharing
 
 API_VERSION = "1.0.0"
@@ -100,6 +101,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.pictures = Pictures(settings)  # their cache and drawing workers (app/sharing/drawing.py)
     configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)
+    # Innermost, inside the rate limit: the sheet's 304 before the framework's routing.
+    app.add_middleware(SheetNotModified, db=database)
     middleware.install(app, settings)
     # The record import reads its body under its own limit (app/records/router.py); it is
     # included first, so that /v1/tables/import is not taken for a table's id.

@@ -114,7 +114,7 @@ def get_table(table_id: str, db: DB, owner: Owner, response: Response) -> TableO
 
 
 # Set in a request's scope when its If-None-Match was compared with the current ETag and did
-# not match (app/kit/middleware/sheet_not_modified.py).
+# not match (app/tables/not_modified.py).
 SHEET_CHANGED = "prefscore.sheet_changed"
 
 
@@ -141,7 +141,7 @@ async def get_sheet(
     # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
     # database allows it, without a thread-pool round trip; the full sheet is loaded and built
     # in the thread pool (and serialised by FastAPI on the loop). Most 304s are answered
-    # before the framework's routing, by the same check (app/kit/middleware/sheet_not_modified.py);
+    # before the framework's routing, by the same check (app/tables/not_modified.py);
     # when that check found the sheet changed, it is not made again here.
     if if_none_match is not None and not request.scope.get(SHEET_CHANGED):
         unchanged = await sheet_not_modified(db, owner, table_id, if_none_match)

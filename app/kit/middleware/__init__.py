@@ -10,11 +10,12 @@
   (401, 404), and the rate limits: per key (database), per address and per share token
   (memory); 429;
 - ``body_guard.BodyGuard``: hostile JSON (422);
-- ``sheet_not_modified``: the sheet's 304 before the framework's routing (the route's own check).
+- (app/tables/not_modified.py, added by app/main.py before these: the sheet's 304 before the
+  framework's routing, the route's own check).
 
 The first three wrap the whole framework stack (``wrap``, called by the app's
 ``build_middleware_stack``) so that they see every answer, the framework's own included;
-they run as one ASGI layer (``entry``) that calls each module in turn;
+they run as one ASGI layer (``outer_layer``) that calls each module in turn;
 ``install`` adds the others with ``add_middleware``.
 
 The error handlers (problem+json for every error, 503 when the database is away) are in
@@ -53,10 +54,7 @@ def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Middleware (Starlette applies the last added outermost) and /metrics."""
-    from app.kit.middleware.sheet_not_modified import SheetNotModified  # it imports the routes, which import this package
-
     obs.configure_logging(settings.log_format, settings.log_level)
-    app.add_middleware(SheetNotModified, db=app.state.db)
     app.add_middleware(
         BodyGuard,
         max_json_depth=settings.max_json_depth,

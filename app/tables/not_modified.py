@@ -4,7 +4,7 @@
 most, and most of its cost was the framework finding the route and solving its dependencies
 around a point read (bench/PROFILE.md). This layer sits inside the rate limit, so the request
 is counted and its key identified as every other; when the rate limit identified a valid key,
-it makes the route's own check (``routes.tables.sheet_not_modified``) and sends its 304.
+it makes the route's own check (app/tables/router.py ``sheet_not_modified``) and sends its 304.
 Everything else goes on to the route, which answers as it always has: no If-None-Match, no
 valid key, an unknown table (the route's 404), any error. When the sheet has changed, the
 route is told (``SHEET_CHANGED``) so that it does not read the ETag a second time.
@@ -17,11 +17,10 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.kit.db import Database
-
-from app.tables import router as tables
-from app.tables.router import SHEET_CHANGED, sheet_not_modified
 from app.kit.middleware.asgi import header
 from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
+from app.tables import router as tables
+from app.tables.router import SHEET_CHANGED, sheet_not_modified
 
 OPERATION = "getSheet"
 
