@@ -40,7 +40,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.kit import observability as obs
-from app.kit.callers import Lookups
+from app.kit.callers import ADMIN_KEY_ONLY, Lookups
 from app.kit.db import Database
 from app.kit.limiter import Busy, Decision, FairShare, MemoryLimiter, RateLimiter
 from app.kit.errors import NotFound, ServiceError, Unauthorized
@@ -98,7 +98,7 @@ class _Refused(Exception):
 
 
 class RateLimit:
-    def __init__(self, app: ASGIApp, settings: Settings, db: Database, lookups: Lookups, body_limits: dict[str, int] | None = None):
+    def __init__(self, app: ASGIApp, settings: Settings, db: Database, lookups: Lookups = ADMIN_KEY_ONLY, body_limits: dict[str, int] | None = None):
         self.app = app
         self.db = db
         self.lookups = lookups
