@@ -10,7 +10,10 @@ from fastapi import FastAPI
 
 from app.kit.db import Database, make_database
 from app.sharing.drawing import Pictures
+from app.keys import service as key_service
 from app.keys.service import configure_key_cache
+from app.kit.callers import Lookups
+from app.scorer import service as scorer_service
 from app.kit.settings import Settings
 
 from app.kit import docs_ui
@@ -33,7 +36,9 @@ from app.records import router as records
 from app.scorer import router as scorer
 from app.sharing import page as shared_page
 from app.tables import router as tables
-from app.sharing import router as views
+from app.tables.not_modified import SheetNotModified
+from app.sharing import router as sharing
+
 API_VERSION = "1.0.0"
 ROUTERS = (
     health.router,
@@ -42,7 +47,7 @@ ROUTERS = (
     tables.router,
     deals.router,
     players.router,
-    views.router,
+    sharing.router,
     shared_page.router,
     events.router,
     scorer.owner_router,
@@ -86,9 +91,18 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     )
     app.state.settings = settings
     app.state.db = database
+    # How the kit's gate and dependencies find a key's caller and a scorer link's table
+    # (each looked up in its module when called, as a direct import would be).
+    app.state.lookups = Lookups(
+        known_caller=lambda db, token, admin_key: key_service.known_caller(db, token, admin_key),
+        identify=lambda db, token, admin_key: key_service.identify(db, token, admin_key),
+        scorer=lambda db, token: scorer_service.resolve(db, token),
+    )
     app.state.pictures = Pictures(settings)  # their cache and drawing workers (app/sharing/drawing.py)
     configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)
+    # Innermost, inside the rate limit: the sheet's 304 before the framework's routing.
+    app.add_middleware(SheetNotModified, db=database, routes=app.router.routes)
     middleware.install(app, settings)
     # The record import reads its body under its own limit (app/records/router.py); it is
     # included first, so that /v1/tables/import is not taken for a table's id.

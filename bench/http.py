@@ -123,16 +123,6 @@ def git_commit() -> dict[str, Any]:
     }
 
 
-def _proc_stat(pid: int) -> tuple[int, float] | None:
-    """(ppid, cpu seconds) of a process, or None when it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    rest = raw[raw.rindex(")") + 2 :].split()
-    return int(rest[1]), (int(rest[11]) + int(rest[12])) / CLK_TCK
-
-
 def _all_procs() -> dict[int, tuple[str, int, float]]:
     out = {}
     for entry in os.listdir("/proc"):

@@ -1,4 +1,5 @@
-"""The command line: the server's commands (``main``) and the click client (``client``)."""
+"""The ``prefscore`` command (pyproject.toml's console script ``app.cli:main``): the server's
+commands (app/cli/main.py) and the API client's (app/cli/client/)."""
 
 from app.cli.main import main
 

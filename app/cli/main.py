@@ -1,7 +1,7 @@
 """The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current|cleanup``, ``keys create|list|revoke``.
 
 The client commands (``prefscore table ...``, ``prefscore deal ...``) are added at the bottom
-by app.cli.client.commands.register."""
+by app.cli.client.register."""
 
 from __future__ import annotations
 
@@ -208,7 +208,7 @@ def _safe_url(url: str) -> str:
 
 
 # --- client commands ------------------------------------------------------------------------
-# The API client's commands (prefscore table/deal/sheet ...) live in app/cli/client/commands.py.
-from app.cli.client.commands import register  # noqa: E402
+# The API client's commands (prefscore table/deal/sheet ...) live in app/cli/client/, one module per group.
+from app.cli.client import register  # noqa: E402
 
 register(main)

@@ -17,7 +17,7 @@ from app.kit.problem_schemas import problem_responses
 from app.tables.model import Limits
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"], route_class=BodyRoute)
-PAGE_MAX = 200
+from app.kit.limits import DEALS_PAGE_MAX
 
 
 @router.post(
@@ -72,7 +72,7 @@ def list_deals(
     db: DB,
     owner: Owner,
     after: Annotated[int, Query(ge=0, le=10**9, description="list the deals numbered above this")] = 0,
-    limit: Annotated[int, Query(ge=1, le=PAGE_MAX, description="at most this many deals")] = 50,
+    limit: Annotated[int, Query(ge=1, le=DEALS_PAGE_MAX, description="at most this many deals")] = 50,
 ) -> DealPage:
     """Deals in order, keyset-paged by number: follow ``next`` until it is null."""
     page = svc.list_deals(db, owner, table_id, after=after, limit=limit)

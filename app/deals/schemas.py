@@ -12,7 +12,7 @@ from app.rules.vocabulary import (
     CONTRACT_HELP,
     CONTRACT_PATTERN,
     DEFENCE,
-    NOTE_MAX,
+    DEAL_NOTE_MAX,
     SEATS_MAX,
     TALON_BONUSES,
     DealType,
@@ -27,7 +27,7 @@ from app.tables.sheet_schemas import Sheet
 ContractCode = Annotated[str, Field(pattern=CONTRACT_PATTERN, description=CONTRACT_HELP)]
 Defence = Literal[DEFENCE]  # type: ignore[valid-type]
 BonusWord = Literal[tuple(TALON_BONUSES)]  # type: ignore[valid-type]
-Note = Annotated[str, Field(max_length=NOTE_MAX), PlainText]
+Note = Annotated[str, Field(max_length=DEAL_NOTE_MAX), PlainText]
 KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
 DefenceMap = seat_map(Defence)
 TricksMap = seat_map(Tricks)
@@ -54,7 +54,7 @@ class _DealCommon(Request):
     choices: Choices = Field(default=None)
     talon: Talon = Field(default=None, description="only on contract and misere deals")
     over_misere: bool = Field(default=None, description="piter_races: a 9 or 10 that outbid a misere")
-    note: Note | None = Field(default=None, description=f"free text, at most {NOTE_MAX} characters")
+    note: Note | None = Field(default=None, description=f"free text, at most {DEAL_NOTE_MAX} characters")
 
 
 class _Contract(Request):

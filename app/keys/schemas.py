@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
@@ -21,11 +21,6 @@ class KeyCreate(Request):
 class KeyOut(Answer):
     owner: str
     key: str = Field(description="the key, shown this once: Authorization: Bearer <key>")
-
-
-class HealthOut(Answer):
-    status: Literal["ok"]
-    database: Literal["ok"]
 
 
 class KeyListed(Answer):

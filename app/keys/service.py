@@ -28,6 +28,8 @@ from typing import Union
 
 from sqlalchemy import select
 
+from app.kit.callers import ADMIN_OWNER, ENV_ADMIN, Caller, env_admin
+from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
 from app.kit.db import ApiKey, Database
 from app.kit.db.models import utcnow
 
@@ -36,21 +38,8 @@ from app.rules import FieldError
 from app.kit.errors import NotFound, Unprocessable
 
 KEY_PREFIX = "pk_"
-PREFIX_LENGTH = 12
-ADMIN_OWNER = "admin"  # the owner the environment admin key acts for
 OWNER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 _DUMMY_HASH = hashlib.sha256(b"prefscore: no key has this prefix").hexdigest()
-MAX_KEY_LENGTH = 200
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who a valid key speaks for: its owner, whether it may administer keys, and its id
-    (None for the environment admin key, which is not stored)."""
-
-    owner: str
-    admin: bool = False
-    key_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -99,7 +88,7 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
         )
     key = new_key()
     with db.write() as session:
-        session.add(ApiKey(owner=owner, prefix=key[:PREFIX_LENGTH], hash=hash_key(key), is_admin=admin))
+        session.add(ApiKey(owner=owner, prefix=key[:KEY_PREFIX_LENGTH], hash=hash_key(key), is_admin=admin))
     return key
 
 
@@ -141,29 +130,22 @@ def revoked_among(db: Database, key_ids: list[int]) -> set[int]:
     return set(key_ids) - {row.id for row in rows if row.revoked_at is None}
 
 
-def _is_env_admin(token: str, admin_key: str | None) -> bool:
-    return bool(admin_key) and hmac.compare_digest(token.encode("utf-8"), admin_key.encode("utf-8"))  # type: ignore[union-attr]
-
-
-ENV_ADMIN = Caller(ADMIN_OWNER, admin=True)
-
-
 def known_caller(db: Database, token: str, admin_key: str | None) -> "Caller | str | None":
     """What is known of ``token`` without the database: the environment admin key, or the
     answer of a recent lookup of the same key (see _KeyCache): a Caller, or ``INVALID``.
     None means "look it up" (``identify``)."""
-    if not token or len(token) > MAX_KEY_LENGTH:
+    if not token or len(token) > KEY_MAX_LENGTH:
         return None
-    if _is_env_admin(token, admin_key):
+    if env_admin(token, admin_key) is not None:
         return ENV_ADMIN
     return _cache_of(db).get(hash_key(token))
 
 
 def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
     """The Caller of ``token``, or None when it is no valid key."""
-    if not token or len(token) > MAX_KEY_LENGTH or not token.isascii() or not token.isprintable():
+    if not token or len(token) > KEY_MAX_LENGTH or not token.isascii() or not token.isprintable():
         return None
-    if _is_env_admin(token, admin_key):
+    if env_admin(token, admin_key) is not None:
         return ENV_ADMIN
     digest = hash_key(token)
     cache = _cache_of(db)
@@ -173,7 +155,7 @@ def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
     with db.lookup() as conn:
         rows = conn.execute(
             select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(
-                ApiKey.prefix == token[:PREFIX_LENGTH], ApiKey.revoked_at.is_(None)
+                ApiKey.prefix == token[:KEY_PREFIX_LENGTH], ApiKey.revoked_at.is_(None)
             )
         ).all()
     if not rows:

@@ -25,8 +25,8 @@ from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
-LOOP_PARSE_BYTES = 4 * 1024
-"""The default of ``Settings.loop_parse_bytes``: larger JSON bodies are parsed in the thread pool."""
+from app.kit.settings import default_of
+
 
 REFUSALS = "prefscore.body_refusals"
 """The scope key of the refusals found in the thread pool (a list of pydantic errors)."""
@@ -43,7 +43,7 @@ REFUSED = _Refused()
 
 def loop_parse_bytes(request: Request) -> int:
     settings = getattr(request.app.state, "settings", None)
-    return getattr(settings, "loop_parse_bytes", LOOP_PARSE_BYTES)
+    return getattr(settings, "loop_parse_bytes", default_of("loop_parse_bytes"))
 
 
 def is_json(content_type: str | None) -> bool:

@@ -10,7 +10,7 @@ its own (code after ``yield`` in a dependency runs after the response is sent)."
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -18,8 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.kit.db import Database
 from app.kit.errors import Forbidden, NotFound, Unauthorized
-from app.keys.service import Caller, identify, known_caller
-from app.scorer.service import Scorer, resolve
+from app.kit.callers import Caller
 from app.kit.settings import Settings
 
 from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY, KEY_NOT_VALID, KEY_REQUIRED, NO_SCORER_LINK, SCORER_SCOPE_KEY
@@ -51,9 +50,10 @@ async def current_caller(
     admin_key = request.app.state.settings.admin_key
     seen = request.scope.get(CALLER_SCOPE_KEY)
     # The rate limit identified this key already (app/kit/middleware/rate_limit.py).
-    caller = seen[1] if seen is not None and seen[0] == token else known_caller(db, token, admin_key)
+    lookups = request.app.state.lookups
+    caller = seen[1] if seen is not None and seen[0] == token else lookups.known_caller(db, token, admin_key)
     if caller is None:
-        caller = await run_in_threadpool(identify, db, token, admin_key)
+        caller = await run_in_threadpool(lookups.identify, db, token, admin_key)
     if not caller:  # None, or INVALID from the cache
         raise Unauthorized(KEY_NOT_VALID)
     return caller  # type: ignore[return-value]
@@ -69,20 +69,20 @@ async def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Ca
     return caller
 
 
-async def current_scorer(request: Request, token: str) -> Scorer:
-    """The table a scorer link (``/v1/score/{token}``) may act on; an unknown or revoked
-    link is not found. Looked up in the database on every request (never cached): a revoked
+async def current_scorer(request: Request, token: str) -> Any:
+    """The table a scorer link (``/v1/score/{token}``) may act on (app/scorer/service.py
+    ``Scorer``); an unknown or revoked link is not found. Looked up in the database on every request (never cached): a revoked
     link is refused at once."""
     seen = request.scope.get(SCORER_SCOPE_KEY)
     # The rate limit looked this link up already in this request (app/kit/middleware/rate_limit.py).
-    scorer = seen[1] if seen is not None and seen[0] == token else await run_in_threadpool(resolve, request.app.state.db, token)
+    scorer = seen[1] if seen is not None and seen[0] == token else await run_in_threadpool(request.app.state.lookups.scorer, request.app.state.db, token)
     if scorer is None:
         raise NotFound(NO_SCORER_LINK)
     return scorer
 
 
 DB = Annotated[Database, Depends(get_db)]
-ScorerAccess = Annotated[Scorer, Depends(current_scorer)]
+ScorerAccess = Annotated[Any, Depends(current_scorer)]
 Owner = Annotated[str, Depends(current_owner)]
 KeyCaller = Annotated[Caller, Depends(current_caller)]
 Admin = Annotated[Caller, Depends(admin_caller)]

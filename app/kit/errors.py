@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from app.rules import FieldError
 
-MAX_LISTED_ERRORS = 20
-"""The refusals an error names at most (an answer's ``errors``, a record's refused deal);
-``error_count`` then says how many there were."""
 
 
 class ServiceError(Exception):

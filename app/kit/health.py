@@ -1,16 +1,23 @@
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from app.kit.deps import DB
 from app.kit.problems import problem
-from app.keys.schemas import HealthOut
 from app.kit.problem_schemas import problem_responses
+from app.kit.schemas import Answer
+
 router = APIRouter(tags=["health"])
 log = logging.getLogger("prefscore.api")
+
+
+class HealthOut(Answer):
+    status: Literal["ok"]
+    database: Literal["ok"]
 
 
 @router.get("/health", operation_id="getHealth", response_model=HealthOut, responses=problem_responses(503))

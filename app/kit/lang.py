@@ -10,10 +10,10 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Query
 
+from app.kit.limits import ACCEPT_LANGUAGE_MAX
 from app.kit.i18n import LANGUAGES, Lang, language, negotiate
 
 Language = StrEnum("Language", {code: code for code in LANGUAGES})  # type: ignore[misc]
-ACCEPT_LANGUAGE_MAX = 512  # a preference list is short; a longer header is read no further
 
 
 def page_lang(

@@ -46,6 +46,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.kit.db import Database
 from app.kit.db.models import RateLimitRow
+from app.kit.settings import default_of
 
 log = logging.getLogger("prefscore.ratelimit")
 
@@ -62,9 +63,6 @@ def bucket_of(token: str) -> str:
     return hashlib.sha256(b"prefscore-rate-limit\x00" + token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-# Defaults of the settings rate_limit_lease_max and rate_limit_lease_share.
-LEASE_MAX = 64
-LEASE_SHARE = 16  # a lease is at most 1/16 of what is left of the budget
 
 
 @dataclass
@@ -81,9 +79,9 @@ class RateLimiter:
         limit: int,
         window_seconds: int,
         *,
-        lease_max: int = LEASE_MAX,
-        lease_share: int = LEASE_SHARE,
-        max_leases: int = 10_000,
+        lease_max: int = default_of("rate_limit_lease_max"),
+        lease_share: int = default_of("rate_limit_lease_share"),
+        max_leases: int = default_of("rate_limit_max_leases"),
     ):
         self.db = db
         self.limit = limit

@@ -29,8 +29,10 @@ import uuid
 from contextvars import ContextVar
 from typing import Any
 
+from app.kit.limits import REQUEST_ID_MAX
+
 REQUEST_ID: ContextVar[str | None] = ContextVar("prefscore_request_id", default=None)
-_REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,128}$")
+_REQUEST_ID_RE = re.compile(rf"^[A-Za-z0-9._:@/+=-]{{1,{REQUEST_ID_MAX}}}$")
 _SHARED_RE = re.compile(r"^/(v1/)?(shared|score)/[^/]+")
 
 

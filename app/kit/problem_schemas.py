@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.kit.errors import MAX_LISTED_ERRORS
+from app.kit.limits import MAX_LISTED_ERRORS
 
 PROBLEM = "application/problem+json"
 

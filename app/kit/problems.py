@@ -17,7 +17,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.kit import observability as obs
 from app.rules import FieldError
-from app.kit.errors import MAX_LISTED_ERRORS, ServiceError
+from app.kit.errors import ServiceError
+from app.kit.limits import MAX_LISTED_ERRORS
 
 from app.kit.bodies import REFUSALS
 from app.kit.validation_errors import field_errors

@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticKnownError
 
 from app.rules import amounts
-from app.rules.vocabulary import SEATS_MAX
+from app.kit.limits import NAME_MAX, SEATS_MAX
 
 Seat = Annotated[int, Field(ge=0, le=3, description="a seat number 0..n-1")]
 SeatKey = Annotated[str, StringConstraints(pattern=r"^[0-3]$")]
@@ -30,7 +30,7 @@ def _no_bidi_controls(value: str) -> str:
 
 # Every free text of a request (names, titles, notes, external ids) is annotated with it.
 PlainText = AfterValidator(_no_bidi_controls)
-Name = Annotated[str, StringConstraints(min_length=1, max_length=64), PlainText]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_MAX), PlainText]
 # An amount as a JSON number: an int when whole, else rounded to 0.01 (app/rules/amounts.py).
 Amount = Annotated[int | float, BeforeValidator(lambda v: amounts.number(v) if not isinstance(v, str) else v)]
 

@@ -59,6 +59,18 @@ class Settings(BaseSettings):
     """Busy timeout of the SQLite reads made on the event loop (a 304's ETag)."""
     pg_loop_connections: int = 8
     """psycopg async connections per event loop for reads made on the loop."""
+    loop_connection_wait: float = 0.1
+    """Seconds a read on the event loop waits for one of those connections before it goes to
+    the thread pool instead (all busy under load; none to be had in an outage)."""
+    loop_reconnect_timeout: float = 5.0
+    """Seconds the event loop's connections retry a failed connection before giving up (the
+    next read then starts a new attempt)."""
+    write_probe_interval: float = 5.0
+    """Seconds the answer of /health's write probe is reused: at most one probe write per
+    interval and process, however often /health is asked."""
+    write_probe_busy_ms: int = 100
+    """SQLite: milliseconds the write probe waits for another process's writer (the database
+    is being written then: the last answer stands)."""
     db_prepared_statements: bool = True
     """0: psycopg never prepares statements (needed behind PgBouncer < 1.21 in transaction mode)."""
 
@@ -211,10 +223,6 @@ class Settings(BaseSettings):
             problems = "; ".join(f"{_env_name(e['loc'])}: {e['msg']}, not {e.get('input')!r}" for e in exc.errors())
             raise ValueError(f"invalid configuration: {problems}") from None
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
-
 
 def _env_name(loc: tuple[Any, ...]) -> str:
     field = str(loc[0]) if loc else "?"
@@ -223,3 +231,8 @@ def _env_name(loc: tuple[Any, ...]) -> str:
     if field.isupper():
         return field
     return "PREFSCORE_" + field.upper()
+
+
+def default_of(name: str) -> Any:
+    """A setting's default: the one value the classes that take it as an argument fall back to."""
+    return Settings.model_fields[name].default

@@ -4,7 +4,7 @@ message ("Input should be less than or equal to 3").
 
 ``field_errors`` turns pydantic's errors (of a body, a query parameter, a header) into the
 ``errors`` list of a 422 problem: ``{"field": "tricks.1", "reason": "..."}``, at most
-``MAX_LISTED_ERRORS`` of them (app.kit.errors; app/kit/problems.py adds how many there were).
+``MAX_LISTED_ERRORS`` of them (app.kit.limits; app/kit/problems.py adds how many there were).
 """
 
 from __future__ import annotations

@@ -25,6 +25,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.kit.limits import EVENT_QUEUE_MAX
+
 log = logging.getLogger("prefscore.events")
 
 # The kinds of a table's events. ``sheet`` is the current state without saying what changed
@@ -33,8 +35,6 @@ KINDS = ("sheet", "deal.posted", "deal.undone", "deal.corrected", "table.renamed
 # Events of the stream itself (no id: a reconnecting client resumes from its last table event).
 INTERRUPTED = "stream.interrupted"
 RESUMED = "stream.resumed"
-# Events a subscriber keeps while it is not reading; beyond, only the newest per table.
-QUEUE_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class Subscription:
 
     def push(self, item: Any) -> None:
         self._queue.append(item)
-        if len(self._queue) > QUEUE_MAX:
+        if len(self._queue) > EVENT_QUEUE_MAX:
             self._coalesce()
         self._wake.set()
 
@@ -140,7 +140,7 @@ class Subscription:
                 newest[item.table_id] = item
             else:
                 other = [item]
-        self._queue = deque(other + list(newest.values())[-QUEUE_MAX:])
+        self._queue = deque(other + list(newest.values())[-EVENT_QUEUE_MAX:])
 
     async def next(self, timeout: float | None = None) -> list[Any]:
         """The events waiting, after waiting for one at most ``timeout`` seconds."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import or_, select
 
+from app.kit.limits import REVISIONS_CHUNK
 from app.kit.db import Database, ScorerLinkRow, TableRow
 from app.scorer.repository import owner_has_a_key
 from app.tables.model import TableInfo
@@ -17,12 +18,10 @@ from app.tables.service import get_tables
 from app.live.hub import Current
 
 Render = Callable[[TableInfo], dict[str, Any]]
-# Tables read per statement (an IN list stays short).
-CHUNK = 500
 
 
 def _chunks(items: list[str]) -> list[list[str]]:
-    return [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)] or [[]]
+    return [items[i : i + REVISIONS_CHUNK] for i in range(0, len(items), REVISIONS_CHUNK)] or [[]]
 
 
 def current(table: TableInfo, render: Render) -> Current:
@@ -71,8 +70,8 @@ def load_revoked_links(db: Database, link_ids: list[int]) -> set[int]:
     wanted = sorted(set(link_ids))
     working: set[int] = set()
     with db.lookup() as conn:
-        for i in range(0, len(wanted), CHUNK):
-            chunk = wanted[i : i + CHUNK]
+        for i in range(0, len(wanted), REVISIONS_CHUNK):
+            chunk = wanted[i : i + REVISIONS_CHUNK]
             working.update(
                 conn.execute(
                     select(links.c.id)

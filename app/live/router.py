@@ -31,6 +31,7 @@ from fastapi.responses import Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
+from app.kit.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
 from app.live.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Holder, StreamNotice, Subscription, TableEvent, TooManySubscriptions
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
@@ -46,12 +47,10 @@ from app.kit.problem_schemas import problem_responses
 router = APIRouter(prefix="/v1", tags=["events"])
 
 EVENT_STREAM = "text/event-stream"
-TABLES_MAX = 200  # tables one owner-wide stream may list
 
 
-# A Last-Event-ID read as a revision: at most this many digits (a revision fits in 19);
-# anything else is not one of ours and is ignored.
-_REVISION = re.compile(r"[0-9]{1,20}")
+# A Last-Event-ID read as a revision; anything else is not one of ours and is ignored.
+_REVISION = re.compile(rf"[0-9]{{1,{LAST_EVENT_ID_DIGITS}}}")
 # Which setting bounds each holder's streams, and how the refusal names the holder.
 _CAPS = {
     SHARE_TOKEN: ("PREFSCORE_EVENTS_MAX_PER_SHARE_TOKEN", "this share link"),
@@ -112,8 +111,8 @@ After = Annotated[int | None, Query(ge=0, le=2**62, description="the revision th
 
 
 def resume_revision(last_event_id: str | None, after: int | None) -> int | None:
-    """The revision the client has: ``after``, else a ``Last-Event-ID`` of at most 20 ASCII
-    digits; any other Last-Event-ID (too long, not a number) is ignored: the stream starts
+    """The revision the client has: ``after``, else a ``Last-Event-ID`` of at most LAST_EVENT_ID_DIGITS
+    ASCII digits; any other Last-Event-ID (too long, not a number) is ignored: the stream starts
     with the current state."""
     if after is not None:
         return after
@@ -286,7 +285,7 @@ async def stream_shared_events(
 async def stream_owner_events(
     request: Request,
     caller: KeyCaller,
-    tables: Annotated[str | None, Query(max_length=TABLES_MAX * 33, description=f"comma-separated table ids (at most {TABLES_MAX}); all of the key's tables when absent")] = None,
+    tables: Annotated[str | None, Query(max_length=STREAM_TABLES_MAX * 33, description=f"comma-separated table ids (at most {STREAM_TABLES_MAX}); all of the key's tables when absent")] = None,
     last_event_id: LastEventId = None,
 ) -> Response:
     """The changes of every table of the key's owner (tables created later included), or of
@@ -298,8 +297,8 @@ async def stream_owner_events(
     wanted: frozenset[str] | None = None
     if tables is not None:
         ids = [t.strip() for t in tables.split(",") if t.strip()]
-        if not ids or len(ids) > TABLES_MAX or not all(TABLE_ID_RE.fullmatch(t) for t in ids):
-            raise Unprocessable(f"tables: between 1 and {TABLES_MAX} table ids, comma-separated")
+        if not ids or len(ids) > STREAM_TABLES_MAX or not all(TABLE_ID_RE.fullmatch(t) for t in ids):
+            raise Unprocessable(f"tables: between 1 and {STREAM_TABLES_MAX} table ids, comma-separated")
         wanted = frozenset(ids)
     sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id, holders=(key_holder(caller),))
     try:

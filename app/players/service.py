@@ -31,7 +31,7 @@ from app.tables.repository import lock_owner
 
 PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 # The most players one owner may register: a registry, not a store one key can fill for ever.
-PLAYERS_PER_OWNER = 100_000
+from app.kit.limits import PLAYERS_PER_OWNER  # noqa: E402
 _PLAYERS = PlayerRow.__table__
 _ROWS = PlayerTableRow.__table__
 
@@ -233,12 +233,6 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
     return ids
 
 
-def seats_of(session: Session, table_id: str) -> dict[int, str]:
-    """The table's linked seats: seat → player id."""
-    rows = session.execute(select(_ROWS.c.seat, _ROWS.c.player_id).where(_ROWS.c.table_id == table_id)).all()
-    return {r.seat: r.player_id for r in rows}
-
-
 __all__: Sequence[str] = [
     "PLAYERS_PER_OWNER",
     "Player",
@@ -248,7 +242,6 @@ __all__: Sequence[str] = [
     "get_player",
     "link_seats",
     "list_players",
-    "seats_of",
     "stats",
     "update_player",
 ]

@@ -10,7 +10,8 @@ from pydantic import Field, StringConstraints
 from app.rules import FIELD_NAMES
 from app.rules.vocabulary import EntryKind
 from app.records.service import FORMAT, VERSION, example_record
-from app.tables.model import DEFAULT_LIMITS, NOTE_MAX, TITLE_MAX
+from app.kit.limits import RECORD_ENTRIES_MAX, TABLE_NOTE_MAX, TITLE_MAX
+from app.tables.model import DEFAULT_LIMITS
 
 from app.kit.schemas import Name, PlainText, Request, Seat, bounded_map
 from app.deals.schemas import DEAL_VARIANTS
@@ -28,7 +29,6 @@ Moment = Annotated[str, StringConstraints(max_length=40)]
 # default. A model's bound is fixed when it is made: the import checks the configured limit
 # too (app/records/service.py), and a limit raised above this one stops here.
 RECORD_DEALS_MAX = DEFAULT_LIMITS.deals_per_table
-ENTRIES_MAX = 64  # what one deal writes: a handful of entries per seat
 DealBody = bounded_map(max(len(v.model_fields) for v in DEAL_VARIANTS))
 RuleValues = bounded_map(len(FIELD_NAMES))
 SheetValues = bounded_map(len(Sheet.model_fields))
@@ -44,7 +44,7 @@ class RecordEntry(Request):
 class RecordDeal(Request):
     number: int = Field(ge=1, le=10**6, description="1 for the first deal, in order")
     deal: DealBody = Field(description="the deal in canonical form, as GET /v1/tables/{id}/deals/{n} shows its body")
-    entries: list[RecordEntry] = Field(max_length=ENTRIES_MAX, description="what the deal wrote, checked against its re-scoring")
+    entries: list[RecordEntry] = Field(max_length=RECORD_ENTRIES_MAX, description="what the deal wrote, checked against its re-scoring")
     created_at: Moment | None = Field(description="when the deal was posted (ISO 8601, UTC)")
 
 
@@ -57,7 +57,7 @@ class RecordTable(Request):
     id: Annotated[str, StringConstraints(max_length=64)] | None = Field(description="the table's id where it was exported (not kept by an import)")
     convention: ConventionName
     title: Annotated[str, StringConstraints(max_length=TITLE_MAX), PlainText] | None
-    note: Annotated[str, StringConstraints(max_length=NOTE_MAX), PlainText] | None
+    note: Annotated[str, StringConstraints(max_length=TABLE_NOTE_MAX), PlainText] | None
     pool_target: int = Field(ge=1, le=1000)
     first_dealer: Seat
     options: Options = Field(description="the options that make the rules from the convention (as on the table)")

@@ -38,12 +38,10 @@ from app.rules import (
 from app.rules.fields import to_json
 
 from app.deals.model import DealInfo, deal_info, entries_to_json
-from app.kit.errors import MAX_LISTED_ERRORS, Unprocessable
+from app.kit.errors import Unprocessable
+from app.kit.limits import GAMES_MAX, MAX_LISTED_ERRORS, TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import (
     DEFAULT_LIMITS,
-    GAMES_MAX,
-    NOTE_MAX,
-    TITLE_MAX,
     Limits,
     TableInfo,
     check_names,
@@ -266,7 +264,7 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
         deal_count=len(parsed),
         revision=0,
         title=(meta["title"] or "").strip()[:TITLE_MAX] or None,
-        note=(meta["note"] or "")[:NOTE_MAX] or None,
+        note=(meta["note"] or "")[:TABLE_NOTE_MAX] or None,
         created_at=now,
         updated_at=now,
     )

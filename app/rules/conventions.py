@@ -33,6 +33,7 @@ from app.rules.fields import (
     SingleWhister,
     TwoWhistersHigh,
     UnwhistedWriteoff,
+    read_options_with,
     to_json,
 )
 
@@ -525,19 +526,10 @@ def options_of(rules: Rules) -> dict[str, Any]:
     return out
 
 
-def with_options(rules: Rules, **changes: Any) -> Rules:
-    """A copy of the rules with some fields changed, unchecked (for tests and tools)."""
-    from dataclasses import replace
-
-    return replace(rules, **changes)
+read_options_with(options_of)
 
 
 def conventions_catalog() -> list[dict[str, Any]]:
     """What GET /v1/conventions serves: each preset with every field, its type, allowed values
     and the preset's value."""
     return [PRESETS[name].describe() for name in CONVENTION_NAMES]
-
-
-# The first rule table's names, kept for callers.
-CONVENTIONS = PRESETS
-Convention = Preset

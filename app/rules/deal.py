@@ -17,14 +17,14 @@ from app.rules.vocabulary import (
     CONTRACT_RE,
     DEAL_TYPES,
     DEFENCE,
-    NOTE_MAX,
+    DEAL_NOTE_MAX,
     STRAINS,
     TALON_BONUSES,
     TALON_DEAL_TYPES,
     one_of,
 )
 
-__all__ = ["DEAL_TYPES", "DEFENCE", "NOTE_MAX", "STRAINS", "TALON_BONUSES", "Deal"]
+__all__ = ["DEAL_TYPES", "DEFENCE", "DEAL_NOTE_MAX", "STRAINS", "TALON_BONUSES", "Deal"]
 
 _CONTRACT_RE = CONTRACT_RE
 
@@ -142,8 +142,8 @@ class Deal:
                 values["over_misere"] = body["over_misere"]
         if "note" in body and body["note"] is not None:
             note = body["note"]
-            if not isinstance(note, str) or len(note) > NOTE_MAX:
-                errors.append(FieldError("note", f"must be text of at most {NOTE_MAX} characters"))
+            if not isinstance(note, str) or len(note) > DEAL_NOTE_MAX:
+                errors.append(FieldError("note", f"must be text of at most {DEAL_NOTE_MAX} characters"))
             else:
                 values["note"] = note
         if errors:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 # Bumped whenever a rule change can change a stored sheet; a table keeps scoring under the
 # version it was made with (make_rules' rules_version, docs/rules.md §12).
@@ -211,20 +211,28 @@ class Rules:
         return ConventionRef(self.preset, self.match_bonuses)
 
     @property
-    def has_streak(self) -> bool:
-        """The Rostov all-pass has no streak and no trick cost."""
-        return self.allpass_scoring is not AllpassScoring.ROSTOV
-
-    @property
     def options(self) -> dict[str, Any]:
         """The table's options, JSON-ready: its preset's classic options with their values,
         and every other field where it differs from the preset (make_rules takes it back)."""
-        from app.rules.conventions import options_of
-
-        return options_of(self)
+        return _options_reader(self)
 
     def consolation_of(self, value: int) -> int:
         return 10 if self.consolation is Consolation.TEN else self.scale * value
+
+
+def _no_presets(rules: Rules) -> dict[str, Any]:
+    raise RuntimeError("app.rules.conventions is not imported: it reads a table's options back")
+
+
+# Reading the options back needs the presets, which conventions.py builds on top of this
+# module: it installs its reader (read_options_with) when imported, as app.rules does, so
+# that this module does not import it back.
+_options_reader: Callable[[Rules], dict[str, Any]] = _no_presets
+
+
+def read_options_with(reader: Callable[[Rules], dict[str, Any]]) -> None:
+    global _options_reader
+    _options_reader = reader
 
 
 FIELD_NAMES = tuple(

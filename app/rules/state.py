@@ -98,7 +98,7 @@ class TableState:
             match_mountains=zeros if rules.match_bonuses else (),
         )
 
-    # --- views -------------------------------------------------------------
+    # --- what the state says -----------------------------------------------
     def level(self) -> int:
         """The exposed all-pass level: 1 normal, 2 second passes, 3 third and later."""
         return min(self.streak, 2) + 1

@@ -84,7 +84,7 @@ CONTRACT_RE = re.compile(CONTRACT_PATTERN)
 CONTRACT_HELP = 'a level 6-10 and a strain S, C, D, H or NT, e.g. "7H"'
 
 SEATS_MAX = 4  # a table has 3 or 4 players, seats 0..n-1
-NOTE_MAX = 500
+DEAL_NOTE_MAX = 500  # characters of a deal's note (a table's note: app/kit/limits.py TABLE_NOTE_MAX)
 # Deal types that can carry a talon (the others have no talon taken).
 TALON_DEAL_TYPES: tuple[str, ...] = (DealType.CONTRACT.value, DealType.MISERE.value)
 

@@ -40,7 +40,7 @@ from app.sharing.router import SVG_RESPONSES, Layout, LayoutQuery, PicturesDep, 
 owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"], route_class=BodyRoute)
 router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
 LinkId = Annotated[int, Path(ge=1, le=2**53 - 1, description="the link's id")]
-PAGE_MAX = 200
+from app.kit.limits import DEALS_PAGE_MAX as PAGE_MAX  # noqa: E402
 _NO_STORE = {"headers": CACHE_CONTROL}
 # The token is the credential: no key is asked for.
 _NO_KEY: dict[str, Any] = {"security": []}

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.deals.service import DealPage, list_deals
-from app.keys.service import PREFIX_LENGTH, hash_key
+from app.keys.service import hash_key
+from app.kit.limits import KEY_PREFIX_LENGTH
 from app.kit.db import Database, ScorerLinkRow
 from app.kit.errors import Conflict, NotFound
 from app.live.announce import announce
@@ -27,7 +28,7 @@ from app.tables.repository import load_table
 TOKEN_PREFIX = "sc_"
 TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")
 # Links of one table that work at the same time: a table has a few phones, not thousands.
-LINKS_MAX = 20
+from app.kit.limits import SCORER_LINKS_MAX as LINKS_MAX  # noqa: E402
 _DUMMY_HASH = hash_key("prefscore: no scorer link has this prefix")
 
 
@@ -71,7 +72,7 @@ def create_link(db: Database, owner: str, table_id: str, *, limit: int = LINKS_M
                 reason="scorer_link_limit",
                 limit=limit,
             )
-        return _info(repo.add_link(session, table.id, token[:PREFIX_LENGTH], hash_key(token))), token
+        return _info(repo.add_link(session, table.id, token[:KEY_PREFIX_LENGTH], hash_key(token))), token
 
 
 def list_links(db: Database, owner: str, table_id: str) -> list[LinkInfo]:
@@ -103,7 +104,7 @@ def resolve(db: Database, token: str) -> Scorer | None:
         return None
     digest = hash_key(token)
     with db.lookup() as conn:
-        rows = repo.links_with_prefix(conn, token[:PREFIX_LENGTH])
+        rows = repo.links_with_prefix(conn, token[:KEY_PREFIX_LENGTH])
     if not rows:
         hmac.compare_digest(digest, _DUMMY_HASH)
         return None

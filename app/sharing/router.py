@@ -33,7 +33,7 @@ router = APIRouter()
 
 SVG = "image/svg+xml"
 PNG = "image/png"
-SHARED_PAGE_MAX = 200  # the share link's default page is the largest: its first clients read one page
+from app.kit.limits import SHARED_PAGE_MAX  # noqa: E402
 
 Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
 LayoutQuery = Annotated[

@@ -20,12 +20,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLE_ID_RE"]
 
-# Games in a match (the ``games`` field). A real match is a handful of games; the bound keeps
-# a new table's settings from promising more play than any table can hold. It is checked when
-# a table is made, not by the engine, so that a table stored before the bound still loads.
-GAMES_MAX = 99
-TITLE_MAX = 200
-NOTE_MAX = 2000
 SHARE_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 

@@ -31,7 +31,7 @@ StakeQuery = Annotated[
     str | None,
     Query(description="money per whist, a decimal such as 0.5: balances and transfers are multiplied by it", max_length=32),
 ]
-LIST_MAX = 200
+from app.kit.limits import TABLES_PAGE_MAX
 Status = Literal["active", "finished", "archived"]
 ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
 
@@ -53,7 +53,7 @@ def list_tables(
     convention: Annotated[ConventionQuery | None, Query(description="only the tables of this convention")] = None,
     player: Annotated[str | None, Query(min_length=1, max_length=64, description="only the tables with a player of this name")] = None,
     after: Annotated[str | None, Query(max_length=200, description="the cursor of the page to read, from the last page's next")] = None,
-    limit: Annotated[int, Query(ge=1, le=LIST_MAX, description="at most this many tables")] = 50,
+    limit: Annotated[int, Query(ge=1, le=TABLES_PAGE_MAX, description="at most this many tables")] = 50,
     if_none_match: IfNoneMatch = None,
 ) -> TableList | Response:
     """The key owner's tables, latest activity first (a deal, an undo, a rename, ...),
@@ -126,7 +126,7 @@ async def get_sheet(
     # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
     # database allows it, without a thread-pool round trip; the full sheet is loaded and built
     # in the thread pool (and serialised by FastAPI on the loop). Most 304s are answered
-    # before the framework's routing, by the same check (app/kit/middleware/sheet_not_modified.py);
+    # before the framework's routing, by the same check (app/tables/not_modified.py);
     # when that check found the sheet changed, it is not made again here. Both are
     # app/kit/preconditions.sheet_not_modified.
     if if_none_match is not None and not request.scope.get(SHEET_CHANGED):

@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstrai
 
 from app.rules import amounts
 from app.rules import CONVENTION_NAMES, FIELD_NAMES, Settlement
-from app.tables.model import NOTE_MAX, TITLE_MAX, ListedTable, TableInfo, TablePage
+from app.kit.limits import TABLE_NOTE_MAX, TITLE_MAX
+from app.tables.model import ListedTable, TableInfo, TablePage
 
 from app.kit.schemas import Amount, Answer, Name, PlainText, Request, absent_when_none, bounded_map, timestamp
 from app.players.schemas import SeatIn
@@ -212,7 +213,7 @@ class TableList(Answer):
 
 
 Title = Annotated[str, StringConstraints(max_length=TITLE_MAX), PlainText]
-NoteText = Annotated[str, StringConstraints(max_length=NOTE_MAX), PlainText]
+NoteText = Annotated[str, StringConstraints(max_length=TABLE_NOTE_MAX), PlainText]
 
 
 class TablePatch(Request):
@@ -222,7 +223,7 @@ class TablePatch(Request):
         default=None, min_length=3, max_length=4, description="every seat's new name, seat 0 first (distinct, as at creation)"
     )
     title: Title | None = Field(default=None, description=f"at most {TITLE_MAX} characters; null removes it")
-    note: NoteText | None = Field(default=None, description=f"free text, at most {NOTE_MAX} characters; null removes it")
+    note: NoteText | None = Field(default=None, description=f"free text, at most {TABLE_NOTE_MAX} characters; null removes it")
     archived: bool = Field(default=None, description="true archives the table, false brings it back")
 
     example = {"players": ["Anna", "Boris", "Vera K."], "title": "Tuesday at Vera's", "archived": False}

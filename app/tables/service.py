@@ -12,6 +12,7 @@ from typing import Any
 from app.kit.db import Database, TableRow
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, Unprocessable
+from app.kit.limits import GAMES_MAX
 from app.kit.preconditions import check_if_match, sheet_etag
 from app.live.announce import announce
 from app.players.service import SeatLink, check_links, link_seats
@@ -19,7 +20,6 @@ from app.rules import RULES_VERSION, FieldError, InvalidTable, TableState, make_
 from app.tables import repository as repo
 from app.tables.model import (
     DEFAULT_LIMITS,
-    GAMES_MAX,
     UNSET,
     Limits,
     ListedTable,

@@ -16,8 +16,7 @@ from app.rules import FieldError
 from app.kit.errors import Unprocessable
 
 STAKE_MAX = Fraction(1_000_000)
-STAKE_MAX_LENGTH = 32
-STAKE_DECIMALS = 6
+from app.kit.limits import STAKE_DECIMALS, STAKE_MAX_LENGTH  # noqa: E402
 # [0-9], not \d: \d also matches other scripts' digits, which Decimal would accept.
 _FORM = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,2}))?")
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from app.live.hub import QUEUE_MAX, Current, Hub, Subscription, TableEvent
+from app.kit.limits import EVENT_QUEUE_MAX as QUEUE_MAX
+from app.live.hub import Current, Hub, Subscription, TableEvent
 
 
 class FakeDatabase:

@@ -238,6 +238,6 @@ def test_every_route_with_a_body_uses_the_off_loop_route_class(app):
 
 
 def test_the_listed_bound_is_the_documented_one():
-    from app.kit.errors import MAX_LISTED_ERRORS as listed
+    from app.kit.limits import MAX_LISTED_ERRORS as listed
 
     assert listed == MAX_LISTED_ERRORS

@@ -29,22 +29,10 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.kit.settings import Settings
+from app.kit.settings import Settings, default_of
 
 _READONLY = "prefscore_readonly"
-# Seconds a read on the event loop waits for a pooled PostgreSQL connection before it goes
-# to the thread pool instead (all busy under load; none to be had in an outage).
-LOOP_CONNECTION_WAIT = 0.1
-# Seconds the event-loop pool retries a failed connection before it gives up (the next
-# read then starts a new attempt).
-LOOP_RECONNECT_TIMEOUT = 5.0
 _LOOKUP = "prefscore_lookup"
-# Seconds the answer of a write probe (/health) is reused: at most one probe write per
-# interval and process, however often /health is asked.
-WRITE_PROBE_INTERVAL = 5.0
-# Milliseconds a SQLite write probe waits for another process's writer before it gives up
-# (the database is being written then: the last answer stands).
-WRITE_PROBE_BUSY_MS = 100
 
 
 def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
@@ -129,8 +117,22 @@ class Database:
     The transactions commit or roll back on leaving the block, so a use case has committed
     before it returns."""
 
-    def __init__(self, engine: Engine, *, loop_busy_timeout_ms: int = 200, pg_loop_connections: int = 8, pg_prepare: bool = True):
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        loop_busy_timeout_ms: int = default_of("sqlite_loop_busy_timeout_ms"),
+        pg_loop_connections: int = default_of("pg_loop_connections"),
+        pg_prepare: bool = default_of("db_prepared_statements"),
+        loop_connection_wait: float = default_of("loop_connection_wait"),
+        loop_reconnect_timeout: float = default_of("loop_reconnect_timeout"),
+        write_probe_interval: float = default_of("write_probe_interval"),
+        write_probe_busy_ms: int = default_of("write_probe_busy_ms"),
+    ):
         self.engine = engine
+        self._loop_connection_wait = loop_connection_wait
+        self._loop_reconnect_timeout = loop_reconnect_timeout
+        self._write_probe_busy_ms = write_probe_busy_ms
         self._loop_busy_timeout_ms = loop_busy_timeout_ms
         self._pg_loop_connections = pg_loop_connections
         self._pg_prepare = {} if pg_prepare else {"prepare_threshold": None}
@@ -157,7 +159,7 @@ class Database:
         )
         # One AsyncConnectionPool per event loop (see read_one_async).
         self._pg_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
-        self.write_probe_interval = WRITE_PROBE_INTERVAL
+        self.write_probe_interval = write_probe_interval
         self._probe_lock = threading.Lock()
         self._probe_at = float("-inf")
         self._probe_answer: tuple[str, str] | None = None
@@ -210,7 +212,7 @@ class Database:
 
         pool = await self._loop_pool()
         try:
-            async with pool.connection(timeout=LOOP_CONNECTION_WAIT) as conn:
+            async with pool.connection(timeout=self._loop_connection_wait) as conn:
                 cur = await conn.execute(sql.replace("?", "%s"), params)
                 rows = await cur.fetchall()
         except psycopg.Error as exc:  # PoolTimeout and PoolClosed are psycopg errors too
@@ -238,7 +240,7 @@ class Database:
                 # After a failed connection attempt the pool retries with backoff; giving
                 # up soon lets the next read start a new attempt at once when the database
                 # is back, instead of waiting for a backoff grown long during an outage.
-                reconnect_timeout=LOOP_RECONNECT_TIMEOUT,
+                reconnect_timeout=self._loop_reconnect_timeout,
             )
             await pool.open(wait=False)
             self._pg_pools[loop] = pool
@@ -315,7 +317,7 @@ class Database:
         transaction, a one-page commit to the WAL, which fails as a deal's post does when
         the disk is full ("database or disk is full"); BEGIN IMMEDIATE and a rollback alone
         write nothing and would pass. While a writer is at work (this process's or, beyond
-        WRITE_PROBE_BUSY_MS, another's) the database is being written: the last answer
+        ``write_probe_busy_ms``, another's) the database is being written: the last answer
         stands. PostgreSQL: the server takes writes (not a standby in recovery, not
         read-only by default)."""
         if time.monotonic() - self._probe_at < self.write_probe_interval or not self._probe_lock.acquire(blocking=False):
@@ -337,7 +339,7 @@ class Database:
             # No BEGIN from the "begin" event: the probe sets a short busy timeout first.
             with self.engine.connect().execution_options(**{_LOOKUP: True}) as conn:
                 busy = conn.exec_driver_sql("PRAGMA busy_timeout").scalar()
-                conn.exec_driver_sql(f"PRAGMA busy_timeout = {WRITE_PROBE_BUSY_MS}")
+                conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(self._write_probe_busy_ms)}")
                 try:
                     conn.exec_driver_sql("BEGIN IMMEDIATE")
                     try:
@@ -407,4 +409,8 @@ def make_database(settings: Settings) -> Database:
         loop_busy_timeout_ms=settings.sqlite_loop_busy_timeout_ms,
         pg_loop_connections=settings.pg_loop_connections,
         pg_prepare=settings.db_prepared_statements,
+        loop_connection_wait=settings.loop_connection_wait,
+        loop_reconnect_timeout=settings.loop_reconnect_timeout,
+        write_probe_interval=settings.write_probe_interval,
+        write_probe_busy_ms=settings.write_probe_busy_ms,
     )

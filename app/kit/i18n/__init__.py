@@ -31,11 +31,12 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
 
+from app.kit.limits import ACCEPT_LANGUAGE_ITEMS
+
 LANGUAGES: tuple[str, ...] = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
 DOMAIN = "messages"
 MINUS = "\u2212"  # the typographic minus: a balance of −6 is not a hyphenated word
-_ACCEPT_MAX_ITEMS = 32  # an Accept-Language header is a short preference list; the rest is ignored
 
 
 def N_(msgid: str) -> str:
@@ -129,7 +130,7 @@ def language(code: str) -> Lang:
 def _preferences(header: str) -> list[str]:
     """The languages of an Accept-Language header, most wanted first (q=0 dropped)."""
     ranked: list[tuple[float, int, str]] = []
-    for i, item in enumerate(header.split(",")[:_ACCEPT_MAX_ITEMS]):
+    for i, item in enumerate(header.split(",")[:ACCEPT_LANGUAGE_ITEMS]):
         tag, _, params = item.strip().partition(";")
         q = 1.0
         for param in params.split(";"):

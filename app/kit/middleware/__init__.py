@@ -10,11 +10,12 @@
   (401, 404), and the rate limits: per key (database), per address and per share token
   (memory); 429;
 - ``body_guard.BodyGuard``: hostile JSON (422);
-- ``sheet_not_modified``: the sheet's 304 before the framework's routing (the route's own check).
+- (app/tables/not_modified.py, added by app/main.py before these: the sheet's 304 before the
+  framework's routing, the route's own check).
 
 The first three wrap the whole framework stack (``wrap``, called by the app's
 ``build_middleware_stack``) so that they see every answer, the framework's own included;
-they run as one ASGI layer (``entry``) that calls each module in turn;
+they run as one ASGI layer (``outer_layer``) that calls each module in turn;
 ``install`` adds the others with ``add_middleware``.
 
 The error handlers (problem+json for every error, 503 when the database is away) are in
@@ -30,13 +31,13 @@ from starlette.types import ASGIApp
 from app.kit import observability as obs
 from app.kit.settings import Settings
 
-from app.kit.middleware.entry import Entry
+from app.kit.middleware.outer_layer import OuterLayer
 from app.kit.middleware.body_guard import BodyGuard, BodyLimit, BodyLimitProblem, check_json
 from app.kit.middleware.rate_limit import RateLimit
 from app.kit.middleware.request_context import RequestContext
 from app.kit.middleware.security_headers import SecurityHeaders
 
-__all__ = ["Entry", "BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
+__all__ = ["OuterLayer", "BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
 
 
 def own_body_limits(settings: Settings) -> dict[str, int]:
@@ -47,16 +48,13 @@ def own_body_limits(settings: Settings) -> dict[str, int]:
 
 def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
     """The outermost layers, around the framework's whole middleware stack: one pass
-    (``entry.Entry``) that calls security headers, request context and the 413 in order."""
-    return Entry(stack, settings=settings, path_limits=own_body_limits(settings))
+    (``outer_layer.OuterLayer``) that calls security headers, request context and the 413 in order."""
+    return OuterLayer(stack, settings=settings, path_limits=own_body_limits(settings))
 
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Middleware (Starlette applies the last added outermost) and /metrics."""
-    from app.kit.middleware.sheet_not_modified import SheetNotModified  # it imports app.kit.preconditions, which imports this package's neighbours
-
     obs.configure_logging(settings.log_format, settings.log_level)
-    app.add_middleware(SheetNotModified, db=app.state.db, routes=app.router.routes)
     app.add_middleware(
         BodyGuard,
         max_json_depth=settings.max_json_depth,
@@ -64,7 +62,7 @@ def install(app: FastAPI, settings: Settings) -> None:
         loop_parse_bytes=settings.loop_parse_bytes,
     )
     # Outside BodyGuard: the caller is authenticated before anything reads the body.
-    app.add_middleware(RateLimit, settings=settings, db=app.state.db, body_limits=own_body_limits(settings))
+    app.add_middleware(RateLimit, settings=settings, db=app.state.db, lookups=app.state.lookups, body_limits=own_body_limits(settings))
     if settings.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 

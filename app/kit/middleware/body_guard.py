@@ -26,7 +26,8 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.kit.bodies import LOOP_PARSE_BYTES
+from app.kit.settings import default_of
+
 from app.kit.problems import PROBLEM
 from app.kit.middleware.asgi import header as _header
 from app.kit.middleware.asgi import problem_bytes
@@ -128,7 +129,7 @@ def check_json(value: Any, max_depth: int) -> None:
 
 class BodyLimitProblem:
     """The framework's 413 (FastAPI's ``max_body_size``: plain text, or ``{"detail": ...}``)
-    as problem+json. Applied by app/kit/middleware/entry.py around the whole framework stack,
+    as problem+json. Applied by app/kit/middleware/outer_layer.py around the whole framework stack,
     because the framework's limit sits outside every middleware added with ``add_middleware``."""
 
     def __init__(self, app: ASGIApp, max_body_bytes: int, path_limits: dict[str, int] | None = None):
@@ -161,10 +162,10 @@ class BodyGuard:
     def __init__(
         self,
         app: ASGIApp,
-        max_json_depth: int = 32,
+        max_json_depth: int = default_of("max_json_depth"),
         max_body_bytes: int | None = None,
         own_limit_paths: frozenset[str] = frozenset(),
-        loop_parse_bytes: int = LOOP_PARSE_BYTES,
+        loop_parse_bytes: int = default_of("loop_parse_bytes"),
     ):
         self.app = app
         self.max_depth = max_json_depth

@@ -40,10 +40,9 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.kit import observability as obs
+from app.kit.callers import ADMIN_KEY_ONLY, Lookups
 from app.kit.db import Database
 from app.kit.limiter import Busy, Decision, FairShare, MemoryLimiter, RateLimiter
-from app.keys import service as keys
-from app.scorer import service as scorer_links
 from app.kit.errors import NotFound, ServiceError, Unauthorized
 from app.kit.settings import Settings
 
@@ -99,9 +98,10 @@ class _Refused(Exception):
 
 
 class RateLimit:
-    def __init__(self, app: ASGIApp, settings: Settings, db: Database, body_limits: dict[str, int] | None = None):
+    def __init__(self, app: ASGIApp, settings: Settings, db: Database, lookups: Lookups = ADMIN_KEY_ONLY, body_limits: dict[str, int] | None = None):
         self.app = app
         self.db = db
+        self.lookups = lookups
         # The routes with a body limit of their own (app/kit/middleware/__init__.py): a
         # refusal here is answered under that limit, as the route would be, not as a 413 of
         # the app's smaller one (whose check replaces any answer to a longer Content-Length).
@@ -243,7 +243,7 @@ class RateLimit:
         never cached: a revoked one is refused at once); an unknown or revoked one is 404
         here, a valid one counted as a key is (in the database, shared by every process)."""
         self._address(scope)
-        found = await self._lookup(scope, scorer_links.resolve, self.db, token)
+        found = await self._lookup(scope, self.lookups.scorer, self.db, token)
         scope[SCORER_SCOPE_KEY] = (token, found)
         if found is None:
             raise _Refused(service_problem(NotFound(NO_SCORER_LINK)))
@@ -253,13 +253,13 @@ class RateLimit:
         """A route that needs a key: 401 unless the request has a valid one, which is
         returned."""
         token = bearer_token(scope)
-        caller = keys.known_caller(self.db, token, self.admin_key) if token else None
+        caller = self.lookups.known_caller(self.db, token, self.admin_key) if token else None
         if not caller:
             address = self._address(scope)  # before any lookup of the key
             if token is None:
                 raise _Refused(service_problem(Unauthorized(KEY_REQUIRED)))
             if caller is None:
-                caller = await self._lookup(scope, keys.identify, self.db, token, self.admin_key)
+                caller = await self._lookup(scope, self.lookups.identify, self.db, token, self.admin_key)
             if not caller:  # None, or INVALID from the cache
                 raise _Refused(service_problem(Unauthorized(KEY_NOT_VALID)))
             if self.by_address is not None:

@@ -31,12 +31,12 @@ class _Request:
         self.status = 0
         self.replayed = False
         self.response_started = False
-        self.rewriting = False  # used by app/kit/middleware/entry.py (a 413 being rewritten)
+        self.rewriting = False  # used by app/kit/middleware/outer_layer.py (a 413 being rewritten)
 
 
 class RequestContext:
     """A request's id, access line and metrics, in four steps (``begin``,
-    ``response_started``, ``failed``, ``finish``) that app/kit/middleware/entry.py calls."""
+    ``response_started``, ``failed``, ``finish``) that app/kit/middleware/outer_layer.py calls."""
 
     def __init__(self, app: ASGIApp, settings: Settings):
         self.app = app

@@ -17,7 +17,7 @@ from app.kit.middleware.request_context import RequestContext
 from app.kit.middleware.security_headers import SecurityHeaders
 
 
-class Entry:
+class OuterLayer:
     def __init__(self, app: ASGIApp, settings: Settings, path_limits: dict[str, int] | None = None):
         self.app = app
         self.context = RequestContext(app, settings=settings)

@@ -1,0 +1,200 @@
+"""``prefscore table ...``: create, list, show, rename, archive, unarchive, delete a table; its
+scorer links."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from app.cli.client.connection import Client, server_options, stdout
+from app.cli.client.language import current_lang
+from app.cli.client.printing import sheet_table, table_state
+from app.kit.i18n import N_
+from app.kit.i18n import game_words as gw
+
+
+def _parse_option(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise click.BadParameter(current_lang()._("{text}: write NAME=VALUE, e.g. stalingrad=false or allpass_costs=[2,4,8]", text=repr(text)))
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    return key.strip(), value
+
+
+@click.group("table")
+def table_group() -> None:
+    """Tables on the service."""
+
+
+@table_group.command("create")
+@click.option("--convention", required=True, help="sochi, piter, piter_gentleman, rostov, vmk, piter_races")
+@click.option("--players", required=True, help="3 or 4 names, comma-separated: Anna,Boris,Vera")
+@click.option("--pool-target", type=click.IntRange(min=1), help="default 20 (piter_races 22)")
+@click.option("--first-dealer", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="a convention option (JSON value)")
+@server_options
+def table_create(
+    convention: str, players: str, pool_target: int | None, first_dealer: int, options: tuple[str, ...], url: str, key: str | None
+) -> None:
+    """Create a table and print its id and share link."""
+    body: dict[str, Any] = {
+        "players": [p.strip() for p in players.split(",")],
+        "convention": convention,
+        "first_dealer": first_dealer,
+        "options": dict(_parse_option(o) for o in options),
+    }
+    if pool_target is not None:
+        body["pool_target"] = pool_target
+    with Client(url, key) as client:
+        table = client.create_table(body)
+    # The id alone on stdout (TABLE=$(prefscore table create ...)); the rest on stderr.
+    lang = current_lang()
+    err = Console(stderr=True, highlight=False)
+    names = ", ".join(p["name"] for p in table["players"])
+    err.print(
+        lang._("table for {names} ({convention}, pool to {pool}); share link:", names=names, convention=table["convention"], pool=table["pool_target"]),
+        markup=False,
+    )
+    err.print(f"{url.rstrip('/')}/shared/{table['share_token']}", markup=False)
+    click.echo(table["id"])
+
+
+@table_group.command("scorer-link")
+@click.argument("table_id")
+@click.option("--list", "listing", is_flag=True, help="list the table's scorer links instead")
+@click.option("--revoke", "revoke", type=click.IntRange(min=1), metavar="LINK_ID", help="revoke this link instead")
+@server_options
+def table_scorer_link(table_id: str, listing: bool, revoke: int | None, url: str, key: str | None) -> None:
+    """A new scoring page for a phone at the table: the link is printed (once) to open there;
+    it may score this table's deals and nothing else."""
+    with Client(url, key) as client:
+        if revoke is not None:
+            link = client.revoke_scorer_link(table_id, revoke)
+            click.echo(f"revoked scorer link {link['id']} ({link['prefix']}...)")
+            return
+        if listing:
+            for link in client.scorer_links(table_id):
+                state = f"revoked {link['revoked_at']}" if link["revoked_at"] else "working"
+                click.echo(f"{link['id']}\t{link['prefix']}...\tmade {link['created_at']}\t{state}")
+            return
+        link = client.scorer_link(table_id)
+    # The link alone on stdout (LINK=$(prefscore table scorer-link ...)); the rest on stderr.
+    Console(stderr=True, highlight=False).print(
+        f"scorer link {link['id']}: open it on the phone; revoke with --revoke {link['id']}", markup=False
+    )
+    click.echo(f"{url.rstrip('/')}{link['link']}")
+
+
+@table_group.command("list")
+@click.option("--status", type=click.Choice(["active", "finished", "archived"]), help="default: every table not archived")
+@click.option("--convention", help="only this convention's tables")
+@click.option("--player", help="only the tables with a player of this name")
+@server_options
+def table_list(status: str | None, convention: str | None, player: str | None, url: str, key: str | None) -> None:
+    """The key owner's tables, latest activity first."""
+    params = {k: v for k, v in (("status", status), ("convention", convention), ("player", player)) if v}
+    with Client(url, key) as client:
+        tables = client.tables({**params, "limit": 200})
+    lang = current_lang()
+    table = Table(title=lang.ngettext("{n} table", "{n} tables", len(tables)), title_justify="left")
+    for column in (N_("id"), N_("title"), N_("convention"), N_("players"), N_("deals"), N_("state"), N_("updated")):
+        table.add_column(lang._(column), justify="right" if column == "deals" else "left")
+    for t in tables:
+        table.add_row(
+            t["id"], t["title"] or "", t["convention"], ", ".join(p["name"] for p in t["players"]),
+            lang.number(t["deal_count"]), table_state(lang, t["archived"], t["finished"]),
+            lang.datetime(datetime.fromisoformat(t["updated_at"])),
+        )
+    stdout().print(table)
+
+
+@table_group.command("show")
+@click.argument("table_id")
+@server_options
+def table_show(table_id: str, url: str, key: str | None) -> None:
+    """A table: its title, note, settings and sheet."""
+    with Client(url, key) as client:
+        t = client.table(table_id)
+    lang = current_lang()
+    console = stdout()
+    names = ", ".join(p["name"] for p in t["players"])
+    console.print(
+        lang._(
+            "{title}: {names} ({convention}, pool to {pool}; {state})",
+            title=t["title"] or lang._("untitled"), names=names, convention=t["convention"], pool=t["pool_target"],
+            state=table_state(lang, t["archived"], t["sheet"]["finished"]),
+        ),
+        markup=False,
+    )
+    if t.get("note"):
+        console.print(lang._("note: {note}", note=t["note"]), markup=False)
+    link = f"{url.rstrip('/')}/shared/{t['share_token']}"
+    console.print(lang._("share link: {url}", url=link), markup=False)
+    console.print(sheet_table(lang, t["sheet"], gw.deal_count(lang, t["deal_count"])))
+
+
+@table_group.command("rename")
+@click.argument("table_id")
+@click.option("--players", help="every seat's new name, comma-separated: Anna,Boris,Vera")
+@click.option("--title", help='a title ("" removes it)')
+@click.option("--note", help='a free note ("" removes it)')
+@server_options
+def table_rename(table_id: str, players: str | None, title: str | None, note: str | None, url: str, key: str | None) -> None:
+    """Rename the players (the sheet is unchanged), set the title or the note."""
+    body: dict[str, Any] = {}
+    if players is not None:
+        body["players"] = [p.strip() for p in players.split(",")]
+    if title is not None:
+        body["title"] = title or None
+    if note is not None:
+        body["note"] = note or None
+    if not body:
+        raise click.UsageError(current_lang()._("give --players, --title or --note"))
+    _patch(table_id, body, url, key)
+
+
+def _patch(table_id: str, body: dict[str, Any], url: str, key: str | None) -> None:
+    with Client(url, key) as client:
+        t = client.patch_table(table_id, body)
+    lang = current_lang()
+    names = ", ".join(p["name"] for p in t["players"])
+    state = lang._("archived") if t["archived"] else lang._("not archived")
+    click.echo(f"{t['id']}: {t['title'] or lang._('untitled')}; {names}; {state}")
+
+
+@table_group.command("archive")
+@click.argument("table_id")
+@server_options
+def table_archive(table_id: str, url: str, key: str | None) -> None:
+    """Archive a table: it takes no deal and leaves `table list` (see --status archived)."""
+    _patch(table_id, {"archived": True}, url, key)
+
+
+@table_group.command("unarchive")
+@click.argument("table_id")
+@server_options
+def table_unarchive(table_id: str, url: str, key: str | None) -> None:
+    """Bring an archived table back."""
+    _patch(table_id, {"archived": False}, url, key)
+
+
+@table_group.command("delete")
+@click.argument("table_id")
+@click.option("--yes", is_flag=True, help="do not ask")
+@server_options
+def table_delete(table_id: str, yes: bool, url: str, key: str | None) -> None:
+    """Delete a table for good, with its deals and its share link."""
+    lang = current_lang()
+    if not yes:
+        click.confirm(lang._("delete table {table} and all its deals for good?", table=table_id), abort=True)
+    with Client(url, key) as client:
+        client.delete_table(table_id)
+    click.echo(lang._("deleted table {table}", table=table_id))
