@@ -65,7 +65,7 @@ _DEALS = DealRow.__table__
 _IDEMPOTENCY = IdempotencyRow.__table__
 
 # The posting path's writes, built once: executed with a dict of parameters, they cost no
-# statement construction and no cache-key walk per post (bench/PROFILE.md). The parameters
+# statement construction and no cache-key walk per post (docs/performance.md). The parameters
 # that are not the deal row's own columns are named apart from every column: when the writes
 # are one statement, a parameter named after a column of another of its tables would be
 # taken for a value of that column.
@@ -239,7 +239,7 @@ def post_deal(
 
     Core statements, not the ORM's unit of work: the three statements are always the same,
     and the identity map, change tracking and flush planning cost more than all the
-    scoring (bench/PROFILE.md)."""
+    scoring (docs/performance.md)."""
     deal = _parse(body)
     digest = request_hash(body) if idempotency_key is not None else None
     # A Connection, not a Session: every statement here is Core (Database.write_core).

@@ -49,7 +49,7 @@ GAMES_MAX = 99
 
 @dataclass(frozen=True)
 class Limits:
-    """What one key may store (README "Configuration"): deals per table, tables per owner,
+    """What one key may store (docs/configuration.md): deals per table, tables per owner,
     and how long an Idempotency-Key's answer is kept (None: for ever)."""
 
     deals_per_table: int = 2000
@@ -246,7 +246,7 @@ def create_table(
     from app.players.service import SeatLink, check_links, link_seats  # players.py builds on this module
 
     errors: list[FieldError] = []
-    # A seat given as a registered player or an external id is linked to the registry (README
+    # A seat given as a registered player or an external id is linked to the registry (docs/api.md,
     # "Players and statistics"); a plain name is not.
     links = {seat: p for seat, p in enumerate(players) if isinstance(p, SeatLink)}
     names = [player_name(p.name if isinstance(p, SeatLink) else p) for p in players]

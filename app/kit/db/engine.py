@@ -262,7 +262,7 @@ class Database:
     def write_core(self) -> Iterator[Connection]:
         """``write()`` as a plain Connection, for a use case that writes with Core statements
         only (posting a deal): the same transaction, lock and queue without the Session's
-        layer over each statement (bench/PROFILE.md)."""
+        layer over each statement (docs/performance.md)."""
         if self._write_lock is None:
             with self.engine.begin() as conn:
                 yield conn
