@@ -1,7 +1,7 @@
 # prefscore: the scoring API in a container.
 #   docker build -t prefscore .
 #   docker run -p 8000:8000 -v prefscore-data:/data -e PREFSCORE_ADMIN_KEY=change-me prefscore
-# (SQLite in the /data volume). With PostgreSQL: docker compose up (docker-compose.yml, README).
+# (SQLite in the /data volume). With PostgreSQL: docker compose up (docker-compose.yml, docs/deployment.md).
 #
 # BASE: any Debian-like image with Python >= 3.11 and its venv module, e.g. the official
 # python:3.11-slim (the default) or Debian's own (debian:bookworm plus python3-venv).

@@ -23,7 +23,7 @@ _IDEMPOTENCY = IdempotencyRow.__table__
 EXPIRY_BATCH = 50
 
 # The posting path's writes, built once: executed with a dict of parameters, they cost no
-# statement construction and no cache-key walk per post (bench/PROFILE.md). The parameters
+# statement construction and no cache-key walk per post (docs/performance.md). The parameters
 # that are not the deal row's own columns are named apart from every column: when the writes
 # are one statement, a parameter named after a column of another of its tables would be
 # taken for a value of that column.

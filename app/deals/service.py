@@ -85,7 +85,7 @@ def post_deal(
 
     Core statements, not the ORM's unit of work: the three statements are always the same,
     and the identity map, change tracking and flush planning cost more than all the
-    scoring (bench/PROFILE.md)."""
+    scoring (docs/performance.md)."""
     canonical = deal.to_dict()
     with db.write_core() as conn:
         row = repo.table_to_post_at(conn, owner, table_id)

@@ -1,5 +1,5 @@
 """Runtime configuration: every setting of the service and every tuning constant, read from
-the environment by pydantic-settings (README "Configuration" lists them all).
+the environment by pydantic-settings (docs/configuration.md lists them all).
 
 Environment names: ``DATABASE_URL``, and ``PREFSCORE_`` + the field's name in capitals
 (``PREFSCORE_THREADS`` for ``threads``), except ``PREFSCORE_METRICS`` (``metrics_enabled``)
@@ -178,6 +178,7 @@ class Settings(BaseSettings):
     log_format: str = "json"
     """``json`` (one object per line) or ``text``."""
     log_level: str = "INFO"
+    """``DEBUG``, ``INFO``, ``WARNING`` or ``ERROR``."""
     metrics_enabled: bool = Field(True, validation_alias=_env("metrics_enabled"))
     """``/metrics``; PREFSCORE_METRICS=0 hides it."""
     cors_origins: Origins = ()

@@ -25,7 +25,7 @@ SHARE_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 @dataclass(frozen=True)
 class Limits:
-    """What one key may store (README "Configuration"): deals per table, tables per owner,
+    """What one key may store (docs/configuration.md): deals per table, tables per owner,
     and how long an Idempotency-Key's answer is kept (None: for ever)."""
 
     deals_per_table: int = 2000

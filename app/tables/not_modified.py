@@ -2,7 +2,7 @@
 
 ``GET /v1/tables/{id}/sheet`` with ``If-None-Match`` is what a client polling a table sends
 most, and most of its cost was the framework finding the route and solving its dependencies
-around a point read (bench/PROFILE.md). This layer sits inside the rate limit, so the request
+around a point read (docs/performance.md). This layer sits inside the rate limit, so the request
 is counted and its key identified as every other; when the rate limit identified a valid key,
 it makes the route's own check (``app.kit.preconditions.sheet_not_modified``) and sends its 304.
 Everything else goes on to the route, which answers as it always has: no If-None-Match, no

@@ -63,7 +63,7 @@ def create_table(
     limits: Limits = DEFAULT_LIMITS,
 ) -> TableInfo:
     errors: list[FieldError] = []
-    # A seat given as a registered player or an external id is linked to the registry (README
+    # A seat given as a registered player or an external id is linked to the registry (docs/api.md,
     # "Players and statistics"); a plain name is not.
     links = {seat: p for seat, p in enumerate(players) if isinstance(p, SeatLink)}
     names = [player_name(p.name if isinstance(p, SeatLink) else p) for p in players]

@@ -1,4 +1,4 @@
-"""The player registry and a player's statistics across tables (README "Players and
+"""The player registry and a player's statistics across tables (docs/api.md "Players and
 statistics"): linking seats, the registry's routes, and the numbers of a short pulka."""
 
 from __future__ import annotations

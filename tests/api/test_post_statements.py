@@ -1,6 +1,6 @@
 """What a post says to the database: on PostgreSQL the deal, the table row, the kept answer
 and the notification are one statement after the locked read (each round trip was a good
-part of a post's CPU: bench/PROFILE.md); on SQLite, which has no data-modifying CTEs, a
+part of a post's CPU: docs/performance.md); on SQLite, which has no data-modifying CTEs, a
 statement each. The stored rows and the notification are what they were."""
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ def test_the_image_runs_healthy_as_its_user_and_keeps_the_sheet_on_its_volume(ap
         # The database is the file on the volume, written by the non-root user.
         listing = pm.podman("exec", name, "ls", "-ln", "/data").stdout
         assert "prefscore.db" in listing and " 10001 " in listing
-        # The README's backup: SQLite's online backup of the live file, taken in the container.
+        # The backup of docs/deployment.md: SQLite's online backup of the live file, taken in the container.
         backup = "import sqlite3; sqlite3.connect('/data/prefscore.db').backup(sqlite3.connect('/data/backup.db'))"
         pm.podman("exec", name, "python", "-c", backup)
         count = "import sqlite3; print(sqlite3.connect('/data/backup.db').execute('SELECT count(*) FROM deals').fetchone()[0])"

@@ -108,7 +108,7 @@ class Database:
     - ``write()``: one transaction that locks as it writes, as an ORM Session; ``write_core()``
       the same transaction, lock and queue as a plain Connection, for a use case that writes
       with Core statements only (posting a deal, the rate limit's counter): a Session around
-      a transaction costs more than the post's own statements (bench/PROFILE.md);
+      a transaction costs more than the post's own statements (docs/performance.md);
     - ``read()``: a consistent read of several statements (a Session);
     - ``lookup()``: one read-only statement without a transaction around it;
     - ``read_one_async()``: one read-only statement on the event loop (the sheet's ETag
@@ -271,7 +271,7 @@ class Database:
     def write_core(self) -> Iterator[Connection]:
         """``write()`` as a plain Connection, for a use case that writes with Core statements
         only (posting a deal): the same transaction, lock and queue without the Session's
-        layer over each statement (bench/PROFILE.md)."""
+        layer over each statement (docs/performance.md)."""
         if self._write_lock is None:
             with self.engine.begin() as conn:
                 yield conn

@@ -4,7 +4,7 @@ context (app/kit/middleware/request_context.py), the framework's 413 as problem+
 
 Each job stays in its own module; this only calls them in order, with one ``send`` wrapper
 per request instead of one per job: every layer cost a coroutine frame per call, a closure
-and a copy of the response headers per request (bench/PROFILE.md)."""
+and a copy of the response headers per request (docs/performance.md)."""
 
 from __future__ import annotations
 
