@@ -7,9 +7,10 @@ generated:
 - every error status (4xx, 5xx) is ``application/problem+json`` with the one ``Problem``
   schema;
 - the statuses every route can answer are declared where they can happen: 422 on a route
-  with parameters or a body, 413 on a route with a body (the body limit), 429 on a keyed
-  ``/v1`` route (the rate limit, with ``Retry-After``), 503 everywhere (the database is
-  unavailable, with ``Retry-After``);
+  with parameters or a body, 413 on a route with a body (the body limit), 429 on every
+  ``/v1`` route, keyed or reached by a share or scorer link (the rate limits and the fair
+  share of app/kit/middleware/rate_limit.py, with ``Retry-After``), 503 everywhere (the
+  database is unavailable, with ``Retry-After``);
 - the headers every answer of a kind carries are declared on it: ``X-Request-ID`` on all,
   ``WWW-Authenticate`` on 401, ``Retry-After`` and ``RateLimit-*`` on 429;
 - an optional parameter's schema is not nullable (it is left out, never sent as null);
@@ -28,6 +29,8 @@ from app.kit.problem_schemas import _DESCRIPTIONS, PROBLEM
 
 _PROBLEM_CONTENT = {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
 _FASTAPI_ONLY = ("HTTPValidationError", "ValidationError")
+# A route reached by a share or scorer link has no key to count: the link and the address are.
+_LINK_TOO_MANY = "too many requests through this link or from this address; retry after Retry-After seconds"
 _METHODS = ("get", "put", "post", "delete", "patch", "options", "head")
 
 
@@ -71,10 +74,12 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
                 statuses.add(422)
             if operation.get("requestBody"):
                 statuses.add(413)
-            if path.startswith("/v1/") and operation.get("security", None) != []:
+            if path.startswith("/v1/"):
                 statuses.add(429)
             for status in statuses:
                 responses.setdefault(str(status), {})
+            if "429" in responses and operation.get("security", None) == [] and not responses["429"].get("description"):
+                responses["429"]["description"] = _LINK_TOO_MANY
             for code, response in list(responses.items()):
                 if code[0] in "45":
                     responses[code] = _problem(int(code), response)

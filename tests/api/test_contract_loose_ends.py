@@ -44,3 +44,20 @@ def test_the_keys_times_carry_their_offset(client, admin_headers, doc):
     revoked = client.delete(f"/v1/keys/{listed[-1]['id']}", headers=admin_headers).json()
     _rfc3339_utc(revoked["created_at"])
     _rfc3339_utc(revoked["revoked_at"])
+
+
+def test_every_v1_operation_declares_its_429(doc):
+    """The share and scorer links are counted too (per link, per address, the fair share):
+    their routes answer 429 as the keyed ones do."""
+    linked = 0
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            if not path.startswith("/v1/"):
+                continue
+            linked += op.get("security") == []
+            refused = op["responses"].get("429")
+            assert refused is not None, (method, path)
+            assert refused["content"] == {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+            assert "Retry-After" in refused["headers"], (method, path)
+    assert linked >= 12
+
