@@ -4,6 +4,7 @@ forms refused."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 
 import pytest
@@ -61,3 +62,50 @@ def test_every_v1_operation_declares_its_429(doc):
             assert "Retry-After" in refused["headers"], (method, path)
     assert linked >= 12
 
+
+
+def _event_fields(wire: bytes) -> dict:
+    """One server-sent event as an EventSource reads it: {event, id, data}."""
+    fields: dict = {}
+    for line in wire.decode().splitlines():
+        if line and not line.startswith(":"):
+            name, _, value = line.partition(":")
+            fields[name] = fields[name] + "\n" + value.removeprefix(" ") if name in fields else value.removeprefix(" ")
+    return fields
+
+
+def test_the_event_streams_declare_each_event_and_its_json(api, doc):
+    """An event stream's schema describes one event (a checker validates each against it):
+    an object whose ``data`` is JSON of a named component, TableChange or StreamChange."""
+    from jsonschema import Draft202012Validator
+
+    from app.live.hub import RESUMED, Current, StreamNotice, TableEvent
+    from app.live.router import _sse
+
+    table = api.table()
+    api.deal(table["id"], {"type": "allpass", "tricks": {"0": 4, "1": 3, "2": 3}})
+    sheet = api.get(f"/v1/tables/{table['id']}/sheet").json()
+    current = Current(table["id"], api.owner, 1, 1, '"5d1e"', sheet)
+    wires = {
+        "sheet": _sse(TableEvent.of("sheet", current), owner_wide=False),
+        "deal.posted (owner-wide)": _sse(TableEvent.of("deal.posted", current), owner_wide=True),
+        "table.deleted": _sse(TableEvent("table.deleted", table["id"], 2), owner_wide=False),
+        "stream.resumed": _sse(StreamNotice(RESUMED, "back"), owner_wide=False).encode(),
+    }
+    components = {"components": doc["components"]}
+    streams = [
+        (path, item["get"]["responses"]["200"]["content"]["text/event-stream"]["schema"])
+        for path, item in doc["paths"].items()
+        if "text/event-stream" in item.get("get", {}).get("responses", {}).get("200", {}).get("content", {})
+    ]
+    assert len(streams) == 4
+    for path, schema in streams:
+        event = Draft202012Validator({**schema, **components})
+        data = schema["properties"]["data"]
+        assert data["contentMediaType"] == "application/json"
+        payload = Draft202012Validator({**data["contentSchema"], **components})
+        for name, wire in wires.items():
+            fields = _event_fields(wire)
+            assert not list(event.iter_errors(fields)), (path, name, fields)
+            assert not list(payload.iter_errors(json.loads(fields["data"]))), (path, name)
+    assert {"TableChange", "StreamChange", "Sheet"} <= set(doc["components"]["schemas"])
