@@ -109,3 +109,15 @@ def test_the_event_streams_declare_each_event_and_its_json(api, doc):
             assert not list(event.iter_errors(fields)), (path, name, fields)
             assert not list(payload.iter_errors(json.loads(fields["data"]))), (path, name)
     assert {"TableChange", "StreamChange", "Sheet"} <= set(doc["components"]["schemas"])
+
+
+def test_the_code_cites_the_api_document_by_its_path():
+    """The API document is docs/api.md; an "API.md" names no file of the project."""
+    from pathlib import Path
+
+    import app
+
+    root = Path(app.__file__).parent
+    citing = [str(p.relative_to(root)) for p in root.rglob("*.py") if "API.md" in p.read_text(encoding="utf-8")]
+    assert citing == []
+    assert (root.parent / "docs" / "api.md").is_file()
