@@ -121,3 +121,26 @@ def test_the_code_cites_the_api_document_by_its_path():
     citing = [str(p.relative_to(root)) for p in root.rglob("*.py") if "API.md" in p.read_text(encoding="utf-8")]
     assert citing == []
     assert (root.parent / "docs" / "api.md").is_file()
+
+
+def test_the_deprecated_forms_are_gone(api, client, doc):
+    """The settlement's ``stake`` (a copy of ``stake_exact``) and the share link listing's
+    ``deals`` (a copy of ``items``) were kept one version; a stake is a decimal, never a
+    fraction."""
+    table = api.table()
+    api.deal(table["id"], {"type": "allpass", "tricks": {"0": 4, "1": 3, "2": 3}})
+    token = table["share_token"]
+    settlement = api.get(f"/v1/tables/{table['id']}/settlement", params={"stake": "0.5"}).json()
+    assert "stake" not in settlement and settlement["stake_exact"] == "1/2" and settlement["stake_text"] == "0.5"
+    shared = client.get(f"/v1/shared/{token}", params={"stake": "0.5"}).json()
+    assert "stake" not in shared["settlement"] and shared["settlement"]["stake_exact"] == "1/2"
+    listing = client.get(f"/v1/shared/{token}/deals").json()
+    assert set(listing) == {"items", "next"} and [d["number"] for d in listing["items"]] == [1]
+    schemas = doc["components"]["schemas"]
+    assert "stake" not in schemas["SettlementOut"]["properties"]
+    assert "deals" not in schemas["SharedDealPage"]["properties"]
+    for url in (f"/v1/tables/{table['id']}/settlement", f"/v1/shared/{token}"):
+        for fraction in ("1/2", "2/4"):
+            refused = api.get(url, params={"stake": fraction})
+            assert refused.status_code == 422, refused.text
+            assert [e["field"] for e in refused.json()["errors"]] == ["stake"]
