@@ -15,6 +15,7 @@ import requests
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from .conftest import HARD_ADMIN_KEY
 from .harness import create_table
 
 schemathesis = pytest.importorskip("schemathesis")
@@ -130,3 +131,50 @@ def test_every_answer_conforms_to_the_served_schema(live):
         print(f"  {label}: {sorted(statuses)}")
     assert not failures, "\n\n".join(failures.values())
     assert sent["n"] >= len(operations) * 2
+
+
+def test_the_links_429_conforms_to_the_served_schema(servers, fresh_db):
+    """With a budget of one request per address, every share and scorer link route answers
+    429 (the links are counted by address before anything else): each such answer is one the
+    document declares, with its Retry-After."""
+    from schemathesis import GenerationMode
+    from schemathesis.specs.openapi.checks import (
+        content_type_conformance,
+        response_headers_conformance,
+        response_schema_conformance,
+        status_code_conformance,
+    )
+
+    checks = [status_code_conformance, content_type_conformance, response_headers_conformance, response_schema_conformance]
+    env = {"PREFSCORE_ANONYMOUS_RATE_LIMIT": "1", "PREFSCORE_RATE_LIMIT_WINDOW": "3600"}
+    server = servers.start(fresh_db, env=env)
+    headers = {"Authorization": f"Bearer {HARD_ADMIN_KEY}"}
+    target = Aim(server.url, headers)
+    schema = schemathesis.openapi.from_url(f"{server.url}/openapi.json")
+    schema.config.max_stream_events = 1
+    linked = [
+        o for o in (r.ok() for r in schema.get_all_operations())
+        if o.path.startswith(("/v1/shared/", "/v1/score/"))
+    ]
+    assert len(linked) == 12
+    session = requests.Session()
+    refused = []
+    for operation in linked:
+
+        @seed(SEED)
+        @settings(max_examples=1, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @given(case=operation.as_strategy(generation_mode=GenerationMode.POSITIVE))
+        def run(case):
+            target.aim(case)
+            for _ in range(2):  # the budget's one request may be this one
+                response = case.call(base_url=server.url, session=session, timeout=2)
+                if response.status_code == 429:
+                    break
+            assert response.status_code == 429, (case.operation.label, response.status_code, response.text[:300])
+            retry = {k.lower(): v for k, v in response.headers.items()}["retry-after"]
+            assert (retry[0] if isinstance(retry, list) else retry).isdigit()
+            case.validate_response(response, checks=checks)
+            refused.append(case.operation.label)
+
+        run()
+    assert sorted(set(refused)) == sorted(o.label for o in linked)
