@@ -269,7 +269,4 @@ class DealPage(Answer):
 
 
 class SharedDealPage(DealPage):
-    """A page of the share link's deal log. ``deals`` repeats ``items`` for the clients of the
-    first version, which read the whole log from it."""
-
-    deals: list[StoredDeal] = Field(deprecated=True, description="the same as items; goes in the next version")
+    """A page of the share link's deal log."""

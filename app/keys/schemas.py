@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from app.kit.schemas import Answer, Request
+from app.kit.schemas import Answer, Request, UtcTime
 
 
 class KeyCreate(Request):
@@ -30,8 +29,8 @@ class KeyListed(Answer):
     owner: str
     prefix: str = Field(description="the key's first characters, to tell keys apart")
     admin: bool = Field(description="whether the key may manage keys")
-    created_at: datetime
-    revoked_at: datetime | None = Field(description="when the key was revoked; null while it works")
+    created_at: UtcTime
+    revoked_at: UtcTime | None = Field(description="when the key was revoked; null while it works")
 
 
 class KeyList(Answer):

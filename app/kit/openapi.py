@@ -7,13 +7,16 @@ generated:
 - every error status (4xx, 5xx) is ``application/problem+json`` with the one ``Problem``
   schema;
 - the statuses every route can answer are declared where they can happen: 422 on a route
-  with parameters or a body, 413 on a route with a body (the body limit), 429 on a keyed
-  ``/v1`` route (the rate limit, with ``Retry-After``), 503 everywhere (the database is
-  unavailable, with ``Retry-After``);
+  with parameters or a body, 413 on a route with a body (the body limit), 429 on every
+  ``/v1`` route, keyed or reached by a share or scorer link (the rate limits and the fair
+  share of app/kit/middleware/rate_limit.py, with ``Retry-After``), 503 everywhere (the
+  database is unavailable, with ``Retry-After``);
 - the headers every answer of a kind carries are declared on it: ``X-Request-ID`` on all,
   ``WWW-Authenticate`` on 401, ``Retry-After`` and ``RateLimit-*`` on 429;
 - an optional parameter's schema is not nullable (it is left out, never sent as null);
-- ``HTTPValidationError`` and ``ValidationError`` are gone from the components.
+- ``HTTPValidationError`` and ``ValidationError`` are gone from the components;
+- the shapes named with ``name_schemas`` (no route's body nor answer, e.g. the JSON of an
+  event stream's events) are added to them.
 """
 
 from __future__ import annotations
@@ -22,12 +25,17 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from pydantic import TypeAdapter
 
 from app.kit.headers import RATE_LIMIT, REQUEST_ID, RETRY_AFTER, WWW_AUTHENTICATE
 from app.kit.problem_schemas import _DESCRIPTIONS, PROBLEM
 
 _PROBLEM_CONTENT = {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
 _FASTAPI_ONLY = ("HTTPValidationError", "ValidationError")
+# A route reached by a share or scorer link has no key to count: the link and the address are.
+_LINK_TOO_MANY = "too many requests through this link or from this address; retry after Retry-After seconds"
+# The shapes the document names though no route takes or answers one as its body.
+_NAMED: list[Any] = []
 _METHODS = ("get", "put", "post", "delete", "patch", "options", "head")
 
 
@@ -56,6 +64,21 @@ def _not_null(parameter: dict[str, Any]) -> None:
         parameter["schema"] = {**kept, **schema}
 
 
+def name_schemas(*types: Any) -> None:
+    """Name these types (pydantic models, TypedDicts) in the document's components, with the
+    types they refer to: a description can then point at them (an event's ``data``)."""
+    _NAMED.extend(t for t in types if t not in _NAMED)
+
+
+def _named_schemas() -> dict[str, Any]:
+    schemas: dict[str, Any] = {}
+    for named in _NAMED:
+        schema = TypeAdapter(named).json_schema(mode="serialization", ref_template="#/components/schemas/{model}")
+        schemas.update(schema.pop("$defs", {}))
+        schemas[named.__name__] = schema
+    return schemas
+
+
 def finish(document: dict[str, Any]) -> dict[str, Any]:
     """The document with the error declarations above (changed in place and returned)."""
     for path, item in document.get("paths", {}).items():
@@ -71,19 +94,24 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
                 statuses.add(422)
             if operation.get("requestBody"):
                 statuses.add(413)
-            if path.startswith("/v1/") and operation.get("security", None) != []:
+            if path.startswith("/v1/"):
                 statuses.add(429)
             for status in statuses:
                 responses.setdefault(str(status), {})
+            if "429" in responses and operation.get("security", None) == [] and not responses["429"].get("description"):
+                responses["429"]["description"] = _LINK_TOO_MANY
             for code, response in list(responses.items()):
                 if code[0] in "45":
                     responses[code] = _problem(int(code), response)
             for response in responses.values():
                 response["headers"] = {**response.get("headers", {}), **REQUEST_ID}
             operation["responses"] = dict(sorted(responses.items()))
-    schemas = document.get("components", {}).get("schemas", {})
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
     for name in _FASTAPI_ONLY:
         schemas.pop(name, None)
+    for name, schema in _named_schemas().items():
+        schemas.setdefault(name, schema)  # a shape a route already names stays as it is
+    document["components"]["schemas"] = dict(sorted(schemas.items()))
     return document
 
 

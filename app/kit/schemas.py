@@ -68,13 +68,22 @@ def absent_when_none(**kw: Any) -> Any:
     return Field(default=None, exclude_if=_none, **kw)
 
 
+def _utc(value: datetime) -> datetime:
+    if value.tzinfo is None:  # SQLite hands back naive UTC datetimes
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)  # PostgreSQL's are in the session's time zone
+
+
 def timestamp(value: datetime | None) -> str | None:
     """An ISO 8601 UTC time, "2026-12-01T08:00:00.123456Z"."""
     if value is None:
         return None
-    if value.tzinfo is None:  # SQLite hands back naive UTC datetimes
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return _utc(value).isoformat().replace("+00:00", "Z")
+
+
+# A moment of an answer declared ``format: date-time``: an RFC 3339 time in UTC, sent as
+# timestamp() writes it ("2026-12-01T08:00:00.123456Z") whichever database it comes from.
+UtcTime = Annotated[datetime, AfterValidator(_utc)]
 
 
 def _valid_text(value: Any) -> bool:

@@ -24,7 +24,9 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from typing import Annotated, Any, AsyncIterator
+from typing import Annotated, Any, AsyncIterator, Literal
+
+from typing_extensions import NotRequired, TypedDict
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
@@ -32,7 +34,9 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from app.kit.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
-from app.live.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Holder, StreamNotice, Subscription, TableEvent, TooManySubscriptions
+from app.live.hub import (
+    ADDRESS, INTERRUPTED, KEY, KINDS, RESUMED, SCORER_LINK, SHARE_TOKEN, Holder, StreamNotice, Subscription, TableEvent, TooManySubscriptions,
+)
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
 from app.tables import service as svc
@@ -44,6 +48,7 @@ from app.kit.deps import DB, KeyCaller
 from app.kit.problems import problem
 from app.tables.sheet_schemas import Sheet
 from app.kit.problem_schemas import problem_responses
+from app.kit.openapi import name_schemas
 router = APIRouter(prefix="/v1", tags=["events"])
 
 EVENT_STREAM = "text/event-stream"
@@ -88,11 +93,52 @@ _EXAMPLE = (
     'data: {"kind":"deal.posted","table":"9f0c...","revision":7,"etag":"\\"5d1e...\\"","sheet":{"deal_count":7,...}}\n\n'
     ": ping\n\n"
 )
+
+
+class TableChange(TypedDict):
+    """The JSON ``data`` of a table's event: what happened, the table's revision and, but for
+    ``table.deleted``, the new sheet and its ETag."""
+
+    kind: Literal[KINDS]  # type: ignore[valid-type]
+    table: str
+    revision: int
+    etag: NotRequired[str]
+    sheet: NotRequired[Sheet]
+
+
+class StreamChange(TypedDict):
+    """The JSON ``data`` of an event about the stream itself: the database connection lost
+    (``stream.interrupted``) or regained (``stream.resumed``)."""
+
+    kind: Literal[INTERRUPTED, RESUMED]  # type: ignore[valid-type]
+    detail: str
+
+
+name_schemas(TableChange, StreamChange)
+_DATA = [{"$ref": "#/components/schemas/TableChange"}, {"$ref": "#/components/schemas/StreamChange"}]
+# One event of the stream as an EventSource reads it (the schema of an event stream's media
+# type describes each event, as OpenAPI 3.2's itemSchema does); ": ping" comments are not events.
+_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": [*KINDS, INTERRUPTED, RESUMED], "description": "the kind of change (the data's kind)"},
+        "id": {"type": "string", "description": "the table's revision, {table}:{revision} on the owner-wide stream (stream.* events set none)"},
+        "data": {
+            "type": "string",
+            "description": "JSON: a TableChange, or a StreamChange for stream.interrupted and stream.resumed",
+            "contentMediaType": "application/json",
+            "contentSchema": {"oneOf": _DATA},
+        },
+        "retry": {"type": "integer", "minimum": 0},
+    },
+}
 _stream_description = (
     "an event stream: `event` is the kind (sheet, deal.posted, deal.undone, deal.corrected, "
     "table.renamed, table.archived, table.deleted; stream.interrupted and stream.resumed about "
     "the stream itself), `id` the revision, `data` JSON: kind, table, revision, etag and sheet "
-    "(the Sheet schema) for sheet changes"
+    "(the Sheet schema) for sheet changes (the TableChange schema), kind and detail about the "
+    "stream (the StreamChange schema). The schema describes one event."
 )
 
 
@@ -100,7 +146,7 @@ def stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
     return {
         200: {
             "description": _stream_description,
-            "content": {EVENT_STREAM: {"schema": {"type": "string"}, "example": _EXAMPLE}},
+            "content": {EVENT_STREAM: {"schema": _EVENT, "example": _EXAMPLE}},
         },
         **problem_responses(*errors),
     }

@@ -1,4 +1,4 @@
-"""Typed deal inputs (API.md "Deals") and their shape checks.
+"""Typed deal inputs (docs/api.md, posting a deal) and their shape checks.
 
 ``Deal.from_dict`` takes the JSON body of a deal and checks its shape: known
 fields, types, seat keys. Whether the deal fits the table (active seats, tricks

@@ -226,6 +226,6 @@ def get_shared_deals(
     items = [StoredDeal.of(d) for d in page.deals]
     nxt = f"/v1/shared/{token}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
     response.headers.update(headers)
-    return SharedDealPage(items=items, next=nxt, deals=items)
+    return SharedDealPage(items=items, next=nxt)
 
 

@@ -134,10 +134,6 @@ class TransferOut(BaseModel):
 
 class SettlementOut(Answer):
     final: bool = Field(description="the game is over; otherwise what it would be if it ended now")
-    stake: str = absent_when_none(
-        deprecated=True,
-        description="the exact stake as given by ?stake= (same as stake_exact; use stake_exact, this field goes in the next version)",
-    )
     stake_exact: str = absent_when_none(description='?stake=, exact: "1/2" for 0.5')
     stake_text: str = absent_when_none(description='?stake= as a decimal: "0.5"')
     players: list[SettlementPlayer]
@@ -147,8 +143,7 @@ class SettlementOut(Answer):
     def of(cls, table: TableInfo, result: Settlement, stake: Fraction | None) -> "SettlementOut":
         given: dict[str, str] = {}
         if stake is not None:
-            exact = amounts.exact_text(stake)
-            given = {"stake": exact, "stake_exact": exact, "stake_text": amounts.decimal_text(stake)}
+            given = {"stake_exact": amounts.exact_text(stake), "stake_text": amounts.decimal_text(stake)}
         return cls(
             final=result.final,
             **given,

@@ -60,7 +60,7 @@ def test_links_of_an_owner_without_a_working_key_stop_working(client, admin_head
     ):
         assert r.status_code == 404, r.text
     # nothing was written through it
-    assert client.get(f"/v1/shared/{table['share_token']}/deals").json()["deals"] == []
+    assert client.get(f"/v1/shared/{table['share_token']}/deals").json()["items"] == []
     # a new key for the owner: the owner's links work again
     client.post("/v1/keys", json={"owner": owner}, headers=admin_headers)
     assert client.get(f"/v1/score/{token}").status_code == 200

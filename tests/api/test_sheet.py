@@ -70,7 +70,7 @@ def test_settlement_stake(api):
     for body in PULKA:
         api.deal(tid, body)
     s = api.get(f"/v1/tables/{tid}/settlement", params={"stake": "0.5"}).json()
-    assert s["final"] is True and s["stake"] == "1/2"
+    assert s["final"] is True and s["stake_exact"] == "1/2" and "stake" not in s  # the deprecated copy went
     assert [p["balance"] for p in s["players"]] == [-6, -19, 25]
     assert [p["balance_exact"] for p in s["players"]] == ["-6", "-19", "25"]
     assert s["transfers"] == [{"from": 0, "to": 2, "amount": 6}, {"from": 1, "to": 2, "amount": 19}]

@@ -117,7 +117,7 @@ def test_import_reads_every_listing_shape(run, tmp_path, client, owner_key, shap
     data = {
         "keyed page": keyed,
         "shared page": {"items": shared["items"], "next": shared["next"]},
-        "first shared shape": {"deals": shared["deals"]},
+        "first shared shape": {"deals": shared["items"]},  # a file saved from the first version
         "list": keyed["items"],
     }[shape]
     path = tmp_path / "deals.json"

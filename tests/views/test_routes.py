@@ -48,7 +48,7 @@ def test_share_link_pictures_and_page_work_without_a_key(api, client):
     assert client.get(f"/v1/shared/{token}/sheet.svg", headers={"If-None-Match": svg.headers["etag"]}).status_code == 304
     deals = client.get(f"/v1/shared/{token}/deals")
     assert deals.status_code == 200
-    [deal] = deals.json()["deals"]
+    [deal] = deals.json()["items"]
     assert deal["number"] == 1 and deal["contract"] == "7H"
     assert {"kind": "mountain", "seat": 1, "amount": 8} in deal["entries"]
     assert client.get(f"/v1/shared/{token}/deals", headers={"If-None-Match": deals.headers["etag"]}).status_code == 304
