@@ -12,8 +12,13 @@ import hashlib
 from fractions import Fraction
 
 from app.rules import amounts
+
 # Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
 RENDER_VERSION = 2
+# Bumped when the settlement's or the share link's JSON changes shape for the same sheet (2: the
+# deprecated ``stake`` and ``deals`` fields went), so that a client's copy is not revalidated
+# into the old shape.
+JSON_SHAPE = 2
 CACHE = "private, no-cache"  # each client keeps its copy and asks again with If-None-Match
 
 
@@ -36,11 +41,11 @@ def _stake_part(stake: Fraction | None) -> str:
 
 
 def settlement_etag(sheet_etag: str, stake: Fraction | None) -> str:
-    return _derived(sheet_etag, "settle", _stake_part(stake))
+    return _derived(sheet_etag, f"settle{JSON_SHAPE}", _stake_part(stake))
 
 
 def shared_etag(sheet_etag: str, stake: Fraction | None) -> str:
-    return _derived(sheet_etag, "shared", _stake_part(stake))
+    return _derived(sheet_etag, f"shared{JSON_SHAPE}", _stake_part(stake))
 
 
 def picture_etag(sheet_etag: str, fmt: str, lang: str, layout: str) -> str:

@@ -67,3 +67,13 @@ def test_the_304s_are_counted_by_the_rate_limit(settings, db, admin_headers, an_
         etag = c.get(f"/v1/tables/{tid}/sheet", headers=auth).headers["etag"]  # 2
         polls = [c.get(f"/v1/tables/{tid}/sheet", headers={**auth, "If-None-Match": etag}).status_code for _ in range(3)]
     assert polls == [304, 304, 429]  # requests 3 and 4 within the limit of 4, the 5th refused
+
+
+def test_the_settlement_and_share_etags_name_the_json_shape():
+    # The settlement's and the share link's JSON lost their deprecated fields (``stake``,
+    # ``deals``): a copy cached before must not be revalidated as current (304) after.
+    from app.kit import etags as tags
+
+    sheet = '"abc"'
+    assert tags.settlement_etag(sheet, None) == '"abc-settle2-s0"'
+    assert tags.shared_etag(sheet, None) == '"abc-shared2-s0"'
