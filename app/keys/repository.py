@@ -1,0 +1,57 @@
+"""The API keys' SQL (table ``api_keys``): only a key's hash is stored, with its first
+characters as an indexed prefix (app/keys/service.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from typing import Any
+
+from sqlalchemy import Connection, Row, exists, or_, select
+from sqlalchemy.orm import Session
+
+from app.kit.db import ApiKey
+
+# The owner the environment admin key acts for (app/keys/service.py): it has no stored key.
+ADMIN_OWNER = "admin"
+
+
+def insert_key(session: Session, *, owner: str, prefix: str, digest: str, admin: bool) -> None:
+    session.add(ApiKey(owner=owner, prefix=prefix, hash=digest, is_admin=admin))
+
+
+def all_keys(session: Session) -> list[ApiKey]:
+    """Every stored key, revoked ones included, in id order."""
+    return list(session.scalars(select(ApiKey).order_by(ApiKey.id)))
+
+
+def revoke(session: Session, key_id: int, now: datetime) -> ApiKey | None:
+    """Mark the key revoked at ``now`` unless it already is; the key (None when there is none)."""
+    row = session.get(ApiKey, key_id)
+    if row is not None and row.revoked_at is None:
+        row.revoked_at = now
+    return row
+
+
+def states(conn: Connection, key_ids: list[int]) -> list[Row]:
+    """(id, hash, revoked_at) of those of ``key_ids`` that are stored."""
+    return conn.execute(select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))).all()  # type: ignore[return-value]
+
+
+def working_with_prefix(conn: Connection, prefix: str) -> list[Row]:
+    """(id, owner, hash, is_admin) of the keys not revoked whose prefix is ``prefix``."""
+    return conn.execute(  # type: ignore[return-value]
+        select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(ApiKey.prefix == prefix, ApiKey.revoked_at.is_(None))
+    ).all()
+
+
+def owner_has_a_key(owner_column: Any) -> Any:
+    """A condition on ``owner_column``: the owner has a working key. A scorer link works only
+    while its table's owner has one: revoking every key of an owner ends the owner's links
+    too (a new key brings them back). The environment admin key's owner has no stored key
+    and always has that one; no key can be made for it."""
+    keys = ApiKey.__table__
+    return or_(
+        owner_column == ADMIN_OWNER,
+        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
+    )
