@@ -27,7 +27,6 @@ from app.kit.problem_schemas import problem_responses
 from app.records.schemas import Record
 
 router = APIRouter(prefix="/v1/tables", tags=["records"], route_class=BodyRoute)
-IMPORT_PATH = "/v1/tables/import"
 CSV = "text/csv"
 IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
 
