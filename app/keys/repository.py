@@ -25,7 +25,7 @@ def all_keys(session: Session) -> list[ApiKey]:
     return list(session.scalars(select(ApiKey).order_by(ApiKey.id)))
 
 
-def revoke(session: Session, key_id: int, now: datetime) -> ApiKey | None:
+def mark_revoked(session: Session, key_id: int, now: datetime) -> ApiKey | None:
     """Mark the key revoked at ``now`` unless it already is; the key (None when there is none)."""
     row = session.get(ApiKey, key_id)
     if row is not None and row.revoked_at is None:
@@ -33,7 +33,7 @@ def revoke(session: Session, key_id: int, now: datetime) -> ApiKey | None:
     return row
 
 
-def states(conn: Connection, key_ids: list[int]) -> list[Row]:
+def key_states(conn: Connection, key_ids: list[int]) -> list[Row]:
     """(id, hash, revoked_at) of those of ``key_ids`` that are stored."""
     return conn.execute(select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))).all()  # type: ignore[return-value]
 

@@ -113,7 +113,7 @@ def revoke_key(db: Database, key_id: int) -> KeyInfo:
     """Revoke a stored key (again: no change). It stops working here at once and on every
     other process when its cached answer expires."""
     with db.write() as session:
-        row = repository.revoke(session, key_id, utcnow())
+        row = repository.mark_revoked(session, key_id, utcnow())
         if row is None:
             raise NotFound(f"no key with id {key_id}")
         info = _info(row)
@@ -128,7 +128,7 @@ def revoked_among(db: Database, key_ids: list[int]) -> set[int]:
     if not key_ids:
         return set()
     with db.lookup() as conn:
-        rows = repository.states(conn, key_ids)
+        rows = repository.key_states(conn, key_ids)
     cache = _cache_of(db)
     for row in rows:
         if row.revoked_at is not None:
