@@ -99,3 +99,7 @@ def _committed(session: Session) -> None:
 @event.listens_for(Session, "after_rollback")
 def _rolled_back(session: Session) -> None:
     session.info.pop(_PENDING, None)
+
+
+# CHANNEL and NOTIFY are the repository's, named here for the writers that announce.
+__all__ = ["CHANNEL", "NOTIFY", "Sink", "add_sink", "announce", "committed", "notification", "origin", "remove_sink"]
