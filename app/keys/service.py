@@ -26,16 +26,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Union
 
-from sqlalchemy import select
-
+from app.keys import repository
 from app.kit.callers import ADMIN_OWNER, ENV_ADMIN, Caller, env_admin
 from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
 from app.kit.db import ApiKey, Database
 from app.kit.db.models import utcnow
-
-from app.rules import FieldError
-
 from app.kit.errors import NotFound, Unprocessable
+from app.rules import FieldError
 
 KEY_PREFIX = "pk_"
 OWNER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
@@ -88,7 +85,7 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
         )
     key = new_key()
     with db.write() as session:
-        session.add(ApiKey(owner=owner, prefix=key[:KEY_PREFIX_LENGTH], hash=hash_key(key), is_admin=admin))
+        repository.insert_key(session, owner=owner, prefix=key[:KEY_PREFIX_LENGTH], digest=hash_key(key), admin=admin)
     return key
 
 
@@ -98,18 +95,16 @@ def _info(row: ApiKey) -> KeyInfo:
 
 def list_keys(db: Database) -> list[KeyInfo]:
     with db.read() as session:
-        return [_info(row) for row in session.scalars(select(ApiKey).order_by(ApiKey.id))]
+        return [_info(row) for row in repository.all_keys(session)]
 
 
 def revoke_key(db: Database, key_id: int) -> KeyInfo:
     """Revoke a stored key (again: no change). It stops working here at once and on every
     other process when its cached answer expires."""
     with db.write() as session:
-        row = session.get(ApiKey, key_id)
+        row = repository.mark_revoked(session, key_id, utcnow())
         if row is None:
             raise NotFound(f"no key with id {key_id}")
-        if row.revoked_at is None:
-            row.revoked_at = utcnow()
         info = _info(row)
         digest = row.hash
     _cache_of(db).drop(digest)
@@ -122,7 +117,7 @@ def revoked_among(db: Database, key_ids: list[int]) -> set[int]:
     if not key_ids:
         return set()
     with db.lookup() as conn:
-        rows = conn.execute(select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))).all()
+        rows = repository.key_states(conn, key_ids)
     cache = _cache_of(db)
     for row in rows:
         if row.revoked_at is not None:
@@ -153,11 +148,7 @@ def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
     if cached is not None:
         return cached or None
     with db.lookup() as conn:
-        rows = conn.execute(
-            select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(
-                ApiKey.prefix == token[:KEY_PREFIX_LENGTH], ApiKey.revoked_at.is_(None)
-            )
-        ).all()
+        rows = repository.working_with_prefix(conn, token[:KEY_PREFIX_LENGTH])
     if not rows:
         hmac.compare_digest(digest, _DUMMY_HASH)
         cache.put(digest, INVALID)

@@ -41,11 +41,10 @@ from collections import OrderedDict, deque
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from sqlalchemy import delete
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.kit.db import Database
-from app.kit.db.models import RateLimitRow
+from app.kit.repository import forget_windows_before, reserve_hits
 from app.kit.settings import default_of
 
 log = logging.getLogger("prefscore.ratelimit")
@@ -92,25 +91,16 @@ class RateLimiter:
         self._seen_window: int | None = None
         self._leases: dict[str, _Lease] = {}
         self._lock = threading.Lock()
-        self.table = RateLimitRow.__table__
-        if db.dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        self._insert = insert
 
     def _upsert(self, bucket: str, window: int, n: int = 1) -> int:
-        t = self.table
-        stmt = self._insert(t).values(bucket=bucket, window=window, count=n)
-        stmt = stmt.on_conflict_do_update(index_elements=[t.c.bucket, t.c.window], set_={"count": t.c.count + n}).returning(t.c.count)
         # db.write_core(): on SQLite it queues with the service's other writers
         # (app/kit/db/engine.py); Core statements only, so no ORM Session around them.
-        with self.db.write_core() as session:
-            count = session.execute(stmt).scalar_one()
+        with self.db.write_core() as conn:
+            count = reserve_hits(conn, bucket, window, n)
             if self._seen_window != window:
                 self._seen_window = window
-                session.execute(delete(t).where(t.c.window < window - 1))
-        return int(count)
+                forget_windows_before(conn, window - 1)
+        return count
 
     def _window(self, now: float | None) -> tuple[int, int]:
         now = time.time() if now is None else now

@@ -20,17 +20,15 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import bindparam, event, func, select
+from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-log = logging.getLogger("prefscore.events")
-CHANNEL = "prefscore_tables"
-_PENDING = "prefscore_changes"
+from app.live.repository import CHANNEL, NOTIFY, notify
 
-# PostgreSQL's notification of a change, as a column expression, so that a write can carry
-# it in its own statement; its parameter is ``notification``, the text ``notification()`` makes.
-NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
-_NOTIFY_ALONE = select(NOTIFY)
+log = logging.getLogger("prefscore.events")
+_PENDING = "prefscore_changes"
+# NOTIFY: the notification as a column expression, for a write that carries it in its own
+# statement (posting a deal); its parameter ``notification`` is the text ``notification()`` makes.
 
 # (table_id, owner, revision, kind, stored) -> None, called after commit from the writing
 # thread; ``stored`` is the table as the write stored it (an app.tables.service.TableInfo)
@@ -63,7 +61,7 @@ def announce(session: Session, table_id: str, owner: str, revision: int, kind: s
     """Announce that ``table_id`` is at ``revision`` after a change of ``kind`` (one of
     app.live.KINDS), once this transaction commits."""
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(_NOTIFY_ALONE, {"notification": notification(table_id, owner, revision, kind)})
+        notify(session, notification(table_id, owner, revision, kind))
     session.info.setdefault(_PENDING, []).append((table_id, owner, revision, kind, None))
 
 
@@ -101,3 +99,7 @@ def _committed(session: Session) -> None:
 @event.listens_for(Session, "after_rollback")
 def _rolled_back(session: Session) -> None:
     session.info.pop(_PENDING, None)
+
+
+# CHANNEL and NOTIFY are the repository's, named here for the writers that announce.
+__all__ = ["CHANNEL", "NOTIFY", "Sink", "add_sink", "announce", "committed", "notification", "origin", "remove_sink"]

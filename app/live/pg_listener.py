@@ -15,8 +15,9 @@ import logging
 
 import psycopg
 
-from app.live.announce import CHANNEL, origin
+from app.live.announce import origin
 from app.live.hub import Hub
+from app.live.repository import listen, ping
 
 log = logging.getLogger("prefscore.events")
 
@@ -44,7 +45,7 @@ class PgListener:
                 continue
             try:
                 async with conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
+                    await listen(conn)
                     self.connections += 1
                     pause = 0.2
                     self.listening.set()
@@ -69,7 +70,7 @@ class PgListener:
                 got = True
                 self._note(note.payload)
             if not got:
-                await asyncio.wait_for(conn.execute("SELECT 1"), self.check_seconds)
+                await asyncio.wait_for(ping(conn), self.check_seconds)
 
     def _note(self, payload: str) -> None:
         try:

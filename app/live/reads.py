@@ -7,11 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import or_, select
-
+from app.kit.db import Database
 from app.kit.limits import REVISIONS_CHUNK
-from app.kit.db import Database, ScorerLinkRow, TableRow
-from app.scorer.repository import owner_has_a_key
+from app.live import repository
 from app.tables.model import TableInfo
 from app.tables.service import get_tables
 
@@ -45,18 +43,12 @@ def load_owner_tables(db: Database, render: Render, owner: str) -> dict[str, Cur
 
 def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[str, tuple[str, int, int]]:
     """(owner, revision, deal_count) of ``tables`` and of every table of ``owners``."""
-    t = TableRow.__table__
     out: dict[str, tuple[str, int, int]] = {}
     with db.lookup() as conn:
         for chunk in _chunks(tables):
             if not chunk and not owners:
                 continue
-            conditions = []
-            if chunk:
-                conditions.append(t.c.id.in_(chunk))
-            if owners:
-                conditions.append(t.c.owner.in_(owners))
-            for row in conn.execute(select(t.c.id, t.c.owner, t.c.revision, t.c.deal_count).where(or_(*conditions))):
+            for row in repository.revisions(conn, chunk, owners):
                 out[row.id] = (row.owner, row.revision, row.deal_count)
             owners = []  # read once
     return out
@@ -65,18 +57,9 @@ def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[s
 def load_revoked_links(db: Database, link_ids: list[int]) -> set[int]:
     """Of the scorer links ``link_ids``, those revoked or gone, or whose owner has no working
     key left: one statement per chunk, for every stream of those links at once."""
-    links = ScorerLinkRow.__table__
-    tables = TableRow.__table__
     wanted = sorted(set(link_ids))
     working: set[int] = set()
     with db.lookup() as conn:
         for i in range(0, len(wanted), REVISIONS_CHUNK):
-            chunk = wanted[i : i + REVISIONS_CHUNK]
-            working.update(
-                conn.execute(
-                    select(links.c.id)
-                    .join(tables, tables.c.id == links.c.table_id)
-                    .where(links.c.id.in_(chunk), links.c.revoked_at.is_(None), owner_has_a_key(tables.c.owner))
-                ).scalars()
-            )
+            working.update(repository.working_links(conn, wanted[i : i + REVISIONS_CHUNK]))
     return set(wanted) - working

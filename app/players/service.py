@@ -12,28 +12,25 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 from datetime import date, datetime
-from typing import Sequence
+from typing import Any, Sequence
 
-from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
-from app.kit.db import Database, PlayerRow, PlayerTableRow
+from app.kit.db import Database
 from app.kit.db.models import utcnow
-from app.rules import FieldError
-
-from app.players import stats as player_stats
 from app.kit.errors import Conflict, NotFound, Unprocessable
+from app.kit.repository import lock_owner
+from app.players import repository
+from app.players import stats as player_stats
 from app.players.stats import PlayerStats, Tally
-from app.tables.model import player_name
-from app.tables.repository import lock_owner
+from app.rules import FieldError
 
 PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 # The most players one owner may register: a registry, not a store one key can fill for ever.
-from app.kit.limits import PLAYERS_PER_OWNER  # noqa: E402
-_PLAYERS = PlayerRow.__table__
-_ROWS = PlayerTableRow.__table__
+from app.kit.limits import PLAYERS_PER_OWNER
 
 
 @dataclass(frozen=True)
@@ -60,18 +57,25 @@ def new_player_id() -> str:
     return f"{time.time_ns():016x}{os.urandom(8).hex()}"
 
 
-def _player(row: PlayerRow) -> Player:
+def player_name(raw: str) -> str:
+    """A player's name as stored, at a table's seat as in the registry: trimmed and in
+    Unicode NFC, so that "é" typed as one code point or as "e" and a combining accent is one
+    name."""
+    return unicodedata.normalize("NFC", raw.strip())
+
+
+def _player(row: Any) -> Player:
     return Player(row.id, row.name, row.external_id, row.created_at, row.updated_at)
 
 
-def _load(session: Session, owner: str, player_id: str) -> PlayerRow:
+def _load(session: Session, owner: str, player_id: str) -> Player:
     """One owner's player; another owner's is not found."""
     if not PLAYER_ID_RE.fullmatch(player_id):
         raise NotFound(f"no player {player_id[:40]!r}")
-    row = session.scalars(select(PlayerRow).where(PlayerRow.id == player_id, PlayerRow.owner == owner)).one_or_none()
+    row = repository.find_player(session, owner, player_id)
     if row is None:
         raise NotFound(f"no player {player_id!r}")
-    return row
+    return _player(row)
 
 
 def _name(raw: str, field: str) -> str:
@@ -84,9 +88,7 @@ def _name(raw: str, field: str) -> str:
 
 
 def _external_taken(session: Session, owner: str, external_id: str, field: str, but: str | None = None) -> None:
-    other = session.scalar(
-        select(PlayerRow.id).where(PlayerRow.owner == owner, PlayerRow.external_id == external_id)
-    )
+    other = repository.player_of_external_id(session, owner, external_id)
     if other is not None and other != but:
         raise Conflict(
             f"the external id {external_id!r} is already another player's ({other})",
@@ -99,30 +101,26 @@ def create_player(db: Database, owner: str, *, name: str, external_id: str | Non
     name = _name(name, "name")
     with db.write() as session:
         lock_owner(session, owner)  # an external id is checked and taken under the owner's lock
-        count = session.scalar(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner))
+        count = repository.count_players(session, owner)
         if count >= PLAYERS_PER_OWNER:
             raise Conflict(f"this key's owner has {count} players, the most one owner may register", reason="player_limit")
         if external_id is not None:
             _external_taken(session, owner, external_id, "external_id")
         now = utcnow()
-        row = PlayerRow(id=new_player_id(), owner=owner, name=name, external_id=external_id, created_at=now, updated_at=now)
-        session.add(row)
-        session.flush()
-        return _player(row)
+        player = Player(new_player_id(), name, external_id, now, now)
+        repository.insert_player(session, player_id=player.id, owner=owner, name=name, external_id=external_id, now=now)
+        return player
 
 
 def get_player(db: Database, owner: str, player_id: str) -> Player:
     with db.read() as session:
-        return _player(_load(session, owner, player_id))
+        return _load(session, owner, player_id)
 
 
 def list_players(db: Database, owner: str, *, after: str | None = None, limit: int = 50) -> tuple[list[Player], str | None]:
     """Keyset paging in creation order: the players after id ``after``; the last id when more follow."""
     with db.read() as session:
-        query = select(PlayerRow).where(PlayerRow.owner == owner)
-        if after is not None:
-            query = query.where(PlayerRow.id > after)
-        rows = session.scalars(query.order_by(PlayerRow.id).limit(limit + 1)).all()
+        rows = repository.players_after(session, owner, after, limit + 1)
         players = [_player(r) for r in rows[:limit]]
         return players, (players[-1].id if len(rows) > limit else None)
 
@@ -137,23 +135,23 @@ def update_player(db: Database, owner: str, player_id: str, *, name: str | None 
         name = _name(name, "name")
     with db.write() as session:
         lock_owner(session, owner)
-        row = _load(session, owner, player_id)
+        player = _load(session, owner, player_id)
         if external_id is not _UNSET and external_id is not None:
-            _external_taken(session, owner, external_id, "external_id", but=row.id)  # type: ignore[arg-type]
+            _external_taken(session, owner, external_id, "external_id", but=player.id)  # type: ignore[arg-type]
+        changes: dict[str, Any] = {"updated_at": utcnow()}
         if name is not None:
-            row.name = name
+            changes["name"] = name
         if external_id is not _UNSET:
-            row.external_id = external_id  # type: ignore[assignment]
-        row.updated_at = utcnow()
-        session.flush()
-        return _player(row)
+            changes["external_id"] = external_id
+        repository.change_player(session, player.id, **changes)
+        return replace(player, **changes)
 
 
 def stats(
     db: Database, owner: str, player_id: str, *, convention: str | None = None, since: date | None = None, until: date | None = None
 ) -> tuple[Player, PlayerStats]:
     with db.read() as session:
-        player = _player(_load(session, owner, player_id))
+        player = _load(session, owner, player_id)
         return player, player_stats.player_stats(session, player.id, convention=convention, since=since, until=until)
 
 
@@ -181,27 +179,18 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
     ids: dict[int, str] = {}
     for seat, link in sorted(links.items()):
         if link.player is not None:
-            found = (
-                session.scalar(select(PlayerRow.id).where(PlayerRow.id == link.player, PlayerRow.owner == owner))
-                if PLAYER_ID_RE.fullmatch(link.player)
-                else None
-            )
+            found = repository.owned_player_id(session, owner, link.player) if PLAYER_ID_RE.fullmatch(link.player) else None
             if found is None:
                 raise Unprocessable(
                     f"no player {link.player[:40]!r}", [FieldError(f"players.{seat}.player", "no such player of this key's owner")]
                 )
             ids[seat] = found
         else:
-            found = session.scalar(
-                select(PlayerRow.id).where(PlayerRow.owner == owner, PlayerRow.external_id == link.external_id)
-            )
+            found = repository.player_of_external_id(session, owner, link.external_id)  # type: ignore[arg-type]
             if found is None:
                 found = new_player_id()
-                now = utcnow()
-                session.execute(
-                    insert(_PLAYERS).values(
-                        id=found, owner=owner, name=link.name, external_id=link.external_id, created_at=now, updated_at=now
-                    )
+                repository.insert_player(
+                    session, player_id=found, owner=owner, name=link.name, external_id=link.external_id, now=utcnow()
                 )
             ids[seat] = found
     dup = {}
@@ -213,8 +202,8 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
             )
         dup[pid] = seat
     empty = Tally().to_json()
-    session.execute(
-        insert(_ROWS),
+    repository.insert_seat_rows(
+        session,
         [
             {
                 "player_id": pid,
@@ -242,6 +231,7 @@ __all__: Sequence[str] = [
     "get_player",
     "link_seats",
     "list_players",
+    "player_name",
     "stats",
     "update_player",
 ]

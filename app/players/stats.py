@@ -24,16 +24,13 @@ from datetime import date, datetime, time, timedelta, timezone
 from fractions import Fraction
 from typing import Any, Iterable
 
-from sqlalchemy import JSON, Connection, bindparam, func, select, update
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
-from app.kit.db import DealRow, PlayerTableRow, TableRow
+from app.players import repository
 from app.rules import Deal, Entry, Rules, TableState, amount_from_json, amount_to_json, apply_deal, exact
 from app.rules.settlement import balances as final_balances
 
-_ROWS = PlayerTableRow.__table__
-_DEALS = DealRow.__table__
-_TABLES = TableRow.__table__
 # An all-pass streak counts once for its players when it reaches this many deals.
 LONG_STREAK = 3
 
@@ -158,30 +155,8 @@ def _balances(rules: Rules, state: TableState) -> list[Fraction | int]:
 
 # --- the hooks of app/deals/service.py ------------------------------------------------
 
-# Built once, executed with parameters: no statement construction per post or refold.
-_LINKED_AT = select(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally).where(_ROWS.c.table_id == bindparam("table_id"))
-_REWRITE = (
-    update(_ROWS)
-    .where(_ROWS.c.id == bindparam("row_id"))
-    .values(
-        tally=bindparam("new_tally"),
-        deal_count=bindparam("new_count"),
-        finished=bindparam("new_finished"),
-        balance=bindparam("new_balance"),
-    )
-)
-
-
-def registered_seats(dialect: str, table: Any) -> Any:
-    """A column for the post's read of the table row (``table`` is the tables Table): the rows
-    of the table's registered seats as one JSON array of ``[id, seat, tally]`` (null or empty
-    when none), read through the ``player_tables`` unique index in the statement that locks
-    the table instead of a query of its own."""
-    if dialect == "postgresql":
-        rows = func.json_agg(func.json_build_array(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally), type_=JSON)
-    else:
-        rows = func.json_group_array(func.json_array(_ROWS.c.id, _ROWS.c.seat, func.json(_ROWS.c.tally)), type_=JSON)
-    return select(rows).where(_ROWS.c.table_id == table.c.id).scalar_subquery().label("registered")
+# The column the post's read of the table row carries (app/deals/service.py).
+registered_seats = repository.registered_seats
 
 
 def on_deal_posted(
@@ -211,19 +186,19 @@ def on_deal_posted(
                 "new_balance": str(balances[seat]),
             }
         )
-    session.execute(_REWRITE, changes)
+    repository.rewrite_seat_rows(session, changes)
 
 
 def on_log_refolded(session: Session, table_id: str, rules: Rules, first_dealer: int) -> None:
     """In an undo's or a correction's transaction, once the log is written: each registered
     seat's row made again from the stored log."""
-    linked = session.execute(_LINKED_AT, {"table_id": table_id}).all()
+    linked = repository.linked_seat_rows(session, table_id)
     if not linked:
         return
-    bodies = session.scalars(select(_DEALS.c.body).where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number))
+    bodies = repository.deal_bodies(session, table_id)
     rows = recompute(rules, first_dealer, bodies, [r.seat for r in linked])
-    session.execute(
-        _REWRITE,
+    repository.rewrite_seat_rows(
+        session,
         [
             {
                 "row_id": r.id,
@@ -258,15 +233,14 @@ def player_stats(
 ) -> PlayerStats:
     """The sum of the player's rows: tables created from ``since`` to ``until`` (UTC dates,
     both included), of ``convention`` when given."""
-    query = select(_ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
-        _ROWS.c.player_id == player_id
+    rows = repository.stat_rows(
+        session,
+        player_id,
+        convention=convention,
+        since=_start(since) if since is not None else None,
+        # up to date.max: no upper bound (and no day after it)
+        before=_start(until + timedelta(days=1)) if until is not None and until < date.max else None,
     )
-    if convention is not None:
-        query = query.where(_ROWS.c.convention == convention)
-    if since is not None:
-        query = query.where(_ROWS.c.table_created_at >= _start(since))
-    if until is not None and until < date.max:  # up to date.max: no upper bound (and no day after it)
-        query = query.where(_ROWS.c.table_created_at < _start(until + timedelta(days=1)))
     # Summed as stored (ints, and "p/q" text only where a fraction occurs): a player at a few
     # hundred tables is summed in about a millisecond, no Tally built per row.
     declared: dict[str, list[int]] = {}
@@ -276,7 +250,7 @@ def player_stats(
     written: list[Any] = [0]
     received: list[Any] = [0]
     balance: Any = 0
-    for count, done, bal, tally in session.execute(query).all():  # one fetchall, not a fetch per row
+    for count, done, bal, tally in rows:  # one fetchall, not a fetch per row
         tables += 1
         deals += count
         if done:
@@ -321,11 +295,7 @@ def _sum_amounts(values: list[Any]) -> Fraction | int:
 
 def stored_rows(session: Session, table_id: str) -> dict[int, TableTally]:
     """The rows of a table as stored (for the tests' comparison with ``recompute``)."""
-    rows = session.execute(
-        select(_ROWS.c.seat, _ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
-            _ROWS.c.table_id == table_id
-        )
-    ).all()
+    rows = repository.seat_rows(session, table_id)
     return {
         r.seat: TableTally(r.seat, r.deal_count, bool(r.finished), exact(Fraction(r.balance)), Tally.from_json(r.tally))
         for r in rows

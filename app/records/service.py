@@ -15,10 +15,8 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import insert, select
-
 from app.rules import amounts
-from app.kit.db import Database, DealRow, TableRow
+from app.kit.db import Database, TableRow
 from app.kit.db.models import utcnow
 from app.rules import (
     FIELD_NAMES,
@@ -40,13 +38,14 @@ from app.rules.fields import to_json
 from app.deals.model import DealInfo, deal_info, entries_to_json
 from app.kit.errors import Unprocessable
 from app.kit.limits import GAMES_MAX, MAX_LISTED_ERRORS, TABLE_NOTE_MAX, TITLE_MAX
+from app.players.service import player_name
+from app.records import repository
 from app.tables.model import (
     DEFAULT_LIMITS,
     Limits,
     TableInfo,
     check_names,
     info,
-    player_name,
     rules_of,
     state_of,
 )
@@ -98,8 +97,7 @@ def _read(db: Database, owner: str, table_id: str) -> tuple[TableInfo, list[Deal
     with db.read() as session:
         row = load_row(session, owner, table_id, lock=False)
         table = info(row, rules_of(row), state_of(row))
-        rows = session.scalars(select(DealRow).where(DealRow.table_id == row.id).order_by(DealRow.number)).all()
-        return table, [deal_info(r) for r in rows]
+        return table, [deal_info(r) for r in repository.deal_rows(session, row.id)]
 
 
 def document(table: TableInfo, deals: list[DealInfo]) -> dict[str, Any]:
@@ -287,10 +285,7 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
     ]
     with db.write() as session:
         make_room_for_a_table(session, owner, limits)
-        session.add(row)
-        session.flush()
-        if rows:
-            session.execute(insert(DealRow.__table__), rows)
+        repository.insert_table(session, row, rows)
         result = info(row, rules, folded.state)
     return result
 

@@ -3,11 +3,11 @@ token's prefix (with their table's owner, while the owner has a working key)."""
 
 from __future__ import annotations
 
-from sqlalchemy import Row, exists, func, or_, select, update
+from sqlalchemy import Row, func, select, update
 from sqlalchemy.orm import Session
 
-from app.keys.service import ADMIN_OWNER
-from app.kit.db import ApiKey, ScorerLinkRow, TableRow
+from app.kit.repository import owner_has_a_key
+from app.kit.db import ScorerLinkRow, TableRow
 from app.kit.db.models import utcnow
 
 _LINKS = ScorerLinkRow.__table__
@@ -42,16 +42,6 @@ def revoke(session: Session, row: ScorerLinkRow, table_id: str, revision: int) -
     session.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(revision=revision))
     session.flush()
 
-
-def owner_has_a_key(owner_column):  # noqa: ANN001, ANN202
-    """A link works only while its table's owner has a working key: revoking every key of
-    an owner ends the owner's links too (a new key for the owner brings them back). The
-    environment admin key's owner has no stored key; no key can be made for it."""
-    keys = ApiKey.__table__
-    return or_(
-        owner_column == ADMIN_OWNER,
-        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
-    )
 
 
 def links_with_prefix(conn, prefix: str) -> list[Row]:  # noqa: ANN001

@@ -125,11 +125,6 @@ def loaded(row: Any) -> TableInfo:
     return info(row, rules_of(row), state_of(row))
 
 
-def player_name(raw: str) -> str:
-    """A player's name as stored: trimmed and in Unicode NFC, so that "é" typed as one code
-    point or as "e" and a combining accent is one name."""
-    return unicodedata.normalize("NFC", raw.strip())
-
 
 def check_names(names: list[str], field: str = "players") -> list[FieldError]:
     """The names of a table's players: not empty, printable, distinct ignoring case, in NFC."""

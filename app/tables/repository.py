@@ -71,13 +71,6 @@ def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
     return list(conn.execute(select(_TABLES).where(_TABLES.c.id.in_(ids))).all())
 
 
-def lock_owner(session: Session, owner: str) -> None:
-    """Serialise the writes of one owner that count or take something of the owner's (a new
-    table against the limit, a registered player's external id). SQLite: the writer already
-    holds the database. PostgreSQL: a transaction-scoped advisory lock on the owner's name."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:owner, 15))"), {"owner": owner})
-
 
 def count_tables(session: Session, owner: str) -> int:
     return session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))

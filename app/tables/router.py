@@ -22,15 +22,10 @@ from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from app.tables.schemas import SettlementOut, SharedOut, TableCreate, TableList, TableOut, TablePatch
 from app.tables.sheet_schemas import Sheet
 from app.kit.problem_schemas import problem_responses
-from app.tables.stake import parse_stake
+from app.tables.stake import StakeQuery, parse_stake
 
 router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
 
-
-StakeQuery = Annotated[
-    str | None,
-    Query(description="money per whist, a decimal such as 0.5: balances and transfers are multiplied by it", max_length=32),
-]
 from app.kit.limits import TABLES_PAGE_MAX
 Status = Literal["active", "finished", "archived"]
 ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]

@@ -15,7 +15,8 @@ from app.kit.errors import Conflict, Unprocessable
 from app.kit.limits import GAMES_MAX
 from app.kit.preconditions import check_if_match, sheet_etag
 from app.live.announce import announce
-from app.players.service import SeatLink, check_links, link_seats
+from app.kit.repository import lock_owner
+from app.players.service import SeatLink, check_links, link_seats, player_name
 from app.rules import RULES_VERSION, FieldError, InvalidTable, TableState, make_rules, settle
 from app.tables import repository as repo
 from app.tables.model import (
@@ -28,7 +29,6 @@ from app.tables.model import (
     check_names,
     info,
     loaded,
-    player_name,
     rules_of,
     state_of,
 )
@@ -40,7 +40,7 @@ def make_room_for_a_table(session: Any, owner: str, limits: Limits) -> None:
     """In a writing transaction about to add a table of ``owner``: take the owner's lock
     (concurrent creations are counted one after the other) and refuse a table beyond the
     owner's limit."""
-    repo.lock_owner(session, owner)
+    lock_owner(session, owner)
     count = repo.count_tables(session, owner)
     if count >= limits.tables_per_owner:
         raise Conflict(

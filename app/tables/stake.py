@@ -11,12 +11,23 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Annotated
+
+from fastapi import Query
 
 from app.rules import FieldError
 from app.kit.errors import Unprocessable
 
 STAKE_MAX = Fraction(1_000_000)
 from app.kit.limits import STAKE_DECIMALS, STAKE_MAX_LENGTH  # noqa: E402
+# The query parameter, as the settlement, the share link and a player's statistics declare it.
+StakeQuery = Annotated[
+    str | None,
+    Query(
+        description="money per whist, a decimal such as 0.5: balances and transfers are multiplied by it",
+        max_length=STAKE_MAX_LENGTH,
+    ),
+]
 # [0-9], not \d: \d also matches other scripts' digits, which Decimal would accept.
 _FORM = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,2}))?")
 

@@ -45,7 +45,7 @@ def test_body_too_large_is_413(api):
 
 
 def test_unexpected_errors_are_problem_500(settings, db, admin_key, monkeypatch):
-    from app.conventions import router as conventions
+    from app.conventions import service as conventions
     def boom():
         raise RuntimeError("secret internals")
 

@@ -1,0 +1,42 @@
+"""The API keys' SQL (table ``api_keys``): only a key's hash is stored, with its first
+characters as an indexed prefix (app/keys/service.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Connection, Row, select
+from sqlalchemy.orm import Session
+
+from app.kit.db import ApiKey
+
+# The owner the environment admin key acts for (app/keys/service.py): it has no stored key.
+
+
+def insert_key(session: Session, *, owner: str, prefix: str, digest: str, admin: bool) -> None:
+    session.add(ApiKey(owner=owner, prefix=prefix, hash=digest, is_admin=admin))
+
+
+def all_keys(session: Session) -> list[ApiKey]:
+    """Every stored key, revoked ones included, in id order."""
+    return list(session.scalars(select(ApiKey).order_by(ApiKey.id)))
+
+
+def mark_revoked(session: Session, key_id: int, now: datetime) -> ApiKey | None:
+    """Mark the key revoked at ``now`` unless it already is; the key (None when there is none)."""
+    row = session.get(ApiKey, key_id)
+    if row is not None and row.revoked_at is None:
+        row.revoked_at = now
+    return row
+
+
+def key_states(conn: Connection, key_ids: list[int]) -> list[Row]:
+    """(id, hash, revoked_at) of those of ``key_ids`` that are stored."""
+    return conn.execute(select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))).all()  # type: ignore[return-value]
+
+
+def working_with_prefix(conn: Connection, prefix: str) -> list[Row]:
+    """(id, owner, hash, is_admin) of the keys not revoked whose prefix is ``prefix``."""
+    return conn.execute(  # type: ignore[return-value]
+        select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(ApiKey.prefix == prefix, ApiKey.revoked_at.is_(None))
+    ).all()

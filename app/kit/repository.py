@@ -1,0 +1,58 @@
+"""The kit's SQL: what every domain asks of an owner (the lock that serialises its registrations,
+tables and players alike; whether it has a working key, which its links need), and the rate
+limit's shared counters (app/kit/limiter.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, delete, exists, or_, text
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from app.kit.callers import ADMIN_OWNER
+from app.kit.db.models import ApiKey, RateLimitRow
+
+_OWNER_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:owner, 15))")
+
+
+def lock_owner(session: Session, owner: str) -> None:
+    """Serialise the registrations of one owner (its tables, its players) in their writing
+    transactions, so that two at once cannot both pass a limit or take one external id.
+    SQLite: the writer already holds the database. PostgreSQL: a transaction-scoped advisory
+    lock on the owner's name."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(_OWNER_LOCK, {"owner": owner})
+
+
+def owner_has_a_key(owner_column: Any) -> Any:
+    """A condition on ``owner_column``: the owner has a working key. A scorer link works only
+    while its table's owner has one: revoking every key of an owner ends the owner's links
+    too (a new key brings them back). The environment admin key's owner has no stored key
+    and always has that one; no key can be made for it."""
+    keys = ApiKey.__table__
+    return or_(
+        owner_column == ADMIN_OWNER,
+        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
+    )
+
+
+# --- the rate limit's counters (table rate_limits) ----------------------------------------
+
+_RATE_LIMITS = RateLimitRow.__table__
+
+
+def reserve_hits(conn: Connection, bucket: str, window: int, n: int) -> int:
+    """Add ``n`` hits to ``bucket``'s count in ``window``; the new count. One
+    ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING``, atomic on both databases."""
+    t = _RATE_LIMITS
+    insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    stmt = insert(t).values(bucket=bucket, window=window, count=n)
+    stmt = stmt.on_conflict_do_update(index_elements=[t.c.bucket, t.c.window], set_={"count": t.c.count + n}).returning(t.c.count)
+    return int(conn.execute(stmt).scalar_one())
+
+
+def forget_windows_before(conn: Connection, window: int) -> None:
+    """Delete every count of a window before ``window``."""
+    conn.execute(delete(_RATE_LIMITS).where(_RATE_LIMITS.c.window < window))

@@ -1,0 +1,63 @@
+"""The live updates' SQL: PostgreSQL's notification of a change (sent in the writer's
+transaction, listened to by every process), and the hub's reads of the watched tables'
+revisions and of the open streams' scorer links."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, func, or_, select
+from sqlalchemy.orm import Session
+
+from app.kit.repository import owner_has_a_key
+from app.kit.db import ScorerLinkRow, TableRow
+
+CHANNEL = "prefscore_tables"
+
+# PostgreSQL's notification of a change, as a column expression, so that a write can carry
+# it in its own statement; its parameter is ``notification`` (app.live.announce.notification).
+NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
+_NOTIFY_ALONE = select(NOTIFY)
+
+_TABLES = TableRow.__table__
+_LINKS = ScorerLinkRow.__table__
+
+
+def notify(session: Session, notification: str) -> None:
+    """PostgreSQL: deliver ``notification`` on the channel when this transaction commits."""
+    session.execute(_NOTIFY_ALONE, {"notification": notification})
+
+
+async def listen(conn: Any) -> None:
+    """Listen to the channel on a dedicated psycopg AsyncConnection (app/live/pg_listener.py)."""
+    await conn.execute(f"LISTEN {CHANNEL}")
+
+
+async def ping(conn: Any) -> None:
+    """One round trip on that connection: it is still there."""
+    await conn.execute("SELECT 1")
+
+
+def revisions(conn: Connection, tables: list[str], owners: list[str]) -> list[Any]:
+    """(id, owner, revision, deal_count) of the tables ``tables`` and of every table of
+    ``owners``, in one statement."""
+    conditions = []
+    if tables:
+        conditions.append(_TABLES.c.id.in_(tables))
+    if owners:
+        conditions.append(_TABLES.c.owner.in_(owners))
+    return conn.execute(  # type: ignore[return-value]
+        select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision, _TABLES.c.deal_count).where(or_(*conditions))
+    )
+
+
+def working_links(conn: Connection, link_ids: list[int]) -> list[int]:
+    """Those of the scorer links ``link_ids`` that still work: not revoked, their table there,
+    its owner with a working key."""
+    return list(
+        conn.execute(
+            select(_LINKS.c.id)
+            .join(_TABLES, _TABLES.c.id == _LINKS.c.table_id)
+            .where(_LINKS.c.id.in_(link_ids), _LINKS.c.revoked_at.is_(None), owner_has_a_key(_TABLES.c.owner))
+        ).scalars()
+    )

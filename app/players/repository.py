@@ -1,0 +1,134 @@
+"""The player registry's SQL: the ``players`` rows, and the ``player_tables`` rows that keep
+each registered seat's tally (app/players/stats.py). Every function runs in the caller's
+unit of work (a Session of ``Database.write()`` or ``read()``); rows come back as plain rows."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable
+
+from sqlalchemy import JSON, Connection, Row, bindparam, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from app.kit.db import DealRow, PlayerRow, PlayerTableRow
+
+_PLAYERS = PlayerRow.__table__
+_ROWS = PlayerTableRow.__table__
+_DEALS = DealRow.__table__
+
+
+# --- players ------------------------------------------------------------------------------
+
+
+def count_players(session: Session, owner: str) -> int:
+    return session.scalar(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner))
+
+
+def player_of_external_id(session: Session, owner: str, external_id: str) -> str | None:
+    """The id of ``owner``'s player with this external id, if any."""
+    return session.scalar(select(_PLAYERS.c.id).where(_PLAYERS.c.owner == owner, _PLAYERS.c.external_id == external_id))
+
+
+def owned_player_id(session: Session, owner: str, player_id: str) -> str | None:
+    """``player_id`` when it is one of ``owner``'s players."""
+    return session.scalar(select(_PLAYERS.c.id).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner))
+
+
+def find_player(session: Session, owner: str, player_id: str) -> Row | None:
+    """One of ``owner``'s players (id, name, external_id, created_at, updated_at)."""
+    return session.execute(select(_PLAYERS).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner)).one_or_none()
+
+
+def players_after(session: Session, owner: str, after: str | None, limit: int) -> list[Row]:
+    """At most ``limit`` of ``owner``'s players in id order, those after ``after`` when given."""
+    query = select(_PLAYERS).where(_PLAYERS.c.owner == owner)
+    if after is not None:
+        query = query.where(_PLAYERS.c.id > after)
+    return list(session.execute(query.order_by(_PLAYERS.c.id).limit(limit)).all())
+
+
+def insert_player(session: Session, *, player_id: str, owner: str, name: str, external_id: str | None, now: datetime) -> None:
+    session.execute(
+        insert(_PLAYERS).values(id=player_id, owner=owner, name=name, external_id=external_id, created_at=now, updated_at=now)
+    )
+
+
+def change_player(session: Session, player_id: str, **values: Any) -> None:
+    """Set the columns ``values`` of one player."""
+    session.execute(update(_PLAYERS).where(_PLAYERS.c.id == player_id).values(**values))
+
+
+# --- the rows of registered seats (player_tables) -----------------------------------------
+
+
+def insert_seat_rows(session: Session, rows: list[dict[str, Any]]) -> None:
+    """The rows of a new table's registered seats, in one statement."""
+    session.execute(insert(_ROWS), rows)
+
+
+# Built once, executed with parameters: no statement construction per post or refold.
+_LINKED_AT = select(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally).where(_ROWS.c.table_id == bindparam("table_id"))
+_REWRITE = (
+    update(_ROWS)
+    .where(_ROWS.c.id == bindparam("row_id"))
+    .values(
+        tally=bindparam("new_tally"),
+        deal_count=bindparam("new_count"),
+        finished=bindparam("new_finished"),
+        balance=bindparam("new_balance"),
+    )
+)
+
+
+def registered_seats(dialect: str, table: Any) -> Any:
+    """A column for the post's read of the table row (``table`` is the tables Table): the rows
+    of the table's registered seats as one JSON array of ``[id, seat, tally]`` (null or empty
+    when none), read through the ``player_tables`` unique index in the statement that locks
+    the table instead of a query of its own."""
+    if dialect == "postgresql":
+        rows = func.json_agg(func.json_build_array(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally), type_=JSON)
+    else:
+        rows = func.json_group_array(func.json_array(_ROWS.c.id, _ROWS.c.seat, func.json(_ROWS.c.tally)), type_=JSON)
+    return select(rows).where(_ROWS.c.table_id == table.c.id).scalar_subquery().label("registered")
+
+
+def rewrite_seat_rows(session: Session | Connection, changes: list[dict[str, Any]]) -> None:
+    """Replace rows' tallies, in one executemany: each change has ``row_id``, ``new_tally``,
+    ``new_count``, ``new_finished`` and ``new_balance``."""
+    session.execute(_REWRITE, changes)
+
+
+def linked_seat_rows(session: Session, table_id: str) -> list[Row]:
+    """The table's registered seats' rows: (id, seat, tally)."""
+    return session.execute(_LINKED_AT, {"table_id": table_id}).all()  # type: ignore[return-value]
+
+
+def deal_bodies(session: Session, table_id: str) -> Iterable[dict[str, Any]]:
+    """The stored bodies of the table's deals, in order."""
+    return session.scalars(select(_DEALS.c.body).where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number))
+
+
+def stat_rows(
+    session: Session, player_id: str, *, convention: str | None, since: datetime | None, before: datetime | None
+) -> list[Row]:
+    """The player's rows (deal_count, finished, balance, tally) of the tables of ``convention``
+    created from ``since`` up to (not including) ``before``, each bound when given; one fetchall."""
+    query = select(_ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(_ROWS.c.player_id == player_id)
+    if convention is not None:
+        query = query.where(_ROWS.c.convention == convention)
+    if since is not None:
+        query = query.where(_ROWS.c.table_created_at >= since)
+    if before is not None:
+        query = query.where(_ROWS.c.table_created_at < before)
+    return session.execute(query).all()  # type: ignore[return-value]
+
+
+def seat_rows(session: Session, table_id: str) -> list[Row]:
+    """The table's rows as stored: seat, deal_count, finished, balance, tally."""
+    return list(
+        session.execute(
+            select(_ROWS.c.seat, _ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
+                _ROWS.c.table_id == table_id
+            )
+        ).all()
+    )
