@@ -52,6 +52,8 @@ ROUTERS = (
     events.router,
     scorer.owner_router,
     scorer.router,
+    sharing.scorer_router,
+    events.scorer_router,
     score_page.router,
 )
 

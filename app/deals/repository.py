@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.kit.db import DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
-from app.live.announce import NOTIFY
+from app.kit.changes import NOTIFY
 from app.players import stats as player_stats
 from app.tables.repository import load_table
 

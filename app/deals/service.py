@@ -25,7 +25,7 @@ from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.preconditions import check_if_match, sheet_etag
-from app.live.announce import announce, committed, notification
+from app.kit.changes import announce, committed, notification
 from app.players import stats as player_stats
 from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, apply_deal, deal_game, replay
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of

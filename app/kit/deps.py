@@ -82,6 +82,8 @@ async def current_scorer(request: Request, token: str) -> Any:
 
 
 DB = Annotated[Database, Depends(get_db)]
+# The operations a link (a scorer link, a share link) opens: the link is the credential, no key is asked for.
+NO_KEY: dict[str, Any] = {"security": []}
 ScorerAccess = Annotated[Any, Depends(current_scorer)]
 Owner = Annotated[str, Depends(current_owner)]
 KeyCaller = Annotated[Caller, Depends(current_caller)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, delete, exists, or_, text
+from sqlalchemy import Connection, bindparam, delete, exists, func, or_, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -36,6 +36,20 @@ def owner_has_a_key(owner_column: Any) -> Any:
         owner_column == ADMIN_OWNER,
         exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
     )
+
+
+# --- the change feed (app/kit/changes.py) -----------------------------------------------
+
+CHANNEL = "prefscore_tables"
+
+# PostgreSQL's notification of a change, as a column expression, so that a write can carry
+# it in its own statement; its parameter is ``notification`` (app.kit.changes.notification).
+NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
+_NOTIFY_ALONE = select(NOTIFY)
+
+def notify(session: Session, notification: str) -> None:
+    """PostgreSQL: deliver ``notification`` on the channel when this transaction commits."""
+    session.execute(_NOTIFY_ALONE, {"notification": notification})
 
 
 # --- the rate limit's counters (table rate_limits) ----------------------------------------

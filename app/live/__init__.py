@@ -4,7 +4,7 @@
 (``pg_listener``) or, on SQLite, the tables' revision column read on an interval
 (``revision_watcher``)."""
 
-from app.live.announce import CHANNEL, announce
+from app.kit.changes import CHANNEL, announce
 from app.live.hub import KINDS, Hub, Subscription, TableEvent
 
 __all__ = ["CHANNEL", "KINDS", "Hub", "Subscription", "TableEvent", "announce"]

@@ -161,7 +161,7 @@ LoadCurrent = Callable[[list[str]], dict[str, Current]]
 LoadRevisions = Callable[[list[str], list[str]], dict[str, tuple[str, int, int]]]
 # Of some stored keys (scorer links), those that no longer work (revoked, gone).
 LoadRevoked = Callable[[list[int]], set[int]]
-# A table as the write that changed it stored it (app.live.announce.committed), as its
+# A table as the write that changed it stored it (app.kit.changes.committed), as its
 # streams show it.
 FromStored = Callable[[Any], Current]
 RunSync = Callable[..., Awaitable[Any]]
@@ -338,7 +338,7 @@ class Hub:
         self._kick()
 
     def changed_threadsafe(self, table: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:
-        """``changed`` from a writer's thread (app.live.announce's sink)."""
+        """``changed`` from a writer's thread (app.kit.changes's sink)."""
         loop = self.loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self.changed, table, owner, revision, kind, stored)

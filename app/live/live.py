@@ -13,7 +13,7 @@ from app.kit.db import Database
 from app.keys.service import revoked_among
 from app.kit.settings import Settings
 
-from app.live.announce import add_sink, remove_sink
+from app.kit.changes import add_sink, remove_sink
 from app.live.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Hub
 from app.live.key_watcher import KeyWatcher
 from app.live.pg_listener import PgListener

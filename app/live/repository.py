@@ -1,31 +1,18 @@
-"""The live updates' SQL: PostgreSQL's notification of a change (sent in the writer's
-transaction, listened to by every process), and the hub's reads of the watched tables'
+"""The live updates' SQL: listening to PostgreSQL's notifications of changes (app/kit/changes.py
+sends them in the writer's transaction), and the hub's reads of the watched tables'
 revisions and of the open streams' scorer links."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, or_, select
 
-from app.kit.repository import owner_has_a_key
+from app.kit.repository import CHANNEL, owner_has_a_key
 from app.kit.db import ScorerLinkRow, TableRow
-
-CHANNEL = "prefscore_tables"
-
-# PostgreSQL's notification of a change, as a column expression, so that a write can carry
-# it in its own statement; its parameter is ``notification`` (app.live.announce.notification).
-NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
-_NOTIFY_ALONE = select(NOTIFY)
 
 _TABLES = TableRow.__table__
 _LINKS = ScorerLinkRow.__table__
-
-
-def notify(session: Session, notification: str) -> None:
-    """PostgreSQL: deliver ``notification`` on the channel when this transaction commits."""
-    session.execute(_NOTIFY_ALONE, {"notification": notification})
 
 
 async def listen(conn: Any) -> None:

@@ -44,7 +44,7 @@ from app.tables.model import TABLE_ID_RE, TableInfo
 from app.keys.service import Caller
 from app.kit.errors import NotFound, Unprocessable
 
-from app.kit.deps import DB, KeyCaller
+from app.kit.deps import DB, KeyCaller, NO_KEY, ScorerAccess
 from app.kit.problems import problem
 from app.tables.sheet_schemas import Sheet
 from app.kit.problem_schemas import problem_responses
@@ -376,3 +376,31 @@ async def stream_owner_events(
 
 
 __all__ = ["router", "render", "live", "current", "table_stream", "anonymous_holders"]
+
+
+# --- the stream of a scorer link's page (the link is the credential: no key) ---------------
+
+scorer_router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"])
+
+
+@scorer_router.get(
+    "/events",
+    operation_id="streamScorerEvents",
+    response_class=EventSourceResponse,
+    responses=stream_responses(404, 422, 429, 503),
+    openapi_extra=NO_KEY,
+)
+async def stream_scorer_events(
+    scorer: ScorerAccess, request: Request, last_event_id: LastEventId = None, after: After = None
+) -> Response:
+    """The table's changes as ``/v1/tables/{id}/events`` sends them. The stream ends when
+    the link is revoked (the revocation is a change of the table) or the table deleted."""
+    # The link's owner, with no key: the hub looks the link up once per change for all of its
+    # streams (app/live/hub.py) and ends them when it is revoked.
+    sub = Subscription(
+        owner=None,
+        tables=frozenset({scorer.table_id}),
+        holders=((SCORER_LINK, str(scorer.link_id)), *anonymous_holders(request)),
+        link_id=scorer.link_id,
+    )
+    return await table_stream(live(request), scorer.table_id, scorer.owner, resume_revision(last_event_id, after), sub)

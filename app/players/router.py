@@ -18,7 +18,7 @@ from app.kit.headers import ETAG, LOCATION
 from app.players.schemas import PlayerCreate, PlayerPage, PlayerStatsOut, PlayerUpdate, RegisteredPlayer
 from app.kit.problem_schemas import problem_responses
 from app.tables.schemas import ConventionName
-from app.tables.stake import StakeQuery, parse_stake
+from app.kit.stake import StakeQuery, parse_stake
 
 router = APIRouter(prefix="/v1", tags=["players"], route_class=BodyRoute)
 PlayerId = Annotated[str, Path(description="the player's id", max_length=64)]

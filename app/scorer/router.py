@@ -1,49 +1,41 @@
 """Scorer links: the owner makes, lists and revokes them (``/v1/tables/{id}/scorer-link``,
 ``/v1/tables/{id}/scorer-links``); a link (``/v1/score/{token}``, no key) posts, undoes and
 corrects the deals of its one table and reads what the scoring page needs: the table with
-its choices and settlement, the picture, the log and the event stream.
+its choices and settlement and the log. Its picture is drawn by app/sharing/router.py and
+its event stream sent by app/live/router.py, as every picture and stream.
 
 Every write is the deals service's (app/deals/service.py), answered as the keyed deal routes
 answer (app/deals/answers.py), as the table's owner; the link only decides which table."""
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request, Response
-from sse_starlette import EventSourceResponse
+from fastapi import APIRouter, Path, Query, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.live.hub import SCORER_LINK, Subscription
 from app.rules import settle
 from app.scorer import service as links
 from app.deals import answers
 from app.deals import service as deals
 from app.tables.model import Limits
 from app.tables.service import get_table
-from app.sharing.pictures import table_picture
 
 from app.kit.bodies import BodyRoute
-from app.kit.deps import DB, Owner, ScorerAccess
+from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
 from app.tables.schemas import SettlementOut
 from app.kit.problem_schemas import problem_responses
 from app.scorer.schemas import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkCreated, ScorerLinkList, ScorerTable
 from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
-from app.kit.preconditions import IfMatch, IfNoneMatch
-from app.live.router import After, LastEventId, anonymous_holders, live, resume_revision, stream_responses, table_stream
-from app.kit.lang import PageLang
-from app.sharing.router import SVG_RESPONSES, Layout, LayoutQuery, PicturesDep, drawing_problems, picture_response
+from app.kit.preconditions import IfMatch
 
 owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"], route_class=BodyRoute)
 router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
 LinkId = Annotated[int, Path(ge=1, le=2**53 - 1, description="the link's id")]
 from app.kit.limits import DEALS_PAGE_MAX as PAGE_MAX  # noqa: E402
 _NO_STORE = {"headers": CACHE_CONTROL}
-# The token is the credential: no key is asked for.
-_NO_KEY: dict[str, Any] = {"security": []}
 
 
 @owner_router.post(
@@ -98,7 +90,7 @@ def revoke_scorer_link(table_id: str, link_id: LinkId, db: DB, owner: Owner, res
     operation_id="getScorerTable",
     response_model=ScorerTable,
     responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **problem_responses(404)},
-    openapi_extra=_NO_KEY,
+    openapi_extra=NO_KEY,
 )
 def get_scorer_table(scorer: ScorerAccess, db: DB, response: Response) -> ScorerTable:
     """The link's table: players, sheet, settlement (in whists) and the choices its rules
@@ -111,30 +103,11 @@ def get_scorer_table(scorer: ScorerAccess, db: DB, response: Response) -> Scorer
 
 
 @router.get(
-    "/sheet.svg",
-    operation_id="getScorerSheetSvg",
-    response_class=Response,
-    responses={**SVG_RESPONSES, **drawing_problems(404, 422)},
-    openapi_extra=_NO_KEY,
-)
-def get_scorer_sheet_svg(
-    scorer: ScorerAccess,
-    db: DB,
-    pictures: PicturesDep,
-    lang: PageLang,
-    layout: LayoutQuery = Layout.phone,
-    if_none_match: IfNoneMatch = None,
-) -> Response:
-    """The sheet drawn as the paper pulka, as ``/v1/tables/{id}/sheet.svg`` draws it (``?lang=``, ``?layout=``)."""
-    return picture_response(pictures, partial(table_picture, db, scorer.owner, scorer.table_id), if_none_match, lang, layout.value, "svg")
-
-
-@router.get(
     "/deals",
     operation_id="listScorerDeals",
     response_model=ScorerDealPage,
     responses={200: _NO_STORE, **problem_responses(404, 422)},
-    openapi_extra=_NO_KEY,
+    openapi_extra=NO_KEY,
 )
 def list_scorer_deals(
     scorer: ScorerAccess,
@@ -157,7 +130,7 @@ def list_scorer_deals(
     status_code=201,
     response_model=DealWithSheet,
     responses={201: {"headers": {**LOCATION, **ETAG, **IDEMPOTENT_REPLAYED}}, **problem_responses(404, 409, 412, 422)},
-    openapi_extra=_NO_KEY,
+    openapi_extra=NO_KEY,
 )
 async def post_scorer_deal(
     scorer: ScorerAccess,
@@ -192,7 +165,7 @@ async def post_scorer_deal(
     operation_id="undoScorerDeal",
     response_model=DealWithSheet,
     responses={200: {"headers": ETAG}, **problem_responses(404, 409, 412, 422)},
-    openapi_extra=_NO_KEY,
+    openapi_extra=NO_KEY,
 )
 def undo_scorer_deal(scorer: ScorerAccess, number: DealNumber, db: DB, response: Response, if_match: IfMatch = None) -> DealWithSheet:
     """Undo the last deal of the link's table (409 for another one)."""
@@ -204,7 +177,7 @@ def undo_scorer_deal(scorer: ScorerAccess, number: DealNumber, db: DB, response:
     operation_id="correctScorerDeal",
     response_model=DealCorrected,
     responses={200: {"headers": ETAG}, **problem_responses(404, 409, 412, 422)},
-    openapi_extra=_NO_KEY,
+    openapi_extra=NO_KEY,
 )
 def correct_scorer_deal(
     scorer: ScorerAccess, number: DealNumber, deal: DealBody, db: DB, response: Response, if_match: IfMatch = None
@@ -213,26 +186,3 @@ def correct_scorer_deal(
     that would no longer fit, and nothing changes)."""
     changed = deals.correct_deal(db, scorer.owner, scorer.table_id, number, answers.deal_of(deal), if_match=if_match)
     return answers.corrected(changed, response)
-
-
-@router.get(
-    "/events",
-    operation_id="streamScorerEvents",
-    response_class=EventSourceResponse,
-    responses=stream_responses(404, 422, 429, 503),
-    openapi_extra=_NO_KEY,
-)
-async def stream_scorer_events(
-    scorer: ScorerAccess, request: Request, last_event_id: LastEventId = None, after: After = None
-) -> Response:
-    """The table's changes as ``/v1/tables/{id}/events`` sends them. The stream ends when
-    the link is revoked (the revocation is a change of the table) or the table deleted."""
-    # The link's owner, with no key: the hub looks the link up once per change for all of its
-    # streams (app/live/hub.py) and ends them when it is revoked.
-    sub = Subscription(
-        owner=None,
-        tables=frozenset({scorer.table_id}),
-        holders=((SCORER_LINK, str(scorer.link_id)), *anonymous_holders(request)),
-        link_id=scorer.link_id,
-    )
-    return await table_stream(live(request), scorer.table_id, scorer.owner, resume_revision(last_event_id, after), sub)

@@ -21,7 +21,7 @@ from app.keys.service import hash_key
 from app.kit.limits import KEY_PREFIX_LENGTH
 from app.kit.db import Database, ScorerLinkRow
 from app.kit.errors import Conflict, NotFound
-from app.live.announce import announce
+from app.kit.changes import announce
 from app.scorer import repository as repo
 from app.tables.repository import load_table
 

@@ -23,7 +23,8 @@ from app.tables.model import TableInfo
 from app.sharing.pictures import Picture, shared_picture, table_picture
 
 from app.kit import etags
-from app.kit.deps import DB, Owner
+from app.kit.bodies import BodyRoute
+from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
 from app.kit.headers import CACHE_CONTROL, ETAG, LANGUAGE, RETRY_AFTER, not_modified
 from app.kit.lang import PageLang, language_headers
 from app.kit.problems import problem
@@ -229,3 +230,25 @@ def get_shared_deals(
     return SharedDealPage(items=items, next=nxt)
 
 
+# --- the picture a scorer link's page shows (the link is the credential: no key) -----------
+
+scorer_router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
+
+
+@scorer_router.get(
+    "/sheet.svg",
+    operation_id="getScorerSheetSvg",
+    response_class=Response,
+    responses={**SVG_RESPONSES, **drawing_problems(404, 422)},
+    openapi_extra=NO_KEY,
+)
+def get_scorer_sheet_svg(
+    scorer: ScorerAccess,
+    db: DB,
+    pictures: PicturesDep,
+    lang: PageLang,
+    layout: LayoutQuery = Layout.phone,
+    if_none_match: IfNoneMatch = None,
+) -> Response:
+    """The sheet drawn as the paper pulka, as ``/v1/tables/{id}/sheet.svg`` draws it (``?lang=``, ``?layout=``)."""
+    return picture_response(pictures, partial(table_picture, db, scorer.owner, scorer.table_id), if_none_match, lang, layout.value, "svg")

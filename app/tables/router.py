@@ -22,7 +22,7 @@ from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from app.tables.schemas import SettlementOut, SharedOut, TableCreate, TableList, TableOut, TablePatch
 from app.tables.sheet_schemas import Sheet
 from app.kit.problem_schemas import problem_responses
-from app.tables.stake import StakeQuery, parse_stake
+from app.kit.stake import StakeQuery, parse_stake
 
 router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
 

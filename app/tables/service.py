@@ -14,7 +14,7 @@ from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, Unprocessable
 from app.kit.limits import GAMES_MAX
 from app.kit.preconditions import check_if_match, sheet_etag
-from app.live.announce import announce
+from app.kit.changes import announce
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, check_links, link_seats, player_name
 from app.rules import RULES_VERSION, FieldError, InvalidTable, TableState, make_rules, settle

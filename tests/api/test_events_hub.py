@@ -108,7 +108,7 @@ def test_a_table_gone_is_table_deleted_for_its_streams_and_the_owners():
 
 
 def test_a_change_this_process_wrote_is_sent_as_stored_without_a_read():
-    """A post hands its hub the table as it stored it (app.live.announce.committed): the
+    """A post hands its hub the table as it stored it (app.kit.changes.committed): the
     streams get that state with no read of the database. A signal without it (another
     process's notification) is read; a stale one (its revision already sent) is dropped."""
 
@@ -137,10 +137,10 @@ def test_a_change_this_process_wrote_is_sent_as_stored_without_a_read():
 
 
 def test_the_listener_skips_its_own_processs_notifications():
-    """A notification names the process that wrote (app.live.announce.origin): that
+    """A notification names the process that wrote (app.kit.changes.origin): that
     process's listener leaves it, its write was handed over in-process; another process's
     is passed on, and so is one without the member (written by an older version)."""
-    from app.live.announce import origin
+    from app.kit.changes import origin
     from app.live.pg_listener import PgListener
 
     seen = []

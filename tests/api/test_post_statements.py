@@ -83,7 +83,7 @@ def test_the_posts_own_statement_notifies_every_listener(api, db, database_url):
     from sqlalchemy.engine import make_url
 
     from app.live import CHANNEL
-    from app.live.announce import origin
+    from app.kit.changes import origin
 
     t = api.table()
     url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)

@@ -33,7 +33,7 @@ WORST_STAKES = [
 
 
 def test_the_worst_stakes_are_refused_in_well_under_10_ms_of_cpu():
-    from app.tables.stake import parse_stake
+    from app.kit.stake import parse_stake
     from app.kit.errors import Unprocessable
 
     for stake in WORST_STAKES:
@@ -65,14 +65,14 @@ def test_the_worst_stakes_are_422_on_both_routes(api, client, stake):
 def test_plain_decimals_still_pass(text, value):
     from fractions import Fraction
 
-    from app.tables.stake import parse_stake
+    from app.kit.stake import parse_stake
 
     assert parse_stake(text) == Fraction(value)
 
 
 @pytest.mark.parametrize("text", ["1000000.5", "1e7", "0.0000001", "1e-7", "-1", "NaN", "inf", "1_000", "0x10", "", ".", "e5", "1e", "1e+", "1e999"])
 def test_out_of_range_or_malformed_stakes_are_refused(text):
-    from app.tables.stake import parse_stake
+    from app.kit.stake import parse_stake
     from app.kit.errors import Unprocessable
 
     with pytest.raises(Unprocessable):

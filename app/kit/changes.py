@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from app.live.repository import CHANNEL, NOTIFY, notify
+from app.kit.repository import CHANNEL, NOTIFY, notify
 
 log = logging.getLogger("prefscore.events")
 _PENDING = "prefscore_changes"
