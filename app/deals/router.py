@@ -122,8 +122,9 @@ def _post(
         # What is stored for a retry is the model's JSON; without a key nothing is stored.
         return built[-1].model_dump(mode="json") if idempotency_key is not None else {}
 
+    digest = None if idempotency_key is None else svc.request_hash(deal.body())
     written = svc.post_deal(
-        db, owner, table_id, deal.body(), render, idempotency_key=idempotency_key, if_match=if_match, limits=limits
+        db, owner, table_id, deal.to_deal(), render, idempotency_key=idempotency_key, digest=digest, if_match=if_match, limits=limits
     )
     # A replay answers what was stored, through the same model: the same bytes as the first time.
     answer = built[-1] if built and not written.replayed else DealWithSheet.model_validate(written.response)
@@ -209,7 +210,7 @@ def correct_and_answer(
     db: Database, owner: str, table_id: str, number: int, deal: DealInput, response: Response, if_match: str | None
 ) -> DealCorrected:
     written = svc.correct_deal(
-        db, owner, table_id, number, deal.body(), corrected_response, if_match=if_match, post_render=deal_response
+        db, owner, table_id, number, deal.to_deal(), corrected_response, if_match=if_match, post_render=deal_response
     )
     _answer(written, response)
     return DealCorrected.model_validate(written.response)

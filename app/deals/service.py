@@ -177,13 +177,6 @@ def _refuse(exc: RulesError, what: str) -> Exception:
     return Unprocessable(f"{what}: {exc}", exc.errors)
 
 
-def _parse(body: dict[str, Any]) -> Deal:
-    try:
-        return Deal.from_dict(body)
-    except InvalidDeal as exc:
-        raise _refuse(exc, "the deal is not valid") from exc
-
-
 def _expire_keys(session: Session | Connection, table_id: str, key: str, now: datetime, limits: Limits) -> None:
     """Idempotency records older than the expiry: this key's own (so that it can be used
     again), and a small batch of any table's, so that the cleanup keeps pace with the posts
@@ -227,10 +220,11 @@ def post_deal(
     db: Database,
     owner: str,
     table_id: str,
-    body: dict[str, Any],
+    deal: Deal,
     render: Renderer,
     *,
     idempotency_key: str | None = None,
+    digest: str | None = None,
     if_match: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> Written:
@@ -239,9 +233,8 @@ def post_deal(
 
     Core statements, not the ORM's unit of work: the three statements are always the same,
     and the identity map, change tracking and flush planning cost more than all the
-    scoring (bench/PROFILE.md)."""
-    deal = _parse(body)
-    digest = request_hash(body) if idempotency_key is not None else None
+    scoring (bench/PROFILE.md). ``digest``: the body's ``request_hash`` as sent, kept with
+    the Idempotency-Key."""
     # A Connection, not a Session: every statement here is Core (Database.write_core).
     with db.write_core() as session:
         row = load_table(session, owner, table_id, lock=True, statement=_POST_READ[session.dialect.name])
@@ -526,7 +519,7 @@ def correct_deal(
     owner: str,
     table_id: str,
     number: int,
-    body: dict[str, Any],
+    deal: Deal,
     render: Callable[[TableInfo, DealInfo, list[int]], dict[str, Any]],
     *,
     if_match: str | None = None,
@@ -538,7 +531,6 @@ def correct_deal(
     The keys that posted the corrected deal are retired; the stored answers of the keys of
     re-scored later deals are made again with ``post_render`` (the deal as now stored, the
     sheet after the correction)."""
-    deal = _parse(body)
     canonical = deal.to_dict()
 
     def plan(session: Session, row: Any) -> _Refold:
