@@ -1,5 +1,5 @@
 """How a deal route answers, whichever route it is (by key, app/deals/router.py; by scorer
-link, app/scorer/router.py): the request's parameters, the deal the engine gets, and the
+link, app/scorer/router.py): the request's parameters and the
 answer built from what the deals service returned, with its status and headers."""
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from fastapi import Body, Depends, Header, Path, Response
 
 from app.deals.model import Changed, Posted, request_hash
 from app.deals.schemas import DEAL_EXAMPLES, DealCorrected, DealInput, DealWithSheet
-from app.deals.service import refusal
 from app.kit.deps import get_settings
 from app.kit.errors import Unprocessable
 from app.kit.settings import Settings
-from app.rules import Deal, FieldError, InvalidDeal
+from app.rules import FieldError
 
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number, 1 for the first")]
@@ -28,14 +27,6 @@ IdempotencyKey = Annotated[
     ),
 ]
 Config = Annotated[Settings, Depends(get_settings)]
-
-
-def deal_of(body: DealInput) -> Deal:
-    """The engine's deal of a request's body."""
-    try:
-        return Deal.from_dict(body.body())
-    except InvalidDeal as exc:
-        raise refusal(exc, "the deal is not valid") from exc
 
 
 def checked_key(key: str | None) -> str | None:

@@ -50,7 +50,7 @@ async def post_deal(
         db,
         owner,
         table_id,
-        answers.deal_of(deal),
+        deal.to_deal(),
         idempotency_key=key,
         request_hash=answers.fingerprint(deal, key),
         if_match=if_match,
@@ -127,4 +127,4 @@ def correct_deal(
 ) -> DealCorrected:
     """Correct a past deal; later deals are re-scored. If one of them no longer fits, 409 names
     it (``deal``) and nothing changes."""
-    return answers.corrected(svc.correct_deal(db, owner, table_id, number, answers.deal_of(deal), if_match=if_match), response)
+    return answers.corrected(svc.correct_deal(db, owner, table_id, number, deal.to_deal(), if_match=if_match), response)

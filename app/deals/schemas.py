@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, RootModel
 
-from app.rules import Entry
+from app.rules import Entry, InvalidDeal
+from app.rules import deal as engine
 from app.rules.vocabulary import (
     CONTRACT_HELP,
     CONTRACT_PATTERN,
@@ -21,6 +22,7 @@ from app.rules.vocabulary import (
 from app.deals.model import DealInfo
 from app.tables.model import TableInfo
 
+from app.kit.errors import Unprocessable
 from app.kit.schemas import Amount, Answer, PlainText, Request, Seat, Tricks, absent_when_none, seat_map, timestamp
 from app.tables.sheet_schemas import Sheet
 
@@ -34,6 +36,19 @@ TricksMap = seat_map(Tricks)
 
 
 # --- the deal as posted --------------------------------------------------------------------
+# Each kind's model builds the engine's frozen deal from its checked fields (``to_deal``): the
+# body's shape is checked once, here; whether the deal fits the table, by the engine.
+def _pairs(seats: dict[str, Any] | None) -> tuple[tuple[int, Any], ...] | None:
+    """A map by seat as the engine holds it: (seat, value) pairs in seat order."""
+    return None if seats is None else tuple(sorted((int(seat), value) for seat, value in seats.items()))
+
+
+def _level_and_strain(contract: str) -> tuple[int, str]:
+    match = engine.CONTRACT_RE.match(contract)
+    assert match is not None  # the field's pattern is the same expression
+    return int(match.group(1)), match.group(2)
+
+
 class Choices(Request):
     writeoff: list[Seat] = Field(
         default=None, max_length=SEATS_MAX, description="seats that write off the mountain instead of the pool"
@@ -55,6 +70,37 @@ class _DealCommon(Request):
     talon: Talon = Field(default=None, description="only on contract and misere deals")
     over_misere: bool = Field(default=None, description="piter_races: a 9 or 10 that outbid a misere")
     note: Note | None = Field(default=None, description=f"free text, at most {DEAL_NOTE_MAX} characters")
+
+    def _refuse_misplaced(self, defenders: dict[str, Any] | None = None, tricks: dict[str, Any] | None = None) -> None:
+        """The shape rules the fields' types do not state (engine.misplaced)."""
+        errors = engine.misplaced(
+            self.type,  # type: ignore[attr-defined]  # each kind's own
+            defenders=defenders,
+            tricks=tricks,
+            writeoff=None if self.choices is None else self.choices.writeoff,
+            talon=self.talon is not None,
+            over_misere=self.over_misere,
+        )
+        if errors:
+            raise InvalidDeal(errors)
+
+    def _common(self) -> dict[str, Any]:
+        """The engine's fields every kind has."""
+        choices = self.choices
+        if choices is None:
+            return {"dealer": self.dealer, "note": self.note}
+        return {
+            "dealer": self.dealer,
+            "writeoff": tuple(sorted(choices.writeoff or ())),
+            "help": choices.help,
+            "note": self.note,
+        }
+
+    def _talon(self) -> dict[str, Any]:
+        talon = self.talon
+        if talon is None:
+            return {}
+        return {"talon_bonus": talon.bonus, "talon_discarded": bool(talon.discarded), "talon_returned": bool(talon.returned)}
 
 
 class _Contract(Request):
@@ -93,11 +139,29 @@ class ContractDeal(_DealCommon, _Contract):
 
     example = {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}}
 
+    def to_deal(self) -> engine.ContractDeal:
+        self._refuse_misplaced(defenders=self.defenders, tricks=self.tricks)
+        level, strain = _level_and_strain(self.contract)
+        return engine.ContractDeal(
+            declarer=self.declarer,
+            level=level,
+            strain=strain,
+            defenders=_pairs(self.defenders),
+            tricks=_pairs(self.tricks),
+            over_misere=bool(self.over_misere),
+            **self._talon(),
+            **self._common(),
+        )
+
 
 class MisereDeal(_DealCommon, _Misere):
     """A misère: the declarer tries to take no trick."""
 
     example = {"type": "misere", "declarer": 0, "tricks": {"0": 1, "1": 5, "2": 4}}
+
+    def to_deal(self) -> engine.MisereDeal:
+        self._refuse_misplaced(tricks=self.tricks)
+        return engine.MisereDeal(declarer=self.declarer, tricks=_pairs(self.tricks), **self._talon(), **self._common())
 
 
 class RemiseDeal(_DealCommon, _Remise):
@@ -105,11 +169,20 @@ class RemiseDeal(_DealCommon, _Remise):
 
     example = {"type": "remise", "declarer": 2, "contract": "8S"}
 
+    def to_deal(self) -> engine.RemiseDeal:
+        self._refuse_misplaced()
+        level, strain = _level_and_strain(self.contract)
+        return engine.RemiseDeal(declarer=self.declarer, level=level, strain=strain, **self._common())
+
 
 class AllpassDeal(_DealCommon, _Allpass):
     """All passed: every player's tricks."""
 
     example = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
+
+    def to_deal(self) -> engine.AllpassDeal:
+        self._refuse_misplaced(tricks=self.tricks)
+        return engine.AllpassDeal(tricks=_pairs(self.tricks), **self._common())
 
 
 class CloseDeal(_DealCommon, _Close):
@@ -117,6 +190,10 @@ class CloseDeal(_DealCommon, _Close):
     (``end_of_game: deals``); it writes nothing."""
 
     example = {"type": "close"}
+
+    def to_deal(self) -> engine.CloseDeal:
+        self._refuse_misplaced()
+        return engine.CloseDeal(**self._common())
 
 
 DEAL_VARIANTS = (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal)
@@ -128,8 +205,16 @@ class DealInput(
 ):
     """A deal body: one of the five kinds, told apart by ``type``."""
 
+    def to_deal(self) -> engine.Deal:
+        """The engine's deal of this body (its kind's frozen type); 422 naming the field when
+        a shape rule the fields' types do not state is broken."""
+        try:
+            return self.root.to_deal()
+        except InvalidDeal as exc:
+            raise Unprocessable(f"the deal is not valid: {exc}", exc.errors) from exc
+
     def body(self) -> dict[str, Any]:
-        """The fields the caller sent (the engine checks them again: Deal.from_dict)."""
+        """The fields the caller sent, as sent (an Idempotency-Key's request fingerprint)."""
         return self.root.model_dump(exclude_unset=True) | {"type": self.root.type}
 
 
@@ -238,6 +323,8 @@ class StoredDeal(
 
     @classmethod
     def of(cls, deal: DealInfo) -> "StoredDeal":
+        """The deal's canonical JSON as stored (``Deal.to_dict()``) and the engine's entries, in
+        one validation (cheaper than a model per entry)."""
         fields: dict[str, Any] = {"number": deal.number, **deal.body, "entries": [e.to_dict() for e in deal.entries]}
         if deal.created_at is not None:
             fields["created_at"] = timestamp(deal.created_at)

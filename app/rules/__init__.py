@@ -3,7 +3,8 @@ to the entries the deal writes and the new state. No I/O, no web, no database.
 
     rules = make_rules("piter", players=3, pool_target=20, options={"stalingrad": False})
     state = TableState.new(rules, first_dealer=0)
-    result = apply_deal(rules, state, Deal.from_dict(body))   # -> DealResult(entries, state)
+    result = apply_deal(rules, state, AllpassDeal(tricks=((0, 4), (1, 3), (2, 3))))  # -> DealResult
+    deal = Deal.from_dict(stored_body)                          # a deal read back as JSON
     state = replay(rules, 0, deals).state                      # fold a whole log
     settle(rules, state, stake=Fraction(1, 2))                 # -> Settlement
 """
@@ -42,7 +43,7 @@ from app.rules.fields import (
     TwoWhistersHigh,
     UnwhistedWriteoff,
 )
-from app.rules.deal import Deal
+from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal, RemiseDeal
 from app.rules.errors import (
     DealerMismatch,
     FieldError,
@@ -84,7 +85,12 @@ __all__ = [
     "SingleWhister",
     "TwoWhistersHigh",
     "UnwhistedWriteoff",
+    "AllpassDeal",
+    "CloseDeal",
+    "ContractDeal",
     "Deal",
+    "MisereDeal",
+    "RemiseDeal",
     "DealResult",
     "DealerMismatch",
     "Entry",

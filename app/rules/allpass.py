@@ -6,14 +6,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from app.rules.checks import check_choices, check_tricks
-from app.rules.deal import Deal
+from app.rules.deal import AllpassDeal
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.fields import AllpassScoring, CleanDealer, CleanPlayer
 from app.rules.sheet import WorkingSheet
 from app.rules.state import exact
 
 
-def score_allpass(sheet: WorkingSheet, deal: Deal) -> None:
+def score_allpass(sheet: WorkingSheet, deal: AllpassDeal) -> None:
     rules = sheet.rules
     errors: list[FieldError] = []
     check_choices(sheet, deal, errors)
@@ -69,7 +69,7 @@ def score_rostov_allpass(sheet: WorkingSheet, held: dict[int, int]) -> None:
             sheet.whist(w, loser, amount if shared == 1 else exact(Fraction(amount, shared)))
 
 
-def score_clean_players(sheet: WorkingSheet, deal: Deal, held: dict[int, int], cost: int | None) -> None:
+def score_clean_players(sheet: WorkingSheet, deal: AllpassDeal, held: dict[int, int], cost: int | None) -> None:
     """An active player who took no trick (clean_player)."""
     rules = sheet.rules
     clean = rules.clean_player

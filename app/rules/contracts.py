@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from app.rules.checks import check_choices, check_declarer, check_level, check_talon, check_tricks
-from app.rules.deal import TALON_BONUSES, Deal
+from app.rules.deal import TALON_BONUSES, ContractDeal, MisereDeal, RemiseDeal
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.fields import (
     CONTRACT_VALUE,
@@ -29,7 +29,7 @@ def half(value: Amount) -> Amount:
     return exact(value / 2)
 
 
-def score_contract(sheet: WorkingSheet, deal: Deal) -> None:
+def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
     rules = sheet.rules
     errors: list[FieldError] = []
     check_declarer(sheet, deal, errors)
@@ -93,14 +93,14 @@ def score_half_whist(sheet: WorkingSheet, declarer: int, second: int, level: int
     sheet.exit = sheet.rules.half_whist_exit
 
 
-def score_unwhisted_game(sheet: WorkingSheet, deal: Deal, value: int) -> None:
+def score_unwhisted_game(sheet: WorkingSheet, deal: ContractDeal, value: int) -> None:
     """Both defenders passed: +V to the pool, or written off the mountain by choice."""
     if not write_off_unwhisted_game(sheet, deal, value):
         sheet.pool(deal.declarer, value)
     sheet.exit = sheet.rules.unwhisted_exit
 
 
-def write_off_unwhisted_game(sheet: WorkingSheet, deal: Deal, value: int) -> bool:
+def write_off_unwhisted_game(sheet: WorkingSheet, deal: ContractDeal | MisereDeal, value: int) -> bool:
     """An unwhisted made game (a made misère included) written off the mountain instead of
     the pool (unwhisted_writeoff): V at any time, or 2V for an 8, 9, 10 or a clean misère."""
     if deal.declarer not in deal.writeoff:
@@ -143,7 +143,7 @@ def score_made_contract(sheet: WorkingSheet, declarer: int, level: int, value: i
     sheet.exit = True
 
 
-def score_failed_contract(sheet: WorkingSheet, deal: Deal, declarer: int, level: int, value: int,
+def score_failed_contract(sheet: WorkingSheet, deal: ContractDeal, declarer: int, level: int, value: int,
                           whisters: list[int], passer: int | None, tricks: dict[int, int]) -> None:
     """s·V per undertrick to the declarer's mountain; the defenders' whists and the
     consolation from every other player, doubled under failed_declarer_doubled."""
@@ -207,7 +207,7 @@ def compulsory_cost(rules: Rules, count: int) -> int:
     return ladder.at(min(count, len(ladder.costs)) - 1)
 
 
-def score_misere(sheet: WorkingSheet, deal: Deal) -> None:
+def score_misere(sheet: WorkingSheet, deal: MisereDeal) -> None:
     rules = sheet.rules
     errors: list[FieldError] = []
     check_declarer(sheet, deal, errors)
@@ -236,7 +236,7 @@ def score_misere(sheet: WorkingSheet, deal: Deal) -> None:
             sheet.compulsory_next = compulsory_cost(rules, taken)
 
 
-def score_remise(sheet: WorkingSheet, deal: Deal) -> None:
+def score_remise(sheet: WorkingSheet, deal: RemiseDeal) -> None:
     """Three undertricks at the level bid; nobody writes any whist. A failed game."""
     rules = sheet.rules
     errors: list[FieldError] = []
@@ -250,7 +250,7 @@ def score_remise(sheet: WorkingSheet, deal: Deal) -> None:
     sheet.mountain(deal.declarer, rules.scale * CONTRACT_VALUE[deal.level] * 3)
 
 
-def score_talon(sheet: WorkingSheet, deal: Deal) -> None:
+def score_talon(sheet: WorkingSheet, deal: ContractDeal | MisereDeal) -> None:
     """The Rostov talon (talon_bonuses) and the returned talon (return_talon)."""
     declarer = deal.declarer
     if deal.talon_bonus is not None:

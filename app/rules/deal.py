@@ -9,7 +9,7 @@ adding up, the lowest contract, the convention's options) is checked by
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Mapping, Sequence
 
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.vocabulary import (
@@ -24,7 +24,24 @@ from app.rules.vocabulary import (
     one_of,
 )
 
-__all__ = ["DEAL_TYPES", "DEFENCE", "DEAL_NOTE_MAX", "STRAINS", "TALON_BONUSES", "Deal"]
+__all__ = [
+    "DEAL_TYPES",
+    "DEFENCE",
+    "DEAL_NOTE_MAX",
+    "STRAINS",
+    "TALON_BONUSES",
+    "AllpassDeal",
+    "CloseDeal",
+    "ContractDeal",
+    "Deal",
+    "MisereDeal",
+    "RemiseDeal",
+    "misplaced",
+]
+
+# One frozen type per kind of deal; ``Deal`` is their base, closed to the five kinds below,
+# and stands for any of them. A request's model builds its kind directly (app/deals/schemas.py);
+# ``Deal.from_dict`` checks the shape of JSON read back (stored deals, imported records).
 
 _CONTRACT_RE = CONTRACT_RE
 
@@ -37,23 +54,34 @@ _FIELDS = {
 }
 _COMMON = {"dealer", "choices", "talon", "over_misere", "note"}
 
+# The reasons of the shape rules both ways in share (``from_dict`` and ``misplaced``).
+DEFENDERS_REASON = f"must map each of the two defending seats to {one_of(DEFENCE)}"
+TRICKS_REASON = "must map seats to the tricks they took"
+WRITEOFF_TWICE = "lists a seat twice"
+TALON_MISPLACED = "only on contract and misère deals"
+OVER_MISERE_MISPLACED = "only on a contract deal of 9 or 10"
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Deal:
-    type: str
-    declarer: int | None = None
-    level: int | None = None
-    strain: str | None = None
-    defenders: tuple[tuple[int, str], ...] = ()  # (seat, "whist" | "pass" | "half_whist")
-    tricks: tuple[tuple[int, int], ...] | None = None  # (seat, tricks) as given
+    """Any deal: the fields every kind has. Not made itself: each kind is its subclass."""
+
+    type: ClassVar[str]
     dealer: int | None = None
     writeoff: tuple[int, ...] = ()  # choices.writeoff: seats that write off instead of the pool
     help: int | None = None  # choices.help: whom an overflow helps first
-    talon_bonus: str | None = None
-    talon_discarded: bool = False
-    talon_returned: bool = False
-    over_misere: bool = False
     note: str | None = None
+
+    # What a kind has not, read as absent (each kind that has one declares it as its field).
+    declarer: ClassVar[int | None] = None
+    level: ClassVar[int | None] = None
+    strain: ClassVar[str | None] = None
+    defenders: ClassVar[tuple[tuple[int, str], ...]] = ()  # (seat, "whist" | "pass" | "half_whist")
+    tricks: ClassVar[tuple[tuple[int, int], ...] | None] = None  # (seat, tricks) as given
+    talon_bonus: ClassVar[str | None] = None
+    talon_discarded: ClassVar[bool] = False
+    talon_returned: ClassVar[bool] = False
+    over_misere: ClassVar[bool] = False
 
     @property
     def contract(self) -> str | None:
@@ -73,7 +101,7 @@ class Deal:
 
     @classmethod
     def from_dict(cls, body: Any) -> "Deal":
-        """Parse a deal body; raise InvalidDeal naming every bad field."""
+        """Parse a deal body read back as JSON; raise InvalidDeal naming every bad field."""
         errors: list[FieldError] = []
         if not isinstance(body, dict):
             raise InvalidDeal([FieldError("body", "must be a JSON object")])
@@ -84,7 +112,7 @@ class Deal:
         for name in body:
             if name not in allowed:
                 errors.append(FieldError(str(name), f"not a field of a {kind} deal"))
-        values: dict[str, Any] = {"type": kind}
+        values: dict[str, Any] = {}
 
         if "declarer" in _FIELDS[kind]:
             values["declarer"] = _seat(body.get("declarer"), "declarer", errors, required=True)
@@ -98,7 +126,7 @@ class Deal:
         if kind == "contract":
             defenders = body.get("defenders")
             if not isinstance(defenders, dict) or not defenders:
-                errors.append(FieldError("defenders", f"must map each of the two defending seats to {one_of(DEFENCE)}"))
+                errors.append(FieldError("defenders", DEFENDERS_REASON))
             else:
                 pairs = []
                 for key, value in defenders.items():
@@ -111,7 +139,7 @@ class Deal:
         if "tricks" in _FIELDS[kind] and "tricks" in body:
             tricks = body["tricks"]
             if not isinstance(tricks, dict) or not tricks:
-                errors.append(FieldError("tricks", "must map seats to the tricks they took"))
+                errors.append(FieldError("tricks", TRICKS_REASON))
             else:
                 pairs = []
                 for key, value in tricks.items():
@@ -130,15 +158,15 @@ class Deal:
             _parse_choices(body["choices"], values, errors)
         if "talon" in body:
             if kind not in TALON_DEAL_TYPES:
-                errors.append(FieldError("talon", "only on contract and misère deals"))
+                errors.append(FieldError("talon", TALON_MISPLACED))
             else:
                 _parse_talon(body["talon"], values, errors)
         if "over_misere" in body:
             if not isinstance(body["over_misere"], bool):
                 errors.append(FieldError("over_misere", "must be true or false"))
             elif body["over_misere"] and kind != "contract":
-                errors.append(FieldError("over_misere", "only on a contract deal of 9 or 10"))
-            else:
+                errors.append(FieldError("over_misere", OVER_MISERE_MISPLACED))
+            elif kind == "contract":  # false elsewhere says what the kind says anyway
                 values["over_misere"] = body["over_misere"]
         if "note" in body and body["note"] is not None:
             note = body["note"]
@@ -148,7 +176,7 @@ class Deal:
                 values["note"] = note
         if errors:
             raise InvalidDeal(errors)
-        return cls(**values)
+        return KINDS[kind](**values)
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical JSON body of this deal (from_dict(to_dict()) == self)."""
@@ -186,6 +214,89 @@ class Deal:
         return out
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContractDeal(Deal):
+    """A contract was bid: the declarer played it (or both defenders passed)."""
+
+    type: ClassVar[str] = "contract"
+    declarer: int
+    level: int
+    strain: str
+    defenders: tuple[tuple[int, str], ...]
+    tricks: tuple[tuple[int, int], ...] | None = None
+    talon_bonus: str | None = None
+    talon_discarded: bool = False
+    talon_returned: bool = False
+    over_misere: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MisereDeal(Deal):
+    """A misère: the declarer tries to take no trick."""
+
+    type: ClassVar[str] = "misere"
+    declarer: int
+    tricks: tuple[tuple[int, int], ...] | None = None
+    talon_bonus: str | None = None
+    talon_discarded: bool = False
+    talon_returned: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemiseDeal(Deal):
+    """A remise ("without three"): the declarer concedes the contract unplayed."""
+
+    type: ClassVar[str] = "remise"
+    declarer: int
+    level: int
+    strain: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AllpassDeal(Deal):
+    """All passed: every player's tricks."""
+
+    type: ClassVar[str] = "allpass"
+    tricks: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CloseDeal(Deal):
+    """The caller ends a game played for a number of deals; it writes nothing."""
+
+    type: ClassVar[str] = "close"
+
+
+KINDS: dict[str, type[Deal]] = {k.type: k for k in (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal)}
+assert tuple(KINDS) == DEAL_TYPES
+
+
+def misplaced(
+    kind: str,
+    *,
+    defenders: Mapping[Any, Any] | None = None,
+    tricks: Mapping[Any, Any] | None = None,
+    writeoff: Sequence[int] | None = None,
+    talon: bool = False,
+    over_misere: bool | None = None,
+) -> list[FieldError]:
+    """The shape rules a request's model does not state, for a body whose fields have their
+    types: empty maps, a seat written off twice, a talon or over_misere on a kind that has
+    none. The same reasons as ``Deal.from_dict``, in its order."""
+    errors: list[FieldError] = []
+    if defenders is not None and not defenders:
+        errors.append(FieldError("defenders", DEFENDERS_REASON))
+    if tricks is not None and not tricks:
+        errors.append(FieldError("tricks", TRICKS_REASON))
+    if writeoff is not None and len(set(writeoff)) != len(writeoff):
+        errors.append(FieldError("choices.writeoff", WRITEOFF_TWICE))
+    if talon and kind not in TALON_DEAL_TYPES:
+        errors.append(FieldError("talon", TALON_MISPLACED))
+    if over_misere and kind != "contract":
+        errors.append(FieldError("over_misere", OVER_MISERE_MISPLACED))
+    return errors
+
+
 def _seat(value: Any, name: str, errors: list[FieldError], required: bool) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
         errors.append(FieldError(name, "must be a seat number 0-3"))
@@ -212,7 +323,7 @@ def _parse_choices(choices: Any, values: dict[str, Any], errors: list[FieldError
         if not isinstance(seats, list) or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 3 for s in seats):
             errors.append(FieldError("choices.writeoff", "must be a list of seat numbers"))
         elif len(set(seats)) != len(seats):
-            errors.append(FieldError("choices.writeoff", "lists a seat twice"))
+            errors.append(FieldError("choices.writeoff", WRITEOFF_TWICE))
         else:
             values["writeoff"] = tuple(sorted(seats))
     if "help" in choices:

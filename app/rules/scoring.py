@@ -14,7 +14,7 @@ from typing import Iterable
 from app.rules.allpass import score_allpass
 from app.rules.checks import check_choices
 from app.rules.contracts import score_contract, score_misere, score_remise
-from app.rules.deal import Deal
+from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal
 from app.rules.errors import DealerMismatch, FieldError, InvalidDeal, ReplayError, TableFinished
 from app.rules.fields import GameEnd, Rules
 from app.rules.game_end import finish_deal
@@ -45,17 +45,17 @@ def apply_deal(rules: Rules, state: TableState, deal: Deal) -> DealResult:
     if deal.dealer is not None and deal.dealer != dealer:
         raise DealerMismatch([FieldError("dealer", f"seat {dealer} deals now, not seat {deal.dealer}")])
     sheet = WorkingSheet(rules, state, dealer)
-    kind = deal.type
-    if kind == "allpass":
+    kind = type(deal)  # each kind is scored by its own function
+    if kind is AllpassDeal:
         score_allpass(sheet, deal)
-    elif kind == "close":
+    elif kind is CloseDeal:
         close_game(sheet, deal)
     else:
         if state.compulsory_cost is not None:
             raise InvalidDeal([FieldError("type", "an all-pass is compulsory now")])
-        if kind == "contract":
+        if kind is ContractDeal:
             score_contract(sheet, deal)
-        elif kind == "misere":
+        elif kind is MisereDeal:
             score_misere(sheet, deal)
         else:
             score_remise(sheet, deal)
@@ -65,7 +65,7 @@ def apply_deal(rules: Rules, state: TableState, deal: Deal) -> DealResult:
     return DealResult(sheet.entries_written(), new)
 
 
-def close_game(sheet: WorkingSheet, deal: Deal) -> None:
+def close_game(sheet: WorkingSheet, deal: CloseDeal) -> None:
     """The caller ends a game played for a number of deals ("на время"); it writes nothing
     and the table is settled with its pools as they are."""
     if sheet.rules.end_of_game is not GameEnd.DEALS:

@@ -149,7 +149,7 @@ async def post_scorer_deal(
         db,
         scorer.owner,
         scorer.table_id,
-        answers.deal_of(deal),
+        deal.to_deal(),
         idempotency_key=key,
         request_hash=answers.fingerprint(deal, key),
         if_match=if_match,
@@ -184,5 +184,5 @@ def correct_scorer_deal(
 ) -> DealCorrected:
     """Correct a past deal of the link's table; later deals are re-scored (409 naming the one
     that would no longer fit, and nothing changes)."""
-    changed = deals.correct_deal(db, scorer.owner, scorer.table_id, number, answers.deal_of(deal), if_match=if_match)
+    changed = deals.correct_deal(db, scorer.owner, scorer.table_id, number, deal.to_deal(), if_match=if_match)
     return answers.corrected(changed, response)

@@ -1,5 +1,6 @@
 """The sheet ("пулька"): each player's pool, mountain and whists, the all-pass level, and
-for piter_races the match. Built from the engine's exact sheet; amounts become JSON numbers."""
+for piter_races the match. Built from the engine's state (``TableState``) and rules, each
+exact amount made a JSON number as it is put in."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.rules import sheet as engine_sheet
+from app.rules import Rules, TableState
 from app.rules.vocabulary import MatchBonusKind
 from app.tables.model import TableInfo
 
@@ -63,7 +64,46 @@ class Sheet(Answer):
 
     @classmethod
     def of(cls, table: TableInfo) -> "Sheet":
-        exact = engine_sheet(table.rules, table.state)
-        for p in exact["players"]:
-            p["name"] = table.players[p["seat"]]
-        return cls.model_validate(exact)
+        return cls.of_state(table.rules, table.state, table.players)
+
+    @classmethod
+    def of_state(cls, rules: Rules, state: TableState, names: tuple[str, ...] | list[str]) -> "Sheet":
+        """The sheet of ``state``: the engine's ``sheet`` made in the answer's types, each exact
+        amount turned into a JSON number by the ``Amount`` it is put in."""
+        n = state.players
+        pools, mountains, whists = state.pools, state.mountains, state.whists
+        players = [
+            SheetPlayer(
+                seat=seat,
+                name=names[seat],
+                pool=pools[seat],
+                pool_closed=state.pool_closed(rules, seat),
+                mountain=mountains[seat],
+                whists={str(on): whists[seat][on] for on in range(n) if on != seat},
+            )
+            for seat in range(n)
+        ]
+        allpass = Allpass(
+            level=state.level(),
+            streak=state.streak,
+            next_trick_cost=state.next_trick_cost(rules),
+            min_contract=state.min_contract(rules),
+            compulsory=state.compulsory_cost is not None,
+        )
+        match = {}
+        if rules.match_bonuses:  # piter_races; elsewhere the answer has no match
+            totals = zip(*state.totals())
+            match["match"] = Match(
+                games=rules.games,
+                totals=[MatchTotal(seat=s, pool=p, mountain=m) for s, (p, m) in enumerate(totals)],
+                bonuses=[MatchBonus(game=b.game, kind=b.kind, seat=b.seat, amount=b.amount) for b in state.bonuses],
+            )
+        return cls(
+            deal_count=state.deal_count,
+            players=players,
+            allpass=allpass,
+            next_dealer=state.next_dealer,
+            finished=state.finished,
+            game=state.game,
+            **match,
+        )
