@@ -12,9 +12,10 @@ from sqlalchemy.orm import Session
 
 from app.kit.db import DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
-from app.kit.changes import NOTIFY
-from app.players import stats as player_stats
-from app.tables.repository import load_table
+from app.kit.errors import NotFound
+from app.kit.etags import checked_table_id
+from app.kit.repository import NOTIFY
+from app.players import service as players
 
 _TABLES = TableRow.__table__
 _DEALS = DealRow.__table__
@@ -71,7 +72,7 @@ _POSTED_PG = {
 # per dialect: the JSON aggregate is each one's own.
 _POST_READ = {
     dialect: (
-        select(_TABLES, player_stats.registered_seats(dialect, _TABLES))
+        select(_TABLES, players.registered_seats(dialect, _TABLES))
         .where(_TABLES.c.id == bindparam("table_id"), _TABLES.c.owner == bindparam("owner"))
         .with_for_update(of=_TABLES)
     )
@@ -84,7 +85,10 @@ _KEPT = select(_IDEMPOTENCY.c.request_hash, _IDEMPOTENCY.c.response).where(
 
 def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
     """The table row a post writes, locked, with its registered seats (``registered``)."""
-    return load_table(conn, owner, table_id, lock=True, statement=_POST_READ[conn.dialect.name])
+    row = conn.execute(_POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}).one_or_none()
+    if row is None:
+        raise NotFound(f"no table {table_id!r}")
+    return row
 
 
 def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool) -> None:

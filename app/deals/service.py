@@ -24,14 +24,14 @@ from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_jso
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.preconditions import check_if_match, sheet_etag
+from app.kit.etags import check_if_match, sheet_etag
 from app.kit.changes import announce, committed, notification
-from app.players import stats as player_stats
+from app.players import service as player_stats
 from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, apply_deal, deal_game, replay
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
-from app.tables.repository import load_row, load_table, shared_row
+from app.tables.service import load_row, load_table, shared_row
 
-__all__ = ["Changed", "DealInfo", "Posted", "deal_info", "entries_to_json"]
+__all__ = ["Changed", "DealInfo", "Posted", "deal_info", "entries_to_json", "stored_log"]
 
 
 def refuse_archived(row: Any) -> None:
@@ -379,3 +379,9 @@ def correct_deal(
 
     work = _refold(db, owner, table_id, plan)
     return Changed(work.table, work.deal, tuple(work.rescored))
+
+
+def stored_log(session: Session, table_id: str) -> list[Any]:
+    """A table's stored deals in order, as rows (``deal_info`` reads one; each has its
+    ``game``), in the caller's transaction: what a picture of the table draws."""
+    return repo.log(session, table_id)

@@ -1,7 +1,7 @@
 """ETags of the answers that can be asked for again with ``If-None-Match``.
 
 Each is derived from the sheet's ETag (the table's id, revision and deal count; see
-app/kit/preconditions.sheet_etag) and what else the answer depends on, so that none needs the
+``sheet_etag`` below) and what else the answer depends on, so that none needs the
 answer rendered to be compared: the settlement depends on the stake, the picture on the
 renderer's version, its format, language and layout, the share link's JSON on both the stake and its own shape.
 """
@@ -9,9 +9,11 @@ renderer's version, its format, language and layout, the share link's JSON on bo
 from __future__ import annotations
 
 import hashlib
+import re
 from fractions import Fraction
 
-from app.rules import amounts
+from app.kit.errors import NotFound, PreconditionFailed
+from app.rules import RULES_VERSION, amounts
 
 # Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
 RENDER_VERSION = 2
@@ -20,6 +22,33 @@ RENDER_VERSION = 2
 # into the old shape.
 JSON_SHAPE = 2
 CACHE = "private, no-cache"  # each client keeps its copy and asks again with If-None-Match
+
+
+def sheet_etag(table_id: str, revision: int, deal_count: int) -> str:
+    """A strong ETag of the sheet, derived without rendering it. ``revision`` changes on
+    every write (an undo then another deal leaves deal_count as it was)."""
+    raw = f"{table_id}:{revision}:{deal_count}:{RULES_VERSION}".encode()
+    return '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
+
+
+def check_if_match(if_match: str | None, current: str) -> None:
+    """If-Match with strong comparison; ``*`` matches any current sheet."""
+    if if_match is None:
+        return
+    tags = [t.strip() for t in if_match.split(",") if t.strip()]
+    if "*" in tags or current in tags:
+        return
+    raise PreconditionFailed("the sheet has changed since that ETag (If-Match); fetch it again", current_etag=current)
+
+
+
+# The form of a table's id (a uuid4's hex): an id that cannot be one is not found at once,
+# never sent to the database.
+TABLE_ID_RE = re.compile(r"^[0-9a-f]{32}$")
+def checked_table_id(table_id: str) -> str:
+    if not TABLE_ID_RE.fullmatch(table_id):
+        raise NotFound(f"no table {table_id[:40]!r}")
+    return table_id
 
 
 def none_match(header: str | None, etag: str) -> bool:

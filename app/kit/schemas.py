@@ -5,13 +5,16 @@ numbers, timestamps)."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 from pydantic_core import PydanticKnownError
 
-from app.rules import amounts
+from app.rules import CONVENTION_NAMES, amounts
 from app.kit.limits import NAME_MAX, SEATS_MAX
+
+# A convention by its name (a table's, a record's, a filter of the statistics).
+ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
 
 Seat = Annotated[int, Field(ge=0, le=3, description="a seat number 0..n-1")]
 SeatKey = Annotated[str, StringConstraints(pattern=r"^[0-3]$")]

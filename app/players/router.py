@@ -17,7 +17,7 @@ from app.kit.deps import DB, Owner
 from app.kit.headers import ETAG, LOCATION
 from app.players.schemas import PlayerCreate, PlayerPage, PlayerStatsOut, PlayerUpdate, RegisteredPlayer
 from app.kit.problem_schemas import problem_responses
-from app.tables.schemas import ConventionName
+from app.kit.schemas import ConventionName
 from app.kit.stake import StakeQuery, parse_stake
 
 router = APIRouter(prefix="/v1", tags=["players"], route_class=BodyRoute)

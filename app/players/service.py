@@ -26,6 +26,9 @@ from app.kit.repository import lock_owner
 from app.players import repository
 from app.players import stats as player_stats
 from app.players.stats import PlayerStats, Tally
+# What the deals' use cases do to the registered players' rows, in their own transaction: the
+# post's read of the seats (a column of its one statement), a posted deal, a refolded log.
+from app.players.stats import on_deal_posted, on_log_refolded, registered_seats
 from app.rules import FieldError
 
 PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
@@ -231,7 +234,10 @@ __all__: Sequence[str] = [
     "get_player",
     "link_seats",
     "list_players",
+    "on_deal_posted",
+    "on_log_refolded",
     "player_name",
+    "registered_seats",
     "stats",
     "update_player",
 ]

@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.records import service as svc
 from app.kit.preconditions import IfNoneMatch
-from app.kit.preconditions import current_etag
+from app.tables.service import current_etag
 from app.kit.errors import Unprocessable
 from app.tables.model import Limits
 from app.rules import FieldError

@@ -49,7 +49,7 @@ from app.tables.model import (
     rules_of,
     state_of,
 )
-from app.tables.repository import load_row
+from app.tables.service import load_row
 from app.tables.service import make_room_for_a_table
 
 FORMAT = "prefscore-record"

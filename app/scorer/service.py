@@ -23,7 +23,7 @@ from app.kit.db import Database, ScorerLinkRow
 from app.kit.errors import Conflict, NotFound
 from app.kit.changes import announce
 from app.scorer import repository as repo
-from app.tables.repository import load_table
+from app.tables.service import load_table
 
 TOKEN_PREFIX = "sc_"
 TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")

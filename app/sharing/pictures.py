@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.kit.db import Database, DealRow, TableRow
+from app.kit.db import Database, TableRow
 
 from app.deals.model import DealInfo, deal_info
+from app.deals.service import stored_log
 from app.tables.model import TableInfo, info, rules_of, state_of
-from app.tables.repository import load_row, shared_row
+from app.tables.service import load_row, shared_row
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], boo
     table = info(row, rules, state_of(row))
     if current is not None and current(table):
         return Picture(table, None)
-    rows = session.scalars(select(DealRow).where(DealRow.table_id == row.id).order_by(DealRow.number)).all()
+    rows = stored_log(session, row.id)
     deals = tuple(deal_info(r) for r in rows)
     # a match's pools and mountains start again in each game: the game each deal is stored with
     games = tuple(r.game for r in rows) if table.rules.convention.races else None

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from app.kit.preconditions import TABLE_ID_RE, sheet_etag
+from app.kit.etags import TABLE_ID_RE, sheet_etag
 from app.rules import RULES_VERSION, FieldError, Rules, Settlement, TableState, make_rules
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@
 most, and most of its cost was the framework finding the route and solving its dependencies
 around a point read (docs/performance.md). This layer sits inside the rate limit, so the request
 is counted and its key identified as every other; when the rate limit identified a valid key,
-it makes the route's own check (``app.kit.preconditions.sheet_not_modified``) and sends its 304.
+it makes the route's own check (``sheet_not_modified`` below) and sends its 304.
 Everything else goes on to the route, which answers as it always has: no If-None-Match, no
 valid key, an unknown table (the route's 404), any error. When the sheet has changed, the
 route is told (``SHEET_CHANGED``) so that it does not read the ETag a second time.
@@ -14,12 +14,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.kit.db import Database
 from app.kit.middleware.asgi import header
 from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
-from app.kit.preconditions import SHEET_CHANGED, sheet_not_modified
+from app.kit.preconditions import not_modified_response
+from app.tables import service  # looked up when called (a test counts its reads)
+
+# Set in a request's scope when its If-None-Match was compared with the current ETag and did
+# not match (below): the route does not read it again.
+SHEET_CHANGED = "prefscore.sheet_changed"
+
+
+async def sheet_not_modified(db: Database, owner: str, table_id: str, if_none_match: str) -> Response | None:
+    """The 304 of a sheet whose current ETag ``If-None-Match`` names, else None (it has
+    changed). Raises NotFound as the route does. The one definition of the sheet's 304, used
+    by ``GET /v1/tables/{id}/sheet`` and by the shortcut before the framework's routing."""
+    return not_modified_response(if_none_match, await service.current_etag_on_loop(db, owner, table_id))
+
 
 OPERATION = "getSheet"
 

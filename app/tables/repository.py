@@ -10,13 +10,13 @@ import secrets
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, case, delete, func, or_, select, text, update
+from sqlalchemy import Connection, Row, and_, bindparam, case, delete, func, or_, select, text, update
 from sqlalchemy.orm import Session
 
-from app.kit.db import DealRow, IdempotencyRow, TableRow
+from app.kit.db import Database, DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
-from app.kit.preconditions import TABLE_ID_RE, checked_table_id
+from app.kit.etags import TABLE_ID_RE, checked_table_id
 from app.rules import FieldError
 from app.tables.model import SHARE_TOKEN_RE
 
@@ -175,3 +175,25 @@ def listed_rows(
         query = query.where(_has_player(session.get_bind().dialect.name, player))
     query = query.order_by(_TABLES.c.updated_at.desc(), _TABLES.c.id.desc()).limit(rows)
     return list(session.execute(query).all())
+
+
+# --- the sheet's version (revision, deal count) alone: a conditional read's whole cost ------
+# The event-loop read is plain DB-API SQL (``?`` parameters, Database.read_one_async).
+_VERSION_SQL = (
+    f"SELECT {TableRow.revision.key}, {TableRow.deal_count.key} FROM {TableRow.__tablename__} "
+    f"WHERE {TableRow.id.key} = ? AND {TableRow.owner.key} = ?"
+)
+_VERSION = select(TableRow.revision, TableRow.deal_count).where(
+    TableRow.id == bindparam("table_id"), TableRow.owner == bindparam("owner")
+)
+
+
+def sheet_version(conn: Connection, owner: str, table_id: str) -> Row | None:
+    """(revision, deal_count) of the owner's table, or None."""
+    return conn.execute(_VERSION, {"table_id": table_id, "owner": owner}).one_or_none()
+
+
+async def sheet_version_on_loop(db: Database, owner: str, table_id: str) -> tuple | None:  # type: ignore[type-arg]
+    """The same, read from the event loop (Database.read_one_async; raises LoopReadUnavailable
+    when that read is not to be had)."""
+    return await db.read_one_async(_VERSION_SQL, (table_id, owner))

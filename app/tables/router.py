@@ -8,7 +8,8 @@ from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.kit.db import Database
-from app.kit.preconditions import SHEET_CHANGED, IfNoneMatch, TableIfMatch, not_modified_response, sheet_not_modified
+from app.kit.preconditions import IfNoneMatch, TableIfMatch, not_modified_response
+from app.tables.not_modified import SHEET_CHANGED, sheet_not_modified
 from app.rules import CONVENTION_NAMES, settle
 from app.tables import service as svc
 from app.tables.model import UNSET, Limits
@@ -123,7 +124,7 @@ async def get_sheet(
     # in the thread pool (and serialised by FastAPI on the loop). Most 304s are answered
     # before the framework's routing, by the same check (app/tables/not_modified.py);
     # when that check found the sheet changed, it is not made again here. Both are
-    # app/kit/preconditions.sheet_not_modified.
+    # app/tables/not_modified.sheet_not_modified.
     if if_none_match is not None and not request.scope.get(SHEET_CHANGED):
         unchanged = await sheet_not_modified(db, owner, table_id, if_none_match)
         if unchanged is not None:

@@ -4,20 +4,19 @@ view of the share link."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
 from app.rules import amounts
-from app.rules import CONVENTION_NAMES, FIELD_NAMES, Settlement
+from app.rules import FIELD_NAMES, Settlement
 from app.kit.limits import TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import ListedTable, TableInfo, TablePage
 
-from app.kit.schemas import Amount, Answer, Name, PlainText, Request, absent_when_none, bounded_map, timestamp
+from app.kit.schemas import ConventionName, Amount, Answer, Name, PlainText, Request, absent_when_none, bounded_map, timestamp
 from app.players.schemas import SeatIn
 from app.tables.sheet_schemas import Sheet
 
-ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
 # A table's options name fields of the rule table, each once.
 Options = bounded_map(len(FIELD_NAMES))
 

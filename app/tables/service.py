@@ -9,16 +9,21 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+from anyio import to_thread
+
 from app.kit.db import Database, TableRow
 from app.kit.db.models import utcnow
-from app.kit.errors import Conflict, Unprocessable
+from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.limits import GAMES_MAX
-from app.kit.preconditions import check_if_match, sheet_etag
+from app.kit.db.engine import LoopReadUnavailable
+from app.kit.etags import check_if_match, checked_table_id, sheet_etag
 from app.kit.changes import announce
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, check_links, link_seats, player_name
 from app.rules import RULES_VERSION, FieldError, InvalidTable, TableState, make_rules, settle
 from app.tables import repository as repo
+# The table row other domains' use cases start from, in their own transaction and lock.
+from app.tables.repository import load_row, load_table, shared_row
 from app.tables.model import (
     DEFAULT_LIMITS,
     UNSET,
@@ -236,3 +241,55 @@ def rotate_share_token(db: Database, owner: str, table_id: str) -> TableInfo:
         repo.new_share_token(session, row.id, row.revision + 1)
         announce(session, row.id, row.owner, row.revision + 1, "table.renamed")
         return loaded(repo.fresh(session, row.id))
+
+
+# --- the sheet's ETag alone (a conditional request reads no more) ---------------------------
+
+
+def current_etag(db: Database, owner: str, table_id: str) -> str:
+    """The sheet's ETag alone: two columns of the table row, no state loaded, so that a
+    conditional request answered 304 reads no more than it needs. Another owner's table is
+    not found."""
+    checked_table_id(table_id)
+    with db.lookup() as conn:
+        found = repo.sheet_version(conn, owner, table_id)
+    if found is None:
+        raise NotFound(f"no table {table_id!r}")
+    return sheet_etag(table_id, found.revision, found.deal_count)
+
+
+async def current_etag_on_loop(db: Database, owner: str, table_id: str) -> str:
+    """``current_etag`` for an ``async def`` caller, read from the event loop without a
+    thread-pool round trip (``Database.read_one_async``: SQLite, a point read of the WAL file,
+    microseconds; PostgreSQL, an async autocommit connection). Each read is of the database's
+    committed state, so a write by any process is seen at once. When that read is not
+    available (busy, an error), it is ``current_etag`` in the thread pool."""
+    checked_table_id(table_id)
+    if db.reads_on_loop:
+        try:
+            found = await repo.sheet_version_on_loop(db, owner, table_id)
+        except LoopReadUnavailable:
+            pass
+        else:
+            if found is None:
+                raise NotFound(f"no table {table_id!r}")
+            return sheet_etag(table_id, found[0], found[1])
+    return await to_thread.run_sync(current_etag, db, owner, table_id)
+
+
+__all__ = [
+    "current_etag",
+    "current_etag_on_loop",
+    "create_table",
+    "delete_table",
+    "get_shared",
+    "get_table",
+    "get_tables",
+    "list_tables",
+    "load_row",
+    "load_table",
+    "make_room_for_a_table",
+    "rotate_share_token",
+    "shared_row",
+    "update_table",
+]

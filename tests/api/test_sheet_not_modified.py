@@ -8,7 +8,7 @@ import logging
 
 from fastapi.testclient import TestClient
 
-from app.kit import preconditions as table_service
+from app.tables import service as table_service
 from tests.conftest import new_owner_key
 
 PROBLEM = "application/problem+json"
