@@ -24,6 +24,7 @@ from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_jso
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
+from app.kit import etags
 from app.kit.etags import check_if_match, sheet_etag
 from app.kit.changes import announce, committed, notification
 from app.players import service as player_stats
@@ -150,18 +151,18 @@ def post_deal(
 @dataclass(frozen=True)
 class DealPage:
     table: TableInfo
-    deals: tuple[DealInfo, ...]  # empty when the caller's version is current (``current``)
+    deals: tuple[DealInfo, ...]  # empty when the viewer has this version already (``current``)
     next_after: int | None
     current: bool = False
 
 
-def page_of(session: Session, row: Any, *, after: int, limit: int, current: Callable[[TableInfo], bool] | None = None) -> DealPage:
+def page_of(session: Session, row: Any, *, after: int, limit: int, seen: str | None = None) -> DealPage:
     """Keyset paging by deal number, in SQL: the deals numbered above ``after``, at most
     ``limit`` (and one more row to tell whether a next page exists); the deals before the page
-    are never read. Every listing (by key, share link, scorer link) pages here. ``current(table)``
-    true means the caller has this version: no deal is read."""
+    are never read. Every listing (by key, share link, scorer link) pages here. ``seen``: the
+    ETags the viewer has (If-None-Match); when they name this version, no deal is read."""
     table = loaded(row)
-    if current is not None and current(table):
+    if etags.none_match(seen, table.etag):
         return DealPage(table, (), None, current=True)
     rows = repo.page_rows(session, row.id, after=after, rows=limit + 1)
     deals = tuple(deal_info(r) for r in rows[:limit])
@@ -174,12 +175,10 @@ def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit
         return page_of(session, load_row(session, owner, table_id, lock=False), after=after, limit=limit)
 
 
-def list_shared_deals(
-    db: Database, token: str, *, after: int = 0, limit: int = 50, current: Callable[[TableInfo], bool] | None = None
-) -> DealPage:
+def list_shared_deals(db: Database, token: str, *, after: int = 0, limit: int = 50, seen: str | None = None) -> DealPage:
     """The same through the read-only share token (``page_of``)."""
     with db.read() as session:
-        return page_of(session, shared_row(session, token), after=after, limit=limit, current=current)
+        return page_of(session, shared_row(session, token), after=after, limit=limit, seen=seen)
 
 
 def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[TableInfo, DealInfo]:

@@ -29,6 +29,7 @@ from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+from cachetools import LRUCache
 from pebble import ProcessExpired, ProcessPool
 
 from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
@@ -37,7 +38,6 @@ from app.kit.settings import Settings
 from app.render import Drawn, draw_sheet
 
 from app.kit.errors import Conflict, ServiceError
-from app.sharing.pictures import DrawnCache
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,61 @@ def draw_both(render: dict[str, Any], lang: str, max_pixels: int) -> tuple[Drawn
     """The SVG and its PNG in one trip to the worker."""
     svg = draw_svg(render, lang)
     return svg, draw_png(svg, max_pixels)
+
+
+class DrawnCache:
+    """Pictures already drawn, by ETag: a picture is drawn once per revision of its table,
+    however many viewers poll it. Least recently used first out, bounded by the total size
+    of the pictures kept in bytes (cachetools' LRU cache weighing each by ``len``: the SVG's
+    UTF-8 and the PNG's bytes) and by their number. When several requests want a picture
+    that is not drawn yet, one draws it and the others wait for it."""
+
+    def __init__(self, max_bytes: int = 32 * 1024 * 1024, max_items: int = 512):
+        self.max_bytes = max_bytes
+        self.max_items = max_items
+        self._items: LRUCache[str, str | bytes] = LRUCache(maxsize=max(0, max_bytes), getsizeof=len)
+        self._lock = threading.Lock()
+        self._drawing: dict[str, threading.Lock] = {}
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            return self._items.get(key)  # a hit is the most recently used
+
+    def put(self, key: str, value: str | bytes) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+            if len(value) > self.max_bytes:
+                return  # larger than the whole cache: not kept
+            self._items[key] = value  # drops the least recently used until it fits
+            while len(self._items) > self.max_items:
+                self._items.popitem()
+
+    def get_or_draw(self, key: str, draw: Callable[[], Any]) -> Any:
+        value = self.get(key)
+        if value is not None:
+            return value
+        with self._lock:
+            drawing = self._drawing.setdefault(key, threading.Lock())
+        try:
+            with drawing:
+                value = self.get(key)
+                if value is None:
+                    value = draw()
+                    self.put(key, value)
+                return value
+        finally:
+            with self._lock:
+                self._drawing.pop(key, None)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(pictures, bytes) kept."""
+        with self._lock:
+            return len(self._items), int(self._items.currsize)
 
 
 class Pictures:

@@ -31,7 +31,7 @@ from app.kit.i18n import LANGUAGES, N_, Lang
 from app.kit.i18n.game_words import DEFENCE, ENTRY_KINDS, NO_TRUMPS, SUIT_SYMBOLS, UNDERTRICKS
 from app.kit.lang import PageLang
 from app.kit.pages import page_response, template
-from app.sharing.pictures import shared_picture
+from app.tables.service import get_shared
 
 router = APIRouter()
 PAGE = template("app.sharing/shared.html")
@@ -65,13 +65,13 @@ SCRIPT_WORDS = [
 
 @router.get("/shared/{token}", include_in_schema=False, response_class=HTMLResponse)
 def shared_page(token: str, db: DB, lang: PageLang) -> HTMLResponse:
-    picture = shared_picture(db, token, current=lambda _t: True)  # 404 for an unknown token
+    table = get_shared(db, token)  # 404 for an unknown token
     return page_response(
         PAGE,
         lang,
         cache_control="no-cache",
         headers={"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"},
-        **page_values(token, list(picture.table.players), lang),
+        **page_values(token, list(table.players), lang),
     )
 
 

@@ -1,5 +1,6 @@
-"""Reads for the pictures of a table (sheet.svg, the share page): the table with its whole
-deal log, in one read transaction, by owner or by share token.
+"""The pictures of a table (sheet.svg and .png, by key, share link or scorer link): the table
+read with its whole deal log in one read transaction, the picture's ETag, and the picture
+from the cache or drawn (app/sharing/drawing.py) from the engine's objects.
 
 When the caller already has the current version (its ETag), or the picture of this version
 is drawn already (``DrawnCache``), the log is not read at all, so that a page polling for
@@ -8,19 +9,22 @@ changes costs one indexed row read per poll and a table is drawn once per revisi
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
+from app.kit import etags
 from app.kit.db import Database, TableRow
+from app.kit.i18n import Lang
+from app.render import Played
+from app.rules import settle, sheet
+from app.sharing.drawing import DrawnSvg, Pictures, sheet_drawing
 
 from app.deals.model import DealInfo, deal_info
 from app.deals.service import stored_log
-from app.tables.model import TableInfo, info, rules_of, state_of
+from app.tables.model import TableInfo, loaded
 from app.tables.service import load_row, shared_row
 
 
@@ -31,10 +35,9 @@ class Picture:
     games: tuple[int | None, ...] | None = None  # piter_races: the game each deal was played in (as stored)
 
 
-def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], bool] | None) -> Picture:
-    rules = rules_of(row)
-    table = info(row, rules, state_of(row))
-    if current is not None and current(table):
+def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], bool]) -> Picture:
+    table = loaded(row)
+    if current(table):
         return Picture(table, None)
     rows = stored_log(session, row.id)
     deals = tuple(deal_info(r) for r in rows)
@@ -43,72 +46,86 @@ def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], boo
     return Picture(table, deals, games)
 
 
-def table_picture(
-    db: Database, owner: str, table_id: str, *, current: Callable[[TableInfo], bool] | None = None
-) -> Picture:
-    """The owner's table and its deal log (another owner's table is not found).
+@dataclass(frozen=True)
+class Sheet:
+    """Which table's sheet: the owner's table (``owner``, ``table_id``) or a share link's (``token``)."""
 
-    ``current(table)`` true means the caller has this version: the log is not read."""
+    owner: str | None = None
+    table_id: str | None = None
+    token: str | None = None
+
+
+@dataclass(frozen=True)
+class SheetImage:
+    """A picture asked for: its ETag, and its bytes (None: the viewer has it, If-None-Match)."""
+
+    etag: str
+    body: bytes | None
+
+
+def drawing_of(picture: Picture, layout: str) -> dict[str, Any]:
+    """The arguments of ``app.render.draw_sheet`` for a table with its log (but the
+    language): the engine's sheet (with names), each deal's entries and game, the engine's
+    settlement. Engine objects, exact amounts, sent as they are to a drawing worker."""
+    table = picture.table
+    exact = sheet(table.rules, table.state)
+    exact["players"] = [{**p, "name": table.players[p["seat"]]} for p in exact["players"]]
+    games = picture.games
+    history = [Played(d.entries, games[i] if games else None) for i, d in enumerate(picture.deals or ())]
+    settlement = settle(table.rules, table.state, None)
+    return {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout}
+
+
+def picture_svg(picture: Picture, lang: Lang, layout: str) -> DrawnSvg:
+    """The SVG of a table with its log, drawn here (a short table's)."""
+    return DrawnSvg.of(sheet_drawing(drawing_of(picture, layout), lang))
+
+
+def shared_picture(db: Database, token: str) -> Picture:
+    """The share link's table with its whole log, as a picture draws it."""
     with db.read() as session:
-        return _picture(session, load_row(session, owner, table_id, lock=False), current)
+        return _picture(session, shared_row(session, token), lambda _table: False)
 
 
-def shared_picture(db: Database, token: str, *, current: Callable[[TableInfo], bool] | None = None) -> Picture:
-    """The same through the read-only share token."""
+def sheet_picture(
+    db: Database, pictures: Pictures, of: Sheet, *, fmt: str, lang: Lang, layout: str, seen: str | None
+) -> SheetImage:
+    """The picture ``fmt`` ("svg" or "png") of a sheet in a language and a layout, drawn once
+    per revision (a long table's and every PNG in a worker process). ``seen``: the ETags the
+    viewer has (If-None-Match); when one is this version's, or the picture is drawn already,
+    the deal log is not read. Raises Busy (every worker busy, too slow) and Conflict (a table
+    too long to draw)."""
+    found: dict[str, Any] = {}
+
+    def tag(table: TableInfo) -> str:
+        return etags.picture_etag(table.etag, fmt, lang.code, layout)
+
+    def current(table: TableInfo) -> bool:
+        etag = tag(table)
+        if etags.none_match(seen, etag):
+            return True
+        done = pictures.cache.get(etag)
+        if done is not None:
+            found[etag] = done
+        return done is not None
+
     with db.read() as session:
-        return _picture(session, shared_row(session, token), current)
-
-
-class DrawnCache:
-    """Pictures already drawn, by ETag: a picture is drawn once per revision of its table,
-    however many viewers poll it. Least recently used first out, bounded by the total size
-    of the pictures kept in bytes (cachetools' LRU cache weighing each by ``len``: the SVG's
-    UTF-8 and the PNG's bytes) and by their number. When several requests want a picture
-    that is not drawn yet, one draws it and the others wait for it."""
-
-    def __init__(self, max_bytes: int = 32 * 1024 * 1024, max_items: int = 512):
-        self.max_bytes = max_bytes
-        self.max_items = max_items
-        self._items: LRUCache[str, str | bytes] = LRUCache(maxsize=max(0, max_bytes), getsizeof=len)
-        self._lock = threading.Lock()
-        self._drawing: dict[str, threading.Lock] = {}
-
-    def __contains__(self, key: str) -> bool:
-        with self._lock:
-            return key in self._items
-
-    def get(self, key: str) -> Any:
-        with self._lock:
-            return self._items.get(key)  # a hit is the most recently used
-
-    def put(self, key: str, value: str | bytes) -> None:
-        with self._lock:
-            self._items.pop(key, None)
-            if len(value) > self.max_bytes:
-                return  # larger than the whole cache: not kept
-            self._items[key] = value  # drops the least recently used until it fits
-            while len(self._items) > self.max_items:
-                self._items.popitem()
-
-    def get_or_draw(self, key: str, draw: Callable[[], Any]) -> Any:
-        value = self.get(key)
-        if value is not None:
-            return value
-        with self._lock:
-            drawing = self._drawing.setdefault(key, threading.Lock())
-        try:
-            with drawing:
-                value = self.get(key)
-                if value is None:
-                    value = draw()
-                    self.put(key, value)
-                return value
-        finally:
-            with self._lock:
-                self._drawing.pop(key, None)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        """(pictures, bytes) kept."""
-        with self._lock:
-            return len(self._items), int(self._items.currsize)
+        row = shared_row(session, of.token) if of.token is not None else load_row(session, of.owner, of.table_id, lock=False)
+        picture = _picture(session, row, current)
+    etag = tag(picture.table)
+    if etags.none_match(seen, etag):
+        return SheetImage(etag, None)
+    body = found.get(etag)
+    if body is None:
+        table_etag = picture.table.etag
+        # a PNG is drawn from the SVG of the same version (itself drawn once)
+        keys = (etags.picture_etag(table_etag, "svg", lang.code, layout), etags.picture_etag(table_etag, "png", lang.code, layout))
+        body = pictures.draw(
+            fmt,
+            keys,
+            len(picture.deals or ()),
+            render=lambda: drawing_of(picture, layout),
+            lang=lang.code,
+            inline=lambda: picture_svg(picture, lang, layout),
+        )
+    return SheetImage(etag, body)

@@ -7,20 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
+from app.kit.db import Database
 from app.kit.i18n import Lang
 from app.kit.preconditions import IfNoneMatch
-from app.render import LAYOUTS, Played
-from app.rules import settle, sheet
+from app.render import LAYOUTS
 from app.deals.service import list_shared_deals
-from app.sharing.drawing import Busy, DrawnSvg, Pictures, sheet_drawing
-from app.tables.model import TableInfo
-from app.sharing.pictures import Picture, shared_picture, table_picture
+from app.sharing.drawing import Busy, Pictures
+from app.sharing.pictures import Sheet, sheet_picture
 
 from app.kit import etags
 from app.kit.bodies import BodyRoute
@@ -74,67 +72,19 @@ SVG_RESPONSES = _picture_responses(SVG, "SVG")
 PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 megapixels")
 
 
-def picture_render(picture: Picture, layout: str) -> dict[str, Any]:
-    """The arguments of ``app.render.draw_sheet`` for a table with its log (but the
-    language): the engine's sheet (with names), each deal's entries and game, the engine's
-    settlement. Engine objects, exact amounts, sent as they are to a drawing worker."""
-    table = picture.table
-    exact = sheet(table.rules, table.state)
-    exact["players"] = [{**p, "name": table.players[p["seat"]]} for p in exact["players"]]
-    games = picture.games
-    history = [Played(d.entries, games[i] if games else None) for i, d in enumerate(picture.deals or ())]
-    settlement = settle(table.rules, table.state, None)
-    return {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout}
-
-
-def picture_svg(picture: Picture, lang: Lang, layout: str) -> DrawnSvg:
-    """The SVG of a table with its log, drawn here (a short table's)."""
-    return DrawnSvg.of(sheet_drawing(picture_render(picture, layout), lang))
-
-
 def picture_response(
-    pictures: Pictures, fetch: Callable[..., Picture], if_none_match: str | None, lang: Lang, layout: str, fmt: str
+    db: Database, pictures: Pictures, of: Sheet, if_none_match: str | None, lang: Lang, layout: str, fmt: str
 ) -> Response:
-    """304 for the viewer's current version; else the picture, drawn once per revision (and
-    language and layout), a long table's and every PNG in a worker process (app/sharing/drawing.py).
-    ``fetch(current=...)`` reads the table, and its log only when ``current`` is false: when
-    the viewer has this version, or it is drawn already. Every worker busy: 503 with Retry-After."""
-    cache = pictures.cache
-    drawn: dict[str, Any] = {}
-
-    def tag(table: TableInfo) -> str:
-        return etags.picture_etag(table.etag, fmt, lang.code, layout)
-
-    def current(table: TableInfo) -> bool:
-        etag = tag(table)
-        if etags.none_match(if_none_match, etag):
-            return True
-        done = cache.get(etag)
-        if done is not None:
-            drawn[etag] = done
-        return done is not None
-
-    picture = fetch(current=current)
-    etag = tag(picture.table)
-    headers = {"ETag": etag, "Cache-Control": etags.CACHE, **language_headers(lang)}
-    if etags.none_match(if_none_match, etag):
+    """The picture as HTTP: 304 when the viewer has it, 503 with Retry-After when every drawing
+    worker is busy (a table too long to draw is the service's Conflict: 409)."""
+    try:
+        drawn = sheet_picture(db, pictures, of, fmt=fmt, lang=lang, layout=layout, seen=if_none_match)
+    except Busy as exc:
+        return problem(503, exc.detail, title=exc.title, headers={"Retry-After": str(exc.retry_after)})
+    headers = {"ETag": drawn.etag, "Cache-Control": etags.CACHE, **language_headers(lang)}
+    if drawn.body is None:
         return Response(status_code=304, headers=headers)
-    body = drawn.get(etag)
-    if body is None:
-        # a PNG is drawn from the SVG of the same version (itself drawn once)
-        keys = (etags.picture_etag(picture.table.etag, "svg", lang.code, layout), etags.picture_etag(picture.table.etag, "png", lang.code, layout))
-        try:
-            body = pictures.draw(
-                fmt,
-                keys,
-                len(picture.deals or ()),
-                render=lambda: picture_render(picture, layout),
-                lang=lang.code,
-                inline=lambda: picture_svg(picture, lang, layout),
-            )
-        except Busy as exc:
-            return problem(503, exc.detail, title=exc.title, headers={"Retry-After": str(exc.retry_after)})
-    return Response(body, media_type=PNG if fmt == "png" else SVG, headers=headers)
+    return Response(drawn.body, media_type=PNG if fmt == "png" else SVG, headers=headers)
 
 
 def _keyed_picture(fmt: str) -> Callable[..., Response]:
@@ -147,7 +97,7 @@ def _keyed_picture(fmt: str) -> Callable[..., Response]:
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return picture_response(pictures, partial(table_picture, db, owner, table_id), if_none_match, lang, layout.value, fmt)
+        return picture_response(db, pictures, Sheet(owner=owner, table_id=table_id), if_none_match, lang, layout.value, fmt)
 
     return picture
 
@@ -161,7 +111,7 @@ def _shared_picture(fmt: str) -> Callable[..., Response]:
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return picture_response(pictures, partial(shared_picture, db, token), if_none_match, lang, layout.value, fmt)
+        return picture_response(db, pictures, Sheet(token=token), if_none_match, lang, layout.value, fmt)
 
     return picture
 
@@ -220,7 +170,7 @@ def get_shared_deals(
 ) -> SharedDealPage | Response:
     """The deal log through the read-only share link, keyset-paged like the keyed listing:
     each stored deal with its entries; follow ``next`` until it is null."""
-    page = list_shared_deals(db, token, after=after, limit=limit, current=lambda t: etags.none_match(if_none_match, t.etag))
+    page = list_shared_deals(db, token, after=after, limit=limit, seen=if_none_match)
     headers = {"ETag": page.table.etag, "Cache-Control": etags.CACHE}
     if page.current:
         return Response(status_code=304, headers=headers)
@@ -251,4 +201,4 @@ def get_scorer_sheet_svg(
     if_none_match: IfNoneMatch = None,
 ) -> Response:
     """The sheet drawn as the paper pulka, as ``/v1/tables/{id}/sheet.svg`` draws it (``?lang=``, ``?layout=``)."""
-    return picture_response(pictures, partial(table_picture, db, scorer.owner, scorer.table_id), if_none_match, lang, layout.value, "svg")
+    return picture_response(db, pictures, Sheet(owner=scorer.owner, table_id=scorer.table_id), if_none_match, lang, layout.value, "svg")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 
-import app.sharing.router as views
-from app.sharing.pictures import DrawnCache
+import app.sharing.pictures as views
+from app.sharing.drawing import DrawnCache
 
 from .samples import ALLPASS, PASS_6S
 
