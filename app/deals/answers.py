@@ -5,15 +5,21 @@ answer built from what the deals service returned, with its status and headers."
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Annotated
+
+from anyio import to_thread
 
 from fastapi import Body, Depends, Header, Path, Response
 
+from app.deals import service
 from app.deals.model import Changed, Posted, request_hash
 from app.deals.schemas import DEAL_EXAMPLES, DealCorrected, DealInput, DealWithSheet
+from app.kit.db import Database
 from app.kit.deps import get_settings
 from app.kit.errors import Unprocessable
 from app.kit.settings import Settings
+from app.tables.model import Limits
 from app.rules import FieldError
 
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
@@ -41,6 +47,39 @@ def checked_key(key: str | None) -> str | None:
 def fingerprint(body: DealInput, key: str | None) -> str | None:
     """What a key is kept with: the hash of the deal as sent (another body with the key is refused)."""
     return request_hash(body.body()) if key is not None else None
+
+
+async def post(
+    db: Database,
+    owner: str,
+    table_id: str,
+    deal: DealInput,
+    *,
+    idempotency_key: str | None,
+    if_match: str | None,
+    settings: Settings,
+    response: Response,
+    deals_url: str,
+) -> DealWithSheet:
+    """A post as both deal routes make it (by key, by scorer link): the key checked, the use
+    case in the thread pool, the answer built on the loop, its status and headers set."""
+    key = checked_key(idempotency_key)
+    result = await to_thread.run_sync(
+        partial(
+            service.post_deal,
+            db,
+            owner,
+            table_id,
+            deal.to_deal(),
+            idempotency_key=key,
+            request_hash=fingerprint(deal, key),
+            if_match=if_match,
+            limits=Limits.of(settings),
+        )
+    )
+    answer = posted(result)
+    posted_headers(result, answer, response, deals_url)
+    return answer
 
 
 def posted(result: Posted) -> DealWithSheet:

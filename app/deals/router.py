@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
-from starlette.concurrency import run_in_threadpool
 
 from app.deals import answers
 from app.deals import service as svc
@@ -14,7 +13,6 @@ from app.kit.deps import DB, Owner
 from app.kit.headers import ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from app.kit.preconditions import IfMatch
 from app.kit.problem_schemas import problem_responses
-from app.tables.model import Limits
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"], route_class=BodyRoute)
 from app.kit.limits import DEALS_PAGE_MAX
@@ -44,21 +42,17 @@ async def post_deal(
     # ``async def``: the use case runs in the thread pool, and FastAPI checks and serialises
     # the answer here on the loop; a plain ``def`` would cost a second thread-pool round trip
     # for the check of the returned model.
-    key = answers.checked_key(idempotency_key)
-    result = await run_in_threadpool(
-        svc.post_deal,
+    return await answers.post(
         db,
         owner,
         table_id,
-        deal.to_deal(),
-        idempotency_key=key,
-        request_hash=answers.fingerprint(deal, key),
+        deal,
+        idempotency_key=idempotency_key,
         if_match=if_match,
-        limits=Limits.of(settings),
+        settings=settings,
+        response=response,
+        deals_url=f"/v1/tables/{table_id}/deals",
     )
-    answer = answers.posted(result)
-    answers.posted_headers(result, answer, response, f"/v1/tables/{table_id}/deals")
-    return answer
 
 
 @router.get(

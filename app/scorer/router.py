@@ -12,13 +12,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
-from starlette.concurrency import run_in_threadpool
 
 from app.rules import settle
 from app.scorer import service as links
 from app.deals import answers
 from app.deals import service as deals
-from app.tables.model import Limits
 from app.tables.service import get_table
 
 from app.kit.bodies import BodyRoute
@@ -143,21 +141,17 @@ async def post_scorer_deal(
     if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Score a deal of the link's table, as ``POST /v1/tables/{id}/deals`` does."""
-    key = answers.checked_key(idempotency_key)
-    result = await run_in_threadpool(
-        deals.post_deal,
+    return await answers.post(
         db,
         scorer.owner,
         scorer.table_id,
-        deal.to_deal(),
-        idempotency_key=key,
-        request_hash=answers.fingerprint(deal, key),
+        deal,
+        idempotency_key=idempotency_key,
         if_match=if_match,
-        limits=Limits.of(settings),
+        settings=settings,
+        response=response,
+        deals_url=f"/v1/score/{token}/deals",
     )
-    answer = answers.posted(result)
-    answers.posted_headers(result, answer, response, f"/v1/score/{token}/deals")
-    return answer
 
 
 @router.delete(
