@@ -23,7 +23,7 @@ class HealthOut(Answer):
 @router.get("/health", operation_id="getHealth", response_model=HealthOut, responses=problem_responses(503))
 def health(db: DB) -> HealthOut | JSONResponse:
     """200 when the database answers ``SELECT 1`` and can be written (a write committed at
-    most every few seconds: app/kit/db/engine.py ``write_probe``), else 503."""
+    most every few seconds), else 503."""
     try:
         db.ping()
     except Exception:  # noqa: BLE001 - any failure of the database is "down"

@@ -97,7 +97,7 @@ async def import_table(
     """A new table from a record (docs/record.md), re-scored: a record whose entries or sheet
     disagree with the re-scoring is refused (422, naming the first deal that differs). The body
     may be up to ``PREFSCORE_MAX_RECORD_BYTES`` (4 MiB); its deals at most the deal limit.
-    The body is parsed and validated in the thread pool (app/kit/bodies.py), as is the rest."""
+    The body is parsed and validated in the thread pool, as is the rest."""
 
     def store() -> object:
         return svc.import_record(db, owner, record.model_dump(mode="json"), limits=Limits.of(settings))
