@@ -163,7 +163,7 @@ async def _measure(url: str, ids: list[str], requests: int, posts: int, seed: in
     import httpx
 
     from app.main import create_app
-    from app.players import stats as player_stats
+    from app.players import service as player_stats  # the hook the deals service calls
     from app.kit.settings import Settings
 
     settings = Settings(database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING")
