@@ -325,6 +325,10 @@ def run(args: argparse.Namespace) -> None:
             "PREFSCORE_SHARE_RATE_LIMIT": "0",
             "PREFSCORE_LOG_LEVEL": "WARNING",
             "PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS": str(args.viewers + 100),
+            # every viewer here is one key at one address: the per-holder caps, which keep
+            # one caller from taking the process's streams, are lifted for the measurement
+            "PREFSCORE_EVENTS_MAX_PER_KEY": str(args.viewers + 100),
+            "PREFSCORE_EVENTS_MAX_PER_ADDRESS": str(args.viewers + 100),
         }
         server = Server(url, Path(tmp), admin, env=env, upgrade=False, name="events-bench").start()
         try:
