@@ -10,7 +10,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 from pydantic_core import PydanticKnownError
 
-from app.rules import CONVENTION_NAMES, amounts
+from app.kit import amounts
+from app.rules import CONVENTION_NAMES
 from app.kit.limits import NAME_MAX, SEATS_MAX
 
 # A convention by its name (a table's, a record's, a filter of the statistics).

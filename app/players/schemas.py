@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints, model_validator
 
-from app.rules import amounts
+from app.kit import amounts
 from app.players.stats import PlayerStats
 from app.players.service import Player
 

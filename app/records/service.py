@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Any
 
-from app.rules import amounts
+from app.kit import amounts
 from app.kit.db import Database, TableRow
 from app.kit.db.models import utcnow
 from app.rules import (

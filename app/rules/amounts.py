@@ -1,18 +1,16 @@
 """The one amount codec: exact values (int or Fraction, as the engine keeps them) to what a
 client reads, and back.
 
-- ``number``: the JSON number of an amount — an int when whole, else rounded to 0.01
-  (multiples of 0.5, all a sheet normally holds, stay exact); ``from_cents`` the same for
-  money already rounded to cents (the settlement).
 - ``exact_text``: the exact value as a string, "370/3" or "12" — only ever in ``*_exact``
   fields, so that no person reads a fraction.
 - ``decimal_text``: a decimal for a person, "0.5" (exact when the value has at most six
   decimal places, as a stake does; else rounded to 0.01).
 - ``paper``: as written on a paper sheet, "7½", "33,33", "−3"; ``signed`` a balance,
-  "+123,33"; ``plain`` a terminal's cell, "12", "2.5", "33.33".
+  "+123,33".
 - ``parse``: an amount from JSON or the engine (int, Fraction, a float, "p/q") as a Fraction.
 
-Pure, standard library only.
+Pure, standard library only; exact throughout. The JSON numbers a client reads (rounded, so
+floats) are the API's: app/kit/amounts.py.
 """
 
 from __future__ import annotations
@@ -35,26 +33,6 @@ def parse(value: Any) -> Fraction:
     if isinstance(value, str):
         return Fraction(value)
     raise TypeError(f"not an amount: {value!r}")
-
-
-def number(value: int | Fraction | float) -> int | float:
-    """The JSON number of an amount: an int when whole, else rounded to 0.01."""
-    if isinstance(value, bool):
-        raise TypeError("an amount is not a boolean")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return int(value.numerator)
-        return round(float(value), 2)
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else round(value, 2)
-    raise TypeError(f"not an amount: {value!r}")
-
-
-def from_cents(cents: int) -> int | float:
-    """Money rounded to cents (an int count of 0.01) as a JSON number."""
-    return cents // 100 if cents % 100 == 0 else round(cents / 100, 2)
 
 
 def exact_text(value: int | Fraction) -> str:
@@ -101,12 +79,3 @@ def signed(value: Any) -> str:
     cents = round(abs(v) * 100)
     whole, rest = divmod(cents, 100)
     return f"{sign}{whole}" + (f",{rest:02d}" if rest else "")
-
-
-def plain(value: Any) -> str:
-    """An amount in a terminal's table: "12", "2.5", "33.33" (a JSON number as sent)."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, (int, float, Fraction)):
-        value = number(value)
-    return str(value)

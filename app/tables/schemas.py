@@ -8,7 +8,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
-from app.rules import amounts
+from app.kit import amounts
 from app.rules import FIELD_NAMES, Settlement
 from app.kit.limits import TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import ListedTable, TableInfo, TablePage

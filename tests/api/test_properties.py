@@ -17,7 +17,7 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from app.rules.amounts import number
+from app.kit.amounts import number
 from app.rules import Deal, make_rules, replay, sheet as engine_sheet
 from tests.rules.strategies import deal_logs, invalid_deal, randoms
 
@@ -45,7 +45,7 @@ def _create(api, rules, first_dealer) -> str:
 
 def _as_shown(value) -> Fraction:
     """An exact amount as the API shows it: exact when whole or a multiple of 0.5 and the
-    like, else rounded to 0.01 (app/amounts.number; e.g. whists of 1250/3 are 416.67)."""
+    like, else rounded to 0.01 (app/kit/amounts.number; e.g. whists of 1250/3 are 416.67)."""
     return Fraction(str(number(value)))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from app.rules import amounts
+from app.kit import amounts
 def test_json_numbers_and_exact_text():
     assert amounts.number(12) == 12 and isinstance(amounts.number(Fraction(24, 2)), int)
     assert amounts.number(Fraction(5, 2)) == 2.5

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from app.kit.i18n import Lang
 from app.kit.i18n import game_words as gw
-from app.rules import amounts
+from app.kit import amounts
 
 
 def amount(lang: Lang, value: Any) -> str:
