@@ -159,24 +159,35 @@ async def writers(
 ) -> None:
     import httpx
 
-    async def one(i: int) -> None:
-        mine = tables[i::n]
-        async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=30) as client:
-            start = time.monotonic()
-            k = 0
-            while time.monotonic() - start < seconds:
-                table = mine[k % len(mine)]
-                sent = time.monotonic()
-                r = await client.post(f"/v1/tables/{table}/deals", json=DEALS[k % len(DEALS)])
-                now = time.monotonic()
-                if r.status_code == 201:
-                    posted[(table, r.json()["sheet"]["deal_count"])] = (sent, now)  # revision == deal count here
-                else:
-                    errors.append(f"{r.status_code} {r.text[:100]}")
-                k += 1
-                await asyncio.sleep(max(0.0, start + k * 1.0 - time.monotonic()))
+    # Every writer's client is made and its connection opened before the clock starts: making
+    # an AsyncClient costs the load process ~20 ms (its TLS context), and made inside the
+    # timed loop the 20 of them held up the first posts of each phase by up to 0.4 s (1 s on
+    # a busy machine), a delay of the load, not of the server, that set the phase's p99.
+    clients = [httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=30) for _ in range(n)]
 
-    await asyncio.gather(*(one(i) for i in range(n)))
+    async def one(i: int, client: httpx.AsyncClient, start: float) -> None:
+        mine = tables[i::n]
+        k = 0
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        while time.monotonic() - start < seconds:
+            table = mine[k % len(mine)]
+            sent = time.monotonic()
+            r = await client.post(f"/v1/tables/{table}/deals", json=DEALS[k % len(DEALS)])
+            now = time.monotonic()
+            if r.status_code == 201:
+                posted[(table, r.json()["sheet"]["deal_count"])] = (sent, now)  # revision == deal count here
+            else:
+                errors.append(f"{r.status_code} {r.text[:100]}")
+            k += 1
+            await asyncio.sleep(max(0.0, start + k * 1.0 - time.monotonic()))
+
+    try:
+        await asyncio.gather(*(client.get("/health") for client in clients))
+        # spread over the second, as independent writers would be, not all at one instant
+        start = time.monotonic()
+        await asyncio.gather(*(one(i, client, start + i / n) for i, client in enumerate(clients)))
+    finally:
+        await asyncio.gather(*(client.aclose() for client in clients))
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -239,6 +250,13 @@ async def load_main(args: argparse.Namespace) -> dict[str, Any]:
         missing += per_table - len(ats)
         delays += [a - sent for a in ats]
         after_201 += [max(0.0, a - t201) for a in ats]
+    # The slowest deals with their time into the phase: a burst (many deals at one moment)
+    # is a stall of one process; scattered ones are the steady state's tail.
+    phase_start = min((sent for sent, _ in posted2.values()), default=0.0)
+    slowest = sorted(
+        ((max(got.get(key, [sent])) - sent, sent - phase_start, t201 - sent) for key, (sent, t201) in posted2.items()),
+        reverse=True,
+    )[:10]
     out["push"] = {
         "deals": len(posted2),
         "deliveries": len(delays),
@@ -251,6 +269,7 @@ async def load_main(args: argparse.Namespace) -> dict[str, Any]:
         "after_201_p50_ms": round(_pct(after_201, 0.5) * 1000, 1),
         "after_201_p99_ms": round(_pct(after_201, 0.99) * 1000, 1),
         "before_201": sum(1 for d in after_201 if d == 0.0),
+        "slowest_deals": [{"delay_ms": round(d * 1000, 1), "at_s": round(at, 2), "post_ms": round(p * 1000, 1)} for d, at, p in slowest],
     }
     for task in tasks:
         task.cancel()
