@@ -17,7 +17,7 @@ from app.kit.changes import add_sink, remove_sink
 from app.live.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Hub
 from app.live.key_watcher import KeyWatcher
 from app.live.pg_listener import PgListener
-from app.live.reads import Render, current, load_current, load_revisions, load_revoked_links
+from app.live.reads import current, load_current, load_revisions, load_revoked_links
 from app.live.revision_watcher import RevisionWatcher
 
 
@@ -26,17 +26,16 @@ async def _run_sync(fn, *args):  # noqa: ANN001, ANN002, ANN202
 
 
 class LiveUpdates:
-    def __init__(self, db: Database, settings: Settings, render: Render):
+    def __init__(self, db: Database, settings: Settings):
         self.db = db
         self.settings = settings
-        self.render = render
         self.hub = Hub(
-            partial(load_current, db, render),
+            partial(load_current, db),
             partial(load_revisions, db),
             _run_sync,
             load_revoked=partial(revoked_among, db),
             load_revoked_links=partial(load_revoked_links, db),
-            from_stored=partial(current, render=render),
+            from_stored=current,
             max_subscriptions=settings.events_max_subscriptions,
             caps={
                 SHARE_TOKEN: settings.events_max_per_share_token,

@@ -4,7 +4,6 @@ which scorer links of the open streams no longer work."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from app.kit.db import Database
@@ -12,33 +11,38 @@ from app.kit.limits import REVISIONS_CHUNK
 from app.live import repository
 from app.tables.model import TableInfo
 from app.tables.service import get_tables
+from app.tables.sheet_schemas import Sheet
 
 from app.live.hub import Current
 
-Render = Callable[[TableInfo], dict[str, Any]]
 
 
 def _chunks(items: list[str]) -> list[list[str]]:
     return [items[i : i + REVISIONS_CHUNK] for i in range(0, len(items), REVISIONS_CHUNK)] or [[]]
 
 
-def current(table: TableInfo, render: Render) -> Current:
-    return Current(table.id, table.owner, table.revision, table.deal_count, table.etag, render(table), table.share_token)
+def sheet_json(table: TableInfo) -> dict[str, Any]:
+    """The sheet as every event carries it: the sheet answer's JSON (encoded once per change)."""
+    return Sheet.of(table).model_dump(mode="json")
 
 
-def load_current(db: Database, render: Render, tables: list[str]) -> dict[str, Current]:
+def current(table: TableInfo) -> Current:
+    return Current(table.id, table.owner, table.revision, table.deal_count, table.etag, sheet_json(table), table.share_token)
+
+
+def load_current(db: Database, tables: list[str]) -> dict[str, Current]:
     """The tables' current state (a table gone is absent), read in one statement per chunk
     (app.tables.service.get_tables: each row becomes a TableInfo the one way rows do)."""
     out: dict[str, Current] = {}
     for chunk in _chunks(tables):
         for table_id, table in get_tables(db, chunk).items():
-            out[table_id] = current(table, render)
+            out[table_id] = current(table)
     return out
 
 
-def load_owner_tables(db: Database, render: Render, owner: str) -> dict[str, Current]:
+def load_owner_tables(db: Database, owner: str) -> dict[str, Current]:
     """Every table of ``owner`` as its streams show it (an owner-wide stream that resumes)."""
-    return load_current(db, render, list(load_revisions(db, [], [owner])))
+    return load_current(db, list(load_revisions(db, [], [owner])))
 
 
 def load_revisions(db: Database, tables: list[str], owners: list[str]) -> dict[str, tuple[str, int, int]]:

@@ -40,7 +40,7 @@ from app.live.hub import (
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
 from app.tables import service as svc
-from app.tables.model import TABLE_ID_RE, TableInfo
+from app.tables.model import TABLE_ID_RE
 from app.keys.service import Caller
 from app.kit.errors import NotFound, Unprocessable
 
@@ -73,17 +73,13 @@ class Refused(Exception):
         self.response = response
 
 
-def render(table: TableInfo) -> dict[str, Any]:
-    return Sheet.of(table).model_dump(mode="json")
-
-
 def live(request: Request) -> LiveUpdates:
     """The process's live updates, started with the first stream (or the app's lifespan)."""
     state = request.app.state
     updates = getattr(state, "live", None)
     if updates is None or (updates.hub.loop is not None and updates.hub.loop is not asyncio.get_running_loop()):
         # one per event loop (a test may serve the same app from a second loop)
-        updates = state.live = LiveUpdates(state.db, state.settings, render)
+        updates = state.live = LiveUpdates(state.db, state.settings)
     updates.start()
     return updates
 
@@ -272,7 +268,7 @@ async def table_stream(updates: LiveUpdates, table_id: str, owner: str | None, h
     except Refused as refused:
         return refused.response
     try:
-        found = (await run_in_threadpool(load_current, updates.db, render, [table_id])).get(table_id)
+        found = (await run_in_threadpool(load_current, updates.db, [table_id])).get(table_id)
         if found is None or (owner is not None and found.owner != owner):
             raise NotFound(f"no table {table_id!r}")
     except BaseException:
@@ -353,14 +349,14 @@ async def stream_owner_events(
         return refused.response
     try:
         if wanted is not None:
-            found = await run_in_threadpool(load_current, updates.db, render, sorted(wanted))
+            found = await run_in_threadpool(load_current, updates.db, sorted(wanted))
             missing = [t for t in sorted(wanted) if t not in found or found[t].owner != owner]
             if missing:
                 raise NotFound(f"no table {missing[0]!r}")
             first = [TableEvent.of("sheet", c) for c in found.values()]
             seeds = [(c.table_id, c.revision, c.deal_count) for c in found.values()]
         elif last_event_id is not None:
-            found = await run_in_threadpool(load_owner_tables, updates.db, render, owner)
+            found = await run_in_threadpool(load_owner_tables, updates.db, owner)
             first = [TableEvent.of("sheet", c) for c in found.values()]
             seeds = [(c.table_id, c.revision, c.deal_count) for c in found.values()]
         else:
@@ -375,7 +371,7 @@ async def stream_owner_events(
     return _Stream(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
 
 
-__all__ = ["router", "render", "live", "current", "table_stream", "anonymous_holders"]
+__all__ = ["router", "live", "current", "table_stream", "anonymous_holders"]
 
 
 # --- the stream of a scorer link's page (the link is the credential: no key) ---------------
