@@ -180,6 +180,7 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
     if not links:
         return {}
     ids: dict[int, str] = {}
+    registered: int | None = None  # the owner's players, counted once a seat registers one
     for seat, link in sorted(links.items()):
         if link.player is not None:
             found = repository.owned_player_id(session, owner, link.player) if PLAYER_ID_RE.fullmatch(link.player) else None
@@ -191,6 +192,15 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
         else:
             found = repository.player_of_external_id(session, owner, link.external_id)  # type: ignore[arg-type]
             if found is None:
+                # the cap create_player keeps holds here too: a table must not register past it
+                registered = repository.count_players(session, owner) if registered is None else registered
+                if registered >= PLAYERS_PER_OWNER:
+                    raise Conflict(
+                        f"this key's owner has {registered} players, the most one owner may register",
+                        [FieldError(f"players.{seat}.external_id", "registering this player would pass the owner's limit")],
+                        reason="player_limit",
+                    )
+                registered += 1
                 found = new_player_id()
                 repository.insert_player(
                     session, player_id=found, owner=owner, name=link.name, external_id=link.external_id, now=utcnow()

@@ -114,3 +114,20 @@ def test_no_key_no_players(client):
     for method, url in (("get", "/v1/players"), ("post", "/v1/players"), ("get", f"/v1/players/{UNKNOWN}"),
                         ("patch", f"/v1/players/{UNKNOWN}"), ("get", f"/v1/players/{UNKNOWN}/stats")):
         assert getattr(client, method)(url).status_code == 401, url
+
+
+def test_the_owners_player_limit_holds_for_players_and_for_tables(api, monkeypatch):
+    # With a limit of 3: Anna is registered directly (1); a table that names two new external
+    # ids registers Boris and Vera (3); a fourth player, directly or through a table, is refused
+    # with nothing written (the refused table is not created and registers nobody).
+    monkeypatch.setattr("app.players.service.PLAYERS_PER_OWNER", 3)
+    _player(api, "Anna")
+    assert _table(api, [{"name": "Boris", "external_id": "b"}, {"name": "Vera", "external_id": "v"}, "Gleb"]).status_code == 201
+    body = _refused(_table(api, ["Anna", {"name": "Boris", "external_id": "b"}, {"name": "Dima", "external_id": "d"}]), 409, "players.2.external_id")
+    assert body["reason"] == "player_limit"
+    r = api.post("/v1/players", json={"name": "Dima"})
+    assert r.status_code == 409 and r.headers["content-type"].startswith(PROBLEM), r.text
+    assert [p["name"] for p in api.get("/v1/players").json()["items"]] == ["Anna", "Boris", "Vera"]
+    assert len(api.get("/v1/tables").json()["items"]) == 1
+    # a table of players already registered still opens
+    assert _table(api, [{"name": "B", "external_id": "b"}, {"name": "V", "external_id": "v"}, "Gleb"]).status_code == 201
