@@ -77,7 +77,10 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
     """Create a key for ``owner`` (a new owner when the name is new); the key is returned
     once and never stored in clear. ``admin``: the key may create, list and revoke keys."""
     if not valid_owner(owner):
-        raise ValueError("owner must be 1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)")
+        raise Unprocessable(
+            "not an owner name",
+            [FieldError("owner", "1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)")],
+        )
     if owner == ADMIN_OWNER:
         raise Unprocessable(
             f"the owner {ADMIN_OWNER!r} is reserved",

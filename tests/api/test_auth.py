@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from click.testing import CliRunner
-from sqlalchemy import select
+import pytest
+from sqlalchemy import func, select
 
 from app.kit.db import ApiKey
 
@@ -90,3 +91,19 @@ def test_admin_key_unset_means_no_admin(settings, db, admin_key):
         r = c.get("/v1/conventions", headers={"Authorization": f"Bearer {admin_key}"})
         assert r.status_code == 401
         assert c.post("/v1/keys", json={"owner": "x"}, headers={"Authorization": "Bearer "}).status_code == 401
+
+
+def test_a_key_for_a_malformed_owner_is_refused_naming_the_field(db):
+    # The service refuses as every use case does (a domain error naming the field), not with a
+    # bare ValueError, whichever caller reaches it; nothing is written.
+    from app.keys.service import create_key
+    from app.kit.errors import Unprocessable
+
+    with db.read() as session:
+        before = session.scalar(select(func.count()).select_from(ApiKey))
+    for bad in ("", "a b", "x" * 65, "-x"):
+        with pytest.raises(Unprocessable) as refused:
+            create_key(db, bad)
+        assert [e.field for e in refused.value.errors] == ["owner"], bad
+    with db.read() as session:
+        assert session.scalar(select(func.count()).select_from(ApiKey)) == before
