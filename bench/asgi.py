@@ -10,7 +10,7 @@ network, and it is far less noisy than throughput on a shared machine, so each r
 can be measured by itself; ``bench/run`` (bench/http.py) gives the throughput ratios.
 
 Measured: ``POST deal`` (an all-pass, no Idempotency-Key), ``GET sheet`` with a matching
-``If-None-Match`` (304), and the full ``GET sheet`` (200).
+``If-None-Match`` (304), the full ``GET sheet`` (200) and ``GET settlement``.
 """
 
 from __future__ import annotations
@@ -97,6 +97,8 @@ async def measure(url: str, n: int, rounds: int) -> dict[str, float]:
         cases = {
             "POST deal": (post, 201),
             "GET sheet 304": (Call(app, "GET", f"/v1/tables/{tid}/sheet", b"", {**auth, "If-None-Match": etag}), 304),
+            "GET sheet": (Call(app, "GET", f"/v1/tables/{tid}/sheet", b"", auth), 200),
+            "GET settlement": (Call(app, "GET", f"/v1/tables/{tid}/settlement", b"", auth), 200),
         }
         for name, (call, expect) in cases.items():
             best = float("inf")
