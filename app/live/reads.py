@@ -16,7 +16,6 @@ from app.tables.sheet_schemas import Sheet
 from app.live.hub import Current
 
 
-
 def _chunks(items: list[str]) -> list[list[str]]:
     return [items[i : i + REVISIONS_CHUNK] for i in range(0, len(items), REVISIONS_CHUNK)] or [[]]
 

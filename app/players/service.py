@@ -100,13 +100,22 @@ def _external_taken(session: Session, owner: str, external_id: str, field: str, 
         )
 
 
+def _check_player_limit(registered: int, field: str | None = None) -> None:
+    """The owner's cap on registered players, whether a player is made directly or by a new
+    table's seat (``field`` names that seat)."""
+    if registered >= PLAYERS_PER_OWNER:
+        raise Conflict(
+            f"this key's owner has {registered} players, the most one owner may register",
+            [FieldError(field, "registering this player would pass the owner's limit")] if field else None,
+            reason="player_limit",
+        )
+
+
 def create_player(db: Database, owner: str, *, name: str, external_id: str | None = None) -> Player:
     name = _name(name, "name")
     with db.write() as session:
         lock_owner(session, owner)  # an external id is checked and taken under the owner's lock
-        count = repository.count_players(session, owner)
-        if count >= PLAYERS_PER_OWNER:
-            raise Conflict(f"this key's owner has {count} players, the most one owner may register", reason="player_limit")
+        _check_player_limit(repository.count_players(session, owner))
         if external_id is not None:
             _external_taken(session, owner, external_id, "external_id")
         now = utcnow()
@@ -192,14 +201,8 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
         else:
             found = repository.player_of_external_id(session, owner, link.external_id)  # type: ignore[arg-type]
             if found is None:
-                # the cap create_player keeps holds here too: a table must not register past it
                 registered = repository.count_players(session, owner) if registered is None else registered
-                if registered >= PLAYERS_PER_OWNER:
-                    raise Conflict(
-                        f"this key's owner has {registered} players, the most one owner may register",
-                        [FieldError(f"players.{seat}.external_id", "registering this player would pass the owner's limit")],
-                        reason="player_limit",
-                    )
+                _check_player_limit(registered, f"players.{seat}.external_id")
                 registered += 1
                 found = new_player_id()
                 repository.insert_player(
