@@ -28,9 +28,21 @@ from fastapi.openapi.utils import get_openapi
 from pydantic import TypeAdapter
 
 from app.kit.headers import RATE_LIMIT, REQUEST_ID, RETRY_AFTER, WWW_AUTHENTICATE
-from app.kit.problem_schemas import _DESCRIPTIONS, PROBLEM
+from app.kit.problem_schemas import _DESCRIPTIONS, EXAMPLES, PROBLEM
 
-_PROBLEM_CONTENT = {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+_PROBLEM_SCHEMA = {"$ref": "#/components/schemas/Problem"}
+EVENT_STREAM = "text/event-stream"
+# Marks an event-stream operation: /docs offers no "Try it out" for it (app/kit/docs_ui.py),
+# since Swagger UI waits for the whole answer and a stream never ends.
+STREAM_EXTENSION = "x-event-stream"
+_STREAM_HOWTO = (
+    "\n\n**An event stream** (`text/event-stream`): the answer never ends; each event comes as "
+    "it happens, with a comment line every few seconds to keep the connection open. /docs "
+    "cannot show it (it waits for the end of the answer), so it offers no \"Try it out\" here. "
+    "Read it with a browser's `EventSource`, or with curl, which prints each event as it comes:\n\n"
+    "```\ncurl -N -H 'Accept: text/event-stream'{key} {url}\n```\n\n"
+    "Reconnect with `Last-Event-ID` (the last `id:` received) to get only what was missed."
+)
 _FASTAPI_ONLY = ("HTTPValidationError", "ValidationError")
 # A route reached by a share or scorer link has no key to count: the link and the address are.
 _LINK_TOO_MANY = "too many requests through this link or from this address; retry after Retry-After seconds"
@@ -41,7 +53,8 @@ _METHODS = ("get", "put", "post", "delete", "patch", "options", "head")
 
 def _problem(status: int, existing: dict[str, Any] | None = None) -> dict[str, Any]:
     out = dict(existing or {})
-    out["content"] = _PROBLEM_CONTENT
+    example = EXAMPLES.get(status)
+    out["content"] = {PROBLEM: {"schema": _PROBLEM_SCHEMA, **({"example": example} if example else {})}}
     if not out.get("description") or out["description"] in ("Validation Error", "Successful Response"):
         out["description"] = _DESCRIPTIONS.get(status, "a problem (RFC 9457)")
     if status in (429, 503):
@@ -79,6 +92,19 @@ def _named_schemas() -> dict[str, Any]:
     return schemas
 
 
+def _explain_stream(path: str, operation: dict[str, Any]) -> None:
+    """An operation answering an event stream says so, how to read it, and carries the
+    extension that turns off /docs' "Try it out" for it."""
+    if EVENT_STREAM not in operation.get("responses", {}).get("200", {}).get("content", {}):
+        return
+    url = "http://127.0.0.1:8000" + path.replace("{table_id}", "$TABLE").replace("{token}", "$TOKEN")
+    # a stream reached by a share or scorer link needs no key (its security is empty)
+    key = "" if operation.get("security") == [] else ' -H "Authorization: Bearer $PREFSCORE_KEY"'
+    howto = _STREAM_HOWTO.replace("{key}", key).replace("{url}", url)
+    operation["description"] = (operation.get("description") or "").rstrip() + howto
+    operation[STREAM_EXTENSION] = True
+
+
 def finish(document: dict[str, Any]) -> dict[str, Any]:
     """The document with the error declarations above (changed in place and returned)."""
     for path, item in document.get("paths", {}).items():
@@ -88,6 +114,7 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
                 continue
             for parameter in operation.get("parameters", []):
                 _not_null(parameter)
+            _explain_stream(path, operation)
             responses = operation.setdefault("responses", {})
             statuses = {503}
             if operation.get("parameters") or operation.get("requestBody"):

@@ -75,6 +75,40 @@ _DESCRIPTIONS = {
 }
 
 
+_TYPE = "https://prefscore.example/problems/"
+# Each error status's own example, as this service words it (app/kit/problems.py, the
+# middlewares), so that /docs and /redoc show a 404 as a 404, not the 422 above.
+EXAMPLES: dict[int, dict[str, Any]] = {
+    400: {"type": _TYPE + "bad-request", "title": "Bad request", "status": 400, "detail": "There was an error parsing the body"},
+    401: {"type": _TYPE + "unauthorized", "title": "Unauthorized", "status": 401, "detail": "an API key is required: Authorization: Bearer <key>"},
+    403: {
+        "type": _TYPE + "forbidden", "title": "Forbidden", "status": 403,
+        "detail": "only an admin key can manage keys (PREFSCORE_ADMIN_KEY, or a key made with `prefscore keys create --admin`)",
+    },
+    404: {"type": _TYPE + "not-found", "title": "Not found", "status": 404, "detail": "no table '9f0c2a7e41d34b6c8e5f0a1b2c3d4e5f'"},
+    409: {
+        "type": _TYPE + "conflict", "title": "Conflict", "status": 409,
+        "detail": 'table 9f0c2a7e41d34b6c8e5f0a1b2c3d4e5f is archived; unarchive it (PATCH with "archived": false) to change its deals',
+        "reason": "archived",
+    },
+    412: {
+        "type": _TYPE + "precondition-failed", "title": "Precondition failed", "status": 412,
+        "detail": "the sheet has changed since that ETag (If-Match); fetch it again", "current_etag": '"5d1e0c9a"',
+    },
+    413: {"type": _TYPE + "content-too-large", "title": "Content too large", "status": 413, "detail": "the request body is larger than 65536 bytes"},
+    422: Problem.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
+    429: {
+        "type": _TYPE + "429", "title": "Too many requests", "status": 429,
+        "detail": "this key made more than 100000 requests in 60 seconds; retry after 12 s",
+    },
+    500: {
+        "type": _TYPE + "internal", "title": "Internal server error", "status": 500,
+        "detail": "an unexpected error occurred; it has been logged", "request_id": "6f1d2c3b4a59",
+    },
+    503: {"type": _TYPE + "unavailable", "title": "Service unavailable", "status": 503, "detail": "the database is unavailable; retry shortly"},
+}
+
+
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """Error responses for the OpenAPI document, each ``application/problem+json`` with the
     Problem schema (app/kit/openapi.py moves the media type; FastAPI would say JSON)."""
