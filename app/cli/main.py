@@ -11,13 +11,18 @@ import tempfile
 
 import click
 
+from app.cli.client.connection import global_options
 from app.kit.settings import Settings
 
 
 @click.group()
 @click.version_option(package_name="prefscore")
+@global_options
 def main() -> None:
-    """prefscore: a scoring service for Russian preference."""
+    """prefscore: a scoring service for Russian preference.
+
+    The client's --url, --key and --lang may be given here, before the command, as well as
+    after it."""
 
 
 @main.command()

@@ -1,5 +1,9 @@
 """The service over HTTP for the client commands: the server and key options, the calls they
-make, a refusal as its problem+json reason."""
+make, a refusal as its problem+json reason in the client's language.
+
+``--url``, ``--key`` and ``--lang`` are accepted before the command's name as after it
+(``prefscore --lang en table list`` as ``prefscore table list --lang en``): the groups have
+them too, and whichever is given last wins; what is not given comes from the environment."""
 
 from __future__ import annotations
 
@@ -7,14 +11,52 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+import json as jsonlib
+import os
+import re
+
 import click
 import httpx
 from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
 
 from app.cli.client.language import current_lang, lang_option
+from app.kit.i18n import N_, Lang
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+_TABLE_ID = re.compile(r"[0-9a-f]{32}")  # as app/kit/etags.py TABLE_ID_RE
+_ID_PREFIX = re.compile(r"[0-9a-fA-F]{1,31}")
+# Where each server option is kept in click's context (shared by a group and its commands).
+_OPTIONS = {"url": ("prefscore.url", "PREFSCORE_URL", DEFAULT_URL), "key": ("prefscore.key", "PREFSCORE_KEY", None)}
+
+# The problem titles the service sends, and what a refusal of each kind means, in the
+# client's language (the service words its problems in English).
+_TITLES = (
+    N_("Bad request"), N_("Unauthorized"), N_("Forbidden"), N_("Not found"), N_("Method not allowed"), N_("Conflict"),
+    N_("Precondition failed"), N_("Content too large"), N_("Invalid request"), N_("Too many requests"),
+    N_("Internal server error"), N_("Service unavailable"),
+)
+_MEANINGS = {
+    401: N_("no API key, or not a valid one: give it with --key KEY or in the environment variable PREFSCORE_KEY "
+            "(the server's operator makes one: prefscore keys create NAME)"),
+    403: N_("this key may not do that"),
+    404: N_("no such table, deal or player (or it is another key owner's)"),
+    412: N_("the table changed meanwhile; nothing was written"),
+    413: N_("the request is too large"),
+    429: N_("too many requests; try again in a moment"),
+    503: N_("the service cannot reach its database; try again in a moment"),
+}
+# 409's reason, a word for programs (docs/api.md), said to a person.
+_CONFLICTS = {
+    "archived": N_("the table is archived: `prefscore table unarchive TABLE` brings it back"),
+    "finished": N_("the game is finished: every pool is closed"),
+    "dealer_mismatch": N_("the deal names another dealer than the table's next one"),
+    "later_deal_invalid": N_("a later deal would no longer fit: nothing was changed"),
+    "deal_limit": N_("the table has as many deals as a table may have"),
+    "table_limit": N_("the key's owner has as many tables as one owner may have"),
+}
 
 
 class ApiError(click.ClickException):
@@ -23,7 +65,7 @@ class ApiError(click.ClickException):
     def __init__(self, response: httpx.Response):
         self.response = response
         self.problem = problem_of(response)
-        super().__init__(describe_problem(self.problem))
+        super().__init__(describe_problem(self.problem, current_lang()))
 
 
 def problem_of(response: httpx.Response) -> dict[str, Any]:
@@ -36,10 +78,25 @@ def problem_of(response: httpx.Response) -> dict[str, Any]:
     return data
 
 
-def describe_problem(problem: dict[str, Any]) -> str:
-    text = f"{problem.get('status', '?')} {problem.get('title', '')}".strip()
-    if problem.get("detail"):
-        text += f": {problem['detail']}"
+def describe_problem(problem: dict[str, Any], lang: Lang | None = None) -> str:
+    """A refusal for a person: the status and its title in ``lang``, what it means (the
+    service's words are English: in another language they follow, quoted as the server's),
+    each refused field."""
+    lang = lang or current_lang()
+    status = problem.get("status", "?")
+    title = str(problem.get("title", ""))
+    text = f"{status} {lang._(title) if title in _TITLES else title}".strip()
+    meaning = _CONFLICTS.get(str(problem.get("reason"))) if status == 409 else _MEANINGS.get(status)  # type: ignore[call-overload]
+    detail = problem.get("detail")
+    if lang.code == "en":
+        text += f": {detail}" if detail else ""
+        if status == 401:
+            text += f"\n{lang._(meaning)}"  # type: ignore[arg-type]
+    else:
+        text += f": {lang._(meaning)}" if meaning else ""
+        if detail:
+            said = lang._("the server says: {detail}", detail=detail)
+            text += f"\n  {said}"
     for err in problem.get("errors") or []:
         if isinstance(err, dict):
             text += f"\n  - {err.get('field', '?')}: {err.get('reason') or err.get('message') or err}"
@@ -50,7 +107,8 @@ class Client:
     """The few API calls the commands make."""
 
     def __init__(self, url: str, key: str | None, http: httpx.Client | None = None):
-        headers = {"Accept": "application/json"}
+        # The language asked for, so that a service that words its answers in it does.
+        headers = {"Accept": "application/json", "Accept-Language": current_lang().code}
         if key:
             headers["Authorization"] = f"Bearer {key}"
         self.http = http or httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=TIMEOUT)
@@ -76,6 +134,29 @@ class Client:
     def json(self, method: str, path: str, **kw: Any) -> Any:
         """The answer's JSON, its amounts read as the decimals sent (never a float)."""
         return self.request(method, path, **kw).json(parse_float=Decimal)
+
+    def table_id(self, text: str) -> str:
+        """A table's id from the id or its beginning (``9991f3``), if only one of the key's
+        tables (archived ones too) has an id that starts so; a whole id is taken as it is."""
+        text = text.strip()
+        if _TABLE_ID.fullmatch(text) or not _ID_PREFIX.fullmatch(text):
+            return text  # a whole id, or not one at all: the service answers for it
+        found = sorted({
+            t["id"] for status in (None, "archived")
+            for t in self.tables({"limit": 200, **({"status": status} if status else {})}) if t["id"].startswith(text.lower())
+        })
+        lang = current_lang()
+        if not found:
+            raise click.ClickException(lang._("no table of this key has an id starting with {prefix}", prefix=text))
+        if len(found) > 1:
+            raise click.ClickException(
+                lang.ngettext(
+                    "{n} table has an id starting with {prefix}: {ids}; give more of the id",
+                    "{n} tables have an id starting with {prefix}: {ids}; give more of the id",
+                    len(found), prefix=text, ids=", ".join(found),
+                )
+            )
+        return found[0]
 
     def create_table(self, body: dict[str, Any]) -> dict[str, Any]:
         return self.json("POST", "/v1/tables", json=body)
@@ -138,16 +219,78 @@ class Client:
         return self.json("GET", f"/v1/tables/{table_id}/settlement", params=params)
 
 
+def _resolve(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """The option's value: given here (kept for the commands below), else given to a group
+    above, else the environment, else the default."""
+    meta, env, default = _OPTIONS[name]
+
+    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+        if value is not None:
+            ctx.meta[meta] = value
+            return value
+        return ctx.meta.get(meta) or os.environ.get(env) or default
+
+    return callback
+
+
+def _server_option_decorators(expose: bool) -> list[Callable[..., Any]]:
+    return [
+        click.option("--url", callback=_resolve("url"), expose_value=expose, is_eager=True,
+                     help=f"the service; default: PREFSCORE_URL, else {DEFAULT_URL}"),
+        click.option("--key", callback=_resolve("key"), expose_value=expose, is_eager=True,
+                     help="API key (Authorization: Bearer ...); default: PREFSCORE_KEY"),
+    ]
+
+
 def server_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Every command's --url, --key and --lang."""
-    f = click.option(
-        "--key", envvar="PREFSCORE_KEY", show_envvar=True, help="API key (Authorization: Bearer ...)"
-    )(f)
-    f = click.option(
-        "--url", envvar="PREFSCORE_URL", default=DEFAULT_URL, show_default=True, show_envvar=True, help="the service"
-    )(f)
+    for option in _server_option_decorators(expose=True):
+        f = option(f)
+    return lang_option(f)
+
+
+def global_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The same options on a group, for the commands below it (``prefscore --lang en sheet T``)."""
+    for option in _server_option_decorators(expose=False):
+        f = option(f)
     return lang_option(f)
 
 
 def stdout() -> Console:
     return Console(highlight=False)
+
+
+def show(*renderables: Any) -> None:
+    """Print terminal tables on stdout whole: a table wider than the terminal (or than 80
+    columns in a pipe) widens the output rather than cutting a column to "…", so an id is
+    always printed in full and can be copied."""
+    console = stdout()
+    width = console.width
+    for renderable in renderables:
+        needed = 0
+        if isinstance(renderable, Table):
+            for column in renderable.columns:
+                if not column.no_wrap:
+                    column.overflow = "fold"  # a long word broken over lines, never cut
+            needed = Measurement.get(console, console.options.update_width(10_000), renderable).minimum
+        console.width = max(width, needed)
+        console.print(renderable)
+
+
+def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="print the service's JSON answer instead (for scripts)")(f)
+
+
+def quiet_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("-q", "--quiet", is_flag=True, help="print the ids only, one a line (for scripts)")(f)
+
+
+def echo_json(data: Any) -> None:
+    """JSON on stdout, indented, amounts as the numbers the service sent."""
+    click.echo(jsonlib.dumps(data, ensure_ascii=False, indent=2, default=_number))
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.cli.client.connection import ApiError, Client, describe_problem, server_options
+from app.cli.client.connection import ApiError, Client, describe_problem, echo_json, json_option, server_options
 from app.cli.client.deals import STORED_ONLY, format_deal_safe
 from app.cli.client.language import current_lang
 from app.cli.client.notation import NotationError, parse_deal
@@ -68,8 +68,9 @@ def is_record(data: Any) -> bool:
 @click.command("import")
 @click.argument("table_id_or_file")
 @click.argument("deals_json", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@json_option
 @server_options
-def import_command(table_id_or_file: str, deals_json: Path | None, url: str, key: str | None) -> None:
+def import_command(table_id_or_file: str, deals_json: Path | None, as_json: bool, url: str, key: str | None) -> None:
     """Two shapes:
 
     \b
@@ -80,9 +81,10 @@ def import_command(table_id_or_file: str, deals_json: Path | None, url: str, key
     Deals are posted in order, stopping at the first one the service refuses. Each carries an
     Idempotency-Key made from the table, its position in the file and its body, so running
     the import again after fixing the refused deal does not post the deals before it twice.
-    A record is one request: the service re-scores it and refuses it whole if it disagrees."""
+    A record is one request: the service re-scores it and refuses it whole if it disagrees.
+    With --json, the new table as the service answered (a record's import)."""
     if deals_json is None:
-        import_record_file(Path(table_id_or_file), url, key)
+        import_record_file(Path(table_id_or_file), as_json, url, key)
         return
     if is_record(read_json(deals_json, "DEALS_JSON")):
         raise click.BadParameter(
@@ -92,7 +94,7 @@ def import_command(table_id_or_file: str, deals_json: Path | None, url: str, key
     import_deals(table_id_or_file, deals_json, url, key)
 
 
-def import_record_file(path: Path, url: str, key: str | None) -> None:
+def import_record_file(path: Path, as_json: bool, url: str, key: str | None) -> None:
     lang = current_lang()
     if not path.is_file():
         raise click.BadParameter(lang._("{file}: no such file", file=path), param_hint="RECORD_JSON")
@@ -107,6 +109,9 @@ def import_record_file(path: Path, url: str, key: str | None) -> None:
         )
     with Client(url, key) as client:
         table = client.import_record(data)
+    if as_json:
+        echo_json(table)
+        return
     err = Console(stderr=True, highlight=False)
     n = table["deal_count"]
     err.print(
@@ -126,6 +131,7 @@ def import_deals(table_id: str, deals_json: Path, url: str, key: str | None) -> 
     client = Client(url, key)
     posted = 0
     try:
+        table_id = client.table_id(table_id)
         with Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
@@ -142,7 +148,7 @@ def import_deals(table_id: str, deals_json: Path, url: str, key: str | None) -> 
                     progress.stop()
                     refused = lang._("deal {number} of {file} refused", number=number, file=deals_json.name)
                     console.print(f"[red]{escape(refused)}[/] ({escape(format_deal_safe(body, lang))})")
-                    console.print(describe_problem(exc.problem), markup=False)
+                    console.print(describe_problem(exc.problem, lang), markup=False)
                     raise SystemExit(1) from None
                 posted += 1
                 progress.advance(task)
@@ -165,7 +171,7 @@ def import_key(table_id: str, position: int, body: dict[str, Any]) -> str:
 def export_command(table_id: str, fmt: str, output: Path | None, url: str, key: str | None) -> None:
     """Export a table as a game record (or its entries as CSV)."""
     with Client(url, key) as client:
-        text = client.export(table_id, fmt)
+        text = client.export(client.table_id(table_id), fmt)
     if fmt == "json":
         text = json.dumps(json.loads(text), ensure_ascii=False, indent=2) + "\n"
     if output is None:
