@@ -171,6 +171,33 @@ def test_the_client_asks_for_its_language():
 
 
 QR_BLOCKS = set("█▀▄")
+# Two rows of modules a character, light drawn (for a dark terminal) and dark left blank:
+# (top is dark, bottom is dark).
+HALVES = {"█": (False, False), " ": (True, True), "▀": (False, True), "▄": (True, False)}
+
+
+def modules(lines: list[str]) -> list[list[bool]]:
+    """The QR code's modules (True: dark) read back from the printed half blocks."""
+    rows: list[list[bool]] = []
+    for line in lines:
+        pairs = [HALVES[c] for c in line]
+        rows += [[top for top, _ in pairs], [bottom for _, bottom in pairs]]
+    return rows
+
+
+def expected_modules(link: str) -> list[list[bool]]:
+    """The modules of the link's code with its quiet zone of 4, and for an odd count of rows
+    a last half line left blank (the terminal's background: read as dark)."""
+    import segno
+
+    code = segno.make(link, error="m")
+    size = len(code.matrix) + 8
+    rows = [[False] * size for _ in range(4)]
+    rows += [[False] * 4 + [bool(m) for m in row] + [False] * 4 for row in code.matrix]
+    rows += [[False] * size for _ in range(4)]
+    if len(rows) % 2:
+        rows.append([True] * size)
+    return rows
 
 
 def test_scorer_link_for_the_phone_with_a_qr_code(run, runner, monkeypatch):
@@ -181,6 +208,7 @@ def test_scorer_link_for_the_phone_with_a_qr_code(run, runner, monkeypatch):
     qr_lines = [line for line in result.stderr.splitlines() if line and set(line) <= QR_BLOCKS | {" "}]
     assert len(qr_lines) >= 15, result.stderr  # version 3+: 29+ modules, two rows a line
     assert len({len(line) for line in qr_lines}) == 1  # a square, every line as wide
+    assert modules(qr_lines) == expected_modules(link)  # the code printed is the link's
 
     # the setting in the environment; --json gives the whole link with its address
     monkeypatch.setenv("PREFSCORE_PUBLIC_URL", "https://prefs.example.org")

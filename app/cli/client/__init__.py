@@ -8,19 +8,21 @@
     prefscore import record.json                              (a game record: a new table)
     prefscore table list [--status S] [--convention C] [--player NAME]
     prefscore table show / rename / archive / unarchive / delete TABLE_ID ...
-    prefscore table scorer-link TABLE_ID [--list | --revoke LINK_ID]   (a phone's scoring page)
+    prefscore table scorer-link TABLE_ID [--list | --revoke LINK_ID] [--public-url URL]   (a phone's page, a QR code)
     prefscore deal list / undo TABLE_ID;  prefscore deal correct TABLE_ID N NOTATION...
     prefscore export TABLE_ID [--format json|csv] [--output FILE]
     prefscore player add NAME [--external-id ID] | player list | player stats PLAYER_ID [--stake 0.5] [--convention piter]
 
 The server is ``--url`` / ``PREFSCORE_URL`` (default http://127.0.0.1:8000), the API key
-``--key`` / ``PREFSCORE_KEY``. Tables and progress are drawn with rich, in Russian or English
+``--key`` / ``PREFSCORE_KEY``; both, and ``--lang``, before or after the command. A table id
+may be given by its beginning; ``--json`` prints the service's answer, ``-q`` ids only. Tables and progress are drawn with rich, in Russian or English
 (``--lang``, else the environment: app/cli/client/language.py); the words are in the catalogues
 of app/kit/i18n, numbers and dates are written the language's way.
 
 One module per command group: tables.py, deals.py, sheet.py (sheet, settle), records.py
-(import, export), players.py; connection.py talks to the service, printing.py draws the
-terminal tables.
+(import, export), players.py; connection.py talks to the service (and prints tables whole),
+printing.py draws the terminal tables, scorer_link.py finds the phone's address and draws the
+QR code.
 """
 
 from __future__ import annotations

@@ -39,8 +39,7 @@ _TITLES = (
     N_("Internal server error"), N_("Service unavailable"),
 )
 _MEANINGS = {
-    401: N_("no API key, or not a valid one: give it with --key KEY or in the environment variable PREFSCORE_KEY "
-            "(the server's operator makes one: prefscore keys create NAME)"),
+    401: N_("no API key, or not a valid one"),
     403: N_("this key may not do that"),
     404: N_("no such table, deal or player (or it is another key owner's)"),
     412: N_("the table changed meanwhile; nothing was written"),
@@ -48,6 +47,10 @@ _MEANINGS = {
     429: N_("too many requests; try again in a moment"),
     503: N_("the service cannot reach its database; try again in a moment"),
 }
+_HOW_TO_GIVE_A_KEY = N_(
+    "give the API key with --key KEY or in the environment variable PREFSCORE_KEY "
+    "(the server's operator makes one: prefscore keys create NAME)"
+)
 # 409's reason, a word for programs (docs/api.md), said to a person.
 _CONFLICTS = {
     "archived": N_("the table is archived: `prefscore table unarchive TABLE` brings it back"),
@@ -90,8 +93,6 @@ def describe_problem(problem: dict[str, Any], lang: Lang | None = None) -> str:
     detail = problem.get("detail")
     if lang.code == "en":
         text += f": {detail}" if detail else ""
-        if status == 401:
-            text += f"\n{lang._(meaning)}"  # type: ignore[arg-type]
     else:
         text += f": {lang._(meaning)}" if meaning else ""
         if detail:
@@ -100,6 +101,8 @@ def describe_problem(problem: dict[str, Any], lang: Lang | None = None) -> str:
     for err in problem.get("errors") or []:
         if isinstance(err, dict):
             text += f"\n  - {err.get('field', '?')}: {err.get('reason') or err.get('message') or err}"
+    if status == 401:
+        text += f"\n{lang._(_HOW_TO_GIVE_A_KEY)}"
     return text
 
 
