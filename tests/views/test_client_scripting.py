@@ -232,3 +232,13 @@ def test_scorer_link_for_the_phone_with_a_qr_code(run, runner, monkeypatch):
     assert revoked["revoked_at"]
     out = run("--lang", "ru", "table", "scorer-link", table_id, "--list").stdout
     assert "отозвана" in out and "действует" in out
+
+
+def test_a_refused_field_in_russian(run):
+    """A 422: what it means in Russian, the service's words and the refused field after it.
+    7♥ by seat 1 with tricks 6 + 3 + 2 = 11: more than the 10 tricks of a deal."""
+    table_id = create(run)
+    out = run("--lang", "ru", "deal", "add", table_id, "7H 1 w2 p0 1:6 2:3 0:2", expect=1).output
+    lines = out.splitlines()
+    assert lines[0] == "Error: 422 Недопустимый запрос: значение отклонено; каждое отклонённое поле названо ниже", out
+    assert lines[1].startswith("  сервер ответил: ") and "tricks" in out, out

@@ -39,6 +39,9 @@ _TITLES = (
     N_("Internal server error"), N_("Service unavailable"),
 )
 _MEANINGS = {
+    400: N_("the service could not read the request"),
+    409: N_("the request does not fit the table's state"),
+    422: N_("a value is refused; each refused field is named below"),
     401: N_("no API key, or not a valid one"),
     403: N_("this key may not do that"),
     404: N_("no such table, deal or player (or it is another key owner's)"),
@@ -89,7 +92,8 @@ def describe_problem(problem: dict[str, Any], lang: Lang | None = None) -> str:
     status = problem.get("status", "?")
     title = str(problem.get("title", ""))
     text = f"{status} {lang._(title) if title in _TITLES else title}".strip()
-    meaning = _CONFLICTS.get(str(problem.get("reason"))) if status == 409 else _MEANINGS.get(status)  # type: ignore[call-overload]
+    conflict = _CONFLICTS.get(str(problem.get("reason"))) if status == 409 else None
+    meaning = conflict or _MEANINGS.get(status)  # type: ignore[call-overload]
     detail = problem.get("detail")
     if lang.code == "en":
         text += f": {detail}" if detail else ""

@@ -110,8 +110,9 @@ def table_scorer_link(
                 if quiet:
                     click.echo(link["id"])
                     continue
-                state = lang._("revoked {when}", when=link["revoked_at"]) if link["revoked_at"] else lang._("working")
-                made = lang._("made {when}", when=link["created_at"])
+                when = {k: lang.datetime(datetime.fromisoformat(link[k])) for k in ("created_at", "revoked_at") if link[k]}
+                state = lang._("revoked {when}", when=when["revoked_at"]) if link["revoked_at"] else lang._("working")
+                made = lang._("made {when}", when=when["created_at"])
                 click.echo(f"{link['id']}\t{link['prefix']}...\t{made}\t{state}")
             return
         link = client.scorer_link(table_id)
