@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .test_browser import CHROMEDRIVER, CHROMIUM, FLAGS, _find
+from .test_browser import CHROMEDRIVER, CHROMIUM, FLAGS, SCREENSHOTS, _find
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +85,9 @@ def test_swagger_ui_renders_offline_and_streams_have_no_try_it_out(offline_brows
     wait.until(lambda d: stream.find_elements(By.CSS_SELECTOR, ".opblock-body"))
     assert stream.find_elements(By.CSS_SELECTOR, ".try-out__btn") == []
     assert "curl -N" in stream.text
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    browser.execute_script("arguments[0].scrollIntoView()", stream)
+    browser.save_screenshot(str(SCREENSHOTS / "docs-event-stream.png"))
     sheet = next(b for i, b in blocks.items() if i.startswith("operations-tables-getSheet"))
     sheet.find_element(By.CSS_SELECTOR, ".opblock-summary").click()
     wait.until(lambda d: sheet.find_elements(By.CSS_SELECTOR, ".try-out__btn"))
@@ -104,4 +107,6 @@ def test_redoc_renders_offline(offline_browser, live_url):
     text = browser.find_element(By.TAG_NAME, "body").text
     assert "/v1/tables/{table_id}/deals" in text
     assert "Something went wrong" not in text
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SCREENSHOTS / "redoc.png"))
     assert elsewhere(requested_urls(browser), live_url) == []

@@ -68,7 +68,10 @@ def run(live_url, owner_key):
     runner = CliRunner()
 
     def invoke(*args: str, expect: int = 0):
-        result = runner.invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key, "COLUMNS": "160"})
+        # the address the phone would open is the test server's own (the client otherwise
+        # replaces a loopback host by this machine's address on its network)
+        result = runner.invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key, "COLUMNS": "160",
+                                                      "PREFSCORE_PUBLIC_URL": live_url})
         assert result.exit_code == expect, (result.output, result.exception)
         return result
 
