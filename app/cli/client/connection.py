@@ -11,6 +11,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+import io
 import json as jsonlib
 import os
 import re
@@ -93,7 +94,7 @@ def describe_problem(problem: dict[str, Any], lang: Lang | None = None) -> str:
     title = str(problem.get("title", ""))
     text = f"{status} {lang._(title) if title in _TITLES else title}".strip()
     conflict = _CONFLICTS.get(str(problem.get("reason"))) if status == 409 else None
-    meaning = conflict or _MEANINGS.get(status)  # type: ignore[call-overload]
+    meaning = conflict or _MEANINGS.get(status)
     detail = problem.get("detail")
     if lang.code == "en":
         text += f": {detail}" if detail else ""
@@ -274,14 +275,27 @@ def show(*renderables: Any) -> None:
     console = stdout()
     width = console.width
     for renderable in renderables:
-        needed = 0
-        if isinstance(renderable, Table):
-            for column in renderable.columns:
-                if not column.no_wrap:
-                    column.overflow = "fold"  # a long word broken over lines, never cut
-            needed = Measurement.get(console, console.options.update_width(10_000), renderable).minimum
-        console.width = max(width, needed)
+        console.width = _whole_width(renderable, width) if isinstance(renderable, Table) else width
         console.print(renderable)
+
+
+def _whole_width(table: Table, width: int) -> int:
+    """The width to print the table at: ``width``, or more when the table does not fit in it,
+    so that its ``no_wrap`` cells (its ids) are printed whole; the other columns fold a long
+    word over lines rather than cut it."""
+    for column in table.columns:
+        if not column.no_wrap:
+            column.overflow = "fold"
+    whole = [str(cell) for column in table.columns if column.no_wrap for cell in column.cells]
+    console = stdout()
+    # from the width at which each column fits its longest word (rich's minimum) up
+    fits = Measurement.get(console, console.options.update_width(10_000), table)
+    for tried in range(max(width, fits.minimum), max(width, fits.maximum) + 1, 4):
+        page = Console(file=io.StringIO(), width=tried, highlight=False, color_system=None)
+        page.print(table)
+        if all(cell in page.file.getvalue() for cell in whole):  # type: ignore[attr-defined]
+            return tried
+    return max(width, fits.maximum)  # every cell on one line
 
 
 def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
