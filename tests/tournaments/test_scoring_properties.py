@@ -19,8 +19,8 @@ from app.tournaments.scoring import (
     table_scores,
 )
 
-# small ranges so that ties are frequent
-balances = st.integers(min_value=-60, max_value=60).map(Fraction)
+# small ranges so that ties are frequent; thirds of a whist too (a settlement's shares)
+balances = st.integers(min_value=-60, max_value=60).map(Fraction) | st.integers(-90, 90).map(lambda n: Fraction(n, 3))
 
 
 @st.composite
@@ -82,6 +82,22 @@ def test_a_transform_is_monotone(transform, a, b):
     assert transform(Fraction(0)) == 0
     if transform.floor is None and low < 0:
         assert transform(low) == low
+
+
+def reference(transform: Transform, w: Fraction) -> Fraction:
+    """The transform as its definition reads: the slopes' pieces added from 0 up to w."""
+    if w < 0:
+        return w if transform.floor is None else max(w, transform.floor)
+    edges = (Fraction(0),) + transform.breakpoints + (max(w, transform.breakpoints[-1] if transform.breakpoints else w),)
+    return sum((slope * (min(w, high) - low) for low, high, slope in zip(edges, edges[1:], transform.slopes)
+                if w > low), Fraction(0))
+
+
+@given(transforms() | st.sampled_from(sorted(TRANSFORMS.values(), key=repr)),
+       st.fractions(min_value=-2000, max_value=2000, max_denominator=6) | st.integers(-2000, 2000).map(Fraction))
+def test_a_transform_is_its_definition(transform, w):
+    assert transform(w) == reference(transform, w)
+    assert isinstance(transform(w), Fraction)
 
 
 @given(transforms(), st.integers(-2000, 2000))
