@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -162,3 +166,24 @@ def test_history_of_counts_meetings_byes_and_seats():
     assert history.seats["a"] == {0: 1, 1: 1} and history.seats["d"] == {2: 1}
     assert repeated_meetings(Seating((("a", "b", "d"),), ()), history) == 3
     assert meeting_cost(Seating((("a", "b", "d"),), ()), history) == 4 + 1 + 1  # ab twice: 2²
+
+
+def test_the_draw_is_the_same_in_another_process():
+    # str hashing is salted per process (PYTHONHASHSEED): nothing of the draw may hang on a
+    # set's or a dict's order of strings, or a stored seed would not draw its round again
+    script = (
+        "import hashlib\n"
+        "from app.tournaments.draw import draw, history_of\n"
+        "players = [f'player-{i}' for i in range(40)]\n"
+        "rounds = []\n"
+        "for n in range(4):\n"
+        "    rounds.append(draw(players, frozenset({3, 4}), history_of(rounds), seed=n,"
+        " swiss=players[::-1] if n % 2 else None))\n"
+        "print(hashlib.sha256(repr(rounds).encode()).hexdigest())\n"
+    )
+    outputs = {
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": salt}, cwd=Path(__file__).resolve().parents[2]).stdout
+        for salt in ("0", "1", "4242")
+    }
+    assert len(outputs) == 1 and len(next(iter(outputs)).strip()) == 64
