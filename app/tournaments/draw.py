@@ -102,12 +102,12 @@ def meeting_cost(seating: Seating, history: History) -> int:
 
 
 # The search's budget, counted (never timed) so that a seed always gives the same seating: at
-# most STARTS fresh starts, each kicked (a few random swaps, then the local search again) until
-# PATIENCE kicks in a row bring nothing better, and at most WORK // players local searches in
-# all (a local search costs about players² steps), but never fewer than STARTS.
+# most STARTS starts, each kicked (a few random swaps, then the local search again) until
+# PATIENCE kicks in a row bring nothing better, and at most WORK // players² local searches in
+# all (one pass of a local search tries about players² / 2 swaps), but never fewer than 2.
 STARTS = 6
 PATIENCE = 40
-WORK = 8_000
+WORK = 1_000_000
 
 
 def draw(
@@ -202,7 +202,7 @@ class _Search:
     def best(self) -> list[list[str]]:
         if not self.players:
             return []
-        budget = max(STARTS, WORK // len(self.players))
+        budget = max(2, WORK // len(self.players) ** 2)
         best_table: list[int] = []
         best_cost: int | None = None
         for start in range(STARTS):
@@ -230,16 +230,19 @@ class _Search:
         return self._groups(best_table)
 
     def _start(self, first: bool) -> list[int]:
-        """table[i] = the table of player i: by standing for a Swiss draw's first start, else by lot."""
+        """table[i] = the table of player i: by lot, or for a Swiss draw by standing (kicked
+        after the first start: a seating by lot is far from any good Swiss one)."""
         slots = [t for t, size in enumerate(self.plan) for _ in range(size)]
         order = list(range(len(self.players)))
-        if first and self.rank is not None:
+        if self.rank is not None:
             order.sort(key=self.rank.__getitem__)
         else:
             self.rng.shuffle(order)
         table = [0] * len(self.players)
         for slot, player in zip(slots, order):
             table[player] = slot
+        if self.rank is not None and not first:
+            self._kick(table)
         return table
 
     def _kick(self, table: list[int]) -> None:
