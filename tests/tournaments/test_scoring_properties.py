@@ -138,3 +138,33 @@ def test_standings_add_up_their_rounds_and_adjustments(raw_tables, how, fines):
         for row in rows:
             if row.player in table:
                 assert row.rounds[n] == scores[row.player]
+
+
+@settings(max_examples=40)
+@given(st.lists(zero_sum_tables(), min_size=1, max_size=5),
+       st.sampled_from(["raw", "places"]),
+       st.permutations(["balance", "firsts", "best_round"]).flatmap(lambda p: st.integers(0, 3).map(lambda k: tuple(p[:k]))),
+       st.integers(1, 5))
+def test_the_order_follows_the_total_then_the_tie_breaks_and_a_round_cut(raw_tables, how, tie_breaks, cut):
+    # round n: the table of raw_tables[n], and a bye for "bye" (always absent from the tables)
+    results = [TableResult(n + 1, 1, table) for n, table in enumerate(raw_tables)]
+    byes = {n + 1: ["bye"] for n in range(len(raw_tables))}
+    scoring = Scoring("places" if how == "places" else "whists", tie_breaks=tie_breaks)
+    players = ["bye", "p0", "p1", "p2", "p3"]
+    rows = standings(scoring, players, results, byes=byes)
+
+    def merit(row):
+        return (row.total, *(getattr(row, name) for name in tie_breaks))
+
+    for before, after in zip(rows, rows[1:]):
+        assert merit(before) >= merit(after)
+        assert (before.place == after.place) == (merit(before) == merit(after))
+    assert rows[0].place == 1 and all(row.place <= n for n, row in enumerate(rows, 1))
+    bye = next(r for r in rows if r.player == "bye")
+    assert bye.byes == len(raw_tables) and bye.balance == 0 and bye.firsts == 0
+    # the standings after round `cut` are those of the rounds up to it
+    kept = min(cut, len(raw_tables))
+    cut_rows = standings(scoring, players, results, byes=byes, rounds=kept)
+    again = standings(scoring, players, [r for r in results if r.round <= kept],
+                      byes={n: b for n, b in byes.items() if n <= kept}, rounds=kept)
+    assert cut_rows == again and all(len(r.rounds) == kept for r in cut_rows)
