@@ -14,6 +14,7 @@ from app.kit.db import DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
 from app.kit.etags import checked_table_id
+from app.kit.outbox import ENQUEUE_POSTED
 from app.kit.repository import NOTIFY
 from app.players import service as players
 
@@ -58,12 +59,16 @@ _KEEP_ANSWER = insert(_IDEMPOTENCY).values(
     deal_number=bindparam("number"),
     created_at=bindparam("posted_at"),
 )
-# PostgreSQL: the deal, the table row, the kept answer (with a key) and the notification in
+# PostgreSQL: the deal, the table row, the kept answer (with a key), the webhooks' deliveries
+# (none written when no endpoint wants the deal: app/kit/outbox.py) and the notification in
 # one statement (data-modifying CTEs, which SQLite does not have): one round trip where
 # there were three or four, most of what a post costs this process beyond the framework.
 _POSTED_PG = {
     keyed: select(NOTIFY).add_cte(
-        _INSERT_DEAL.cte("posted"), _UPDATE_TABLE.cte("moved"), *([_KEEP_ANSWER.cte("kept")] if keyed else [])
+        _INSERT_DEAL.cte("posted"),
+        _UPDATE_TABLE.cte("moved"),
+        *([_KEEP_ANSWER.cte("kept")] if keyed else []),
+        ENQUEUE_POSTED.cte("announced"),
     )
     for keyed in (False, True)
 }
@@ -92,8 +97,9 @@ def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
 
 
 def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool) -> None:
-    """The post's writes: the deal, the table row, the kept answer (``keyed``); on PostgreSQL
-    with the notification (``params["notification"]``), all in one statement."""
+    """The post's writes: the deal, the table row, the kept answer (``keyed``), the webhooks'
+    deliveries (``params``' ``event_*``); on PostgreSQL with the notification
+    (``params["notification"]``), all in one statement."""
     if conn.dialect.name == "postgresql":
         conn.execute(_POSTED_PG[keyed], params)
         return
@@ -101,6 +107,7 @@ def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool) -> None
     conn.execute(_UPDATE_TABLE, params)
     if keyed:
         conn.execute(_KEEP_ANSWER, params)
+    conn.execute(ENQUEUE_POSTED, params)
 
 
 def kept_answer(conn: Connection, table_id: str, key: str) -> Row | None:
