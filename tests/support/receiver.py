@@ -14,8 +14,10 @@ Answer = Callable[[dict[str, str], bytes], tuple[int, dict[str, str], bytes]]
 
 
 class Receiver:
-    def __init__(self, answer: Answer | None = None):
+    def __init__(self, answer: Answer | None = None, *, delay: float = 0.0):
         self.answer: Answer = answer or (lambda _h, _b: (204, {}, b""))
+        self.delay = delay  # seconds each answer takes: deliveries stay in flight that long
+        self.in_progress = 0
         self.received: list[tuple[dict[str, str], bytes]] = []
         self.lock = threading.Lock()
         outer = self
@@ -29,7 +31,14 @@ class Receiver:
                 headers["x-path"] = self.path
                 with outer.lock:
                     outer.received.append((headers, body))
-                status, extra, text = outer.answer(headers, body)
+                    outer.in_progress += 1
+                try:
+                    if outer.delay:
+                        time.sleep(outer.delay)
+                    status, extra, text = outer.answer(headers, body)
+                finally:
+                    with outer.lock:
+                        outer.in_progress -= 1
                 self.send_response(status)
                 for k, v in extra.items():
                     self.send_header(k, v)
@@ -40,7 +49,11 @@ class Receiver:
             def log_message(self, *_a: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Quiet(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a sender killed mid-request resets its connection: expected here
+
+        self.server = Quiet(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
