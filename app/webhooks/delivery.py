@@ -20,7 +20,7 @@ import json
 import logging
 import random
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -118,6 +118,8 @@ class Deliverer:
         self.schedule = tuple(float(s) for s in settings.webhooks_retry_schedule)
         self.base = settings.webhooks_public_url.rstrip("/")
         self.in_flight: Counter[int] = Counter()
+        self.queues: dict[int, deque[Any]] = {}  # claimed, waiting for a place
+        self.pace: dict[int, float] = {}  # each endpoint's recent seconds per delivery
         self.outcomes: list[dict[str, Any]] = []
         self.failures: list[tuple[int, str, bool]] = []  # (endpoint, reason, gone)
         self.answered: set[int] = set()
@@ -138,6 +140,7 @@ class Deliverer:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._flushed = asyncio.Event()
+        self._places = asyncio.Semaphore(self.settings.webhooks_concurrency)
         limit = self.settings.webhooks_concurrency
         self._client = httpx.AsyncClient(
             follow_redirects=False,
@@ -192,28 +195,53 @@ class Deliverer:
                 await asyncio.sleep(self.settings.webhooks_poll_interval)
 
     async def round(self) -> int:
-        """Claim and send until nothing is due or every place is taken; how many were sent off."""
-        started = 0
+        """Claim until nothing more is due or this process holds all it may; how many were claimed."""
+        claimed = 0
         if not await anyio.to_thread.run_sync(self._look):
             return 0
         while True:
-            free = self.settings.webhooks_concurrency - len(self._sending)
-            if free <= 0:
-                return started
-            rows = await anyio.to_thread.run_sync(self._claim, free)
+            room = self.most_held - self.held
+            if room <= 0 or (self.held and room < self.settings.webhooks_batch // 2):
+                return claimed  # claims of a few rows each would cost a transaction per delivery
+            want = min(room, self.settings.webhooks_batch)
+            rows = await anyio.to_thread.run_sync(self._claim, want)
             for row in rows:
-                self.in_flight[row.endpoint_id] += 1
-                task = asyncio.get_running_loop().create_task(self._deliver(row))
-                self._sending.add(task)
-                task.add_done_callback(self._sent_off)
-            started += len(rows)
-            if len(rows) < min(free, self.settings.webhooks_batch):
-                return started
+                self.queues.setdefault(row.endpoint_id, deque()).append(row)
+            for endpoint in {row.endpoint_id for row in rows}:
+                self._pump(endpoint)
+            claimed += len(rows)
+            if len(rows) < want:
+                return claimed
 
-    def _sent_off(self, task: asyncio.Task[None]) -> None:
-        self._sending.discard(task)
-        if self._wake is not None and len(self._sending) == self.settings.webhooks_concurrency - 1:
-            self._wake.set()  # a place is free again: more may be due
+    @property
+    def most_held(self) -> int:
+        """Deliveries this process holds at most (claimed: queued or being sent)."""
+        return 2 * self.settings.webhooks_batch
+
+    @property
+    def held(self) -> int:
+        return sum(self.in_flight.values()) + sum(len(q) for q in self.queues.values())
+
+    def may_hold(self, endpoint: int) -> int:
+        """What one endpoint may hold: what it answers within half a lease at its recent pace
+        (an endpoint not heard from yet is taken to use the whole timeout), so that a claimed
+        delivery is sent before its lease ends however slow its endpoint is."""
+        pace = self.pace.get(endpoint, self.settings.webhooks_timeout)
+        per = self.settings.webhooks_in_flight_per_endpoint
+        return max(per, int(per * self.settings.webhooks_lease / 2 / max(pace, 0.001)))
+
+    def _pump(self, endpoint: int) -> None:
+        """Start sending the endpoint's queued deliveries, at most so many at once."""
+        queue = self.queues.get(endpoint)
+        loop = asyncio.get_running_loop()
+        while queue and self.in_flight[endpoint] < self.settings.webhooks_in_flight_per_endpoint:
+            row = queue.popleft()
+            self.in_flight[endpoint] += 1
+            task = loop.create_task(self._deliver(row))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+        if not queue:
+            self.queues.pop(endpoint, None)
 
     def _look(self) -> bool:
         now = self.clock()
@@ -237,31 +265,39 @@ class Deliverer:
             if done < 1000:
                 return deleted
 
-    def _claim(self, free: int) -> list[Any]:
+    def _claim(self, rows: int) -> list[Any]:
+        """Up to ``rows`` due deliveries, none beyond what its endpoint may hold (the rest
+        is left unclaimed for the next claim, here or in another process)."""
         now = self.clock()
         lease = now + timedelta(seconds=self.settings.webhooks_lease)
-        per_endpoint = self.settings.webhooks_in_flight_per_endpoint
-        rows = min(free, self.settings.webhooks_batch)
+        held = Counter(self.in_flight)
+        for endpoint, queue in list(self.queues.items()):
+            held[endpoint] += len(queue)
         with self.db.write_core() as conn:
-            candidates = repo.claim_candidates(conn, now, rows * 2)
             taken: list[Any] = []
-            counts = Counter(self.in_flight)
-            for row in candidates:
-                if counts[row.endpoint_id] < per_endpoint and len(taken) < rows:
-                    counts[row.endpoint_id] += 1
+            for row in repo.claim_candidates(conn, now, rows * 2):
+                if held[row.endpoint_id] < self.may_hold(row.endpoint_id) and len(taken) < rows:
+                    held[row.endpoint_id] += 1
                     taken.append(row)
             repo.lease(conn, [r.id for r in taken], lease)
         return taken
 
     # --- one delivery
     async def _deliver(self, row: Any) -> None:
+        endpoint = row.endpoint_id
         try:
-            outcome = await self.send(row)
+            async with self._places:
+                outcome = await self.send(row)
         finally:
-            self.in_flight[row.endpoint_id] -= 1
-            if self.in_flight[row.endpoint_id] <= 0:
-                del self.in_flight[row.endpoint_id]
+            self.in_flight[endpoint] -= 1
+            if self.in_flight[endpoint] <= 0:
+                del self.in_flight[endpoint]
+        previous = self.pace.get(endpoint)
+        self.pace[endpoint] = outcome[3] if previous is None else 0.8 * previous + 0.2 * outcome[3]
         self._settle(row, *outcome)
+        self._pump(endpoint)
+        if endpoint not in self.queues and self.held < self.most_held and self._wake is not None:
+            self._wake.set()  # its queue ran dry: claim more now rather than at the next look
 
     async def send(self, row: Any) -> tuple[int | None, str | None, float | None, float]:
         """POST the delivery: (status, error, Retry-After seconds, duration in seconds)."""
@@ -395,5 +431,5 @@ class Deliverer:
     async def drain(self, timeout: float = 10) -> None:
         """Tests: wait until nothing is being sent and every outcome is written."""
         deadline = time.monotonic() + timeout
-        while (self._sending or self.outcomes or self.failures) and time.monotonic() < deadline:
+        while (self._sending or self.queues or self.outcomes or self.failures) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
