@@ -141,10 +141,10 @@ def post_deal(
             params.update(idempotency_key=idempotency_key, request_hash=request_hash, answer=kept_answer(table, written, new_state))
         if conn.dialect.name == "postgresql":
             params["notification"] = notification(row.id, row.owner, revision, "deal.posted")
-        # The webhooks' deliveries of the deal, in the same statement on PostgreSQL.
-        params.update(event_params(row.owner, row.id, revision, "deal.posted", now, deal=number, deal_count=number) or {})
-        repo.write_post(conn, params, keyed=idempotency_key is not None)
-        if result.state.finished and not state.finished:
+        if row.hooked:  # the webhooks' deliveries of the deal, in the same statement on PostgreSQL
+            params.update(event_params(row.owner, row.id, revision, "deal.posted", now, deal=number, deal_count=number) or {})
+        repo.write_post(conn, params, keyed=idempotency_key is not None, hooked=row.hooked)
+        if row.hooked and result.state.finished and not state.finished:
             enqueue(conn, event_params(row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number), posted=True)
         if row.registered:  # registered players' statistics, in this transaction
             player_stats.on_deal_posted(conn, row.registered, rules, deal, state, result.state, result.entries, number)

@@ -92,6 +92,15 @@ ENQUEUE_CHANGED = _enqueue(
 )
 
 
+def has_endpoints(owner: Any) -> Any:
+    """Whether ``owner`` (a column or a parameter) has an active endpoint: a column a write's
+    locked read carries, so that a post of an owner without one writes and costs nothing
+    more. Under the write's lock the endpoints cannot change before its insert (SQLite: one
+    writer; PostgreSQL: the post then writes the deliveries in its statement, which an
+    endpoint's creation committed meanwhile would have missed anyway by a moment)."""
+    return exists().where(_E.c.owner == owner, _E.c.active, _E.c.disabled_at.is_(None))
+
+
 def event_params(owner: str, table_id: str, revision: int, kind: str, at: datetime, *, deal: int | None = None, deal_count: int | None = None) -> dict[str, Any] | None:
     """The statement's parameters for a change of ``kind``, or None when no endpoint can want it."""
     bit = EVENT_TYPES.get(kind)

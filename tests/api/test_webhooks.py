@@ -327,3 +327,29 @@ def test_an_owner_has_at_most_so_many_webhooks(owner):
         register(owner, "http://127.0.0.1:9/hook")
     r = owner.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/hook", "types": ["deal.posted"]})
     assert r.status_code == 409 and r.json()["limit"] == WEBHOOKS_PER_OWNER
+
+
+def test_the_deal_that_finishes_the_pool_is_also_table_finished(owner, receiver):
+    from .samples import PULKA
+
+    register(owner, receiver.url, ["deal.posted", "table.finished"])
+    tid = owner.table(pool_target=4)["id"]
+    for body in PULKA:
+        owner.deal(tid, body)
+    receiver.wait_for(len(PULKA) + 1)
+    time.sleep(0.2)
+    events = [(e["type"], e["data"]["deal_number"]) for e in receiver.events()]
+    # PULKA's 4th deal fills every pool to 4: its deal.posted, and table.finished beside it
+    assert sorted(events) == sorted([("deal.posted", n) for n in range(1, len(PULKA) + 1)] + [("table.finished", len(PULKA))])
+
+
+def test_a_table_finished_only_endpoint_gets_nothing_else(owner, receiver):
+    from .samples import PULKA
+
+    register(owner, receiver.url, ["table.finished"])
+    tid = owner.table(pool_target=4)["id"]
+    for body in PULKA:
+        owner.deal(tid, body)
+    (headers, body), = receiver.wait_for(1)
+    time.sleep(0.3)
+    assert len(receiver.received) == 1 and receiver.events()[0]["type"] == "table.finished"
