@@ -353,3 +353,26 @@ def test_a_table_finished_only_endpoint_gets_nothing_else(owner, receiver):
     (headers, body), = receiver.wait_for(1)
     time.sleep(0.3)
     assert len(receiver.received) == 1 and receiver.events()[0]["type"] == "table.finished"
+
+
+def test_a_refused_change_writes_no_delivery(owner, receiver):
+    hook = register(owner, receiver.url, ["deal.posted", "table.renamed"])
+    tid = owner.table()["id"]
+    # a refused deal (422) and a stale If-Match (412): the transaction is rolled back, its deliveries with it
+    r = owner.post(f"/v1/tables/{tid}/deals", json={"type": "misere", "declarer": 7, "tricks": {"7": 0}})
+    assert r.status_code == 422
+    r = owner.client.patch(f"/v1/tables/{tid}", json={"title": "x"}, headers={**owner.headers, "If-Match": '"stale"'})
+    assert r.status_code == 412
+    owner.post(f"/v1/webhooks/{hook['id']}/test")  # something that is delivered, to wait for
+    receiver.wait_for(1)
+    time.sleep(0.3)
+    assert [d["type"] for d in deliveries(owner, hook)] == ["webhook.test"]
+
+
+def test_deliveries_are_counted_in_the_metrics(owner, receiver, hooks):
+    hook = register(owner, receiver.url)
+    owner.post(f"/v1/webhooks/{hook['id']}/test")
+    settled(owner, hook, 1)
+    text = hooks.get("/metrics").text
+    assert 'prefscore_webhook_deliveries_total{outcome="delivered"}' in text
+    assert "prefscore_webhook_failures_total" in text and "prefscore_webhook_outbox_age_seconds" in text
