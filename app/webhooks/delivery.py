@@ -1,11 +1,13 @@
 """The deliverer: every serving process sends the outbox's due deliveries (app/kit/outbox.py)
 from a task of its event loop, started with the app. No other kind of process.
 
-One round: a look (a read: is anything due?), a claim (due rows of active endpoints, at most
-the free places, at most ``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_ENDPOINT`` per endpoint, each
-pushed a lease ahead: ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, SQLite's one writer at a time
-elsewhere), the sends (httpx, no redirect followed, the checked address connected to, the
-answer read up to a bound), and the outcomes written in batches. A process that dies with
+One round: a look (a read: is anything due?), claims of up to ``PREFSCORE_WEBHOOKS_BATCH``
+due rows of active endpoints (each pushed a lease ahead: ``FOR UPDATE SKIP LOCKED`` on
+PostgreSQL, SQLite's one writer at a time elsewhere; no endpoint given more than it answers
+within half a lease at its recent pace), the sends (at most
+``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_ENDPOINT`` to one endpoint at once; httpx, no redirect
+followed, the checked address connected to, the answer read up to a bound), and the outcomes
+written in batches. A process that dies with
 claimed deliveries leaves them due again once their lease is over: each is delivered at least
 once, with the same ``webhook-id`` on a repeat.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import logging
 import random
@@ -74,12 +77,17 @@ def payload(row: Any, base: str) -> str:
     return json.dumps({"type": row.type, "timestamp": at, "data": data}, separators=(",", ":"))
 
 
+@functools.lru_cache(maxsize=1024)
+def _signer(secret: str) -> Webhook:
+    return Webhook(secret)
+
+
 def signature(row: Any, msg_id: str, at: datetime, body: str) -> str:
     """``v1,<base64>``, and the previous secret's beside it (space-separated) during a rotation's overlap."""
-    signed = Webhook(row.secret).sign(msg_id, at, body)
+    signed = _signer(row.secret).sign(msg_id, at, body)
     until = utc(row.previous_until)
     if row.previous_secret and until is not None and until > at:
-        signed += " " + Webhook(row.previous_secret).sign(msg_id, at, body)
+        signed += " " + _signer(row.previous_secret).sign(msg_id, at, body)
     return signed
 
 
@@ -123,7 +131,8 @@ class Deliverer:
         self.outcomes: list[dict[str, Any]] = []
         self.failures: list[tuple[int, str, bool]] = []  # (endpoint, reason, gone)
         self.answered: set[int] = set()
-        self.sent = 0
+        self.sent = 0  # attempts settled by this deliverer
+        self.delivered = 0  # of which went through
         self._tasks: list[asyncio.Task[None]] = []
         self._sending: set[asyncio.Task[None]] = set()
         self._wake: asyncio.Event | None = None
@@ -375,6 +384,7 @@ class Deliverer:
         if error is None:
             outcome.update(new_state="delivered", next_at=None, done_at=now)
             self.answered.add(row.endpoint_id)
+            self.delivered += 1
             m.webhook_deliveries.labels("delivered").inc()
         elif status == 410:
             outcome.update(new_state="failed", next_at=None, done_at=now)
