@@ -72,8 +72,13 @@ def _found(session: Any, owner: str, endpoint_id: int, *, lock: bool = False) ->
     return row
 
 
+def _distinct(items: list[str] | None) -> list[str] | None:
+    return None if items is None else list(dict.fromkeys(items))
+
+
 def create(db: Database, owner: str, url: str, types: list[str], tables: list[str] | None, policy: Policy) -> Created:
     check_url(url, policy)
+    tables = _distinct(tables)
     secret = new_secret()
     now = utcnow()
     with db.write() as session:
@@ -126,6 +131,8 @@ def change(
     True resumes — a disabled endpoint too, its reason cleared and its failures forgotten."""
     if url is not UNSET:
         check_url(url, policy)
+    if tables is not UNSET:
+        tables = _distinct(tables)
     now = utcnow()
     with db.write() as session:
         row = _found(session, owner, endpoint_id, lock=True)

@@ -376,3 +376,12 @@ def test_deliveries_are_counted_in_the_metrics(owner, receiver, hooks):
     text = hooks.get("/metrics").text
     assert 'prefscore_webhook_deliveries_total{outcome="delivered"}' in text
     assert "prefscore_webhook_failures_total" in text and "prefscore_webhook_outbox_age_seconds" in text
+
+
+def test_a_table_named_twice_is_kept_once(owner):
+    made = register(owner, "http://127.0.0.1:9/hook", tables=["t1", "t2", "t1"])
+    assert made["tables"] == ["t1", "t2"]
+    r = owner.client.patch(f"/v1/webhooks/{made['id']}", json={"tables": ["t3", "t3"]}, headers=owner.headers)
+    assert r.status_code == 200 and r.json()["tables"] == ["t3"]
+    r = owner.client.patch(f"/v1/webhooks/{made['id']}", json={"tables": None}, headers=owner.headers)
+    assert r.status_code == 200 and r.json()["tables"] is None
