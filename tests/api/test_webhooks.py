@@ -385,3 +385,23 @@ def test_a_table_named_twice_is_kept_once(owner):
     assert r.status_code == 200 and r.json()["tables"] == ["t3"]
     r = owner.client.patch(f"/v1/webhooks/{made['id']}", json={"tables": None}, headers=owner.headers)
     assert r.status_code == 200 and r.json()["tables"] is None
+
+
+def test_every_time_is_served_with_its_offset(owner, receiver):
+    """Every date-time of the webhooks' answers (tests/api/test_contract_loose_ends.py lists them)."""
+    answer = lambda _h, _b: (500, {}, b"") if len(receiver.received) == 1 else (410, {}, b"")  # noqa: E731
+    receiver.answer = answer
+    hook = register(owner, receiver.url)
+    owner.post(f"/v1/webhooks/{hook['id']}/rotate-secret")
+    owner.post(f"/v1/webhooks/{hook['id']}/test")
+    settled(owner, hook, 1, state="failed")  # one retry, then 410: every field set
+    got = owner.get(f"/v1/webhooks/{hook['id']}").json()
+    (delivery,) = deliveries(owner, hook)
+    times = [got[f] for f in ("created_at", "updated_at", "disabled_at", "failing_since", "previous_secret_until")]
+    times += [delivery["occurred_at"], delivery["finished_at"]] + [a["attempted_at"] for a in delivery["attempts"]]
+    for t in [*times, *(hook[f] for f in ("created_at", "updated_at"))]:
+        assert t.endswith("Z") and datetime.fromisoformat(t.replace("Z", "+00:00")).utcoffset().total_seconds() == 0, t
+    # next_attempt_at: while pending
+    owner.client.patch(f"/v1/webhooks/{hook['id']}", json={"active": False}, headers=owner.headers)
+    pending = owner.post(f"/v1/webhooks/{hook['id']}/test").json()
+    assert pending["next_attempt_at"].endswith("Z")
