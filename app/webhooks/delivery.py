@@ -266,6 +266,9 @@ class Deliverer:
     def clean(self, now: datetime | None = None) -> int:
         """Delete deliveries finished longer than the retention ago (in batches); how many."""
         cutoff = (now or self.clock()) - timedelta(seconds=self.settings.webhooks_retention)
+        with self.db.lookup() as conn:
+            if not repo.anything_to_clean(conn, cutoff):
+                return 0
         deleted = 0
         while True:
             with self.db.write_core() as conn:

@@ -234,6 +234,12 @@ def disable(conn: Connection, endpoint_id: int, now: datetime, reason: str) -> N
     )
 
 
+def anything_to_clean(conn: Connection, cutoff: datetime) -> bool:
+    """A read: whether ``clean`` would delete anything (a server without webhooks never writes for them)."""
+    query = select(_D.c.id).where(_D.c.state != "pending", _D.c.finished_at < cutoff).limit(1)
+    return conn.execute(query).first() is not None
+
+
 def clean(conn: Connection, cutoff: datetime, rows: int) -> int:
     """At most ``rows`` deliveries finished before ``cutoff``, with their attempts; how many."""
     ids = list(

@@ -405,3 +405,20 @@ def test_every_time_is_served_with_its_offset(owner, receiver):
     owner.client.patch(f"/v1/webhooks/{hook['id']}", json={"active": False}, headers=owner.headers)
     pending = owner.post(f"/v1/webhooks/{hook['id']}/test").json()
     assert pending["next_attempt_at"].endswith("Z")
+
+
+def test_delivered_rows_are_deleted_after_the_retention(owner, receiver, hooks):
+    hook = register(owner, receiver.url)
+    owner.post(f"/v1/webhooks/{hook['id']}/test")
+    settled(owner, hook, 1)
+    deliverer = hooks.deliverer
+    kept = deliverer.settings
+    deliverer.clean()  # kept for a week by default: this one stays
+    assert len(deliveries(owner, hook)) == 1
+    deliverer.settings = kept.model_copy(update={"webhooks_retention": 0.0})
+    try:
+        time.sleep(0.05)
+        deliverer.clean()  # the deliverer's own looks clean too, as often as the retention asks
+    finally:
+        deliverer.settings = kept
+    assert deliveries(owner, hook) == []
