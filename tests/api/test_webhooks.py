@@ -422,3 +422,45 @@ def test_delivered_rows_are_deleted_after_the_retention(owner, receiver, hooks):
     finally:
         deliverer.settings = kept
     assert deliveries(owner, hook) == []
+
+
+def test_a_redirect_is_not_followed(owner, receiver):
+    elsewhere = Receiver()
+    try:
+        answers = iter([(307, {"Location": elsewhere.url}, b""), (204, {}, b"")])
+        receiver.answer = lambda _h, _b: next(answers)
+        hook = register(owner, receiver.url)
+        owner.post(f"/v1/webhooks/{hook['id']}/test")
+        (item,) = settled(owner, hook, 1)
+        assert item["attempts"][0]["status"] == 307 and "redirects are not followed" in item["attempts"][0]["error"]
+        assert elsewhere.received == [] and len(receiver.received) == 2
+    finally:
+        elsewhere.close()
+
+
+def test_a_slow_receiver_times_out_and_a_long_answer_is_cut(owner, hooks):
+    deliverer = hooks.deliverer
+    kept = deliverer.settings
+    slow = Receiver(delay=1.0)
+    chatty = Receiver(lambda _h, _b: (500, {}, b"x" * 100_000))
+    deliverer.settings = kept.model_copy(update={"webhooks_timeout": 0.3})
+    try:
+        hook = register(owner, slow.url)
+        owner.post(f"/v1/webhooks/{hook['id']}/test")
+        deadline = time.monotonic() + 10
+        while not any(d["attempts"] for d in deliveries(owner, hook)):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert deliveries(owner, hook)[0]["attempts"][0]["error"] == "no answer within 0.3 s"
+        owner.client.patch(f"/v1/webhooks/{hook['id']}", json={"url": chatty.url}, headers=owner.headers)
+        owner.post(f"/v1/webhooks/{hook['id']}/test")
+        deadline = time.monotonic() + 10
+        while not any(a["status"] == 500 for d in deliveries(owner, hook) for a in d["attempts"]):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        error = next(a["error"] for d in deliveries(owner, hook) for a in d["attempts"] if a["status"] == 500)
+        assert error.startswith("answered 500: xxx") and len(error) <= 220  # 1 KiB read, 200 characters kept
+    finally:
+        deliverer.settings = kept
+        slow.close()
+        chatty.close()
