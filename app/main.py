@@ -36,6 +36,8 @@ from app.records import router as records
 from app.scorer import router as scorer
 from app.sharing import page as shared_page
 from app.tables import router as tables
+from app.webhooks import router as webhooks
+from app.webhooks.delivery import Deliverer
 from app.tables.not_modified import SheetNotModified
 from app.sharing import router as sharing
 
@@ -55,6 +57,7 @@ ROUTERS = (
     sharing.scorer_router,
     events.scorer_router,
     score_page.router,
+    webhooks.router,
 )
 
 
@@ -75,7 +78,10 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Sync endpoints run in anyio's thread pool; the database pool is sized to it.
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
+        if settings.webhooks_deliver:  # the outbox's deliveries, sent by this process (app/webhooks)
+            _app.state.webhooks.start()
         yield
+        await _app.state.webhooks.stop()
         await anyio.to_thread.run_sync(_app.state.pictures.close)  # the drawing workers, if started
         if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/live)
             await _app.state.live.stop()
@@ -100,6 +106,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         identify=lambda db, token, admin_key: key_service.identify(db, token, admin_key),
         scorer=lambda db, token: scorer_service.resolve(db, token),
     )
+    app.state.webhooks = Deliverer(database, settings)
     app.state.pictures = Pictures(settings)  # their cache and drawing workers (app/sharing/drawing.py)
     configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)

@@ -46,7 +46,8 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def settings(database_url: str):
     from app.kit.settings import Settings
 
-    return Settings(database_url=database_url, admin_key=ADMIN_KEY, threads=8)
+    # The session's apps deliver no webhook: tests/api/test_webhooks.py starts its own deliverer.
+    return Settings(database_url=database_url, admin_key=ADMIN_KEY, threads=8, webhooks_deliver=False)
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,10 @@ from sqlalchemy.pool import NullPool
 from app.kit.db import Base
 
 from app.kit.db import migrate
-TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links"}
+TABLES = {
+    "tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links",
+    "webhook_endpoints", "webhook_endpoint_tables", "webhook_deliveries", "webhook_attempts",
+}
 
 
 def _tables(url: str) -> set[str]:

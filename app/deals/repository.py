@@ -14,6 +14,7 @@ from app.kit.db import DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
 from app.kit.etags import checked_table_id
+from app.kit.outbox import ENQUEUE_POSTED, has_endpoints
 from app.kit.repository import NOTIFY
 from app.players import service as players
 
@@ -58,21 +59,27 @@ _KEEP_ANSWER = insert(_IDEMPOTENCY).values(
     deal_number=bindparam("number"),
     created_at=bindparam("posted_at"),
 )
-# PostgreSQL: the deal, the table row, the kept answer (with a key) and the notification in
-# one statement (data-modifying CTEs, which SQLite does not have): one round trip where
+# PostgreSQL: the deal, the table row, the kept answer (with a key), the webhooks' deliveries
+# (when the owner has an active endpoint: app/kit/outbox.py) and the notification in one
+# statement (data-modifying CTEs, which SQLite does not have): one round trip where
 # there were three or four, most of what a post costs this process beyond the framework.
 _POSTED_PG = {
-    keyed: select(NOTIFY).add_cte(
-        _INSERT_DEAL.cte("posted"), _UPDATE_TABLE.cte("moved"), *([_KEEP_ANSWER.cte("kept")] if keyed else [])
+    (keyed, hooked): select(NOTIFY).add_cte(
+        _INSERT_DEAL.cte("posted"),
+        _UPDATE_TABLE.cte("moved"),
+        *([_KEEP_ANSWER.cte("kept")] if keyed else []),
+        *([ENQUEUE_POSTED.cte("announced")] if hooked else []),
     )
     for keyed in (False, True)
+    for hooked in (False, True)
 }
 # The post's read of the table row, locked, with the rows of its registered seats (so that a
-# post costs no statement more than before the registry, and one update at a table with some),
-# per dialect: the JSON aggregate is each one's own.
+# post costs no statement more than before the registry, and one update at a table with some)
+# and whether its owner has an active webhook endpoint (``hooked``: only then are deliveries
+# written), per dialect: the JSON aggregate is each one's own.
 _POST_READ = {
     dialect: (
-        select(_TABLES, players.registered_seats(dialect, _TABLES))
+        select(_TABLES, players.registered_seats(dialect, _TABLES), has_endpoints(_TABLES.c.owner).label("hooked"))
         .where(_TABLES.c.id == bindparam("table_id"), _TABLES.c.owner == bindparam("owner"))
         .with_for_update(of=_TABLES)
     )
@@ -91,16 +98,19 @@ def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
     return row
 
 
-def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool) -> None:
-    """The post's writes: the deal, the table row, the kept answer (``keyed``); on PostgreSQL
-    with the notification (``params["notification"]``), all in one statement."""
+def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool, hooked: bool = False) -> None:
+    """The post's writes: the deal, the table row, the kept answer (``keyed``), the webhooks'
+    deliveries (``hooked``: ``params``' ``event_*``); on PostgreSQL with the notification
+    (``params["notification"]``), all in one statement."""
     if conn.dialect.name == "postgresql":
-        conn.execute(_POSTED_PG[keyed], params)
+        conn.execute(_POSTED_PG[keyed, hooked], params)
         return
     conn.execute(_INSERT_DEAL, params)
     conn.execute(_UPDATE_TABLE, params)
     if keyed:
         conn.execute(_KEEP_ANSWER, params)
+    if hooked:
+        conn.execute(ENQUEUE_POSTED, params)
 
 
 def kept_answer(conn: Connection, table_id: str, key: str) -> Row | None:

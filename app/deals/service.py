@@ -27,6 +27,7 @@ from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit import etags
 from app.kit.etags import check_if_match, sheet_etag
 from app.kit.changes import announce, committed, notification
+from app.kit.outbox import enqueue, event_params
 from app.players import service as player_stats
 from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, apply_deal, deal_game, replay
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
@@ -140,7 +141,11 @@ def post_deal(
             params.update(idempotency_key=idempotency_key, request_hash=request_hash, answer=kept_answer(table, written, new_state))
         if conn.dialect.name == "postgresql":
             params["notification"] = notification(row.id, row.owner, revision, "deal.posted")
-        repo.write_post(conn, params, keyed=idempotency_key is not None)
+        if row.hooked:  # the webhooks' deliveries of the deal, in the same statement on PostgreSQL
+            params.update(event_params(row.owner, row.id, revision, "deal.posted", now, deal=number, deal_count=number) or {})
+        repo.write_post(conn, params, keyed=idempotency_key is not None, hooked=row.hooked)
+        if row.hooked and result.state.finished and not state.finished:
+            enqueue(conn, event_params(row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number), posted=True)
         if row.registered:  # registered players' statistics, in this transaction
             player_stats.on_deal_posted(conn, row.registered, rules, deal, state, result.state, result.entries, number)
     # Committed: this process's streams get the table as stored, without reading it back.
@@ -256,7 +261,7 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
     )
     # Registered players' statistics made again from the log as now written.
     player_stats.on_log_refolded(session, table_id, work.table.rules, work.table.first_dealer)
-    announce(session, table_id, work.table.owner, work.table.revision, work.kind)
+    announce(session, table_id, work.table.owner, work.table.revision, work.kind, deal=work.deal.number)
 
 
 def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:

@@ -78,6 +78,19 @@ REVISIONS_CHUNK = 500
 IDEMPOTENCY_EXPIRY_BATCH = 50
 """Expired Idempotency-Key records a post with a key deletes on its way."""
 
+WEBHOOKS_PER_OWNER = 20
+"""Webhook endpoints an owner may have."""
+WEBHOOK_URL_MAX = 2000
+"""Characters of a webhook endpoint's URL."""
+WEBHOOK_TABLES_MAX = 100
+"""Tables one webhook endpoint may be limited to."""
+WEBHOOK_DELIVERIES_PAGE_MAX = 100
+"""Deliveries per page of an endpoint's delivery log."""
+WEBHOOK_RETRY_AFTER_MAX = 36_000
+"""Seconds of a receiver's Retry-After a retry waits at most (the schedule's longest step)."""
+WEBHOOK_ATTEMPTS_SHOWN = 20
+"""Attempts of one delivery its listing shows (the latest)."""
+
 __all__ = [
     "ACCEPT_LANGUAGE_ITEMS",
     "ACCEPT_LANGUAGE_MAX",
@@ -104,4 +117,10 @@ __all__ = [
     "TABLES_PAGE_MAX",
     "TABLE_NOTE_MAX",
     "TITLE_MAX",
+    "WEBHOOKS_PER_OWNER",
+    "WEBHOOK_ATTEMPTS_SHOWN",
+    "WEBHOOK_DELIVERIES_PAGE_MAX",
+    "WEBHOOK_RETRY_AFTER_MAX",
+    "WEBHOOK_TABLES_MAX",
+    "WEBHOOK_URL_MAX",
 ]

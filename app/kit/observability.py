@@ -12,7 +12,7 @@ in paths are masked).
 
 Metrics (prometheus-client): requests by method, route template and status; latency by
 method and route template; requests in progress; deals posted; rate-limited requests;
-database-unavailable answers. With several worker processes set ``PROMETHEUS_MULTIPROC_DIR``
+database-unavailable answers; webhook deliveries by outcome, their failures and the outbox's age. With several worker processes set ``PROMETHEUS_MULTIPROC_DIR``
 (an empty directory, before the server starts): every worker then writes its samples there
 and ``/metrics`` adds them up (prometheus-client's multiprocess mode).
 """
@@ -134,6 +134,13 @@ class _Metrics:
         self.replays = Counter("prefscore_idempotent_replays", "POST .../deals answered from a stored Idempotency-Key response")
         self.rate_limited = Counter("prefscore_rate_limited", "Requests refused with 429 by the per-key rate limit")
         self.db_unavailable = Counter("prefscore_database_unavailable", "Requests answered 503 because the database was away")
+        self.webhook_deliveries = Counter(
+            "prefscore_webhook_deliveries", "Webhook delivery attempts, by outcome (delivered, retry, gone)", ["outcome"]
+        )
+        self.webhook_failures = Counter("prefscore_webhook_failures", "Webhook delivery attempts that failed (no 2xx answer)")
+        self.webhook_outbox_age = Gauge(
+            "prefscore_webhook_outbox_age_seconds", "Age of the oldest webhook delivery not yet delivered", multiprocess_mode="max"
+        )
 
 
 _metrics: _Metrics | None = None

@@ -174,6 +174,41 @@ class Settings(BaseSettings):
     picture_cache_bytes: int = 64 * 1024 * 1024
     """Bytes of drawn pictures (SVG and PNG) kept per process, least recently used dropped first."""
 
+    # --- webhooks (app/webhooks)
+    webhooks_deliver: bool = True
+    """0: this process delivers no webhook (the outbox is still written; another process delivers)."""
+    webhooks_allowed_networks: Origins = ()
+    """Comma-separated networks (``127.0.0.0/8``) a webhook URL may resolve to although they are
+    loopback, private, link-local or metadata addresses, which are refused otherwise."""
+    webhooks_public_url: str = ""
+    """The server's address as receivers reach it (``https://score.example.org``), for the links of
+    a delivery; empty: the links are paths."""
+    webhooks_timeout: float = 15
+    """Seconds one delivery may take (connect, send, answer); then it failed."""
+    webhooks_in_flight_per_endpoint: int = Field(4, ge=1)
+    """Deliveries to one endpoint at once, per process."""
+    webhooks_concurrency: int = Field(64, ge=1)
+    """Deliveries at once, per process."""
+    webhooks_retry_schedule: Origins = ("5", "300", "1800", "7200", "18000", "36000")
+    """Comma-separated seconds before each retry (the last repeats), each with jitter."""
+    webhooks_retry_jitter: float = Field(0.1, ge=0, le=1)
+    """Each retry's wait is moved by up to this fraction either way."""
+    webhooks_disable_after: float = 5 * 86400
+    """Seconds an endpoint may fail every delivery before it is disabled (its reason kept)."""
+    webhooks_secret_overlap: float = 86400
+    """Seconds a rotated secret still signs beside the new one."""
+    webhooks_response_bytes: int = Field(1024, ge=0)
+    """Bytes of a receiver's answer read (kept for its attempt's error); the rest is dropped."""
+    webhooks_poll_interval: float = 1.0
+    """Seconds between the looks of a process into the outbox for deliveries written by another
+    process or due for a retry (this process's own writes wake it at once)."""
+    webhooks_lease: float = 60
+    """Seconds a claimed delivery is its process's: if that process dies, it is tried again after them."""
+    webhooks_batch: int = Field(100, ge=1)
+    """Deliveries claimed at once."""
+    webhooks_retention: float = 7 * 86400
+    """Seconds a delivered or failed delivery (and its attempts) is kept for the delivery log."""
+
     # --- operations and hardening
     log_format: str = "json"
     """``json`` (one object per line) or ``text``."""
@@ -199,11 +234,27 @@ class Settings(BaseSettings):
             return {k: v for k, v in data.items() if not (isinstance(v, str) and v.strip() == "" and k not in _EMPTY_MEANS_EMPTY)}
         return data
 
-    @field_validator("cors_origins", "trusted_proxies", mode="before")
+    @field_validator("cors_origins", "trusted_proxies", "webhooks_allowed_networks", "webhooks_retry_schedule", mode="before")
     @classmethod
     def _comma_separated(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("webhooks_retry_schedule")
+    @classmethod
+    def _seconds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value or any(not _positive(v) for v in value):
+            raise ValueError("a comma-separated list of positive seconds")
+        return value
+
+    @field_validator("webhooks_allowed_networks")
+    @classmethod
+    def _networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        import ipaddress
+
+        for v in value:
+            ipaddress.ip_network(v, strict=False)  # a ValueError names the bad one
         return value
 
     @field_validator("log_format", mode="before")
@@ -223,6 +274,13 @@ class Settings(BaseSettings):
         except ValidationError as exc:
             problems = "; ".join(f"{_env_name(e['loc'])}: {e['msg']}, not {e.get('input')!r}" for e in exc.errors())
             raise ValueError(f"invalid configuration: {problems}") from None
+
+
+def _positive(text: str) -> bool:
+    try:
+        return float(text) > 0
+    except ValueError:
+        return False
 
 
 def _env_name(loc: tuple[Any, ...]) -> str:

@@ -31,11 +31,24 @@ def _rfc3339_utc(text: str) -> None:
     assert datetime.fromisoformat(text).utcoffset() == timezone.utc.utcoffset(None), text
 
 
+# The webhooks' times (tests/api/test_webhooks.py checks each is served with its offset).
+WEBHOOK_TIMES = {
+    f"/{schema}/properties/{field}"
+    for schema in ("WebhookOut", "WebhookWithSecret")
+    for field in ("created_at", "updated_at", "disabled_at/anyOf/0", "failing_since/anyOf/0", "previous_secret_until/anyOf/0")
+} | {
+    "/AttemptOut/properties/attempted_at",
+    "/DeliveryOut/properties/occurred_at",
+    "/DeliveryOut/properties/finished_at/anyOf/0",
+    "/DeliveryOut/properties/next_attempt_at/anyOf/0",
+}
+
+
 def test_the_keys_times_carry_their_offset(client, admin_headers, doc):
     assert set(_date_time_fields(doc["components"]["schemas"])) == {
         "/KeyListed/properties/created_at",
         "/KeyListed/properties/revoked_at/anyOf/0",
-    }
+    } | WEBHOOK_TIMES
     made = client.post("/v1/keys", json={"owner": "olga"}, headers=admin_headers)
     assert made.status_code == 201
     listed = client.get("/v1/keys", headers=admin_headers).json()["items"]

@@ -1,0 +1,124 @@
+"""The webhooks' outbox as a write sees it: the event types an endpoint may subscribe to, and
+the statement that writes one delivery per matching endpoint in the transaction of the change
+it announces (app/webhooks delivers them after the commit).
+
+The statement is an ``INSERT … SELECT`` from the owner's endpoints: with no active endpoint
+that wants the event it writes nothing, and costs one indexed lookup (on PostgreSQL it rides
+in the deal post's one statement as a CTE, no round trip of its own)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, DateTime, Integer, String, and_, bindparam, cast, exists, insert, literal, or_, select
+from sqlalchemy.orm import Session
+
+from app.kit.db.models import TableRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
+
+# Every event type a webhook endpoint may subscribe to, with its bit in the endpoint's
+# ``types`` (stored: a bit is never reused; a new type takes the next one). The kinds of
+# change of app/kit/changes.py carry these names; a change of another kind ("sheet": a scorer
+# link revoked) is no event of the webhooks.
+EVENT_TYPES: dict[str, int] = {
+    "deal.posted": 1 << 0,
+    "deal.undone": 1 << 1,
+    "deal.corrected": 1 << 2,
+    "table.finished": 1 << 3,
+    "table.renamed": 1 << 4,
+    "table.archived": 1 << 5,
+    "table.deleted": 1 << 6,
+}
+# Sent to one endpoint on its owner's request (POST /v1/webhooks/{id}/test); never subscribed to.
+TEST_EVENT = "webhook.test"
+
+_E = WebhookEndpointRow.__table__
+_ET = WebhookEndpointTableRow.__table__
+_D = WebhookDeliveryRow.__table__
+_TABLES = TableRow.__table__
+
+
+def mask(types: list[str] | tuple[str, ...]) -> int:
+    out = 0
+    for name in types:
+        out |= EVENT_TYPES[name]
+    return out
+
+
+def names(bits: int) -> list[str]:
+    return [name for name, bit in EVENT_TYPES.items() if bits & bit]
+
+
+# Typed, not CAST: SQLite would read CAST(… AS DATETIME) as a number; psycopg sends a
+# datetime as timestamptz by itself.
+_AT = DateTime(timezone=True)
+
+
+def _enqueue(deal_count: Any) -> Any:
+    """INSERT … SELECT: one pending delivery per active endpoint of the owner that wants this
+    type of event for this table. The parameters are named apart from every column (the
+    statement may be a CTE of the deal post's)."""
+    wanted = select(
+        _E.c.id,
+        _E.c.owner,
+        cast(bindparam("event_type"), String(40)),
+        cast(bindparam("event_table"), String(32)),
+        cast(bindparam("event_revision"), Integer),
+        cast(bindparam("event_deal"), Integer),
+        deal_count,
+        bindparam("event_at", type_=_AT),
+        literal("pending", String(12)),
+        bindparam("event_at", type_=_AT),
+        literal(0, Integer),
+    ).where(
+        _E.c.owner == bindparam("event_owner"),
+        _E.c.active,
+        _E.c.disabled_at.is_(None),
+        _E.c.types.op("&")(cast(bindparam("event_bit"), Integer)) != 0,
+        or_(
+            _E.c.all_tables,
+            exists().where(and_(_ET.c.endpoint_id == _E.c.id, _ET.c.table_id == bindparam("event_table"))),
+        ),
+    )
+    columns = ["endpoint_id", "owner", "type", "table_id", "revision", "deal_number", "deal_count", "occurred_at", "state", "due_at", "attempts"]
+    return insert(_D).from_select(columns, wanted)
+
+
+# The deal post knows the table's deal count; a write through a Session reads it from the
+# table row as this transaction left it (none when the table was deleted).
+ENQUEUE_POSTED = _enqueue(cast(bindparam("event_count"), Integer))
+ENQUEUE_CHANGED = _enqueue(
+    select(_TABLES.c.deal_count).where(_TABLES.c.id == bindparam("event_table")).scalar_subquery()
+)
+
+
+def has_endpoints(owner: Any) -> Any:
+    """Whether ``owner`` (a column or a parameter) has an active endpoint: a column a write's
+    locked read carries, so that a post of an owner without one writes and costs nothing
+    more. Under the write's lock the endpoints cannot change before its insert (SQLite: one
+    writer; PostgreSQL: the post then writes the deliveries in its statement, which an
+    endpoint's creation committed meanwhile would have missed anyway by a moment)."""
+    return exists().where(_E.c.owner == owner, _E.c.active, _E.c.disabled_at.is_(None))
+
+
+def event_params(owner: str, table_id: str, revision: int, kind: str, at: datetime, *, deal: int | None = None, deal_count: int | None = None) -> dict[str, Any] | None:
+    """The statement's parameters for a change of ``kind``, or None when no endpoint can want it."""
+    bit = EVENT_TYPES.get(kind)
+    if bit is None:
+        return None
+    return {
+        "event_owner": owner,
+        "event_type": kind,
+        "event_table": table_id,
+        "event_revision": revision,
+        "event_deal": deal,
+        "event_count": deal_count,
+        "event_at": at,
+        "event_bit": bit,
+    }
+
+
+def enqueue(conn: Session | Connection, params: dict[str, Any] | None, *, posted: bool = False) -> None:
+    """Write the deliveries of one event in the caller's transaction."""
+    if params is not None:
+        conn.execute(ENQUEUE_POSTED if posted else ENQUEUE_CHANGED, params)

@@ -1,0 +1,85 @@
+"""Where a webhook may be sent: an http(s) URL whose host resolves only to public addresses,
+unless the operator allows some networks (``PREFSCORE_WEBHOOKS_ALLOWED_NETWORKS``). Loopback,
+private, link-local (the cloud metadata address among them), shared, reserved, multicast and
+unspecified addresses are refused: a webhook must not make the server reach inside its own
+network. Checked at registration and again at each delivery, which then connects to the
+address it checked (a name that resolves elsewhere the second time gains nothing)."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class Refused(ValueError):
+    """Why a URL may not be a webhook's (the message names what is wrong with it)."""
+
+
+def split(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of a webhook URL, or Refused."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise Refused(f"not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise Refused("must be an http or https URL")
+    if not parts.hostname:
+        raise Refused("must name a host")
+    if parts.username is not None or parts.password is not None:
+        raise Refused("must not carry a user name or password")
+    if parts.fragment:
+        raise Refused("must not carry a fragment")
+    return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def networks(allowed: Iterable[str]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(n, strict=False) for n in allowed)
+
+
+def public(address: IPAddress) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
+
+
+def check(address: IPAddress, allowed: tuple) -> None:  # noqa: ANN001
+    if public(address) or any(address in net for net in allowed if net.version == address.version):
+        return
+    raise Refused(f"resolves to {address}, a loopback, private, link-local or reserved address")
+
+
+def literal(host: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
+def checked(infos: list[tuple], allowed: tuple) -> IPAddress:  # noqa: ANN001
+    """The first address of a resolution, once every one is checked (a name with one private
+    address among public ones is refused: which one a connection gets is not ours to choose)."""
+    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    if not addresses:
+        raise Refused("does not resolve")
+    for address in addresses:
+        check(address, allowed)
+    return addresses[0]
+
+
+def resolve(url: str, allowed: tuple) -> IPAddress:
+    """Blocking: the checked address a webhook URL is sent to, or Refused."""
+    _scheme, host, port = split(url)
+    ip = literal(host)
+    if ip is not None:
+        check(ip, allowed)
+        return ip
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise Refused(f"host {host!r} does not resolve ({exc})") from None
+    return checked(infos, allowed)

@@ -1,0 +1,448 @@
+"""The deliverer: every serving process sends the outbox's due deliveries (app/kit/outbox.py)
+from a task of its event loop, started with the app. No other kind of process.
+
+One round: a look (a read: is anything due?), claims of up to ``PREFSCORE_WEBHOOKS_BATCH``
+due rows of active endpoints (each pushed a lease ahead: ``FOR UPDATE SKIP LOCKED`` on
+PostgreSQL, SQLite's one writer at a time elsewhere; no endpoint given more than it answers
+within half a lease at its recent pace), the sends (at most
+``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_ENDPOINT`` to one endpoint at once; httpx, no redirect
+followed, the checked address connected to, the answer read up to a bound), and the outcomes
+written in batches. A process that dies with
+claimed deliveries leaves them due again once their lease is over: each is delivered at least
+once, with the same ``webhook-id`` on a repeat.
+
+The process's own committed changes wake it at once (app/kit/changes.py's sinks); another
+process's are seen at the next look (``PREFSCORE_WEBHOOKS_POLL_INTERVAL``)."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import functools
+import json
+import logging
+import random
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import anyio.to_thread
+import httpx
+from standardwebhooks.webhooks import Webhook
+
+from app.kit.changes import add_sink, remove_sink
+from app.kit.db import Database
+from app.kit.db.models import utcnow
+from app.kit.etags import sheet_etag
+from app.kit.limits import WEBHOOK_RETRY_AFTER_MAX
+from app.kit.observability import metrics
+from app.kit.outbox import TEST_EVENT
+from app.kit.settings import Settings
+from app.webhooks import addresses
+from app.webhooks import repository as repo
+from app.webhooks.model import message_id
+
+log = logging.getLogger("prefscore.webhooks")
+_LINKED = ("deal.posted", "deal.undone", "deal.corrected", "table.finished", "table.renamed", "table.archived")
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """SQLite gives the stored UTC times back without their zone."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value
+
+
+def payload(row: Any, base: str) -> str:
+    """The delivery's body, made from its outbox row alone: the same bytes on every attempt."""
+    at = utc(row.occurred_at).isoformat().replace("+00:00", "Z")
+    if row.type == TEST_EVENT:
+        data: dict[str, Any] = {"webhook": row.endpoint_id}
+    else:
+        table = row.table_id
+        data = {
+            "table_id": table,
+            "revision": row.revision,
+            "deal_number": row.deal_number,
+            "etag": sheet_etag(table, row.revision, row.deal_count) if row.deal_count is not None else None,
+        }
+        if row.type in _LINKED:
+            links = {"table": f"{base}/v1/tables/{table}", "sheet": f"{base}/v1/tables/{table}/sheet", "png": f"{base}/v1/tables/{table}/sheet.png"}
+            if row.deal_number is not None and row.type != "deal.undone":
+                links["deal"] = f"{base}/v1/tables/{table}/deals/{row.deal_number}"
+            data["links"] = links
+    return json.dumps({"type": row.type, "timestamp": at, "data": data}, separators=(",", ":"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _signer(secret: str) -> Webhook:
+    return Webhook(secret)
+
+
+def signature(row: Any, msg_id: str, at: datetime, body: str) -> str:
+    """``v1,<base64>``, and the previous secret's beside it (space-separated) during a rotation's overlap."""
+    signed = _signer(row.secret).sign(msg_id, at, body)
+    until = utc(row.previous_until)
+    if row.previous_secret and until is not None and until > at:
+        signed += " " + _signer(row.previous_secret).sign(msg_id, at, body)
+    return signed
+
+
+def retry_after(value: str | None, now: datetime) -> float | None:
+    """Seconds of a Retry-After (seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+def wait_before_retry(attempts: int, schedule: tuple[float, ...], jitter: float, asked: float | None, rand: Callable[[], float] = random.random) -> float:
+    """Seconds before the next attempt after ``attempts`` failed ones: the schedule's step
+    (its last repeats), moved by up to ``jitter`` of it either way; a receiver's Retry-After
+    instead when it gave one, at most ``WEBHOOK_RETRY_AFTER_MAX``."""
+    if asked is not None:
+        return min(asked, WEBHOOK_RETRY_AFTER_MAX)
+    step = schedule[min(attempts, len(schedule)) - 1]
+    return step * (1 + jitter * (2 * rand() - 1))
+
+
+class Deliverer:
+    def __init__(self, db: Database, settings: Settings, *, clock: Callable[[], datetime] = utcnow):
+        self.db = db
+        self.settings = settings
+        self.clock = clock
+        self.allowed = addresses.networks(settings.webhooks_allowed_networks)
+        self.schedule = tuple(float(s) for s in settings.webhooks_retry_schedule)
+        self.base = settings.webhooks_public_url.rstrip("/")
+        self.in_flight: Counter[int] = Counter()
+        self.queues: dict[int, deque[Any]] = {}  # claimed, waiting for a place
+        self.pace: dict[int, float] = {}  # each endpoint's recent seconds per delivery
+        self.outcomes: list[dict[str, Any]] = []
+        self.failures: list[tuple[int, str, bool]] = []  # (endpoint, reason, gone)
+        self.answered: set[int] = set()
+        self.sent = 0  # attempts settled by this deliverer
+        self.delivered = 0  # of which went through
+        self._tasks: list[asyncio.Task[None]] = []
+        self._sending: set[asyncio.Task[None]] = set()
+        self._wake: asyncio.Event | None = None
+        self._flushed: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._cleaned = 0.0
+
+    # --- the task's life
+    def start(self) -> None:
+        """On the running loop; idempotent."""
+        if self._tasks:
+            return
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._flushed = asyncio.Event()
+        self._places = asyncio.Semaphore(self.settings.webhooks_concurrency)
+        limit = self.settings.webhooks_concurrency
+        self._client = httpx.AsyncClient(
+            follow_redirects=False,
+            timeout=self.settings.webhooks_timeout,
+            limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
+            trust_env=False,  # no proxy from the environment: the checked address is the one connected to
+        )
+        add_sink(self._changed)
+        self._tasks = [self._loop.create_task(self._run()), self._loop.create_task(self._flush_loop())]
+
+    async def stop(self) -> None:
+        remove_sink(self._changed)
+        for task in self._tasks:
+            task.cancel()
+        for task in list(self._sending):
+            task.cancel()
+        for task in [*self._tasks, *self._sending]:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
+        self._tasks.clear()
+        if self.outcomes or self.failures or self.answered:
+            await anyio.to_thread.run_sync(self._write_outcomes)
+        if self._client is not None:
+            await self._client.aclose()
+
+    def _changed(self, *_change: Any) -> None:
+        """A change committed in this process (a writing thread): look now."""
+        if self._loop is not None and self._wake is not None:
+            self._loop.call_soon_threadsafe(self._wake.set)
+
+    def wake(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    # --- rounds
+    async def _run(self) -> None:
+        assert self._wake is not None
+        while True:
+            try:
+                await asyncio.wait_for(self._wake.wait(), self.settings.webhooks_poll_interval)
+            except asyncio.TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                await self.round()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 — the database away: the next look tries again
+                log.exception("webhooks: a round of deliveries failed")
+                await asyncio.sleep(self.settings.webhooks_poll_interval)
+
+    async def round(self) -> int:
+        """Claim until nothing more is due or this process holds all it may; how many were claimed."""
+        claimed = 0
+        if not await anyio.to_thread.run_sync(self._look):
+            return 0
+        while True:
+            room = self.most_held - self.held
+            if room <= 0 or (self.held and room < self.settings.webhooks_batch // 2):
+                return claimed  # claims of a few rows each would cost a transaction per delivery
+            want = min(room, self.settings.webhooks_batch)
+            rows = await anyio.to_thread.run_sync(self._claim, want)
+            for row in rows:
+                self.queues.setdefault(row.endpoint_id, deque()).append(row)
+            for endpoint in {row.endpoint_id for row in rows}:
+                self._pump(endpoint)
+            claimed += len(rows)
+            if len(rows) < want:
+                return claimed
+
+    @property
+    def most_held(self) -> int:
+        """Deliveries this process holds at most (claimed: queued or being sent)."""
+        return 2 * self.settings.webhooks_batch
+
+    @property
+    def held(self) -> int:
+        return sum(self.in_flight.values()) + sum(len(q) for q in self.queues.values())
+
+    def may_hold(self, endpoint: int) -> int:
+        """What one endpoint may hold: what it answers within half a lease at its recent pace
+        (an endpoint not heard from yet is taken to use the whole timeout), so that a claimed
+        delivery is sent before its lease ends however slow its endpoint is."""
+        pace = self.pace.get(endpoint, self.settings.webhooks_timeout)
+        per = self.settings.webhooks_in_flight_per_endpoint
+        return max(per, int(per * self.settings.webhooks_lease / 2 / max(pace, 0.001)))
+
+    def _pump(self, endpoint: int) -> None:
+        """Start sending the endpoint's queued deliveries, at most so many at once."""
+        queue = self.queues.get(endpoint)
+        loop = asyncio.get_running_loop()
+        while queue and self.in_flight[endpoint] < self.settings.webhooks_in_flight_per_endpoint:
+            row = queue.popleft()
+            self.in_flight[endpoint] += 1
+            task = loop.create_task(self._deliver(row))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+        if not queue:
+            self.queues.pop(endpoint, None)
+
+    def _look(self) -> bool:
+        now = self.clock()
+        with self.db.lookup() as conn:
+            due = repo.anything_due(conn, now)
+            oldest = repo.oldest_pending(conn) if due or time.monotonic() - self._cleaned > 5 else None
+        metrics().webhook_outbox_age.set(max(0.0, (now - utc(oldest)).total_seconds()) if oldest else 0.0)
+        if time.monotonic() - self._cleaned > min(60.0, self.settings.webhooks_retention / 10):
+            self._cleaned = time.monotonic()
+            self.clean(now)
+        return due
+
+    def clean(self, now: datetime | None = None) -> int:
+        """Delete deliveries finished longer than the retention ago (in batches); how many."""
+        cutoff = (now or self.clock()) - timedelta(seconds=self.settings.webhooks_retention)
+        with self.db.lookup() as conn:
+            if not repo.anything_to_clean(conn, cutoff):
+                return 0
+        deleted = 0
+        while True:
+            with self.db.write_core() as conn:
+                done = repo.clean(conn, cutoff, 1000)
+            deleted += done
+            if done < 1000:
+                return deleted
+
+    def _claim(self, rows: int) -> list[Any]:
+        """Up to ``rows`` due deliveries, none beyond what its endpoint may hold (the rest
+        is left unclaimed for the next claim, here or in another process)."""
+        now = self.clock()
+        lease = now + timedelta(seconds=self.settings.webhooks_lease)
+        held = Counter(self.in_flight)
+        for endpoint, queue in list(self.queues.items()):
+            held[endpoint] += len(queue)
+        with self.db.write_core() as conn:
+            taken: list[Any] = []
+            for row in repo.claim_candidates(conn, now, rows * 2):
+                if held[row.endpoint_id] < self.may_hold(row.endpoint_id) and len(taken) < rows:
+                    held[row.endpoint_id] += 1
+                    taken.append(row)
+            repo.lease(conn, [r.id for r in taken], lease)
+        return taken
+
+    # --- one delivery
+    async def _deliver(self, row: Any) -> None:
+        endpoint = row.endpoint_id
+        try:
+            async with self._places:
+                outcome = await self.send(row)
+        finally:
+            self.in_flight[endpoint] -= 1
+            if self.in_flight[endpoint] <= 0:
+                del self.in_flight[endpoint]
+        previous = self.pace.get(endpoint)
+        self.pace[endpoint] = outcome[3] if previous is None else 0.8 * previous + 0.2 * outcome[3]
+        self._settle(row, *outcome)
+        self._pump(endpoint)
+        if endpoint not in self.queues and self.held < self.most_held and self._wake is not None:
+            self._wake.set()  # its queue ran dry: claim more now rather than at the next look
+
+    async def send(self, row: Any) -> tuple[int | None, str | None, float | None, float]:
+        """POST the delivery: (status, error, Retry-After seconds, duration in seconds)."""
+        msg_id = message_id(row.id)
+        body = payload(row, self.base)
+        at = self.clock()
+        headers = {
+            "content-type": "application/json",
+            "user-agent": "prefscore-webhooks",
+            "webhook-id": msg_id,
+            "webhook-timestamp": str(int(at.timestamp())),
+            "webhook-signature": signature(row, msg_id, at, body),
+        }
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.settings.webhooks_timeout):
+                target, extensions, host = await self._target(row.url)
+                headers["host"] = host
+                assert self._client is not None
+                async with self._client.stream("POST", target, content=body.encode(), headers=headers, extensions=extensions) as answer:
+                    kept = bytearray()
+                    async for chunk in answer.aiter_raw():
+                        kept += chunk[: self.settings.webhooks_response_bytes - len(kept)]
+                        if len(kept) >= self.settings.webhooks_response_bytes:
+                            break
+                    status = answer.status_code
+                    wait = retry_after(answer.headers.get("retry-after"), at) if status in (429, 503) or status >= 500 else None
+        except addresses.Refused as exc:
+            return None, f"url refused: {exc}", None, time.monotonic() - started
+        except TimeoutError:
+            return None, f"no answer within {self.settings.webhooks_timeout:g} s", None, time.monotonic() - started
+        except httpx.HTTPError as exc:
+            return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
+        except OSError as exc:
+            return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
+        duration = time.monotonic() - started
+        if 200 <= status < 300:
+            return status, None, None, duration
+        if 300 <= status < 400:
+            return status, f"answered {status}: redirects are not followed", None, duration
+        text = bytes(kept).decode("utf-8", "replace").strip()
+        return status, f"answered {status}" + (f": {text[:200]}" if text else ""), wait, duration
+
+    async def _target(self, url: str) -> tuple[str, dict[str, Any], str]:
+        """The URL with its host replaced by the checked address, the TLS server name, the Host header."""
+        scheme, host, port = addresses.split(url)
+        ip = addresses.literal(host)
+        if ip is not None:
+            addresses.check(ip, self.allowed)
+        else:
+            loop = asyncio.get_running_loop()
+            try:
+                infos = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
+            except OSError as exc:
+                raise addresses.Refused(f"host {host!r} does not resolve ({exc})") from None
+            ip = addresses.checked(infos, self.allowed)
+        parts = urlsplit(url)
+        shown = f"[{ip}]" if ip.version == 6 else str(ip)
+        target = urlunsplit((scheme, f"{shown}:{port}", parts.path or "/", parts.query, ""))
+        default = port == (443 if scheme == "https" else 80)
+        host_header = (f"[{host}]" if ":" in host else host) + ("" if default else f":{port}")
+        extensions = {"sni_hostname": host} if scheme == "https" and addresses.literal(host) is None else {}
+        return target, extensions, host_header
+
+    def _settle(self, row: Any, status: int | None, error: str | None, asked: float | None, duration: float) -> None:
+        now = self.clock()
+        outcome = {
+            "delivery": row.id,
+            "attempted_at": now,
+            "status": status,
+            "duration_ms": int(duration * 1000),
+            "error": error,
+        }
+        m = metrics()
+        if error is None:
+            outcome.update(new_state="delivered", next_at=None, done_at=now)
+            self.answered.add(row.endpoint_id)
+            self.delivered += 1
+            m.webhook_deliveries.labels("delivered").inc()
+        elif status == 410:
+            outcome.update(new_state="failed", next_at=None, done_at=now)
+            self.failures.append((row.endpoint_id, "the endpoint answered 410 Gone", True))
+            m.webhook_deliveries.labels("gone").inc()
+            m.webhook_failures.inc()
+        else:
+            wait = wait_before_retry(row.attempts + 1, self.schedule, self.settings.webhooks_retry_jitter, asked)
+            outcome.update(new_state="pending", next_at=now + timedelta(seconds=wait), done_at=None)
+            self.failures.append((row.endpoint_id, error, False))
+            m.webhook_deliveries.labels("retry").inc()
+            m.webhook_failures.inc()
+        self.outcomes.append(outcome)
+        self.sent += 1
+        if len(self.outcomes) >= self.settings.webhooks_batch and self._flushed is not None:
+            self._flushed.set()
+
+    # --- the outcomes, in batches
+    async def _flush_loop(self) -> None:
+        assert self._flushed is not None
+        while True:
+            try:
+                await asyncio.wait_for(self._flushed.wait(), 0.05)
+            except asyncio.TimeoutError:
+                pass
+            self._flushed.clear()
+            if self.outcomes or self.failures or self.answered:
+                try:
+                    await anyio.to_thread.run_sync(self._write_outcomes)
+                except Exception:  # noqa: BLE001 — kept for the next flush; the lease covers them
+                    log.exception("webhooks: the outcomes of some deliveries could not be written")
+                    await asyncio.sleep(self.settings.webhooks_poll_interval)
+
+    def _write_outcomes(self) -> None:
+        outcomes, failures, answered = self.outcomes, self.failures, self.answered
+        self.outcomes, self.failures, self.answered = [], [], set()
+        now = self.clock()
+        give_up_before = now - timedelta(seconds=self.settings.webhooks_disable_after)
+        try:
+            with self.db.write_core() as conn:
+                repo.record(conn, outcomes)
+                failing = {e for e, _r, _g in failures}
+                repo.endpoints_answered(conn, [e for e in answered if e not in failing])
+                for endpoint, reason, gone in failures:
+                    if gone:
+                        repo.disable(conn, endpoint, now, reason)
+                    elif repo.endpoint_failing(conn, endpoint, now, give_up_before, f"failing since before {give_up_before:%Y-%m-%d %H:%M:%S} UTC; last: {reason}"):
+                        log.warning("webhooks: endpoint %s disabled after failing for too long", endpoint)
+        except Exception:
+            self.outcomes[:0], self.failures[:0] = outcomes, failures
+            self.answered |= answered
+            raise
+
+    async def drain(self, timeout: float = 10) -> None:
+        """Tests: wait until nothing is being sent and every outcome is written."""
+        deadline = time.monotonic() + timeout
+        while (self._sending or self.queues or self.outcomes or self.failures) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)

@@ -1,0 +1,256 @@
+"""The webhooks' SQL: an owner's endpoints and the tables they are limited to; the delivery
+log; and the deliverer's statements — the look for due deliveries, the claim (``FOR UPDATE
+SKIP LOCKED`` on PostgreSQL; on SQLite the one writer at a time is the one claimer), the
+outcomes of a batch of attempts, and the cleanup of finished deliveries."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from app.kit.db.models import WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
+from app.kit.outbox import TEST_EVENT
+
+_E = WebhookEndpointRow.__table__
+_ET = WebhookEndpointTableRow.__table__
+_D = WebhookDeliveryRow.__table__
+_A = WebhookAttemptRow.__table__
+
+
+# --- endpoints ------------------------------------------------------------------------------
+
+
+def count_endpoints(session: Session, owner: str) -> int:
+    return session.scalar(select(func.count()).select_from(_E).where(_E.c.owner == owner)) or 0
+
+
+def insert_endpoint(session: Session, values: dict[str, Any], tables: list[str] | None) -> int:
+    endpoint_id = session.execute(insert(_E).values(**values).returning(_E.c.id)).scalar_one()
+    set_tables(session, endpoint_id, tables)
+    return endpoint_id
+
+
+def set_tables(session: Session, endpoint_id: int, tables: list[str] | None) -> None:
+    session.execute(delete(_ET).where(_ET.c.endpoint_id == endpoint_id))
+    if tables:
+        session.execute(insert(_ET), [{"endpoint_id": endpoint_id, "table_id": t} for t in tables])
+
+
+def endpoint_row(session: Session, owner: str, endpoint_id: int, *, lock: bool = False) -> Row | None:
+    query = select(_E).where(_E.c.id == endpoint_id, _E.c.owner == owner)
+    if lock:
+        query = query.with_for_update()
+    return session.execute(query).one_or_none()
+
+
+def endpoint_rows(session: Session, owner: str) -> list[Row]:
+    return list(session.execute(select(_E).where(_E.c.owner == owner).order_by(_E.c.id)).all())
+
+
+def tables_of(session: Session, endpoint_ids: list[int]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = defaultdict(list)
+    if endpoint_ids:
+        rows = session.execute(
+            select(_ET.c.endpoint_id, _ET.c.table_id).where(_ET.c.endpoint_id.in_(endpoint_ids)).order_by(_ET.c.table_id)
+        )
+        for endpoint_id, table_id in rows:
+            out[endpoint_id].append(table_id)
+    return out
+
+
+def change_endpoint(session: Session, endpoint_id: int, values: dict[str, Any]) -> None:
+    session.execute(update(_E).where(_E.c.id == endpoint_id).values(**values))
+
+
+def delete_endpoint(session: Session, endpoint_id: int) -> None:
+    # The deliveries and their attempts go with it (ON DELETE CASCADE); said here too, for a
+    # SQLite connection made without the foreign keys pragma.
+    deliveries = select(_D.c.id).where(_D.c.endpoint_id == endpoint_id).scalar_subquery()
+    session.execute(delete(_A).where(_A.c.delivery_id.in_(deliveries)))
+    session.execute(delete(_D).where(_D.c.endpoint_id == endpoint_id))
+    session.execute(delete(_ET).where(_ET.c.endpoint_id == endpoint_id))
+    session.execute(delete(_E).where(_E.c.id == endpoint_id))
+
+
+# --- the delivery log -------------------------------------------------------------------------
+
+
+def insert_test_delivery(session: Session, endpoint: Row, at: datetime) -> int:
+    return session.execute(
+        insert(_D)
+        .values(
+            endpoint_id=endpoint.id, owner=endpoint.owner, type=TEST_EVENT, occurred_at=at, state="pending", due_at=at, attempts=0
+        )
+        .returning(_D.c.id)
+    ).scalar_one()
+
+
+def delivery_rows(session: Session, endpoint_id: int, *, before: int | None, rows: int) -> list[Row]:
+    """The endpoint's deliveries, newest first, ids below ``before`` (keyset paging)."""
+    query = select(_D).where(_D.c.endpoint_id == endpoint_id)
+    if before is not None:
+        query = query.where(_D.c.id < before)
+    return list(session.execute(query.order_by(_D.c.id.desc()).limit(rows)).all())
+
+
+def delivery_row(session: Session, endpoint_id: int, delivery_id: int) -> Row | None:
+    return session.execute(select(_D).where(_D.c.id == delivery_id, _D.c.endpoint_id == endpoint_id)).one_or_none()
+
+
+def attempts_of(session: Session, delivery_ids: list[int], latest: int) -> dict[int, list[Row]]:
+    """The latest ``latest`` attempts of each delivery, oldest first."""
+    out: dict[int, list[Row]] = defaultdict(list)
+    if not delivery_ids:
+        return out
+    rows = session.execute(select(_A).where(_A.c.delivery_id.in_(delivery_ids)).order_by(_A.c.delivery_id, _A.c.id.desc()))
+    for row in rows:
+        if len(out[row.delivery_id]) < latest:
+            out[row.delivery_id].append(row)
+    return {k: v[::-1] for k, v in out.items()}
+
+
+def redeliver(session: Session, delivery_id: int, now: datetime) -> None:
+    """Pending again, due now, with the same webhook-id."""
+    session.execute(
+        update(_D).where(_D.c.id == delivery_id).values(state="pending", due_at=now, finished_at=None)
+    )
+
+
+# --- the deliverer --------------------------------------------------------------------------
+
+_DUE = select(_D.c.id).where(_D.c.state == "pending", _D.c.due_at <= bindparam("now")).limit(1)
+_OLDEST = select(func.min(_D.c.occurred_at)).where(_D.c.state == "pending")
+
+
+def anything_due(conn: Connection, now: datetime) -> bool:
+    """A read, no lock: whether a claim would find anything (most looks find nothing)."""
+    return conn.execute(_DUE, {"now": now}).first() is not None
+
+
+def oldest_pending(conn: Connection) -> datetime | None:
+    return conn.execute(_OLDEST).scalar()
+
+
+_CLAIMABLE = (
+    select(
+        _D.c.id,
+        _D.c.endpoint_id,
+        _D.c.type,
+        _D.c.table_id,
+        _D.c.revision,
+        _D.c.deal_number,
+        _D.c.deal_count,
+        _D.c.occurred_at,
+        _D.c.attempts,
+        _E.c.url,
+        _E.c.secret,
+        _E.c.previous_secret,
+        _E.c.previous_until,
+        _E.c.failing_since,
+    )
+    .join(_E, _E.c.id == _D.c.endpoint_id)
+    .where(_D.c.state == "pending", _D.c.due_at <= bindparam("now"), _E.c.active, _E.c.disabled_at.is_(None))
+    .order_by(_D.c.due_at)
+    .limit(bindparam("rows"))
+    .with_for_update(of=_D, skip_locked=True)  # SQLite renders none: its writer holds the file
+)
+_LEASE = update(_D).where(_D.c.id == bindparam("claimed")).values(due_at=bindparam("lease_until"))
+
+
+def claim_candidates(conn: Connection, now: datetime, rows: int) -> list[Row]:
+    """Due deliveries of active endpoints, oldest due first, at most ``rows``, locked (rows
+    another claim holds are skipped); the claimer takes some of them (``lease``) and leaves
+    the rest to the next claim."""
+    return list(conn.execute(_CLAIMABLE, {"now": now, "rows": rows}).all())
+
+
+def lease(conn: Connection, ids: list[int], lease_until: datetime) -> None:
+    """The claimed deliveries pushed one lease ahead: another claim skips them and, if this
+    process dies with them, they are due again then."""
+    if ids:
+        conn.execute(_LEASE, [{"claimed": i, "lease_until": lease_until} for i in ids])
+
+
+_ATTEMPT = insert(_A).values(
+    delivery_id=bindparam("delivery"),
+    attempted_at=bindparam("attempted_at"),
+    status=bindparam("status"),
+    duration_ms=bindparam("duration_ms"),
+    error=bindparam("error"),
+)
+_OUTCOME = (
+    update(_D)
+    .where(_D.c.id == bindparam("delivery"))
+    .values(
+        state=bindparam("new_state"),
+        due_at=bindparam("next_at"),
+        attempts=_D.c.attempts + 1,
+        last_status=bindparam("status"),
+        last_error=bindparam("error"),
+        finished_at=bindparam("done_at"),
+    )
+)
+
+
+def record(conn: Connection, outcomes: list[dict[str, Any]]) -> None:
+    """A batch of attempts: each delivery's attempt row and its new state (``delivery``,
+    ``attempted_at``, ``status``, ``duration_ms``, ``error``, ``new_state``, ``next_at``, ``done_at``)."""
+    if outcomes:
+        conn.execute(_ATTEMPT, outcomes)
+        conn.execute(_OUTCOME, outcomes)
+
+
+def endpoints_answered(conn: Connection, endpoint_ids: list[int]) -> None:
+    """A delivery went through: these endpoints are not failing (any more)."""
+    if endpoint_ids:
+        conn.execute(
+            update(_E).where(_E.c.id.in_(endpoint_ids), _E.c.failing_since.is_not(None)).values(failing_since=None)
+        )
+
+
+def endpoint_failing(conn: Connection, endpoint_id: int, now: datetime, give_up_before: datetime, reason: str) -> bool:
+    """An attempt failed: the endpoint is failing since its first failure; one failing since
+    before ``give_up_before`` is disabled with ``reason``. Whether it was disabled now."""
+    conn.execute(
+        update(_E).where(_E.c.id == endpoint_id, _E.c.failing_since.is_(None)).values(failing_since=now)
+    )
+    disabled = conn.execute(
+        update(_E)
+        .where(_E.c.id == endpoint_id, _E.c.disabled_at.is_(None), _E.c.failing_since <= give_up_before)
+        .values(disabled_at=now, disabled_reason=reason[:500], updated_at=now)
+    ).rowcount
+    return bool(disabled)
+
+
+def disable(conn: Connection, endpoint_id: int, now: datetime, reason: str) -> None:
+    conn.execute(
+        update(_E)
+        .where(_E.c.id == endpoint_id, _E.c.disabled_at.is_(None))
+        .values(disabled_at=now, disabled_reason=reason[:500], updated_at=now)
+    )
+
+
+def anything_to_clean(conn: Connection, cutoff: datetime) -> bool:
+    """A read: whether ``clean`` would delete anything (a server without webhooks never writes for them)."""
+    query = select(_D.c.id).where(_D.c.state != "pending", _D.c.finished_at < cutoff).limit(1)
+    return conn.execute(query).first() is not None
+
+
+def clean(conn: Connection, cutoff: datetime, rows: int) -> int:
+    """At most ``rows`` deliveries finished before ``cutoff``, with their attempts; how many."""
+    ids = list(
+        conn.execute(
+            select(_D.c.id)
+            .where(_D.c.state != "pending", _D.c.finished_at < cutoff)
+            .limit(rows)
+            .with_for_update(skip_locked=True)
+        ).scalars()
+    )
+    if not ids:
+        return 0
+    conn.execute(delete(_A).where(_A.c.delivery_id.in_(ids)))
+    return conn.execute(delete(_D).where(_D.c.id.in_(ids))).rowcount
