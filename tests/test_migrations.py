@@ -13,7 +13,8 @@ from sqlalchemy.pool import NullPool
 from app.kit.db import Base
 
 from app.kit.db import migrate
-TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links"}
+TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links",
+          "rated_tables", "rating_changes", "player_ratings"}
 
 
 def _tables(url: str) -> set[str]:

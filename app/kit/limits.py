@@ -105,3 +105,9 @@ __all__ = [
     "TABLE_NOTE_MAX",
     "TITLE_MAX",
 ]
+
+# --- ratings (app/ratings)
+RATINGS_PAGE_MAX = 200
+"""Standings on one page of the leaderboard (GET /v1/ratings)."""
+RATING_HISTORY_MAX = 200
+"""Rated tables on one page of a player's rating history."""

@@ -1,6 +1,18 @@
 """Persistence: SQLAlchemy models, engine/session setup per dialect, repositories."""
 
 from app.kit.db.engine import Database, make_database
-from app.kit.db.models import ApiKey, Base, DealRow, IdempotencyRow, PlayerRow, PlayerTableRow, ScorerLinkRow, TableRow
+from app.kit.db.models import (
+    ApiKey,
+    Base,
+    DealRow,
+    IdempotencyRow,
+    PlayerRatingRow,
+    PlayerRow,
+    PlayerTableRow,
+    RatedTableRow,
+    RatingChangeRow,
+    ScorerLinkRow,
+    TableRow,
+)
 
-__all__ = ["ApiKey", "Base", "Database", "DealRow", "IdempotencyRow", "PlayerRow", "PlayerTableRow", "ScorerLinkRow", "TableRow", "make_database"]
+__all__ = ["ApiKey", "Base", "Database", "DealRow", "IdempotencyRow", "PlayerRatingRow", "PlayerRow", "RatedTableRow", "RatingChangeRow", "PlayerTableRow", "ScorerLinkRow", "TableRow", "make_database"]
