@@ -1,4 +1,5 @@
-"""The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current|cleanup``, ``keys create|list|revoke``.
+"""The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current|cleanup``, ``keys create|list|revoke``,
+``ratings rebuild``.
 
 The client commands (``prefscore table ...``, ``prefscore deal ...``) are added at the bottom
 by app.cli.client.register."""
@@ -196,6 +197,43 @@ def keys_revoke(key_id: int) -> None:
     finally:
         database.dispose()
     click.echo(f"key {info.id} ({info.owner}, {info.prefix}...) revoked in {_safe_url(settings.database_url)}", err=True)
+
+
+@main.group()
+def ratings() -> None:
+    """Player ratings (docs/ratings.md)."""
+
+
+@ratings.command("rebuild")
+@click.option("--check", is_flag=True, help="report the differences only; write nothing (exit status 1 when there are some)")
+def ratings_rebuild(check: bool) -> None:
+    """Recompute every rating from the finished rated tables in finishing order, report how
+    the stored ratings differ, and store the recomputed ones (one owner per transaction)."""
+    import time
+
+    from app.kit.db import make_database
+    from app.ratings.service import rebuild
+
+    settings = Settings.from_env()
+    database = make_database(settings)
+    started = time.perf_counter()
+    try:
+        done = rebuild(database, write=not check)
+    finally:
+        database.dispose()
+    shown = 50
+    for line in done.differences[:shown]:
+        click.echo(line)
+    if len(done.differences) > shown:
+        click.echo(f"... and {len(done.differences) - shown} more")
+    verb = "found" if check else "corrected"
+    click.echo(
+        f"{done.tables} rated tables of {done.owners} owners recomputed in {time.perf_counter() - started:.1f} s; "
+        f"{len(done.differences)} differences {verb if done.differences else 'found'}",
+        err=True,
+    )
+    if check and done.differences:
+        sys.exit(1)
 
 
 def _safe_url(url: str) -> str:
