@@ -221,18 +221,17 @@ def ratings_rebuild(check: bool) -> None:
         done = rebuild(database, write=not check)
     finally:
         database.dispose()
-    shown = 50
-    for line in done.differences[:shown]:
+    for line in done.differences:
         click.echo(line)
-    if len(done.differences) > shown:
-        click.echo(f"... and {len(done.differences) - shown} more")
-    verb = "found" if check else "corrected"
+    if done.count > len(done.differences):
+        click.echo(f"... and {done.count - len(done.differences)} more")
+    verb = "corrected" if done.count and not check else "found"
     click.echo(
         f"{done.tables} rated tables of {done.owners} owners recomputed in {time.perf_counter() - started:.1f} s; "
-        f"{len(done.differences)} differences {verb if done.differences else 'found'}",
+        f"{done.count} differences {verb}",
         err=True,
     )
-    if check and done.differences:
+    if check and done.count:
         sys.exit(1)
 
 

@@ -11,11 +11,14 @@ the seats go in in seat order, and the ranking is computed from the exact balanc
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
 from openskill.models import PlackettLuce
+
+from app.rules.vocabulary import SEATS_MAX
 
 # The library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300, kappa 0.0001. Changing any
 # of them changes every rating: then `prefscore ratings rebuild` must be run.
@@ -62,7 +65,7 @@ class Outcome:
 
     @classmethod
     def from_json(cls, table_id: str, owner: str, convention: str, data: list[list[str]]) -> "Outcome":
-        return cls(table_id, owner, convention, tuple(p for p, _ in data), tuple(Fraction(b) for _, b in data))
+        return cls(table_id, owner, convention, tuple(p for p, _ in data), tuple(int(b) if "/" not in b else Fraction(b) for _, b in data))
 
     @property
     def ranks(self) -> list[int]:
@@ -76,9 +79,24 @@ def ranks_of(balances: Sequence[Fraction | int]) -> list[int]:
     return [1 + sum(1 for other in balances if other > mine) for mine in balances]
 
 
+class _Seats(threading.local):
+    """The model's rating objects of one thread, reused for every table: a new one costs a
+    uuid4 (the library names every rating), more than the update's arithmetic. The model
+    copies them before it changes anything, and reads only mu and sigma."""
+
+    def __init__(self) -> None:
+        self.teams = [[MODEL.rating()] for _ in range(SEATS_MAX)]
+
+
+_SEATS = _Seats()
+
+
 def rate(before: Sequence[Rating], balances: Sequence[Fraction | int]) -> list[Rating]:
     """The seats' ratings after one finished table, from their ratings before it."""
-    teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
+    teams = _SEATS.teams[: len(before)]
+    for team, r in zip(teams, before):
+        team[0].mu = r.mu
+        team[0].sigma = r.sigma
     after = MODEL.rate(teams, ranks=ranks_of(balances))
     return [Rating(team[0].mu, team[0].sigma, r.games + 1) for team, r in zip(after, before)]
 

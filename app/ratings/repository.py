@@ -45,6 +45,28 @@ def next_seq(conn: Unit, owner: str) -> int:
     return conn.execute(_NEXT_SEQ, {"owner": owner}).scalar_one()
 
 
+# A finished table rated last: its place is the owner's next, taken in the insert itself.
+_INSERT_LAST = (
+    insert(_RATED)
+    .values(
+        table_id=bindparam("table_id"),
+        owner=bindparam("owner"),
+        convention=bindparam("convention"),
+        seq=_NEXT_SEQ.scalar_subquery(),
+        outcome=bindparam("outcome"),
+        finished_at=bindparam("finished_at"),
+        stamp=0,
+    )
+    .returning(_RATED.c.seq)
+)
+
+
+def insert_last(conn: Unit, table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any) -> int:
+    """Rate a table last in its owner's finishing order; its place."""
+    params = {"table_id": table_id, "owner": owner, "convention": convention, "outcome": outcome, "finished_at": finished_at}
+    return conn.execute(_INSERT_LAST, params).scalar_one()
+
+
 def insert_rated(conn: Unit, rows: list[dict[str, Any]]) -> None:
     """Rated tables: table_id, owner, convention, seq, outcome, finished_at, stamp."""
     if rows:
@@ -200,15 +222,13 @@ _BOARD = select(
 
 
 def leaderboard(conn: Unit, owner: str, pool: str, *, after: tuple[float, str] | None, rows: int) -> list[Row]:
-    """At most ``rows`` of the pool's ratings by ordinal, the highest first (ties by player id),
+    """At most ``rows`` of the pool's ratings by ordinal, the highest first (ties by player id, descending),
     those after ``after`` (ordinal, id) when given: one range of the (owner, pool, ordinal, id) index."""
     query = _BOARD.where(_CURRENT.c.owner == owner, _CURRENT.c.pool == pool)
     if after is not None:
-        ordinal, player_id = after
-        query = query.where(
-            or_(_CURRENT.c.ordinal < ordinal, and_(_CURRENT.c.ordinal == ordinal, _CURRENT.c.player_id > player_id))
-        )
-    return list(conn.execute(query.order_by(_CURRENT.c.ordinal.desc(), _CURRENT.c.player_id).limit(rows)).all())
+        # One row-value comparison: the index range starts right after the cursor.
+        query = query.where(tuple_(_CURRENT.c.ordinal, _CURRENT.c.player_id) < tuple_(*after))
+    return list(conn.execute(query.order_by(_CURRENT.c.ordinal.desc(), _CURRENT.c.player_id.desc()).limit(rows)).all())
 
 
 def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row]:
@@ -238,14 +258,14 @@ def owners(conn: Unit) -> list[str]:
 
 
 def rateable_seats(conn: Unit, owner: str) -> list[Row]:
-    """Every seat row of the owner's rated tables: table id, convention, the table's seats
-    (its players' names), updated_at, seat, player id, finished, balance."""
+    """Every seat row of the owner's rated tables: table id, convention, the table's number of
+    seats, updated_at, seat, player id, finished, balance."""
     return list(
         conn.execute(
             select(
                 _TABLES.c.id,
                 _TABLES.c.convention,
-                _TABLES.c.players,
+                func.json_array_length(_TABLES.c.players).label("seats"),
                 _TABLES.c.updated_at,
                 _SEATS.c.seat,
                 _SEATS.c.player_id,

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -59,23 +59,20 @@ def on_table_finished(conn: Any, outcome: Outcome) -> None:
 
 
 def _append(conn: Any, outcome: Outcome) -> None:
-    seq = repo.next_seq(conn, outcome.owner)
-    now = utcnow()
+    seq = repo.insert_last(conn, outcome.table_id, outcome.owner, outcome.convention, outcome.to_json(), utcnow())
     pools = pools_of(outcome.convention)
     stored = repo.current(conn, pools, outcome.players)
     changes: list[dict[str, Any]] = []
     current: list[dict[str, Any]] = []
+    last: tuple[list[Rating], list[Rating]] | None = None
     for pool in pools:
         before = [_rating(stored.get((pool, p))) for p in outcome.players]
-        after = rate(before, outcome.balances)
+        # The same ratings in both pools (an owner who plays one convention) rate once.
+        after = last[1] if last is not None and last[0] == before else rate(before, outcome.balances)
+        last = (before, after)
         for player, old, new in zip(outcome.players, before, after):
             changes.append(_change(outcome, pool, seq, player, old, new))
             current.append(_current(outcome.owner, pool, player, new, seq))
-    repo.insert_rated(
-        conn,
-        [{"table_id": outcome.table_id, "owner": outcome.owner, "convention": outcome.convention, "seq": seq,
-          "outcome": outcome.to_json(), "finished_at": now, "stamp": 0}],
-    )
     repo.insert_changes(conn, changes)
     repo.write_current(conn, current)
 
@@ -324,12 +321,18 @@ def table_rating(db: Database, table_id: str) -> TableRating | None:
 class Recomputed:
     """Every rating row of one owner as the rated tables give them."""
 
+    stored: list[Any]  # the rated tables as stored, for the comparison
     rated: list[dict[str, Any]] = field(default_factory=list)
     changes: dict[tuple[str, str, str], tuple[float, float, float, float, int, int]] = field(default_factory=dict)
     current: dict[tuple[str, str], tuple[float, float, int, int]] = field(default_factory=dict)
 
 
-def _outcomes(conn: Any, owner: str) -> tuple[list[Outcome], list[Any]]:
+def _amount(text: str) -> Fraction | int:
+    """A stored balance: an int's text, or "p/q" (an int compares faster than a Fraction)."""
+    return int(text) if "/" not in text else Fraction(text)
+
+
+def _outcomes(conn: Any, owner: str, stored: list[Any]) -> list[Outcome]:
     """The owner's rateable tables (rated, finished, every seat a registered player, from the
     seats' stored balances), in finishing order: the stored order, and any table missing from
     it after, by when it changed last."""
@@ -339,33 +342,36 @@ def _outcomes(conn: Any, owner: str) -> tuple[list[Outcome], list[Any]]:
     outcomes: dict[str, Outcome] = {}
     changed_at: dict[str, Any] = {}
     for table_id, rows in seats.items():
-        if len(rows) != len(rows[0].players) or not all(r.finished for r in rows):
+        if len(rows) != rows[0].seats or not all(r.finished for r in rows):
             continue
         outcomes[table_id] = Outcome(
-            table_id, owner, rows[0].convention, tuple(r.player_id for r in rows), tuple(Fraction(r.balance) for r in rows)
+            table_id, owner, rows[0].convention, tuple(r.player_id for r in rows), tuple(_amount(r.balance) for r in rows)
         )
         changed_at[table_id] = rows[0].updated_at
-    stored = repo.all_rated(conn, owner)
     order = [r.table_id for r in stored if r.table_id in outcomes]
     known = set(order)
     order += sorted((t for t in outcomes if t not in known), key=lambda t: (changed_at[t], t))
-    return [outcomes[t] for t in order], stored
+    return [outcomes[t] for t in order]
 
 
 def recompute(conn: Any, owner: str) -> Recomputed:
     """Every rating of one owner from the rated tables alone, in finishing order."""
-    outcomes, stored = _outcomes(conn, owner)
+    stored = repo.all_rated(conn, owner)
+    outcomes = _outcomes(conn, owner, stored)
     finished_at = {r.table_id: r.finished_at for r in stored}
-    result = Recomputed()
+    result = Recomputed(stored=stored)
     ratings: dict[tuple[str, str], Rating] = {}
     for seq, o in enumerate(outcomes, start=1):
         result.rated.append(
             {"table_id": o.table_id, "owner": owner, "convention": o.convention, "seq": seq, "outcome": o.to_json(),
              "finished_at": finished_at.get(o.table_id) or utcnow(), "stamp": 0}
         )
+        last: tuple[list[Rating], list[Rating]] | None = None
         for pool in pools_of(o.convention):
             before = [ratings.get((pool, p), INITIAL) for p in o.players]
-            for player, old, new in zip(o.players, before, rate(before, o.balances)):
+            after = last[1] if last is not None and last[0] == before else rate(before, o.balances)
+            last = (before, after)
+            for player, old, new in zip(o.players, before, after):
                 ratings[(pool, player)] = new
                 result.changes[(o.table_id, pool, player)] = (old.mu, old.sigma, new.mu, new.sigma, new.games, seq)
                 result.current[(pool, player)] = (new.mu, new.sigma, new.games, seq)
@@ -375,40 +381,52 @@ def recompute(conn: Any, owner: str) -> Recomputed:
 def differences(conn: Any, owner: str, computed: Recomputed | None = None) -> list[str]:
     """How the stored ratings of one owner differ from ``recompute`` (nothing when they agree
     bit for bit; the finishing order's numbers may have gaps, its order may not)."""
-    computed = computed or recompute(conn, owner)
-    found: list[str] = []
-    stored_rated = repo.all_rated(conn, owner)
+    return [line() for line in _differences(conn, owner, computed or recompute(conn, owner))]
+
+
+def _differences(conn: Any, owner: str, computed: Recomputed) -> Iterator[Callable[[], str]]:
+    """Each difference as a function that words it (a rebuild from nothing finds hundreds of
+    thousands, and words only the first few)."""
+    stored_rated = computed.stored
     order = [r["table_id"] for r in computed.rated]
-    if [r.table_id for r in stored_rated] != order:
-        found.append(f"owner {owner}: the rated tables are {[r.table_id for r in stored_rated]}, should be {order}")
+    stored_order = [r.table_id for r in stored_rated]
+    if stored_order != order:
+        at = next((i for i, (a, b) in enumerate(zip(stored_order, order)) if a != b), min(len(order), len(stored_order)))
+        yield lambda: (
+            f"owner {owner}: {len(stored_order)} rated tables stored, {len(order)} finished; from place {at + 1} "
+            f"the stored order has {stored_order[at:at + 3]}, the finished tables {order[at:at + 3]}"
+        )
     places = {r.table_id: i + 1 for i, r in enumerate(stored_rated)}  # the stored order, gaps closed
     outcomes = {r["table_id"]: r["outcome"] for r in computed.rated}
     for r in stored_rated:
-        if r.table_id in outcomes and [[p, str(Fraction(b))] for p, b in r.outcome] != outcomes[r.table_id]:
-            found.append(f"table {r.table_id}: rated as {r.outcome}, finished as {outcomes[r.table_id]}")
+        if r.table_id in outcomes and r.outcome != outcomes[r.table_id] and [[p, str(Fraction(b))] for p, b in r.outcome] != outcomes[r.table_id]:
+            yield lambda r=r: (f"table {r.table_id}: rated as {r.outcome}, finished as {outcomes[r.table_id]}")
     stored_changes = {
         (c.table_id, c.pool, c.player_id): (c.mu_before, c.sigma_before, c.mu, c.sigma, c.games, places.get(c.table_id))
         for c in repo.all_changes(conn, owner)
     }
-    for key in sorted(set(stored_changes) | set(computed.changes)):
+    for key in [] if stored_changes == computed.changes else sorted(set(stored_changes) | set(computed.changes)):
         if stored_changes.get(key) != computed.changes.get(key):
-            found.append(f"change {key}: stored {stored_changes.get(key)}, recomputed {computed.changes.get(key)}")
+            yield lambda key=key: (f"change {key}: stored {stored_changes.get(key)}, recomputed {computed.changes.get(key)}")
     seq_of = {r.seq: places[r.table_id] for r in stored_rated}
     stored_current = {(c.pool, c.player_id): (c.mu, c.sigma, c.games, seq_of.get(c.seq)) for c in repo.all_current(conn, owner)}
-    for key in sorted(set(stored_current) | set(computed.current)):
+    for key in [] if stored_current == computed.current else sorted(set(stored_current) | set(computed.current)):
         if stored_current.get(key) != computed.current.get(key):
-            found.append(f"rating {key}: stored {stored_current.get(key)}, recomputed {computed.current.get(key)}")
+            yield lambda key=key: (f"rating {key}: stored {stored_current.get(key)}, recomputed {computed.current.get(key)}")
     for c in repo.all_current(conn, owner):
         if c.ordinal != c.mu - 3 * c.sigma:
-            found.append(f"rating {(c.pool, c.player_id)}: ordinal {c.ordinal!r} is not mu - 3 sigma")
-    return found
+            yield lambda c=c: (f"rating {(c.pool, c.player_id)}: ordinal {c.ordinal!r} is not mu - 3 sigma")
 
 
 @dataclass(frozen=True)
 class Rebuilt:
     owners: int
     tables: int
-    differences: list[str]
+    count: int  # differences found
+    differences: list[str]  # the first ones (SHOWN_DIFFERENCES per owner)
+
+
+SHOWN_DIFFERENCES = 100
 
 
 def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
@@ -417,14 +435,18 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
     with db.read() as session:
         owners = repo.owners(session)
     found: list[str] = []
-    tables = 0
+    tables = count = 0
     for owner in owners:
         with db.write() as session:
             repo.lock_pools(session, owner)
             computed = recompute(session, owner)
             tables += len(computed.rated)
-            diff = differences(session, owner, computed)
-            found.extend(diff)
+            diff = 0
+            for line in _differences(session, owner, computed):
+                if diff < SHOWN_DIFFERENCES:
+                    found.append(line())
+                diff += 1
+            count += diff
             if write and diff:
                 repo.forget_owner(session, owner)
                 repo.insert_rated(session, computed.rated)
@@ -440,7 +462,7 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
                     session,
                     [_current(owner, pool, p, Rating(v[0], v[1], v[2]), v[3]) for (pool, p), v in computed.current.items()],
                 )
-    return Rebuilt(len(owners), tables, found)
+    return Rebuilt(len(owners), tables, count, found)
 
 
 def recomputed_for_tests(db: Database, owner: str) -> list[str]:
