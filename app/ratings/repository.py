@@ -291,6 +291,29 @@ def all_current(conn: Unit, owner: str) -> list[Row]:
     return list(conn.execute(select(_CURRENT).where(_CURRENT.c.owner == owner)).all())
 
 
+def _bulk_insert(conn: Unit, table: Any, rows: list[dict[str, Any]], columns: tuple[str, ...]) -> None:
+    """Many rows of plain values (no JSON) in one executemany of the driver's own: a rebuild
+    writes hundreds of thousands, and SQLAlchemy's parameter processing per row cost more
+    than the database's insert."""
+    if not rows:
+        return
+    connection = conn.connection() if isinstance(conn, Session) else conn
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})"
+    connection.exec_driver_sql(sql, [tuple(r[c] for c in columns) for r in rows])
+
+
+_CHANGE_COLUMNS = ("owner", "pool", "seq", "table_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "games")
+_CURRENT_COLUMNS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
+
+
+def insert_all(conn: Unit, rated: list[dict[str, Any]], changes: list[dict[str, Any]], current: list[dict[str, Any]]) -> None:
+    """Every rating row of an owner, written anew (the rebuild, after ``forget_owner``)."""
+    insert_rated(conn, rated)
+    _bulk_insert(conn, _CHANGES, changes, _CHANGE_COLUMNS)
+    _bulk_insert(conn, _CURRENT, current, _CURRENT_COLUMNS)
+
+
 def forget_owner(conn: Unit, owner: str) -> None:
     """Every rating row of the owner (the rebuild writes them all again)."""
     conn.execute(delete(_CHANGES).where(_CHANGES.c.owner == owner))

@@ -337,17 +337,17 @@ def _outcomes(conn: Any, owner: str, stored: list[Any]) -> list[Outcome]:
     seats' stored balances), in finishing order: the stored order, and any table missing from
     it after, by when it changed last."""
     seats: dict[str, list[Any]] = {}
-    for r in repo.rateable_seats(conn, owner):
-        seats.setdefault(r.id, []).append(r)
+    for r in repo.rateable_seats(conn, owner):  # (id, convention, seats, updated_at, seat, player, finished, balance)
+        seats.setdefault(r[0], []).append(r)
     outcomes: dict[str, Outcome] = {}
     changed_at: dict[str, Any] = {}
     for table_id, rows in seats.items():
-        if len(rows) != rows[0].seats or not all(r.finished for r in rows):
+        if len(rows) != rows[0][2] or not all(r[6] for r in rows):
             continue
         outcomes[table_id] = Outcome(
-            table_id, owner, rows[0].convention, tuple(r.player_id for r in rows), tuple(_amount(r.balance) for r in rows)
+            table_id, owner, rows[0][1], tuple(r[5] for r in rows), tuple(_amount(r[7]) for r in rows)
         )
-        changed_at[table_id] = rows[0].updated_at
+        changed_at[table_id] = rows[0][3]
     order = [r.table_id for r in stored if r.table_id in outcomes]
     known = set(order)
     order += sorted((t for t in outcomes if t not in known), key=lambda t: (changed_at[t], t))
@@ -449,17 +449,14 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
             count += diff
             if write and diff:
                 repo.forget_owner(session, owner)
-                repo.insert_rated(session, computed.rated)
-                repo.insert_changes(
+                repo.insert_all(
                     session,
+                    computed.rated,
                     [
                         {"owner": owner, "pool": pool, "seq": v[5], "table_id": t, "player_id": p,
                          "mu_before": v[0], "sigma_before": v[1], "mu": v[2], "sigma": v[3], "games": v[4]}
                         for (t, pool, p), v in computed.changes.items()
                     ],
-                )
-                repo.write_current(
-                    session,
                     [_current(owner, pool, p, Rating(v[0], v[1], v[2]), v[3]) for (pool, p), v in computed.current.items()],
                 )
     return Rebuilt(len(owners), tables, count, found)
