@@ -101,14 +101,29 @@ def write_current(conn: Unit, rows: list[dict[str, Any]]) -> None:
         conn.execute(_UPSERT[_dialect(conn)], rows)
 
 
-_CURRENT_OF = select(_CURRENT.c.pool, _CURRENT.c.player_id, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games).where(
+_CURRENT_COLUMNS_READ = (_CURRENT.c.pool, _CURRENT.c.player_id, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games)
+_CURRENT_OF = select(*_CURRENT_COLUMNS_READ).where(
     _CURRENT.c.pool.in_(bindparam("pools", expanding=True)), _CURRENT.c.player_id.in_(bindparam("ids", expanding=True))
 )
+# A finished table's players in its two pools, with a parameter per seat: built once for three
+# seats and for four (an expanding IN list is rendered again at each execution).
+_SEATED_CURRENT = {
+    seats: select(*_CURRENT_COLUMNS_READ).where(
+        _CURRENT.c.pool.in_([bindparam("pool_all"), bindparam("pool_convention")]),
+        _CURRENT.c.player_id.in_([bindparam(f"p{s}") for s in range(seats)]),
+    )
+    for seats in (3, 4)
+}
 
 
 def current(conn: Unit, pools: Iterable[str], player_ids: Iterable[str]) -> dict[tuple[str, str], Row]:
     """The current ratings of these players in these pools, by (pool, player id)."""
-    rows = conn.execute(_CURRENT_OF, {"pools": list(pools), "ids": list(player_ids)}).all()
+    pools, ids = list(pools), list(player_ids)
+    if len(pools) == 2 and len(ids) in _SEATED_CURRENT:
+        params = {"pool_all": pools[0], "pool_convention": pools[1], **{f"p{s}": p for s, p in enumerate(ids)}}
+        rows = conn.execute(_SEATED_CURRENT[len(ids)], params).all()
+    else:
+        rows = conn.execute(_CURRENT_OF, {"pools": pools, "ids": ids}).all()
     return {(r.pool, r.player_id): r for r in rows}
 
 
