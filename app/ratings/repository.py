@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from sqlalchemy import Connection, Row, and_, bindparam, delete, func, insert, or_, select, text, tuple_, update
+from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session

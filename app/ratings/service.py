@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -45,6 +45,7 @@ __all__ = [
     "rating_summary",
     "table_rating",
     "differences",
+    "differences_of",
 ]
 
 
@@ -462,7 +463,7 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
     return Rebuilt(len(owners), tables, count, found)
 
 
-def recomputed_for_tests(db: Database, owner: str) -> list[str]:
+def differences_of(db: Database, owner: str) -> list[str]:
     """``differences`` in a read of its own."""
     with db.read() as session:
         return differences(session, owner)

@@ -125,4 +125,4 @@ def test_ratings_are_the_recomputed_finished_tables(api, db, setups, ops, rng, d
             got = api.get(f"/v1/players/{p}/rating{query}").json()["rating"]
             want = expected.get((pool, p), INITIAL)
             assert (got["mu"], got["sigma"], got["games"]) == (want.mu, want.sigma, want.games), (pool, p)
-    assert ratings.recomputed_for_tests(db, api.owner) == []
+    assert ratings.differences_of(db, api.owner) == []

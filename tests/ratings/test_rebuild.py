@@ -32,11 +32,11 @@ def test_rebuild_reports_and_corrects_a_difference(api, db, settings, monkeypatc
     with db.write() as session:  # a rating that no table gave
         session.execute(update(PlayerRatingRow).where(PlayerRatingRow.player_id == ids[0]).values(mu=99.0))
         session.execute(update(RatingChangeRow).where(RatingChangeRow.player_id == ids[1]).values(sigma=1.0))
-    assert len(ratings.recomputed_for_tests(db, api.owner)) >= 3  # two ratings (both pools), one change
+    assert len(ratings.differences_of(db, api.owner)) >= 3  # two ratings (both pools), one change
     checked = runner.invoke(main, ["ratings", "rebuild", "--check"])
     assert checked.exit_code == 1 and ids[0] in checked.output and ids[1] in checked.output
     assert api.get(f"/v1/players/{ids[0]}/rating").json()["rating"]["mu"] == 99.0  # --check writes nothing
     fixed = runner.invoke(main, ["ratings", "rebuild"])
     assert fixed.exit_code == 0, fixed.output
-    assert ratings.recomputed_for_tests(db, api.owner) == []
+    assert ratings.differences_of(db, api.owner) == []
     assert api.get(f"/v1/players/{ids[0]}/rating").json()["rating"] == shown
