@@ -73,23 +73,15 @@ def insert_rated(conn: Unit, rows: list[dict[str, Any]]) -> None:
         conn.execute(_INSERT_RATED, rows)
 
 
-# A finished table's rows go in one statement of many VALUES (one round trip to PostgreSQL,
-# where an executemany is one per row); longer lists (a re-rating) as an executemany.
-FEW_ROWS = 16
-
-
 def insert_changes(conn: Unit, rows: list[dict[str, Any]]) -> None:
     """Rating changes: owner, pool, seq, table_id, player_id, mu_before, sigma_before, mu, sigma, games."""
     if rows:
-        if len(rows) <= FEW_ROWS:
-            conn.execute(insert(_CHANGES).values(rows))
-        else:
-            conn.execute(_INSERT_CHANGES, rows)
+        conn.execute(_INSERT_CHANGES, rows)
 
 
-def _upsert(dialect: str, rows: list[dict[str, Any]] | None = None) -> Any:
+def _upsert(dialect: str) -> Any:
     make = pg_insert if dialect == "postgresql" else sqlite_insert
-    stmt = make(_CURRENT) if rows is None else make(_CURRENT).values(rows)
+    stmt = make(_CURRENT)
     return stmt.on_conflict_do_update(
         index_elements=[_CURRENT.c.pool, _CURRENT.c.player_id],
         set_={c: stmt.excluded[c] for c in ("mu", "sigma", "ordinal", "games", "seq")},
@@ -106,10 +98,7 @@ def _dialect(conn: Unit) -> str:
 def write_current(conn: Unit, rows: list[dict[str, Any]]) -> None:
     """Current ratings, inserted or replaced: pool, player_id, owner, mu, sigma, ordinal, games, seq."""
     if rows:
-        if len(rows) <= FEW_ROWS:
-            conn.execute(_upsert(_dialect(conn), rows))
-        else:
-            conn.execute(_UPSERT[_dialect(conn)], rows)
+        conn.execute(_UPSERT[_dialect(conn)], rows)
 
 
 _CURRENT_COLUMNS_READ = (_CURRENT.c.pool, _CURRENT.c.player_id, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games)
