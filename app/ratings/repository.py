@@ -73,15 +73,34 @@ def insert_rated(conn: Unit, rows: list[dict[str, Any]]) -> None:
         conn.execute(_INSERT_RATED, rows)
 
 
+_CHANGE_FIELDS = ("owner", "pool", "seq", "table_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "games")
+_CURRENT_FIELDS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
+
+
+def _rows_of(fields: tuple[str, ...], count: int) -> list[dict[str, Any]]:
+    return [{f: bindparam(f"{f}_{i}") for f in fields} for i in range(count)]
+
+
+def _flat(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {f"{k}_{i}": v for i, row in enumerate(rows) for k, v in row.items()}
+
+
+# A finished table's rows (3 or 4 seats, two pools) go in one statement of many VALUES, built
+# once: one round trip to PostgreSQL, where an executemany makes one per row.
+_FEW_CHANGES = {n: insert(_CHANGES).values(_rows_of(_CHANGE_FIELDS, n)) for n in (6, 8)}
+
+
 def insert_changes(conn: Unit, rows: list[dict[str, Any]]) -> None:
     """Rating changes: owner, pool, seq, table_id, player_id, mu_before, sigma_before, mu, sigma, games."""
-    if rows:
+    if len(rows) in _FEW_CHANGES:
+        conn.execute(_FEW_CHANGES[len(rows)], _flat(rows))
+    elif rows:
         conn.execute(_INSERT_CHANGES, rows)
 
 
-def _upsert(dialect: str) -> Any:
+def _upsert(dialect: str, count: int | None = None) -> Any:
     make = pg_insert if dialect == "postgresql" else sqlite_insert
-    stmt = make(_CURRENT)
+    stmt = make(_CURRENT) if count is None else make(_CURRENT).values(_rows_of(_CURRENT_FIELDS, count))
     return stmt.on_conflict_do_update(
         index_elements=[_CURRENT.c.pool, _CURRENT.c.player_id],
         set_={c: stmt.excluded[c] for c in ("mu", "sigma", "ordinal", "games", "seq")},
@@ -89,6 +108,7 @@ def _upsert(dialect: str) -> Any:
 
 
 _UPSERT = {d: _upsert(d) for d in ("postgresql", "sqlite")}
+_FEW_UPSERTS = {(d, n): _upsert(d, n) for d in ("postgresql", "sqlite") for n in (6, 8)}
 
 
 def _dialect(conn: Unit) -> str:
@@ -97,7 +117,10 @@ def _dialect(conn: Unit) -> str:
 
 def write_current(conn: Unit, rows: list[dict[str, Any]]) -> None:
     """Current ratings, inserted or replaced: pool, player_id, owner, mu, sigma, ordinal, games, seq."""
-    if rows:
+    few = _FEW_UPSERTS.get((_dialect(conn), len(rows)))
+    if few is not None:
+        conn.execute(few, _flat(rows))
+    elif rows:
         conn.execute(_UPSERT[_dialect(conn)], rows)
 
 
