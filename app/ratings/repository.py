@@ -75,32 +75,43 @@ def insert_rated(conn: Unit, rows: list[dict[str, Any]]) -> None:
 
 _CHANGE_FIELDS = ("owner", "pool", "seq", "table_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "games")
 _CURRENT_FIELDS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
+_PG_TYPES = {"owner": "text", "pool": "text", "table_id": "text", "player_id": "text", "seq": "integer", "games": "integer",
+             "mu_before": "float8", "sigma_before": "float8", "mu": "float8", "sigma": "float8", "ordinal": "float8"}
 
 
-def _rows_of(fields: tuple[str, ...], count: int) -> list[dict[str, Any]]:
-    return [{f: bindparam(f"{f}_{i}") for f in fields} for i in range(count)]
+def _pg_unnest(table: str, fields: tuple[str, ...], tail: str = "") -> Any:
+    """PostgreSQL: many rows as one statement of one array per column (``unnest``), built once:
+    one round trip where an executemany makes one per row, and a text the driver prepares once."""
+    arrays = ", ".join(f"CAST(:{f} AS {_PG_TYPES[f]}[])" for f in fields)
+    return text(f"INSERT INTO {table} ({', '.join(fields)}) SELECT * FROM unnest({arrays}){tail}")
 
 
-def _flat(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    return {f"{k}_{i}": v for i, row in enumerate(rows) for k, v in row.items()}
+_PG_CHANGES = _pg_unnest("rating_changes", _CHANGE_FIELDS)
+_PG_CURRENT = _pg_unnest(
+    "player_ratings",
+    _CURRENT_FIELDS,
+    " ON CONFLICT (pool, player_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in ("mu", "sigma", "ordinal", "games", "seq")),
+)
 
 
-# A finished table's rows (3 or 4 seats, two pools) go in one statement of many VALUES, built
-# once: one round trip to PostgreSQL, where an executemany makes one per row.
-_FEW_CHANGES = {n: insert(_CHANGES).values(_rows_of(_CHANGE_FIELDS, n)) for n in (6, 8)}
+def _columns(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> dict[str, list[Any]]:
+    return {f: [r[f] for r in rows] for f in fields}
 
 
 def insert_changes(conn: Unit, rows: list[dict[str, Any]]) -> None:
     """Rating changes: owner, pool, seq, table_id, player_id, mu_before, sigma_before, mu, sigma, games."""
-    if len(rows) in _FEW_CHANGES:
-        conn.execute(_FEW_CHANGES[len(rows)], _flat(rows))
-    elif rows:
+    if not rows:
+        return
+    if _dialect(conn) == "postgresql":
+        conn.execute(_PG_CHANGES, _columns(rows, _CHANGE_FIELDS))
+    else:
         conn.execute(_INSERT_CHANGES, rows)
 
 
-def _upsert(dialect: str, count: int | None = None) -> Any:
+def _upsert(dialect: str) -> Any:
     make = pg_insert if dialect == "postgresql" else sqlite_insert
-    stmt = make(_CURRENT) if count is None else make(_CURRENT).values(_rows_of(_CURRENT_FIELDS, count))
+    stmt = make(_CURRENT)
     return stmt.on_conflict_do_update(
         index_elements=[_CURRENT.c.pool, _CURRENT.c.player_id],
         set_={c: stmt.excluded[c] for c in ("mu", "sigma", "ordinal", "games", "seq")},
@@ -108,7 +119,6 @@ def _upsert(dialect: str, count: int | None = None) -> Any:
 
 
 _UPSERT = {d: _upsert(d) for d in ("postgresql", "sqlite")}
-_FEW_UPSERTS = {(d, n): _upsert(d, n) for d in ("postgresql", "sqlite") for n in (6, 8)}
 
 
 def _dialect(conn: Unit) -> str:
@@ -117,11 +127,12 @@ def _dialect(conn: Unit) -> str:
 
 def write_current(conn: Unit, rows: list[dict[str, Any]]) -> None:
     """Current ratings, inserted or replaced: pool, player_id, owner, mu, sigma, ordinal, games, seq."""
-    few = _FEW_UPSERTS.get((_dialect(conn), len(rows)))
-    if few is not None:
-        conn.execute(few, _flat(rows))
-    elif rows:
-        conn.execute(_UPSERT[_dialect(conn)], rows)
+    if not rows:
+        return
+    if _dialect(conn) == "postgresql":  # one row per player and pool, as ON CONFLICT requires
+        conn.execute(_PG_CURRENT, _columns(rows, _CURRENT_FIELDS))
+    else:
+        conn.execute(_UPSERT["sqlite"], rows)
 
 
 _CURRENT_COLUMNS_READ = (_CURRENT.c.pool, _CURRENT.c.player_id, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games)
