@@ -32,6 +32,7 @@ from app.live import router as events
 from app.kit import health
 from app.keys import router as keys
 from app.players import router as players
+from app.ratings import router as ratings
 from app.records import router as records
 from app.scorer import router as scorer
 from app.sharing import page as shared_page
@@ -49,6 +50,7 @@ ROUTERS = (
     tables.router,
     deals.router,
     players.router,
+    ratings.router,
     sharing.router,
     shared_page.router,
     events.router,

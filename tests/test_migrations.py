@@ -16,6 +16,7 @@ from app.kit.db import migrate
 TABLES = {
     "tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links",
     "webhook_endpoints", "webhook_endpoint_tables", "webhook_deliveries", "webhook_attempts",
+    "rated_tables", "rating_changes", "player_ratings",
 }
 
 

@@ -1,4 +1,5 @@
-"""The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current|cleanup``, ``keys create|list|revoke``.
+"""The ``prefscore`` command: ``serve``, ``db upgrade|downgrade|current|cleanup``, ``keys create|list|revoke``,
+``ratings rebuild``.
 
 The client commands (``prefscore table ...``, ``prefscore deal ...``) are added at the bottom
 by app.cli.client.register."""
@@ -201,6 +202,42 @@ def keys_revoke(key_id: int) -> None:
     finally:
         database.dispose()
     click.echo(f"key {info.id} ({info.owner}, {info.prefix}...) revoked in {_safe_url(settings.database_url)}", err=True)
+
+
+@main.group()
+def ratings() -> None:
+    """Player ratings (docs/ratings.md)."""
+
+
+@ratings.command("rebuild")
+@click.option("--check", is_flag=True, help="report the differences only; write nothing (exit status 1 when there are some)")
+def ratings_rebuild(check: bool) -> None:
+    """Recompute every rating from the finished rated tables in finishing order, report how
+    the stored ratings differ, and store the recomputed ones (one owner per transaction)."""
+    import time
+
+    from app.kit.db import make_database
+    from app.ratings.service import rebuild
+
+    settings = Settings.from_env()
+    database = make_database(settings)
+    started = time.perf_counter()
+    try:
+        done = rebuild(database, write=not check)
+    finally:
+        database.dispose()
+    for line in done.differences:
+        click.echo(line)
+    if done.count > len(done.differences):
+        click.echo(f"... and {done.count - len(done.differences)} more")
+    verb = "corrected" if done.count and not check else "found"
+    click.echo(
+        f"{done.tables} rated tables of {done.owners} owners recomputed in {time.perf_counter() - started:.1f} s; "
+        f"{done.count} differences {verb}",
+        err=True,
+    )
+    if check and done.count:
+        sys.exit(1)
 
 
 def _safe_url(url: str) -> str:

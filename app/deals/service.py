@@ -29,7 +29,9 @@ from app.kit.etags import check_if_match, sheet_etag
 from app.kit.changes import announce, committed, notification
 from app.kit.outbox import enqueue, event_params
 from app.players import service as player_stats
-from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, apply_deal, deal_game, replay
+from app.ratings import service as ratings
+from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, Rules, TableState, apply_deal, deal_game, exact, replay
+from app.rules.settlement import balances as final_balances
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
 from app.tables.service import load_row, load_table, shared_row
 
@@ -148,6 +150,11 @@ def post_deal(
             enqueue(conn, event_params(row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number), posted=True)
         if row.registered:  # registered players' statistics, in this transaction
             player_stats.on_deal_posted(conn, row.registered, rules, deal, state, result.state, result.entries, number)
+            # The post that finishes a rated table with every seat registered rates it; no
+            # other post does any rating work.
+            if row.rated and result.state.finished and len(row.registered) == len(row.players):
+                seated = {seat: player for _, seat, _, player in row.registered}
+                ratings.on_table_finished(conn, _outcome(row.id, row.owner, row.convention, rules, result.state, seated))
     # Committed: this process's streams get the table as stored, without reading it back.
     committed(table.id, table.owner, revision, "deal.posted", table)
     return Posted(table, written)
@@ -261,7 +268,25 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
     )
     # Registered players' statistics made again from the log as now written.
     player_stats.on_log_refolded(session, table_id, work.table.rules, work.table.first_dealer)
+    if work.table.rated:
+        _rerate(session, work.table)
     announce(session, table_id, work.table.owner, work.table.revision, work.kind, deal=work.deal.number)
+
+
+def _outcome(table_id: str, owner: str, convention: str, rules: Rules, state: TableState, seated: dict[int, str]) -> ratings.Outcome:
+    """A finished table as its players' ratings take it: each seat's player and exact balance."""
+    balances = [exact(b) for b in final_balances(rules, state)]
+    return ratings.Outcome(table_id, owner, convention, tuple(seated[s] for s in range(len(balances))), tuple(balances))
+
+
+def _rerate(session: Session, table: TableInfo) -> None:
+    """After an undo or a correction of a rated table: its players' ratings follow (nothing
+    changes unless its finish or its ranking did)."""
+    seated = player_stats.seated_players(session, table.id)
+    outcome = None
+    if table.state.finished and len(seated) == len(table.players):
+        outcome = _outcome(table.id, table.owner, table.convention, table.rules, table.state, seated)
+    ratings.on_table_changed(session, table.id, outcome)
 
 
 def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:

@@ -69,8 +69,9 @@ def _stake_part(stake: Fraction | None) -> str:
     return "s" + hashlib.sha256(amounts.exact_text(stake).encode()).hexdigest()[:12]
 
 
-def settlement_etag(sheet_etag: str, stake: Fraction | None) -> str:
-    return _derived(sheet_etag, f"settle{JSON_SHAPE}", _stake_part(stake))
+def settlement_etag(sheet_etag: str, stake: Fraction | None, rating: str = "") -> str:
+    """``rating``: a rated table's rating version (app/ratings), which moves apart from the sheet."""
+    return _derived(sheet_etag, f"settle{JSON_SHAPE}", _stake_part(stake), *([rating] if rating else []))
 
 
 def shared_etag(sheet_etag: str, stake: Fraction | None) -> str:

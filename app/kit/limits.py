@@ -124,3 +124,9 @@ __all__ = [
     "WEBHOOK_TABLES_MAX",
     "WEBHOOK_URL_MAX",
 ]
+
+# --- ratings (app/ratings)
+RATINGS_PAGE_MAX = 200
+"""Standings on one page of the leaderboard (GET /v1/ratings)."""
+RATING_HISTORY_MAX = 200
+"""Rated tables on one page of a player's rating history."""

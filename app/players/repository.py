@@ -82,13 +82,13 @@ _REWRITE = (
 
 def registered_seats(dialect: str, table: Any) -> Any:
     """A column for the post's read of the table row (``table`` is the tables Table): the rows
-    of the table's registered seats as one JSON array of ``[id, seat, tally]`` (null or empty
+    of the table's registered seats as one JSON array of ``[id, seat, tally, player_id]`` (null or empty
     when none), read through the ``player_tables`` unique index in the statement that locks
     the table instead of a query of its own."""
     if dialect == "postgresql":
-        rows = func.json_agg(func.json_build_array(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally), type_=JSON)
+        rows = func.json_agg(func.json_build_array(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally, _ROWS.c.player_id), type_=JSON)
     else:
-        rows = func.json_group_array(func.json_array(_ROWS.c.id, _ROWS.c.seat, func.json(_ROWS.c.tally)), type_=JSON)
+        rows = func.json_group_array(func.json_array(_ROWS.c.id, _ROWS.c.seat, func.json(_ROWS.c.tally), _ROWS.c.player_id), type_=JSON)
     return select(rows).where(_ROWS.c.table_id == table.c.id).scalar_subquery().label("registered")
 
 
@@ -96,6 +96,14 @@ def rewrite_seat_rows(session: Session | Connection, changes: list[dict[str, Any
     """Replace rows' tallies, in one executemany: each change has ``row_id``, ``new_tally``,
     ``new_count``, ``new_finished`` and ``new_balance``."""
     session.execute(_REWRITE, changes)
+
+
+_SEATED = select(_ROWS.c.seat, _ROWS.c.player_id).where(_ROWS.c.table_id == bindparam("table_id"))
+
+
+def seated_players(session: Session | Connection, table_id: str) -> dict[int, str]:
+    """The table's registered seats: seat → player id."""
+    return {r.seat: r.player_id for r in session.execute(_SEATED, {"table_id": table_id})}
 
 
 def linked_seat_rows(session: Session, table_id: str) -> list[Row]:

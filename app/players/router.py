@@ -113,10 +113,10 @@ def get_player_stats(
     value = parse_stake(stake)
     if from_ is not None and to is not None and from_ > to:
         raise Unprocessable("from is after to", [FieldError("from", "must be on or before to")])
-    player, stats = svc.stats(db, owner, player_id, convention=convention, since=from_, until=to)
+    player, stats, rating = svc.stats(db, owner, player_id, convention=convention, since=from_, until=to)
     filters = {
         "convention": convention,
         "from": from_.isoformat() if from_ else None,
         "to": to.isoformat() if to else None,
     }
-    return PlayerStatsOut.of(player, stats, stake=value, filters=filters)
+    return PlayerStatsOut.of(player, stats, stake=value, filters=filters, rating=rating)

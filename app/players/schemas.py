@@ -11,6 +11,9 @@ from pydantic import Field, StringConstraints, model_validator
 from app.kit import amounts
 from app.players.stats import PlayerStats
 from app.players.service import Player
+from app.ratings.model import INITIAL, Rating
+from app.ratings.schemas import ChangeOut, RatingOut
+from app.ratings.service import Change
 
 from app.kit.schemas import Amount, Answer, Name, PlainText, Request, absent_when_none, timestamp
 
@@ -121,6 +124,8 @@ class PlayerStatsOut(Answer):
     misere: MisereStats
     whists: WhistStats
     allpass: AllpassStats
+    rating: RatingOut = Field(description="the player's rating in the pool of ?convention= (of every convention without it), over every rated table (docs/ratings.md)")
+    rating_change: ChangeOut | None = Field(description="what the player's last rated table in that pool did to the rating; null before the first")
 
     model_config = {"populate_by_name": True, "serialize_by_alias": True}
 
@@ -132,6 +137,7 @@ class PlayerStatsOut(Answer):
         *,
         stake: Fraction | None = None,
         filters: dict[str, str | None] | None = None,
+        rating: tuple[Rating, Change | None] = (INITIAL, None),
     ) -> "PlayerStatsOut":
         t = stats.tally
         money: dict[str, Any] = {}
@@ -163,4 +169,6 @@ class PlayerStatsOut(Answer):
                 received_exact=amounts.exact_text(t.whists_received),
             ),
             allpass=AllpassStats(played=t.allpass[0], tricks=t.allpass[1], clean=t.allpass[2], long_streaks=t.long_streaks),
+            rating=RatingOut.of(rating[0]),
+            rating_change=ChangeOut.of(rating[1]) if rating[1] is not None else None,
         )

@@ -25,6 +25,7 @@ from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.repository import lock_owner
 from app.players import repository
 from app.players import stats as player_stats
+from app.ratings import service as ratings
 from app.players.stats import PlayerStats, Tally
 # What the deals' use cases do to the registered players' rows, in their own transaction: the
 # post's read of the seats (a column of its one statement), a posted deal, a refolded log.
@@ -159,12 +160,21 @@ def update_player(db: Database, owner: str, player_id: str, *, name: str | None 
         return replace(player, **changes)
 
 
+def seated_players(session: Any, table_id: str) -> dict[int, str]:
+    """In the caller's transaction: the table's seats linked to a registered player, seat → id."""
+    return repository.seated_players(session, table_id)
+
+
 def stats(
     db: Database, owner: str, player_id: str, *, convention: str | None = None, since: date | None = None, until: date | None = None
-) -> tuple[Player, PlayerStats]:
+) -> tuple[Player, PlayerStats, tuple[ratings.Rating, ratings.Change | None]]:
+    """The player's statistics, with their rating in the pool of ``convention`` (of every
+    convention when None) and its last change: a rating is of every rated table, whatever
+    the dates asked."""
     with db.read() as session:
         player = _load(session, owner, player_id)
-        return player, player_stats.player_stats(session, player.id, convention=convention, since=since, until=until)
+        found = player_stats.player_stats(session, player.id, convention=convention, since=since, until=until)
+        return player, found, ratings.rating_summary(session, player.id, convention)
 
 
 # --- the seats of a new table (app/tables/service.create_table) -------------------------
@@ -251,6 +261,7 @@ __all__: Sequence[str] = [
     "on_log_refolded",
     "player_name",
     "registered_seats",
+    "seated_players",
     "stats",
     "update_player",
 ]

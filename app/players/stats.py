@@ -170,11 +170,12 @@ def on_deal_posted(
     deal_count: int,
 ) -> None:
     """In a post's transaction: add the deal (the table's ``deal_count``-th) to the rows of the
-    table's registered seats, ``registered`` as ``registered_seats`` read them."""
+    table's registered seats, ``registered`` as ``registered_seats`` read them ([row id, seat,
+    tally, player id])."""
     entries = tuple(entries)
     balances = _balances(rules, after)  # once for every seat
     changes = []
-    for row_id, seat, stored in registered:
+    for row_id, seat, stored, _player in registered:
         tally = Tally.from_json(stored)
         count_deal(tally, seat, deal, before, after, entries)
         changes.append(

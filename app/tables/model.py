@@ -65,6 +65,7 @@ class TableInfo:
     note: str | None = None
     archived_at: datetime | None = None
     rules_version: int = RULES_VERSION
+    rated: bool = False  # counts for its players' ratings once finished (app/ratings)
 
     @property
     def archived(self) -> bool:
@@ -117,6 +118,7 @@ def info(row: Any, rules: Rules, state: TableState) -> TableInfo:
         note=row.note,
         archived_at=row.archived_at,
         rules_version=row.rules_version,
+        rated=bool(getattr(row, "rated", False)),
     )
 
 

@@ -12,6 +12,7 @@ from app.kit.preconditions import IfNoneMatch, TableIfMatch, not_modified_respon
 from app.tables.not_modified import SHEET_CHANGED, sheet_not_modified
 from app.rules import CONVENTION_NAMES, settle
 from app.tables import service as svc
+from app.ratings import service as ratings
 from app.tables.model import UNSET, Limits
 from app.players.service import SeatLink
 from app.kit.settings import Settings
@@ -89,6 +90,7 @@ def create_table(
         pool_target=body.pool_target if "pool_target" in fields else None,
         first_dealer=body.first_dealer,
         options=body.options,
+        rated=body.rated,
         limits=Limits.of(settings),
     )
     response.headers["Location"] = f"/v1/tables/{table.id}"
@@ -218,12 +220,15 @@ def get_settlement(
     (of the sheet and the stake); ``If-None-Match`` answers 304."""
     value = parse_stake(stake)
     table = svc.get_table(db, owner, table_id)
-    etag = etags.settlement_etag(table.etag, value)
+    # A rated table's settlement shows its rating changes, which a correction of an earlier
+    # table moves without touching this one: their version is part of the ETag.
+    rating = ratings.table_rating(db, table.id) if table.rated else None
+    etag = etags.settlement_etag(table.etag, value, ratings.table_etag_part(rating))
     if (unchanged := not_modified_response(if_none_match, etag)) is not None:
         return unchanged
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE
-    return SettlementOut.of(table, settle(table.rules, table.state, value), value)
+    return SettlementOut.of(table, settle(table.rules, table.state, value), value, rating)
 
 
 @router.get(

@@ -15,6 +15,8 @@ from app.tables.model import ListedTable, TableInfo, TablePage
 
 from app.kit.schemas import ConventionName, Amount, Answer, Name, PlainText, Request, absent_when_none, bounded_map, timestamp
 from app.players.schemas import SeatIn
+from app.ratings.schemas import SeatRatingOut
+from app.ratings.service import TableRating
 from app.tables.sheet_schemas import Sheet
 
 # A table's options name fields of the rule table, each once.
@@ -40,6 +42,11 @@ class TableCreate(Request):
     pool_target: int = Field(default=None, ge=1, le=1000, description="the pool to reach; 20 (piter_races: 22) when left out")
     first_dealer: int = Field(default=0, ge=0, le=3, description="the seat that deals first")
     options: Options = Field(default_factory=dict, description="any subset of the convention's options (GET /v1/conventions)")
+    rated: bool = Field(
+        default=False,
+        description="the table counts for its players' ratings once it has finished with every seat a registered player "
+        "(docs/ratings.md); off unless asked (a tournament's tables ask for it)",
+    )
 
     example = {
         "players": ["Anna", "Boris", "Vera"],
@@ -71,6 +78,7 @@ class PublicTable(Answer):
     title: str | None = Field(description="set with PATCH; null when untitled")
     archived: bool = Field(description="an archived table refuses deals (409) and leaves GET /v1/tables unless ?status=archived")
     rules_version: int = Field(description="the version of the rule table the table is scored under (docs/rules.md)")
+    rated: bool = Field(description="the table counts for its players' ratings once finished (docs/ratings.md)")
     sheet: Sheet
 
     @classmethod
@@ -89,6 +97,7 @@ class PublicTable(Answer):
             "title": table.title,
             "archived": table.archived,
             "rules_version": table.rules_version,
+            "rated": table.rated,
             "sheet": Sheet.of(table),
         }
 
@@ -137,10 +146,15 @@ class SettlementOut(Answer):
     stake_text: str = absent_when_none(description='?stake= as a decimal: "0.5"')
     players: list[SettlementPlayer]
     transfers: list[TransferOut] = Field(description="the fewest payments that settle all balances")
+    rating: list[SeatRatingOut] = absent_when_none(
+        description="a finished rated table's change to each seat's rating (the pool of every convention; docs/ratings.md)"
+    )
 
     @classmethod
-    def of(cls, table: TableInfo, result: Settlement, stake: Fraction | None) -> "SettlementOut":
-        given: dict[str, str] = {}
+    def of(cls, table: TableInfo, result: Settlement, stake: Fraction | None, rating: TableRating | None = None) -> "SettlementOut":
+        given: dict[str, Any] = {}
+        if rating is not None:
+            given["rating"] = SeatRatingOut.all_of(rating)
         if stake is not None:
             given = {"stake_exact": amounts.exact_text(stake), "stake_text": amounts.decimal_text(stake)}
         return cls(

@@ -19,6 +19,7 @@ from app.kit.db.engine import LoopReadUnavailable
 from app.kit.etags import check_if_match, checked_table_id, sheet_etag
 from app.kit.changes import announce
 from app.kit.repository import lock_owner
+from app.ratings import service as ratings
 from app.players.service import SeatLink, check_links, link_seats, player_name
 from app.rules import RULES_VERSION, FieldError, InvalidTable, TableState, make_rules, settle
 from app.tables import repository as repo
@@ -65,6 +66,7 @@ def create_table(
     pool_target: int | None = None,
     first_dealer: int = 0,
     options: dict[str, Any] | None = None,
+    rated: bool = False,
     limits: Limits = DEFAULT_LIMITS,
 ) -> TableInfo:
     errors: list[FieldError] = []
@@ -100,6 +102,7 @@ def create_table(
         rules_version=RULES_VERSION,
         deal_count=0,
         revision=0,
+        rated=rated,
     )
     with db.write() as session:
         make_room_for_a_table(session, owner, limits)
@@ -228,6 +231,8 @@ def delete_table(db: Database, owner: str, table_id: str, *, if_match: str | Non
     with db.write() as session:
         row = repo.load_table(session, owner, table_id, lock=True)
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        if row.rated:  # its players' ratings are made again without it, from its place on
+            ratings.on_table_changed(session, row.id, None)
         repo.delete_table(session, row.id)
         announce(session, row.id, row.owner, row.revision + 1, "table.deleted")
 

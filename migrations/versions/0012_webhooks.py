@@ -1,7 +1,7 @@
 """webhooks: endpoints, the tables they are limited to, the outbox of deliveries, their attempts
 
 Revision ID: 0012
-Revises: 0009
+Revises: 0011
 Create Date: 2026-12-02 07:00:00
 
 An owner's webhook endpoints (``webhook_endpoints``, and ``webhook_endpoint_tables`` for an
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 
 revision: str = '0012'
-down_revision: Union[str, None] = '0009'
+down_revision: Union[str, None] = '0011'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

@@ -8,19 +8,22 @@ It creates a Sochi table, posts three deals (each with an Idempotency-Key and th
 in If-Match, and retries the third with the same key), reads the sheet twice (the second read
 is a 304), undoes the third deal and reads the settlement, then renames a player and titles
 the table, and lists the key's tables (again with the page's ETag: a 304); then a player's
-statistics: a registered player at a second table, one deal, their stats. It prints one line
-per call.
+statistics: a registered player at a second table, one deal, their stats; then a rated table
+of three registered players played to the end (its settlement shows their new ratings) and
+the leaderboard read two players a page. It prints one line per call.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from urllib.parse import parse_qs, urlsplit
 from typing import Any, NoReturn
 
 from prefscore_client import AuthenticatedClient
 from prefscore_client.api.deals import post_deal, undo_deal
 from prefscore_client.api.players import create_player, get_player_stats
+from prefscore_client.api.ratings import get_leaderboard
 from prefscore_client.api.tables import create_table, get_settlement, get_sheet, list_tables, update_table
 from prefscore_client.models import (
     AllpassDeal,
@@ -29,6 +32,9 @@ from prefscore_client.models import (
     ContractDealDefenders,
     ContractDealTricks,
     DealWithSheet,
+    LeaderboardOut,
+    MisereDeal,
+    MisereDealTricks,
     PlayerCreate,
     PlayerStatsOut,
     RegisteredPlayer,
@@ -157,10 +163,62 @@ def main() -> None:
     unchanged = list_tables.sync_detailed(client=client, if_none_match=etag_of("listTables", listed))
     print(f"listTables (If-None-Match): {unchanged.status_code.value}")
 
-    player_stats(client)
+    gleb = player_stats(client)
+    leaderboard(client, gleb)
 
 
-def player_stats(client: AuthenticatedClient) -> None:
+def leaderboard(client: AuthenticatedClient, gleb: RegisteredPlayer) -> None:
+    """Gleb, Iva and Lev at a rated Sochi table to 4, the README's pulka: Lev first (+50),
+    Gleb second (-12), Iva third (-38); then the leaderboard, two players a page."""
+    seats: list[SeatIn | str] = [SeatIn(name="Gleb", player=gleb.id)]
+    for name in ("Iva", "Lev"):
+        made = create_player.sync_detailed(client=client, body=PlayerCreate(name=name))
+        if not isinstance(made.parsed, RegisteredPlayer):
+            refused("createPlayer", made)
+        print(f"createPlayer: {made.status_code.value} {made.parsed.name}")
+        seats.append(SeatIn(name=name, player=made.parsed.id))
+    created = create_table.sync_detailed(
+        client=client, body=TableCreate(players=seats, convention="sochi", pool_target=4, rated=True)
+    )
+    if not isinstance(created.parsed, TableOut):
+        refused("createTable (rated)", created)
+    table = created.parsed
+    print(f"createTable (rated): {created.status_code.value} rated={str(table.rated).lower()}")
+    pulka = [
+        ContractDeal(declarer=1, contract="6S", defenders=ContractDealDefenders.from_dict({"0": "pass", "2": "pass"})),
+        AllpassDeal(tricks=AllpassDealTricks.from_dict({"0": 2, "1": 5, "2": 3})),
+        ContractDeal(
+            declarer=0,
+            contract="7H",
+            defenders=ContractDealDefenders.from_dict({"1": "whist", "2": "pass"}),
+            tricks=ContractDealTricks.from_dict({"0": 7, "1": 3, "2": 0}),
+        ),
+        MisereDeal(declarer=2, tricks=MisereDealTricks.from_dict({"2": 0})),
+    ]
+    for deal in pulka:
+        posted = post_deal.sync_detailed(table.id, client=client, body=deal)
+        if not isinstance(posted.parsed, DealWithSheet):
+            refused("postDeal (rated)", posted)
+    settled = get_settlement.sync_detailed(table.id, client=client)
+    if not isinstance(settled.parsed, SettlementOut) or not isinstance(settled.parsed.rating, list):
+        refused("getSettlement (rated)", settled)
+    names = {p.seat: p.name for p in settled.parsed.players}
+    moved = ", ".join(f"{names[r.seat]} {r.before.mu:.2f}->{r.after.mu:.2f}" for r in settled.parsed.rating)
+    print(f"getSettlement (rated): {settled.status_code.value} final={str(settled.parsed.final).lower()}, {moved}")
+    after: str | None = None
+    for page in ("", " (next)"):
+        board = get_leaderboard.sync_detailed(client=client, limit=2, **({"after": after} if after else {}))
+        if not isinstance(board.parsed, LeaderboardOut):
+            refused(f"getLeaderboard{page}", board)
+        standings = ", ".join(f"{s.name} {s.rating.ordinal:.2f}" for s in board.parsed.items)
+        nxt = board.parsed.next_
+        print(f"getLeaderboard{page}: {board.status_code.value} {standings}, {'more' if nxt else 'last'}")
+        if not nxt:
+            break
+        after = parse_qs(urlsplit(nxt).query)["after"][0]
+
+
+def player_stats(client: AuthenticatedClient) -> RegisteredPlayer:
     """A registered player at a new table: Gleb (seat 0) plays 6 spades, both others pass."""
     made = create_player.sync_detailed(client=client, body=PlayerCreate(name="Gleb"))
     if not isinstance(made.parsed, RegisteredPlayer):
@@ -181,6 +239,7 @@ def player_stats(client: AuthenticatedClient) -> None:
     stats = got.parsed
     games = ", ".join(f"{d.kind} {d.level} made {d.made} failed {d.failed}" for d in stats.declared)
     print(f"getPlayerStats: {got.status_code.value} {stats.player.name}: {stats.tables} tables, {stats.deals} deals, {games}")
+    return gleb
 
 
 if __name__ == "__main__":

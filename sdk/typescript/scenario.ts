@@ -10,7 +10,9 @@
 // second read is a 304), undoes the third deal and reads the settlement, then renames a
 // player and titles the table, and lists the key's tables (again with the page's ETag: a
 // 304); then a player's statistics: a registered player at a second table, one deal, their
-// stats. It prints one line per call.
+// stats; then a rated table of three registered players played to the end (its settlement
+// shows their new ratings) and the leaderboard read two players a page. It prints one line
+// per call.
 import createClient from "openapi-fetch";
 import type { components, operations, paths } from "./schema.js";
 
@@ -175,3 +177,57 @@ console.log(
   `getPlayerStats: ${got.response.status} ${stats.player.name}: ${stats.tables} tables, ${stats.deals} deals, ` +
     stats.declared.map((d) => `${d.kind} ${d.level} made ${d.made} failed ${d.failed}`).join(", "),
 );
+
+// Ratings: Gleb, Iva and Lev at a rated Sochi table to 4 play the README's pulka (Lev first
+// with +50, Gleb second with -12, Iva third with -38); then the leaderboard, two a page.
+const rated: Array<{ name: string; player: string }> = [{ name: "Gleb", player: gleb.id }];
+for (const name of ["Iva", "Lev"]) {
+  const registered = await api.POST("/v1/players", { body: { name } });
+  if (registered.data === undefined) refused("createPlayer", registered.response, registered.error);
+  console.log(`createPlayer: ${registered.response.status} ${registered.data.name}`);
+  rated.push({ name, player: registered.data.id });
+}
+const ratedTable = await api.POST("/v1/tables", {
+  body: { players: rated, convention: "sochi", pool_target: 4, rated: true },
+});
+if (ratedTable.data === undefined) refused("createTable (rated)", ratedTable.response, ratedTable.error);
+console.log(`createTable (rated): ${ratedTable.response.status} rated=${ratedTable.data.rated}`);
+const pulka: DealInput[] = [
+  { type: "contract", declarer: 1, contract: "6S", defenders: { "0": "pass", "2": "pass" } },
+  { type: "allpass", tricks: { "0": 2, "1": 5, "2": 3 } },
+  { type: "contract", declarer: 0, contract: "7H", defenders: { "1": "whist", "2": "pass" }, tricks: { "0": 7, "1": 3, "2": 0 } },
+  { type: "misere", declarer: 2, tricks: { "2": 0 } },
+];
+for (const deal of pulka) {
+  const posted = await api.POST("/v1/tables/{table_id}/deals", {
+    params: { path: { table_id: ratedTable.data.id } },
+    body: deal,
+  });
+  if (posted.data === undefined) refused("postDeal (rated)", posted.response, posted.error);
+}
+const ratedSettled = await api.GET("/v1/tables/{table_id}/settlement", {
+  params: { path: { table_id: ratedTable.data.id } },
+});
+if (ratedSettled.data === undefined || ratedSettled.data.rating === undefined) {
+  refused("getSettlement (rated)", ratedSettled.response, ratedSettled.error);
+}
+const seatNames = new Map(ratedSettled.data.players.map((p) => [p.seat, p.name]));
+console.log(
+  `getSettlement (rated): ${ratedSettled.response.status} final=${ratedSettled.data.final}, ` +
+    ratedSettled.data.rating
+      .map((r) => `${seatNames.get(r.seat)} ${r.before.mu.toFixed(2)}->${r.after.mu.toFixed(2)}`)
+      .join(", "),
+);
+let after: string | undefined;
+for (const page of ["", " (next)"]) {
+  const board = await api.GET("/v1/ratings", { params: { query: { limit: 2, ...(after ? { after } : {}) } } });
+  if (board.data === undefined) refused(`getLeaderboard${page}`, board.response, board.error);
+  const next = board.data.next;
+  console.log(
+    `getLeaderboard${page}: ${board.response.status} ` +
+      board.data.items.map((s) => `${s.name} ${s.rating.ordinal.toFixed(2)}`).join(", ") +
+      `, ${next ? "more" : "last"}`,
+  );
+  if (!next) break;
+  after = new URL(next, baseUrl).searchParams.get("after") ?? undefined;
+}

@@ -180,6 +180,17 @@ EXPECTED_PLAYER_STATS = [
     "createPlayer: 201 Gleb",
     "getPlayerStats: 200 Gleb: 1 tables, 1 deals, contract 6 made 1 failed 0",
 ]
+# Then ratings: Gleb, Iva and Lev at a rated table play the README's pulka (Lev +50 first, Gleb
+# -12 second, Iva -38 third): the Plackett-Luce update of three new players (docs/ratings.md)
+# gives mu 27.87, 25.72, 21.41 and ordinals 3.25, 1.54, -2.76; the leaderboard, two a page.
+EXPECTED_RATINGS = [
+    "createPlayer: 201 Iva",
+    "createPlayer: 201 Lev",
+    "createTable (rated): 201 rated=true",
+    "getSettlement (rated): 200 final=true, Gleb 25.00->25.72, Iva 25.00->21.41, Lev 25.00->27.87",
+    "getLeaderboard: 200 Lev 3.25, Gleb 1.54, more",
+    "getLeaderboard (next): 200 Iva -2.76, last",
+]
 
 
 def check_transcript(live: Live, key: str, output: str) -> None:
@@ -191,7 +202,7 @@ def check_transcript(live: Live, key: str, output: str) -> None:
     prefix = "createTable: 201 table "
     assert first.startswith(prefix) and first.endswith(": sochi to 10, players Anna,Boris,Vera"), first
     table_id = first[len(prefix):].split(":")[0]
-    assert lines[1:] == EXPECTED_AFTER_CREATE + EXPECTED_PLAYER_STATS, "\n".join(lines)
+    assert lines[1:] == EXPECTED_AFTER_CREATE + EXPECTED_PLAYER_STATS + EXPECTED_RATINGS, "\n".join(lines)
     # The settlement line (read before the rename: the names are the first ones) is what the
     # server answers, but for Vera's new name.
     settled = next(line for line in lines if line.startswith("getSettlement:"))
@@ -209,6 +220,7 @@ SCENARIO_OPERATIONS = (
     "listTables",
     "createPlayer",
     "getPlayerStats",
+    "getLeaderboard",
 )
 
 

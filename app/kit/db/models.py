@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Double, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.sql.expression import false
 
@@ -58,6 +58,9 @@ class TableRow(Base):
     note: Mapped[str | None] = mapped_column(String(2000), nullable=True)
     # Set while the table is archived: it refuses deals and leaves the listing unless asked.
     archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # The table counts for its players' ratings once it has finished with every seat a
+    # registered player (app/ratings; migration 0011). Off unless the owner asks.
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class DealRow(Base):
@@ -265,3 +268,64 @@ class WebhookAttemptRow(Base):
     status: Mapped[int | None] = mapped_column(Integer, nullable=True)
     duration_ms: Mapped[int] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(String(500), nullable=True)
+
+
+class RatedTableRow(Base):
+    """A finished rated table as its players' ratings took it (app/ratings): its place in the
+    owner's finishing order (``seq``) and its outcome, each seat's player and exact balance.
+    ``stamp`` is bumped whenever the table's rating changes are written again (a correction
+    of an earlier table re-rates it), for the settlement's ETag."""
+
+    __tablename__ = "rated_tables"
+    __table_args__ = (UniqueConstraint("owner", "seq"),)
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    convention: Mapped[str] = mapped_column(String(32))
+    seq: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[list[Any]] = mapped_column(JSON)  # [[player_id, balance "p/q" or int text], ...] by seat
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    stamp: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RatingChangeRow(Base):
+    """What one rated table did to one player's rating in one pool: the rating before and
+    after (the floats of the rating model, stored as they are: double precision), and the
+    player's rated tables in that pool after it. ``pool`` is "" for the owner's pool of every
+    convention, else the convention's name."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        UniqueConstraint("table_id", "pool", "player_id"),
+        Index("ix_rating_changes_owner_pool_seq", "owner", "pool", "seq"),
+        Index("ix_rating_changes_player_id_pool_seq", "player_id", "pool", "seq"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    pool: Mapped[str] = mapped_column(String(32))
+    seq: Mapped[int] = mapped_column(Integer)
+    table_id: Mapped[str] = mapped_column(String(32))
+    player_id: Mapped[str] = mapped_column(String(32))
+    mu_before: Mapped[float] = mapped_column(Double)
+    sigma_before: Mapped[float] = mapped_column(Double)
+    mu: Mapped[float] = mapped_column(Double)
+    sigma: Mapped[float] = mapped_column(Double)
+    games: Mapped[int] = mapped_column(Integer)
+
+
+class PlayerRatingRow(Base):
+    """A player's current rating in one pool: the last of their ``rating_changes`` there,
+    kept apart so that the leaderboard is one index range (owner, pool, ordinal, id)."""
+
+    __tablename__ = "player_ratings"
+    __table_args__ = (Index("ix_player_ratings_owner_pool_ordinal", "owner", "pool", "ordinal", "player_id"),)
+
+    pool: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    mu: Mapped[float] = mapped_column(Double)
+    sigma: Mapped[float] = mapped_column(Double)
+    ordinal: Mapped[float] = mapped_column(Double)  # mu - 3 sigma
+    games: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(Integer)  # the finishing order of the player's last rated table here

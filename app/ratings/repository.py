@@ -1,0 +1,370 @@
+"""The ratings' SQL: the owner's ratings lock, the rated tables in finishing order, each
+table's changes to its players' ratings, the current ratings and the leaderboard's keyset
+range. Every function runs in the caller's unit of work (a Session or a Connection); the
+hot path's statements (a table finishing) are built once."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, text, tuple_, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from app.kit.db import PlayerRatingRow, PlayerRow, PlayerTableRow, RatedTableRow, RatingChangeRow, TableRow
+
+_RATED = RatedTableRow.__table__
+_CHANGES = RatingChangeRow.__table__
+_CURRENT = PlayerRatingRow.__table__
+_PLAYERS = PlayerRow.__table__
+_SEATS = PlayerTableRow.__table__
+_TABLES = TableRow.__table__
+# An IN list is read in chunks of this many ids.
+CHUNK = 500
+
+Unit = Session | Connection
+
+_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:name, 24))")
+
+
+def lock_pools(conn: Unit, owner: str) -> None:
+    """Serialise the rating writes of one owner: two tables finishing at once with a player in
+    common must not both start from the same rating. SQLite: the writer holds the database.
+    PostgreSQL: a transaction-scoped advisory lock of its own (not the registrations')."""
+    if _dialect(conn) == "postgresql":
+        conn.execute(_LOCK, {"name": f"ratings {owner}"})
+
+
+_NEXT_SEQ = select(func.coalesce(func.max(_RATED.c.seq), 0) + 1).where(_RATED.c.owner == bindparam("owner"))
+_INSERT_RATED = insert(_RATED)
+_INSERT_CHANGES = insert(_CHANGES)
+
+
+def next_seq(conn: Unit, owner: str) -> int:
+    return conn.execute(_NEXT_SEQ, {"owner": owner}).scalar_one()
+
+
+# A finished table rated last: its place is the owner's next, taken in the insert itself.
+_INSERT_LAST = (
+    insert(_RATED)
+    .values(
+        table_id=bindparam("table_id"),
+        owner=bindparam("owner"),
+        convention=bindparam("convention"),
+        seq=_NEXT_SEQ.scalar_subquery(),
+        outcome=bindparam("outcome"),
+        finished_at=bindparam("finished_at"),
+        stamp=0,
+    )
+    .returning(_RATED.c.seq)
+)
+
+
+def insert_last(conn: Unit, table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any) -> int:
+    """Rate a table last in its owner's finishing order; its place."""
+    params = {"table_id": table_id, "owner": owner, "convention": convention, "outcome": outcome, "finished_at": finished_at}
+    return conn.execute(_INSERT_LAST, params).scalar_one()
+
+
+def insert_rated(conn: Unit, rows: list[dict[str, Any]]) -> None:
+    """Rated tables: table_id, owner, convention, seq, outcome, finished_at, stamp."""
+    if rows:
+        conn.execute(_INSERT_RATED, rows)
+
+
+_CHANGE_FIELDS = ("owner", "pool", "seq", "table_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "games")
+_CURRENT_FIELDS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
+_PG_TYPES = {"owner": "text", "pool": "text", "table_id": "text", "player_id": "text", "seq": "integer", "games": "integer",
+             "mu_before": "float8", "sigma_before": "float8", "mu": "float8", "sigma": "float8", "ordinal": "float8"}
+
+
+def _pg_unnest(table: str, fields: tuple[str, ...], tail: str = "") -> Any:
+    """PostgreSQL: many rows as one statement of one array per column (``unnest``), built once:
+    one round trip where an executemany makes one per row, and a text the driver prepares once."""
+    arrays = ", ".join(f"CAST(:{f} AS {_PG_TYPES[f]}[])" for f in fields)
+    return text(f"INSERT INTO {table} ({', '.join(fields)}) SELECT * FROM unnest({arrays}){tail}")
+
+
+_PG_CHANGES = _pg_unnest("rating_changes", _CHANGE_FIELDS)
+_PG_CURRENT = _pg_unnest(
+    "player_ratings",
+    _CURRENT_FIELDS,
+    " ON CONFLICT (pool, player_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in ("mu", "sigma", "ordinal", "games", "seq")),
+)
+
+
+def _columns(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> dict[str, list[Any]]:
+    return {f: [r[f] for r in rows] for f in fields}
+
+
+def insert_changes(conn: Unit, rows: list[dict[str, Any]]) -> None:
+    """Rating changes: owner, pool, seq, table_id, player_id, mu_before, sigma_before, mu, sigma, games."""
+    if not rows:
+        return
+    if _dialect(conn) == "postgresql":
+        conn.execute(_PG_CHANGES, _columns(rows, _CHANGE_FIELDS))
+    else:
+        conn.execute(_INSERT_CHANGES, rows)
+
+
+def _upsert(dialect: str) -> Any:
+    make = pg_insert if dialect == "postgresql" else sqlite_insert
+    stmt = make(_CURRENT)
+    return stmt.on_conflict_do_update(
+        index_elements=[_CURRENT.c.pool, _CURRENT.c.player_id],
+        set_={c: stmt.excluded[c] for c in ("mu", "sigma", "ordinal", "games", "seq")},
+    )
+
+
+_UPSERT = {d: _upsert(d) for d in ("postgresql", "sqlite")}
+
+
+def _dialect(conn: Unit) -> str:
+    return conn.get_bind().dialect.name if isinstance(conn, Session) else conn.dialect.name
+
+
+def write_current(conn: Unit, rows: list[dict[str, Any]]) -> None:
+    """Current ratings, inserted or replaced: pool, player_id, owner, mu, sigma, ordinal, games, seq."""
+    if not rows:
+        return
+    if _dialect(conn) == "postgresql":  # one row per player and pool, as ON CONFLICT requires
+        conn.execute(_PG_CURRENT, _columns(rows, _CURRENT_FIELDS))
+    else:
+        conn.execute(_UPSERT["sqlite"], rows)
+
+
+_CURRENT_COLUMNS_READ = (_CURRENT.c.pool, _CURRENT.c.player_id, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games)
+_CURRENT_OF = select(*_CURRENT_COLUMNS_READ).where(
+    _CURRENT.c.pool.in_(bindparam("pools", expanding=True)), _CURRENT.c.player_id.in_(bindparam("ids", expanding=True))
+)
+# A finished table's players in its two pools, with a parameter per seat: built once for three
+# seats and for four (an expanding IN list is rendered again at each execution).
+_SEATED_CURRENT = {
+    seats: select(*_CURRENT_COLUMNS_READ).where(
+        _CURRENT.c.pool.in_([bindparam("pool_all"), bindparam("pool_convention")]),
+        _CURRENT.c.player_id.in_([bindparam(f"p{s}") for s in range(seats)]),
+    )
+    for seats in (3, 4)
+}
+
+
+def current(conn: Unit, pools: Iterable[str], player_ids: Iterable[str]) -> dict[tuple[str, str], Row]:
+    """The current ratings of these players in these pools, by (pool, player id)."""
+    pools, ids = list(pools), list(player_ids)
+    if len(pools) == 2 and len(ids) in _SEATED_CURRENT:
+        params = {"pool_all": pools[0], "pool_convention": pools[1], **{f"p{s}": p for s, p in enumerate(ids)}}
+        rows = conn.execute(_SEATED_CURRENT[len(ids)], params).all()
+    else:
+        rows = conn.execute(_CURRENT_OF, {"pools": pools, "ids": ids}).all()
+    return {(r.pool, r.player_id): r for r in rows}
+
+
+def rated_row(conn: Unit, table_id: str) -> Row | None:
+    return conn.execute(select(_RATED).where(_RATED.c.table_id == table_id)).one_or_none()
+
+
+def set_outcome(conn: Unit, table_id: str, outcome: list[Any]) -> None:
+    conn.execute(update(_RATED).where(_RATED.c.table_id == table_id).values(outcome=outcome))
+
+
+def delete_rated(conn: Unit, table_id: str) -> None:
+    conn.execute(delete(_RATED).where(_RATED.c.table_id == table_id))
+
+
+def _in_pool(query: Any, pool: str) -> Any:
+    return query if pool == "" else query.where(_RATED.c.convention == pool)
+
+
+def rated_from(conn: Unit, owner: str, pool: str, seq: int) -> list[Row]:
+    """The owner's rated tables of ``pool`` from place ``seq`` of the finishing order on, in order."""
+    query = select(_RATED.c.table_id, _RATED.c.convention, _RATED.c.seq, _RATED.c.outcome).where(
+        _RATED.c.owner == owner, _RATED.c.seq >= seq
+    )
+    return list(conn.execute(_in_pool(query, pool).order_by(_RATED.c.seq)).all())
+
+
+def players_changed_from(conn: Unit, owner: str, pool: str, seq: int) -> set[str]:
+    return set(
+        conn.execute(
+            select(_CHANGES.c.player_id).where(_CHANGES.c.owner == owner, _CHANGES.c.pool == pool, _CHANGES.c.seq >= seq).distinct()
+        ).scalars()
+    )
+
+
+def delete_changes_from(conn: Unit, owner: str, pool: str, seq: int) -> None:
+    conn.execute(delete(_CHANGES).where(_CHANGES.c.owner == owner, _CHANGES.c.pool == pool, _CHANGES.c.seq >= seq))
+
+
+def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row]:
+    """Each player's latest stored change in ``pool`` (mu, sigma, games, seq): their rating as it stands."""
+    found: dict[str, Row] = {}
+    ids = sorted(set(player_ids))
+    later = _CHANGES.alias("later")
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        newest = (
+            select(func.max(later.c.seq))
+            .where(later.c.pool == pool, later.c.player_id == _CHANGES.c.player_id)
+            .scalar_subquery()
+        )
+        rows = conn.execute(
+            select(_CHANGES.c.player_id, _CHANGES.c.mu, _CHANGES.c.sigma, _CHANGES.c.games, _CHANGES.c.seq).where(
+                _CHANGES.c.pool == pool, _CHANGES.c.player_id.in_(chunk), _CHANGES.c.seq == newest
+            )
+        ).all()
+        found.update((r.player_id, r) for r in rows)
+    return found
+
+
+def delete_current(conn: Unit, pool: str, player_ids: Iterable[str]) -> None:
+    ids = sorted(set(player_ids))
+    for start in range(0, len(ids), CHUNK):
+        conn.execute(delete(_CURRENT).where(_CURRENT.c.pool == pool, _CURRENT.c.player_id.in_(ids[start : start + CHUNK])))
+
+
+def bump_stamps(conn: Unit, owner: str, seq: int) -> None:
+    """The tables from place ``seq`` on were rated again: their settlement's ETag moves."""
+    conn.execute(update(_RATED).where(_RATED.c.owner == owner, _RATED.c.seq >= seq).values(stamp=_RATED.c.stamp + 1))
+
+
+# --- reads -----------------------------------------------------------------------------------
+
+
+def owned_players(conn: Unit, owner: str, player_ids: Iterable[str]) -> set[str]:
+    """Which of these ids are ``owner``'s registered players."""
+    ids = list(player_ids)
+    return set(conn.execute(select(_PLAYERS.c.id).where(_PLAYERS.c.owner == owner, _PLAYERS.c.id.in_(ids))).scalars())
+
+
+def rating_of(conn: Unit, pool: str, player_id: str) -> Row | None:
+    return conn.execute(
+        select(_CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games).where(_CURRENT.c.pool == pool, _CURRENT.c.player_id == player_id)
+    ).one_or_none()
+
+
+def history(conn: Unit, pool: str, player_id: str, *, before: int | None, rows: int) -> list[Row]:
+    """The player's changes in ``pool``, the latest first, those before place ``before`` when given."""
+    query = (
+        select(
+            _CHANGES.c.seq,
+            _CHANGES.c.table_id,
+            _CHANGES.c.mu_before,
+            _CHANGES.c.sigma_before,
+            _CHANGES.c.mu,
+            _CHANGES.c.sigma,
+            _CHANGES.c.games,
+            _RATED.c.finished_at,
+        )
+        .join(_RATED, _RATED.c.table_id == _CHANGES.c.table_id)
+        .where(_CHANGES.c.pool == pool, _CHANGES.c.player_id == player_id)
+    )
+    if before is not None:
+        query = query.where(_CHANGES.c.seq < before)
+    return list(conn.execute(query.order_by(_CHANGES.c.seq.desc()).limit(rows)).all())
+
+
+_BOARD = select(
+    _CURRENT.c.player_id, _PLAYERS.c.name, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.ordinal, _CURRENT.c.games
+).join(_PLAYERS, _PLAYERS.c.id == _CURRENT.c.player_id)
+
+
+def leaderboard(conn: Unit, owner: str, pool: str, *, after: tuple[float, str] | None, rows: int) -> list[Row]:
+    """At most ``rows`` of the pool's ratings by ordinal, the highest first (ties by player id, descending),
+    those after ``after`` (ordinal, id) when given: one range of the (owner, pool, ordinal, id) index."""
+    query = _BOARD.where(_CURRENT.c.owner == owner, _CURRENT.c.pool == pool)
+    if after is not None:
+        # One row-value comparison: the index range starts right after the cursor.
+        query = query.where(tuple_(_CURRENT.c.ordinal, _CURRENT.c.player_id) < tuple_(*after))
+    return list(conn.execute(query.order_by(_CURRENT.c.ordinal.desc(), _CURRENT.c.player_id.desc()).limit(rows)).all())
+
+
+def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row]:
+    """A rated table's changes in ``pool``: player_id, mu_before, sigma_before, mu, sigma, games."""
+    return list(
+        conn.execute(
+            select(
+                _CHANGES.c.player_id, _CHANGES.c.mu_before, _CHANGES.c.sigma_before, _CHANGES.c.mu, _CHANGES.c.sigma, _CHANGES.c.games
+            ).where(_CHANGES.c.table_id == table_id, _CHANGES.c.pool == pool)
+        ).all()
+    )
+
+
+def rated_stamp(conn: Unit, table_id: str) -> int | None:
+    return conn.execute(select(_RATED.c.stamp).where(_RATED.c.table_id == table_id)).scalar_one_or_none()
+
+
+# --- the rebuild -----------------------------------------------------------------------------
+
+
+def owners(conn: Unit) -> list[str]:
+    """Every owner with a rated table, or a rating stored."""
+    found = set(conn.execute(select(_TABLES.c.owner).where(_TABLES.c.rated.is_(True)).distinct()).scalars())
+    found |= set(conn.execute(select(_RATED.c.owner).distinct()).scalars())
+    found |= set(conn.execute(select(_CURRENT.c.owner).distinct()).scalars())
+    return sorted(found)
+
+
+def rateable_seats(conn: Unit, owner: str) -> list[Row]:
+    """Every seat row of the owner's rated tables: table id, convention, the table's number of
+    seats, updated_at, seat, player id, finished, balance."""
+    return list(
+        conn.execute(
+            select(
+                _TABLES.c.id,
+                _TABLES.c.convention,
+                func.json_array_length(_TABLES.c.players).label("seats"),
+                _TABLES.c.updated_at,
+                _SEATS.c.seat,
+                _SEATS.c.player_id,
+                _SEATS.c.finished,
+                _SEATS.c.balance,
+            )
+            .join(_SEATS, _SEATS.c.table_id == _TABLES.c.id)
+            .where(_TABLES.c.owner == owner, _TABLES.c.rated.is_(True))
+            .order_by(_TABLES.c.id, _SEATS.c.seat)
+        ).all()
+    )
+
+
+def all_rated(conn: Unit, owner: str) -> list[Row]:
+    return list(conn.execute(select(_RATED).where(_RATED.c.owner == owner).order_by(_RATED.c.seq)).all())
+
+
+def all_changes(conn: Unit, owner: str) -> list[Row]:
+    return list(conn.execute(select(_CHANGES).where(_CHANGES.c.owner == owner)).all())
+
+
+def all_current(conn: Unit, owner: str) -> list[Row]:
+    return list(conn.execute(select(_CURRENT).where(_CURRENT.c.owner == owner)).all())
+
+
+def _bulk_insert(conn: Unit, table: Any, rows: list[dict[str, Any]], columns: tuple[str, ...]) -> None:
+    """Many rows of plain values (no JSON) in one executemany of the driver's own: a rebuild
+    writes hundreds of thousands, and SQLAlchemy's parameter processing per row cost more
+    than the database's insert."""
+    if not rows:
+        return
+    connection = conn.connection() if isinstance(conn, Session) else conn
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})"
+    connection.exec_driver_sql(sql, [tuple(r[c] for c in columns) for r in rows])
+
+
+_CHANGE_COLUMNS = ("owner", "pool", "seq", "table_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "games")
+_CURRENT_COLUMNS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
+
+
+def insert_all(conn: Unit, rated: list[dict[str, Any]], changes: list[dict[str, Any]], current: list[dict[str, Any]]) -> None:
+    """Every rating row of an owner, written anew (the rebuild, after ``forget_owner``)."""
+    insert_rated(conn, rated)
+    _bulk_insert(conn, _CHANGES, changes, _CHANGE_COLUMNS)
+    _bulk_insert(conn, _CURRENT, current, _CURRENT_COLUMNS)
+
+
+def forget_owner(conn: Unit, owner: str) -> None:
+    """Every rating row of the owner (the rebuild writes them all again)."""
+    conn.execute(delete(_CHANGES).where(_CHANGES.c.owner == owner))
+    conn.execute(delete(_CURRENT).where(_CURRENT.c.owner == owner))
+    conn.execute(delete(_RATED).where(_RATED.c.owner == owner))
