@@ -8,8 +8,18 @@ const CACHE = "prefscore-score-v1:" + SCOPE;
 const PAGE = SCOPE;  // one copy of the page, whatever its ?lang=
 const KEPT = [SCOPE + "/manifest.webmanifest", SCOPE + "/icon.svg"];
 
+async function keepFirstCopies() {
+  // the page as the phone opened it (its language), so that it opens offline from the start
+  const cache = await caches.open(CACHE);
+  await cache.addAll(KEPT).catch(() => undefined);
+  const pages = await self.clients.matchAll({type: "window", includeUncontrolled: true});
+  const page = pages.map(c => new URL(c.url)).find(u => u.pathname === SCOPE);
+  const answer = await fetch(page ? page.href : SCOPE, {cache: "no-store"}).catch(() => null);
+  if (answer && answer.ok) await cache.put(PAGE, answer);
+}
+
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then(c => c.addAll(KEPT)).catch(() => undefined).then(() => self.skipWaiting()));
+  event.waitUntil(keepFirstCopies().catch(() => undefined).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {
