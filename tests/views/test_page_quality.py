@@ -113,16 +113,21 @@ def _ready(driver) -> None:
         or d.find_element("tag name", "body").get_attribute("data-live") in ("stream", "poll"))
 
 
+RUNS = 3  # Lighthouse's own advice: the median of a few runs, its performance score varies
+
+
 @pytest.mark.parametrize("page", ["score", "shared"])
 def test_lighthouse_on_a_throttled_phone(tools, live_url, api, page):
     table = _table(api)
     url = live_url + (link(api, table["id"]) if page == "score" else f"/shared/{table['share_token']}") + "?lang=ru"
-    figures = lighthouse(tools, url, page)
-    print(f"lighthouse {page}: {figures}")
-    assert figures["accessibility"] == 100, figures
-    assert figures["best-practices"] >= 95, figures
-    assert figures["performance"] >= 90, figures
-    assert figures["cls"] <= 0.1, figures
+    runs = [lighthouse(tools, url, f"{page}-{i}") for i in range(1, RUNS + 1)]
+    print(f"lighthouse {page}: {runs}")
+    for figures in runs:  # each run: these do not depend on the machine's speed
+        assert figures["accessibility"] == 100, figures
+        assert figures["best-practices"] >= 95, figures
+        assert figures["cls"] <= 0.1, figures
+    performance = sorted(f["performance"] for f in runs)[RUNS // 2]
+    assert performance >= 90, runs
 
 
 @pytest.mark.parametrize("page", ["score", "shared"])
