@@ -113,7 +113,7 @@ WORDS = (
     N_("Fix"),
     N_("No connection: an undo or a correction needs the network."),
     N_("No connection: deals entered are kept on this phone and sent when the network is back."),
-    N_("No connection: {n} deals kept on this phone, sent as soon as the network is back."),
+    N_("No connection. Deals kept on this phone: {n}; they are sent as soon as the network is back."),
     N_("No."),
     N_("The points beyond the closed pool close the pool of"),
     N_("Undo"),
