@@ -145,3 +145,16 @@ def test_a_passer_s_tricks_change_nothing_unless_closed(api, single_whister, sam
                                     "defenders": {"2": "whist", "0": "pass"}, "tricks": split})
         entries.append(sorted(json.dumps(e, sort_keys=True) for e in answer["deal"]["entries"]))
     assert (entries[0] == entries[1]) is same
+
+
+def test_every_word_of_the_script_is_in_russian():
+    """Each word the script writes (W("…"), the page's data-w) is handed to it and has its
+    Russian, refusals included: nothing reaches a Russian page in English."""
+    from importlib import resources
+
+    source = resources.files("app.scorer").joinpath("templates", "score.html").read_text(encoding="utf-8")
+    used = set(re.findall(r'\bW\("((?:[^"\\]|\\.)*)"', source)) | set(re.findall(r'data-w="([^"]+)"', source))
+    assert used <= set(WORDS), used - set(WORDS)
+    ru = language("ru").words(WORDS)
+    untranslated = sorted(w for w in used if ru[w] == w and w not in ("NT",))
+    assert untranslated == []
