@@ -101,6 +101,7 @@ WORDS = (
     N_("type"),
     N_("choices"),
     N_("talon"),
+    N_("Not yet on this sheet: deals {list}."),
     N_("{name} deals and sits this deal out"),
     N_("six spades is Stalingrad: both defenders whist"),
     N_("an all-pass is compulsory now"),

@@ -185,6 +185,7 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     assert "сохранена на телефоне" in browser.find_element(By.ID, "confirm").text
     pending_rows = browser.find_elements(By.CSS_SELECTOR, "#log tr[data-pending]")
     assert len(pending_rows) == 2 and "ещё не в пуле" in pending_rows[0].text
+    assert browser.find_element(By.ID, "sheet-pending").text == "Ещё не в пуле: сдачи 5, 6."  # above the picture
     phone.shot("score-offline-ru-phone-pending")
     phone.shot("score-offline-ru-desktop-pending", DESKTOP)
 
@@ -227,6 +228,13 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
 
     for i, deal in enumerate(PAGE_DEALS[8:], 11):
         play(deal, i)
+
+    # the undo by the button: the last deal taken back into the form, then recorded again
+    phone.tap("#confirm-undo")
+    phone.wait(lambda: phone.body("data-deal-count") == "13")
+    assert browser.find_element(By.CSS_SELECTOR, '[data-kind="misere"]').get_attribute("aria-pressed") == "true"
+    phone.tap("#submit")
+    phone.wait(lambda: phone.body("data-deal-count") == "14" and phone.body("data-outbox") == "0")
 
     log = api.log(tid)
     expected = [d["stored"] for d in PAGE_DEALS[:3]] + [OTHER_ONLINE, OTHER_OFFLINE] + [d["stored"] for d in PAGE_DEALS[3:]]
