@@ -97,7 +97,7 @@ def test_the_page_installs_under_its_link(api, client):
     t, link = made_link(api)
     page = link["link"]
     html = client.get(page + "?lang=en")
-    assert f'<link rel="manifest" href="{page}/manifest.webmanifest">' in html.text
+    assert '"/score/" + encodeURIComponent(TOKEN)' in html.text and '"/manifest.webmanifest"' in html.text
     policy = html.headers["Content-Security-Policy"]
     assert "worker-src 'self'" in policy and "manifest-src 'self'" in policy
     manifest = client.get(page + "/manifest.webmanifest?lang=en")
