@@ -101,7 +101,7 @@ WORDS = (
     N_("type"),
     N_("choices"),
     N_("talon"),
-    N_("Not yet on this sheet: deals {list}."),
+    N_("Deals not yet on this sheet, by number: {list}."),
     N_("{name} deals and sits this deal out"),
     N_("six spades is Stalingrad: both defenders whist"),
     N_("an all-pass is compulsory now"),

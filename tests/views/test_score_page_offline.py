@@ -185,7 +185,7 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     assert "сохранена на телефоне" in browser.find_element(By.ID, "confirm").text
     pending_rows = browser.find_elements(By.CSS_SELECTOR, "#log tr[data-pending]")
     assert len(pending_rows) == 2 and "ещё не в пуле" in pending_rows[0].text
-    assert browser.find_element(By.ID, "sheet-pending").text == "Ещё не в пуле: сдачи 5, 6."  # above the picture
+    assert browser.find_element(By.ID, "sheet-pending").text == "Ещё не в пуле, номера сдач: 5, 6."  # above the picture
     phone.shot("score-offline-ru-phone-pending")
     phone.shot("score-offline-ru-desktop-pending", DESKTOP)
 
