@@ -54,10 +54,12 @@ def template(name: str) -> Template:
 def page_policy(nonce: str) -> str:
     """A page runs only its own script (by nonce), fetches only from this server (its
     requests and its event stream: connect-src 'self'); styles may be inline (the page's and
-    the drawn sheet's)."""
+    the drawn sheet's). The scoring page installs its own service worker and manifest, both
+    served by this server (worker-src, manifest-src 'self')."""
     return (
         f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; connect-src 'self'; "
-        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        "img-src 'self' data:; worker-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
     )
 
 

@@ -10,25 +10,36 @@ JSON."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import json
+import time
+from importlib import resources
+
+from fastapi import APIRouter, Response
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.deals.schemas import StoredDeal
 from app.kit.deps import DB, ScorerAccess
 from app.kit.i18n import N_, Lang
 from app.kit.lang import PageLang
 from app.kit.pages import page_response, template
+from app.rules import settle
+from app.scorer import service as links
+from app.scorer.schemas import ScorerDeal, ScorerTable
+from app.tables.schemas import SettlementOut
 from app.tables.service import get_table
 
 router = APIRouter()
 PAGE = template("app.scorer/score.html")
+# The service worker: hand-written, served under the link so that its scope is the link's.
+WORKER = resources.files("app.scorer").joinpath("templates", "sw.js").read_text(encoding="utf-8")
+FIRST_DEALS = 200  # the deals written into the page; the script reads the rest (next)
 
 # Every word the script writes, by msgid (the English text).
 WORDS = (
     N_("Score"),
     N_("loading…"),
     N_("updated {time}"),
-    N_("no connection, retrying… ({error})"),
     N_("New deal"),
     N_("Correct deal {n}"),
     N_("Kind"),
@@ -58,8 +69,6 @@ WORDS = (
     N_("talon discarded"),
     N_("talon returned"),
     N_("outbid a misère"),
-    N_("Overflow helps"),
-    N_("nobody"),
     N_("Record the deal"),
     N_("Save the correction"),
     N_("Cancel"),
@@ -82,7 +91,6 @@ WORDS = (
     N_("The table is archived: it takes no deals."),
     N_("Pick the kind, the declarer and the contract."),
     N_("Every defender must say whist or pass."),
-    N_("took {n}"),
     N_("the tricks add up to {n}, not 10"),
     N_("the lowest contract now is {n}"),
     N_("The correction would make deal {n} invalid; nothing was changed."),
@@ -93,6 +101,45 @@ WORDS = (
     N_("type"),
     N_("choices"),
     N_("talon"),
+    N_("Deals not yet on this sheet, by number: {list}."),
+    N_("{name} deals and sits this deal out"),
+    N_("six spades is Stalingrad: both defenders whist"),
+    N_("an all-pass is compulsory now"),
+    N_("the game is over: no more deals"),
+    N_("this table has no remise"),
+    N_("{name} has nothing to write off in this deal"),
+    N_("give the tricks"),
+    N_("nobody whisted: no tricks are given"),
+    N_("{name} deals this deal"),
+    N_("A remise: the declarer gives up the game unplayed and is written three tricks short."),
+    N_("After the all-pass the lowest game is {n}; the lower levels are closed."),
+    N_("Another phone recorded deals meanwhile: check this deal (its dealer may have changed) and record it again, or drop it."),
+    N_("Deal"),
+    N_("Deal {n}"),
+    N_("Deal {n} kept on this phone: it is sent as soon as the network allows."),
+    N_("Deal {n} recorded: {what}."),
+    N_("Deals kept on this phone"),
+    N_("Drop"),
+    N_("Fix"),
+    N_("No connection: an undo or a correction needs the network."),
+    N_("No connection: deals entered are kept on this phone and sent when the network is back."),
+    N_("No connection. Deals kept on this phone: {n}; they are sent as soon as the network is back."),
+    N_("No."),
+    N_("The points beyond the closed pool close the pool of"),
+    N_("Undo"),
+    N_("not yet on the sheet"),
+    N_("nothing goes beyond the pool in this deal: leave the choice to the rules"),
+    N_("pass: counted with the whist, may be left out"),
+    N_("recorded"),
+    N_("refused"),
+    N_("the deal"),
+    N_("the largest open pool, as the rules say"),
+    N_("the rest: {n}"),
+    N_("the rules of the table do not allow this"),
+    N_("tricks: {n}"),
+    N_("waiting to be sent"),
+    N_("{name} deals and sits out"),
+    N_("{name}, tricks: {n}"),
 )
 
 
@@ -102,13 +149,68 @@ def score_words(lang: Lang) -> dict[str, str]:
 
 @router.get("/score/{token}", include_in_schema=False, response_class=HTMLResponse)
 async def score_page(token: str, scorer: ScorerAccess, db: DB, lang: PageLang) -> HTMLResponse:
-    """The scoring page of a scorer link (404 for an unknown or revoked link)."""
-    table = await run_in_threadpool(get_table, db, scorer.owner, scorer.table_id)
-    title = f"{lang._('Score')}: {', '.join(table.players)}"
+    """The scoring page of a scorer link (404 for an unknown or revoked link), with the table
+    and its first deals written in (the page draws at once, without a layout shift)."""
+    initial = await run_in_threadpool(page_state, db, scorer, token)
+    title = f"{lang._('Score')}: {', '.join(p['name'] for p in initial['table']['players'])}"
     # nosniff, no framing and no referrer come from the security headers (app/kit/middleware).
-    return page_response(PAGE, lang, cache_control="no-store", **page_values(token, title, lang))
+    return page_response(PAGE, lang, cache_control="no-store", **page_values(token, title, lang), initial=initial)
+
+
+def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, object]:
+    """What ``GET /v1/score/{token}`` and the first page of its deals answer, with the ETag
+    and the time it was read (the script keeps the newer of this and its own copy)."""
+    table = get_table(db, scorer.owner, scorer.table_id)
+    settlement = SettlementOut.of(table, settle(table.rules, table.state, None), None)
+    page = links.scorer_log(db, scorer, after=0, limit=FIRST_DEALS)
+    nxt = f"/v1/score/{token}/deals?after={page.next_after}&limit={FIRST_DEALS}" if page.next_after else None
+    return {
+        "table": ScorerTable.of(table, settlement).model_dump(mode="json"),
+        "etag": table.etag,
+        "deals": [ScorerDeal(dealer=d.dealer, deal=StoredDeal.of(d)).model_dump(mode="json") for d in page.deals],
+        "next": nxt,
+        "read_at": int(time.time() * 1000),
+    }
 
 
 def page_values(token: str, title: str, lang: Lang) -> dict[str, object]:
     """What the template writes: the title, and the script's token and words."""
     return {"lang": lang.code, "title": title, "token": token, "words": score_words(lang)}
+
+
+@router.get("/score/{token}/manifest.webmanifest", include_in_schema=False)
+async def score_manifest(token: str, scorer: ScorerAccess, lang: PageLang) -> Response:
+    """The web app manifest: the page installs as an app whose scope is the link."""
+    page = f"/score/{token}"
+    manifest = {
+        "name": lang._("Score"),
+        "short_name": lang._("Score"),
+        "lang": lang.code,
+        "start_url": f"{page}?lang={lang.code}",
+        "scope": page,
+        "display": "standalone",
+        "background_color": "#f4f1ea",
+        "theme_color": "#14213d",
+        "icons": [{"src": f"{page}/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
+    }
+    return Response(json.dumps(manifest, ensure_ascii=False), media_type="application/manifest+json",
+                    headers={"Cache-Control": "no-cache"})
+
+
+ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 96 96"><rect width="96" height="96" rx="16" fill="#14213d"/>'
+    '<text x="48" y="66" font-size="56" text-anchor="middle" fill="#fff" font-family="sans-serif">\u2660</text></svg>'
+)
+
+
+@router.get("/score/{token}/icon.svg", include_in_schema=False)
+async def score_icon(token: str, scorer: ScorerAccess) -> Response:
+    return Response(ICON, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
+
+
+@router.get("/score/{token}/sw.js", include_in_schema=False)
+async def score_worker(token: str, scorer: ScorerAccess) -> Response:
+    """The service worker, allowed the scope of the page itself (``/score/{token}``, which
+    the script's own folder would not cover); fetched again on each visit (no-cache)."""
+    return Response(WORKER, media_type="text/javascript", headers={
+        "Cache-Control": "no-cache", "Service-Worker-Allowed": f"/score/{token}"})

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.rules import AllpassScoring, CleanPlayer, GameEnd, MadeGameWriteoff, PoolOverflow, Rules, UnwhistedWriteoff
+from app.rules import AllpassScoring, CleanPlayer, GameEnd, MadeGameWriteoff, PoolOverflow, Rules, SingleWhister, UnwhistedWriteoff
 from app.rules.vocabulary import CONTRACT_LEVELS, STRAINS, TALON_BONUSES
 from app.scorer.service import LinkInfo
 from app.tables.model import TableInfo
@@ -55,6 +55,11 @@ class ScoringChoices(Answer):
     levels: list[int] = Field(description="contract levels (the sheet's allpass.min_contract is the lowest one now)")
     strains: list[str] = Field(description="S, C, D, H, NT: spades, clubs, diamonds, hearts, no trumps")
     half_whist: bool = Field(description="the second defender may half-whist a 6 or a 7 after the first passed")
+    passer_tricks: bool = Field(
+        False,
+        description="with one whister, the passer's tricks are scored apart from the whister's (single_whister closed); "
+        "otherwise only their sum counts",
+    )
     stalingrad: bool = Field(description="6 spades must be whisted by both defenders")
     whisted_tens: bool = Field(description="a ten may be whisted")
     unwhisted_writeoff: bool = Field(description="an unwhisted made game may be written off the mountain (choices.writeoff)")
@@ -78,6 +83,7 @@ class ScoringChoices(Answer):
             levels=list(CONTRACT_LEVELS),
             strains=list(STRAINS),
             half_whist=True,
+            passer_tricks=rules.single_whister is SingleWhister.CLOSED,
             stalingrad=rules.stalingrad,
             whisted_tens=rules.whisted_tens,
             unwhisted_writeoff=rules.unwhisted_writeoff is not UnwhistedWriteoff.NEVER,

@@ -92,3 +92,72 @@ def test_the_client_makes_lists_and_revokes_a_link(run, client):
     assert "revoked scorer link" in run("table", "scorer-link", table_id, "--revoke", link_id).stdout
     assert client.get(f"/v1/score/{token}").status_code == 404
     assert "revoked" in run("table", "scorer-link", table_id, "--list").stdout
+
+
+def test_the_page_installs_under_its_link(api, client):
+    """A manifest, an icon and a service worker served under the link, the worker allowed the
+    page's own scope; none of them for a link that does not work."""
+    t, link = made_link(api)
+    page = link["link"]
+    html = client.get(page + "?lang=en")
+    assert '"/score/" + encodeURIComponent(TOKEN)' in html.text and '"/manifest.webmanifest"' in html.text
+    policy = html.headers["Content-Security-Policy"]
+    assert "worker-src 'self'" in policy and "manifest-src 'self'" in policy
+    manifest = client.get(page + "/manifest.webmanifest?lang=en")
+    assert manifest.status_code == 200 and manifest.headers["content-type"].startswith("application/manifest+json")
+    body = manifest.json()
+    assert body["scope"] == page and body["start_url"] == page + "?lang=en" and body["display"] == "standalone"
+    assert client.get(body["icons"][0]["src"]).headers["content-type"].startswith("image/svg+xml")
+    worker = client.get(page + "/sw.js")
+    assert worker.status_code == 200 and worker.headers["content-type"].startswith("text/javascript")
+    assert worker.headers["Service-Worker-Allowed"] == page and worker.headers["Cache-Control"] == "no-cache"
+    api.delete(f"/v1/tables/{t['id']}/scorer-links/{link['id']}")
+    for path in ("/sw.js", "/manifest.webmanifest", "/icon.svg"):
+        assert client.get(page + path).status_code == 404
+
+
+def test_the_page_carries_the_table_and_its_first_deals(api, client):
+    """Drawn at once: the table, its ETag and its deals are written into the page's script as
+    GET /v1/score/{token} and its deals answer them."""
+    t, link = made_link(api, players=["Anna", "Boris", "Vera"], convention="piter")
+    api.deal(t["id"], {"type": "contract", "declarer": 0, "contract": "6H", "defenders": {"1": "pass", "2": "pass"}})
+    html = client.get(link["link"]).text
+    initial = json.loads(re.search(r"const INITIAL = (\{.*?\});\n", html).group(1))
+    table = client.get(f"/v1/score/{link['token']}")
+    assert initial["table"] == table.json() and initial["etag"] == table.headers["ETag"]
+    assert initial["deals"] == client.get(f"/v1/score/{link['token']}/deals").json()["items"] and initial["next"] is None
+
+
+@pytest.mark.parametrize(("single_whister", "apart"), [("open", False), ("gentlemen", False), ("closed", True)])
+def test_the_passer_s_tricks_are_asked_only_where_they_count(api, client, single_whister, apart):
+    """With one whister and one passer, the passer's tricks change the entries only when each
+    defender writes for his own (single_whister closed): 7/3/0 and 7/1/2 write the same else."""
+    _t, link = made_link(api, convention="sochi", options={"single_whister": single_whister})
+    assert client.get(f"/v1/score/{link['token']}").json()["choices"]["passer_tricks"] is apart
+
+
+@pytest.mark.parametrize(("single_whister", "same"), [("open", True), ("closed", False)])
+def test_a_passer_s_tricks_change_nothing_unless_closed(api, single_whister, same):
+    """Boris plays 7♦ and takes 7, Vera whists, Anna passes; the defenders took 3. Open: Vera
+    writes 3 × 4 = 12 whists on Boris, whether she took 3 or 1 (Anna 2). Closed: Vera 1 × 4 = 4
+    and Anna 2 × 4 = 8 instead."""
+    entries = []
+    for split in ({"1": 7, "2": 3, "0": 0}, {"1": 7, "2": 1, "0": 2}):
+        t = api.table(players=["Anna", "Boris", "Vera"], convention="sochi", options={"single_whister": single_whister})
+        answer = api.deal(t["id"], {"type": "contract", "declarer": 1, "contract": "7D",
+                                    "defenders": {"2": "whist", "0": "pass"}, "tricks": split})
+        entries.append(sorted(json.dumps(e, sort_keys=True) for e in answer["deal"]["entries"]))
+    assert (entries[0] == entries[1]) is same
+
+
+def test_every_word_of_the_script_is_in_russian():
+    """Each word the script writes (W("…"), the page's data-w) is handed to it and has its
+    Russian, refusals included: nothing reaches a Russian page in English."""
+    from importlib import resources
+
+    source = resources.files("app.scorer").joinpath("templates", "score.html").read_text(encoding="utf-8")
+    used = set(re.findall(r'\bW\("((?:[^"\\]|\\.)*)"', source)) | set(re.findall(r'data-w="([^"]+)"', source))
+    assert used <= set(WORDS), used - set(WORDS)
+    ru = language("ru").words(WORDS)
+    untranslated = sorted(w for w in used if ru[w] == w and w not in ("NT",))
+    assert untranslated == []
