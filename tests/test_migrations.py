@@ -13,7 +13,10 @@ from sqlalchemy.pool import NullPool
 from app.kit.db import Base
 
 from app.kit.db import migrate
-TABLES = {"tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links"}
+TABLES = {
+    "tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links",
+    "tournaments", "tournament_entrants", "tournament_rounds", "tournament_tables", "tournament_adjustments", "tournament_audit",
+}
 
 
 def _tables(url: str) -> set[str]:

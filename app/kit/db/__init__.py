@@ -2,5 +2,14 @@
 
 from app.kit.db.engine import Database, make_database
 from app.kit.db.models import ApiKey, Base, DealRow, IdempotencyRow, PlayerRow, PlayerTableRow, ScorerLinkRow, TableRow
+from app.kit.db.models import (
+    TournamentAdjustmentRow,
+    TournamentAuditRow,
+    TournamentEntrantRow,
+    TournamentRoundRow,
+    TournamentRow,
+    TournamentTableRow,
+)
 
-__all__ = ["ApiKey", "Base", "Database", "DealRow", "IdempotencyRow", "PlayerRow", "PlayerTableRow", "ScorerLinkRow", "TableRow", "make_database"]
+__all__ = ["ApiKey", "Base", "Database", "DealRow", "IdempotencyRow", "PlayerRow", "PlayerTableRow", "ScorerLinkRow", "TableRow", "TournamentAdjustmentRow", "TournamentAuditRow", "TournamentEntrantRow",
+           "TournamentRoundRow", "TournamentRow", "TournamentTableRow", "make_database"]
