@@ -1,0 +1,1 @@
+"""Tournaments: rounds of many tables, a fair seating draw, standings across rounds."""

@@ -1,0 +1,292 @@
+"""The seating draw of a tournament round. Pure and deterministic: no I/O, no clock.
+
+A round's tables are chosen to minimise repeated meetings: the sum over tables of the sum
+over the pairs of their players of (earlier meetings of the pair)². The search is a local
+search by swaps of two players of different tables, restarted and kicked a fixed number of
+times from a ``random.Random(seed)``, so the same players, sizes, history and seed give the
+same seating. Byes go to the players with the fewest byes so far; each table's seat order
+balances the seats, the first dealer (seat 0) first. With ``swiss`` (the players in standing
+order) the tables also group players of close standing, second to repeated meetings.
+docs/tournament-scoring.md describes it with its measured quality.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Seating:
+    tables: tuple[tuple[str, ...], ...]  # each table's players in seat order; seat 0 deals first
+    byes: tuple[str, ...]  # players sitting this round out
+
+
+def _composition(count: int, sizes: Sequence[int]) -> list[int] | None:
+    """Table sizes summing to ``count``, as many tables of the smallest size as possible."""
+    if count == 0:
+        return []
+    if not sizes:
+        return None
+    smallest, rest = sizes[0], sizes[1:]
+    for tables in range(count // smallest, -1, -1):
+        tail = _composition(count - tables * smallest, rest)
+        if tail is not None:
+            return [smallest] * tables + tail
+    return None
+
+
+def table_plan(players: int, sizes: frozenset[int]) -> tuple[tuple[int, ...], int]:
+    """How many tables of which size and how many byes: the fewest byes; sizes e.g. {3}, {4}, {3, 4}.
+    Raises ValueError when fewer players than the smallest table.
+
+    Among plans with the fewest byes, the one with the most tables of the smallest size (the
+    larger tables only seat who the smaller cannot). Tables are listed largest first.
+    """
+    ordered = sorted(set(sizes))
+    if not ordered or any(isinstance(s, bool) or not isinstance(s, int) or s < 2 for s in ordered):
+        raise ValueError("table sizes are integers of 2 or more")
+    if players < ordered[0]:
+        raise ValueError(f"{players} players cannot fill a table of {ordered[0]}")
+    for byes in range(players + 1):
+        plan = _composition(players - byes, ordered)
+        if plan is not None:
+            return tuple(sorted(plan, reverse=True)), byes
+    raise AssertionError("unreachable: the smallest table always fits")
+
+
+@dataclass(frozen=True)
+class History:  # what earlier rounds did, for balancing
+    meetings: Mapping[frozenset[str], int] = field(default_factory=dict)  # pair -> times at one table
+    byes: Mapping[str, int] = field(default_factory=dict)  # player -> byes so far (fewest first)
+    seats: Mapping[str, Mapping[int, int]] = field(default_factory=dict)  # player -> seat -> times
+
+
+def history_of(rounds: Iterable[Seating]) -> History:
+    meetings: dict[frozenset[str], int] = {}
+    byes: dict[str, int] = {}
+    seats: dict[str, dict[int, int]] = {}
+    for seating in rounds:
+        for table in seating.tables:
+            for seat, player in enumerate(table):
+                seats.setdefault(player, {})
+                seats[player][seat] = seats[player].get(seat, 0) + 1
+            for pair in itertools.combinations(table, 2):
+                key = frozenset(pair)
+                meetings[key] = meetings.get(key, 0) + 1
+        for player in seating.byes:
+            byes[player] = byes.get(player, 0) + 1
+    return History(meetings=meetings, byes=byes, seats=seats)
+
+
+def repeated_meetings(seating: Seating, history: History) -> int:
+    """The draw quality: the number of pairs seated together this round who had met before."""
+    return sum(
+        1
+        for table in seating.tables
+        for pair in itertools.combinations(table, 2)
+        if history.meetings.get(frozenset(pair), 0) > 0
+    )
+
+
+def meeting_cost(seating: Seating, history: History) -> int:
+    """What the draw minimises: over tables and their pairs, (earlier meetings of the pair)²."""
+    return sum(
+        history.meetings.get(frozenset(pair), 0) ** 2
+        for table in seating.tables
+        for pair in itertools.combinations(table, 2)
+    )
+
+
+# The search's budget, fixed (not timed) so that a seed always gives the same seating: the
+# kicks (a few random swaps, then the local search again) and fresh starts of one draw.
+KICKS_PER_START = 40
+STARTS = 6
+
+
+def draw(
+    players: Sequence[str],
+    sizes: frozenset[int],
+    history: History,
+    seed: int,
+    swiss: Sequence[str] | None = None,
+) -> Seating:
+    """Tables minimising sum over tables of sum over pairs of meetings(pair)**2, byes to the players with
+    fewest byes, seats balanced; deterministic for (players, sizes, history, seed); `swiss` = players in
+    standing order, to group players of close standing."""
+    if len(set(players)) != len(players):
+        raise ValueError("a player is listed twice")
+    plan, bye_count = table_plan(len(players), sizes)
+    rng = random.Random(seed)
+    roster = sorted(players)  # the order players are given in does not change the draw
+    rank = _ranks(roster, swiss)
+    byes = _byes(roster, bye_count, history, rank, rng)
+    seated = [p for p in roster if p not in byes]
+    groups = _Search(seated, plan, history, rank, rng).best()
+    if rank is not None:
+        groups.sort(key=lambda group: min(rank[p] for p in group))
+    tables = tuple(_seat_order(group, history, rng) for group in groups)
+    return Seating(tables=tables, byes=tuple(sorted(byes, key=roster.index)))
+
+
+def _ranks(roster: Sequence[str], swiss: Sequence[str] | None) -> dict[str, int] | None:
+    """Each player's standing (0 = top) for a Swiss draw; players missing from it rank last."""
+    if swiss is None:
+        return None
+    rank: dict[str, int] = {}
+    present = set(roster)
+    for player in swiss:
+        if player in present:
+            rank.setdefault(player, len(rank))
+    for player in roster:
+        rank.setdefault(player, len(rank))
+    return rank
+
+
+def _byes(roster: Sequence[str], count: int, history: History, rank: Mapping[str, int] | None,
+          rng: random.Random) -> set[str]:
+    """The fewest byes so far first; among equals the lowest standing (Swiss), else by lot."""
+    lot = {p: rng.random() for p in roster}
+    if rank is None:
+        order = sorted(roster, key=lambda p: (history.byes.get(p, 0), lot[p]))
+    else:
+        order = sorted(roster, key=lambda p: (history.byes.get(p, 0), -rank[p]))
+    return set(order[:count])
+
+
+class _Search:
+    """A local search over partitions of the seated players into tables of the planned sizes.
+
+    The weight of a pair is meetings² (times a factor above any Swiss spread, so that repeated
+    meetings always come first) plus, in a Swiss draw, the squared distance of their standings.
+    ``sums[p][t]`` is the weight player ``p`` has with table ``t``, so a swap's gain is O(1).
+    """
+
+    def __init__(self, seated: Sequence[str], plan: Sequence[int], history: History,
+                 rank: Mapping[str, int] | None, rng: random.Random) -> None:
+        self.players = list(seated)
+        self.plan = list(plan)
+        self.rng = rng
+        self.rank = None if rank is None else [rank[p] for p in seated]
+        n = len(seated)
+        index = {p: i for i, p in enumerate(seated)}
+        spread = [[0] * n for _ in range(n)]
+        if rank is not None:
+            for i, a in enumerate(seated):
+                for j, b in enumerate(seated):
+                    spread[i][j] = (rank[a] - rank[b]) ** 2
+        # any table's spread is below n² per pair; all pairs of all tables below n² · n · 3
+        factor = n * n * n * max(plan, default=1) + 1 if rank is not None else 1
+        weight = spread
+        for pair, times in history.meetings.items():
+            if times and len(pair) == 2:
+                a, b = tuple(pair)
+                if a in index and b in index:
+                    i, j = index[a], index[b]
+                    weight[i][j] += factor * times * times
+                    weight[j][i] += factor * times * times
+        self.weight = weight
+        self.lower_bound = 0 if rank is None else None  # a Swiss draw never knows it is done
+
+    def best(self) -> list[list[str]]:
+        if not self.players:
+            return []
+        best_table, best_cost = None, None
+        for start in range(STARTS):
+            table = self._start(first=start == 0)
+            cost = self._descend(table)
+            current, current_cost = table[:], cost
+            for _ in range(KICKS_PER_START):
+                if best_cost is None or current_cost < best_cost:
+                    best_table, best_cost = current[:], current_cost
+                if best_cost == self.lower_bound:
+                    return self._groups(best_table)
+                trial = current[:]
+                self._kick(trial)
+                cost = self._descend(trial)
+                if cost <= current_cost:
+                    current, current_cost = trial, cost
+            if current_cost < best_cost:
+                best_table, best_cost = current[:], current_cost
+        return self._groups(best_table)
+
+    def _start(self, first: bool) -> list[int]:
+        """table[i] = the table of player i: by standing for a Swiss draw's first start, else by lot."""
+        slots = [t for t, size in enumerate(self.plan) for _ in range(size)]
+        order = list(range(len(self.players)))
+        if first and self.rank is not None:
+            order.sort(key=self.rank.__getitem__)
+        else:
+            self.rng.shuffle(order)
+        table = [0] * len(self.players)
+        for slot, player in zip(slots, order):
+            table[player] = slot
+        return table
+
+    def _kick(self, table: list[int]) -> None:
+        n = len(table)
+        for _ in range(self.rng.randint(1, 3)):
+            a, b = self.rng.randrange(n), self.rng.randrange(n)
+            table[a], table[b] = table[b], table[a]
+
+    def _descend(self, table: list[int]) -> int:
+        """Swap pairs while a swap lowers the cost; returns the cost reached."""
+        n, weight = len(table), self.weight
+        tables = len(self.plan)
+        sums = [[0] * tables for _ in range(n)]
+        for p in range(n):
+            row, sp = weight[p], sums[p]
+            for q in range(n):
+                sp[table[q]] += row[q]
+        improved = True
+        while improved:
+            improved = False
+            for a in range(n):
+                ta, sa = table[a], sums[a]
+                wa = weight[a]
+                for b in range(a + 1, n):
+                    tb = table[b]
+                    if tb == ta:
+                        continue
+                    sb = sums[b]
+                    gain = sa[ta] + sb[tb] - sa[tb] - sb[ta] + 2 * wa[b]
+                    if gain > 0:
+                        wb = weight[b]
+                        for p in range(n):
+                            sp = sums[p]
+                            delta = wb[p] - weight[a][p]
+                            sp[ta] += delta
+                            sp[tb] -= delta
+                        table[a], table[b] = tb, ta
+                        ta = tb
+                        improved = True
+        return sum(sums[p][table[p]] for p in range(n)) // 2
+
+    def _groups(self, table: list[int]) -> list[list[str]]:
+        groups: list[list[str]] = [[] for _ in self.plan]
+        for player, t in zip(self.players, table):
+            groups[t].append(player)
+        return groups
+
+
+def _seat_order(group: Sequence[str], history: History, rng: random.Random) -> tuple[str, ...]:
+    """The seat order balancing seats: first whoever dealt first least, then the seats' counts
+    (by lot among equals)."""
+
+    def times(player: str, seat: int) -> int:
+        return history.seats.get(player, {}).get(seat, 0)
+
+    if len(group) <= 5:
+        orders = list(itertools.permutations(group))
+        rng.shuffle(orders)
+        return min(orders, key=lambda o: (times(o[0], 0), sum(times(p, s) for s, p in enumerate(o))))
+    # larger tables: seat after seat, whoever sat there least
+    left, order = list(group), []
+    rng.shuffle(left)
+    for seat in range(len(group)):
+        player = min(left, key=lambda p: times(p, seat))
+        left.remove(player)
+        order.append(player)
+    return tuple(order)

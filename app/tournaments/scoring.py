@@ -1,0 +1,328 @@
+"""How a tournament scores a round and orders its standings. Pure: no I/O, exact Fractions.
+
+A round's score of a player comes from the player's balance in whists at the table:
+
+- ``whists``: the balance itself, or the balance through a capped transform (a piecewise-linear
+  function given by breakpoints and slopes; two presets in ``TRANSFORMS``);
+- ``places``: points for the player's place at the table, ordered by balance (tied players
+  share the points of the places they cover).
+
+Standings add the rounds, byes and the director's adjustments, and order by the total, then by
+the tie-breaks in the order the scoring names them. docs/tournament-scoring.md explains the
+rules with their numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Literal
+
+ZERO = Fraction(0)
+
+# The tie-breaks a scoring may name, each a Standing attribute where more is better.
+TIE_BREAKS: tuple[str, ...] = ("balance", "firsts", "best_round")
+
+
+def _fraction(value: object, what: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        raise ValueError(f"{what} must be an integer or a Fraction, not {value!r}")
+    return Fraction(value)
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A capped piecewise-linear transform of a whists balance.
+
+    From 0 up, the value grows with ``slopes[0]`` up to ``breakpoints[0]``, then with
+    ``slopes[1]`` up to ``breakpoints[1]``, …, and with ``slopes[-1]`` above the last
+    breakpoint (a slope of 0 caps it). A negative balance is unchanged, or ``max(balance,
+    floor)`` when a floor is given. The slopes are never negative, so a transform never
+    ranks a better balance lower (it is non-decreasing).
+    """
+
+    breakpoints: tuple[Fraction, ...]
+    slopes: tuple[Fraction, ...]
+    floor: Fraction | None = None
+
+    def __post_init__(self) -> None:
+        points = tuple(_fraction(b, "a breakpoint") for b in self.breakpoints)
+        slopes = tuple(_fraction(s, "a slope") for s in self.slopes)
+        if len(slopes) != len(points) + 1:
+            raise ValueError("a transform needs one slope more than its breakpoints")
+        if any(b <= 0 for b in points[:1]) or any(b <= a for a, b in zip(points, points[1:])):
+            raise ValueError("breakpoints must be positive and strictly ascending")
+        if any(s < 0 for s in slopes):
+            raise ValueError("slopes must not be negative (a better balance never scores less)")
+        floor = None if self.floor is None else _fraction(self.floor, "the floor")
+        if floor is not None and floor > 0:
+            raise ValueError("the floor bounds the negative side: it must not be positive")
+        object.__setattr__(self, "breakpoints", points)
+        object.__setattr__(self, "slopes", slopes)
+        object.__setattr__(self, "floor", floor)
+
+    def __call__(self, balance: Fraction) -> Fraction:
+        balance = Fraction(balance)
+        if balance < 0:
+            return balance if self.floor is None else max(balance, self.floor)
+        value, start = ZERO, ZERO
+        for point, slope in zip(self.breakpoints, self.slopes):
+            if balance <= point:
+                return value + slope * (balance - start)
+            value += slope * (point - start)
+            start = point
+        return value + self.slopes[-1] * (balance - start)
+
+
+TRANSFORMS: dict[str, Transform] = {
+    # gambler.ru: w up to 200, 200 + (w - 200)/10 up to 650, then 245 (capped).
+    "gambler_ru": Transform(breakpoints=(Fraction(200), Fraction(650)), slopes=(Fraction(1), Fraction(1, 10), ZERO)),
+    # playelephant.lt: w up to 50, 50 + (w - 50)/2 up to 100, 75 + (w - 100)/10 above.
+    "playelephant_lt": Transform(
+        breakpoints=(Fraction(50), Fraction(100)), slopes=(Fraction(1), Fraction(1, 2), Fraction(1, 10))
+    ),
+}
+
+# The default points per place, before the rule of the only player in plus (see _default_points).
+DEFAULT_PLACE_POINTS: dict[int, tuple[Fraction, ...]] = {
+    3: (Fraction(3), Fraction(2), ZERO),
+    4: (Fraction(4), Fraction(3), Fraction(1), ZERO),
+}
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How a round is scored and the standings ordered.
+
+    ``place_points`` (places only) maps a table size to the points of each place, best first;
+    None plays the defaults (``DEFAULT_PLACE_POINTS`` with the rule of the only player in plus).
+    ``bye_score`` None is the default: 0 for whists; for places the mean points per seat of
+    the round's finished tables (5/3 at 3-player tables), or of a table of the smallest size
+    while none has finished.
+    """
+
+    kind: Literal["whists", "places"]
+    transform: Transform | None = None
+    place_points: Mapping[int, tuple[Fraction, ...]] | None = None
+    tie_breaks: tuple[str, ...] = ("balance", "firsts", "best_round")
+    bye_score: Fraction | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("whists", "places"):
+            raise ValueError(f"unknown scoring kind {self.kind!r}")
+        if self.transform is not None and self.kind != "whists":
+            raise ValueError("a transform applies to the whists scoring only")
+        if self.place_points is not None:
+            if self.kind != "places":
+                raise ValueError("place points apply to the places scoring only")
+            points: dict[int, tuple[Fraction, ...]] = {}
+            for size, row in self.place_points.items():
+                row = tuple(_fraction(p, "a place's points") for p in row)
+                if isinstance(size, bool) or not isinstance(size, int) or size < 2 or len(row) != size:
+                    raise ValueError("place points give one value per place of a table of 2 or more players")
+                if any(b > a for a, b in zip(row, row[1:])):
+                    raise ValueError("a better place never scores fewer points")
+                points[size] = row
+            object.__setattr__(self, "place_points", points)
+        tie_breaks = tuple(self.tie_breaks)
+        unknown = [t for t in tie_breaks if t not in TIE_BREAKS]
+        if unknown or len(set(tie_breaks)) != len(tie_breaks):
+            raise ValueError(f"tie-breaks are distinct names among {', '.join(TIE_BREAKS)}")
+        object.__setattr__(self, "tie_breaks", tie_breaks)
+        if self.bye_score is not None:
+            object.__setattr__(self, "bye_score", _fraction(self.bye_score, "the bye score"))
+
+
+def _default_points(ordered: Sequence[Fraction]) -> list[Fraction]:
+    """The default points of each place for balances ordered best first.
+
+    3 players: 3, 2, 0; 4 players: 4, 3, 1, 0. A balance of 0 counts as plus. When the 2nd
+    place is not in plus (at a zero-sum table: the 1st is the only player in plus) the 2nd's
+    point for being in plus goes to the 1st: 4, 1, 0 and 5, 2, 1, 0. The table's total stays
+    fixed: 5 at three players, 8 at four.
+    """
+    base = DEFAULT_PLACE_POINTS.get(len(ordered))
+    if base is None:
+        raise ValueError(f"no default place points for a table of {len(ordered)} players")
+    points = list(base)
+    if ordered[1] < 0:
+        points[0] += 1
+        points[1] -= 1
+    return points
+
+
+def place_points(scoring: Scoring, balances: Mapping[str, Fraction]) -> dict[str, Fraction]:
+    """Each player's points for the place at the table; tied players share (average) the
+    points of the places they cover."""
+    ordered = sorted(balances.values(), reverse=True)
+    if scoring.place_points is None:
+        per_place = _default_points(ordered)
+    else:
+        row = scoring.place_points.get(len(ordered))
+        if row is None:
+            raise ValueError(f"no place points for a table of {len(ordered)} players")
+        per_place = list(row)
+    shared: dict[Fraction, Fraction] = {}
+    start = 0
+    while start < len(ordered):
+        end = start
+        while end < len(ordered) and ordered[end] == ordered[start]:
+            end += 1
+        shared[ordered[start]] = sum(per_place[start:end], ZERO) / (end - start)
+        start = end
+    return {player: shared[Fraction(balance)] for player, balance in balances.items()}
+
+
+def table_scores(scoring: Scoring, balances: Mapping[str, Fraction]) -> dict[str, Fraction]:
+    """The round score of each player of one finished table, from the table's balances (whists)."""
+    if not balances:
+        raise ValueError("a table has players")
+    if scoring.kind == "places":
+        return place_points(scoring, balances)
+    if scoring.transform is None:
+        return {player: Fraction(balance) for player, balance in balances.items()}
+    return {player: scoring.transform(Fraction(balance)) for player, balance in balances.items()}
+
+
+@dataclass(frozen=True)
+class TableResult:
+    round: int  # 1-based
+    table: int  # 1-based within the round
+    balances: Mapping[str, Fraction]  # player -> balance in whists at that table
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    player: str
+    amount: Fraction  # in the scoring's unit (whists or points)
+    reason: str
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class Standing:
+    player: str
+    place: int  # shared places allowed when fully tied
+    total: Fraction  # sum of round scores + bye scores + adjustments
+    rounds: tuple[Fraction | None, ...]  # per round: score, or the bye score, or None (absent)
+    balance: Fraction  # sum of raw balances (tie-break)
+    firsts: int  # first places at a table (tie-break)
+    best_round: Fraction  # best single round score (tie-break)
+    adjustments: tuple[Adjustment, ...] = field(default=())
+    byes: int = 0  # rounds sat out with a bye
+
+
+def bye_score(scoring: Scoring, round_results: Sequence[TableResult]) -> Fraction:
+    """The score of a bye in a round whose (finished) tables are ``round_results``."""
+    if scoring.bye_score is not None:
+        return scoring.bye_score
+    if scoring.kind == "whists":
+        return ZERO
+    if round_results:
+        seats = sum(len(r.balances) for r in round_results)
+        points = sum((sum(table_scores(scoring, r.balances).values(), ZERO) for r in round_results), ZERO)
+        return points / seats
+    if scoring.place_points is None:
+        size = min(DEFAULT_PLACE_POINTS)
+        return sum(DEFAULT_PLACE_POINTS[size], ZERO) / size
+    size = min(scoring.place_points)
+    return sum(scoring.place_points[size], ZERO) / size
+
+
+class _Tally:
+    """One player's sums while the standings are added up."""
+
+    def __init__(self, count: int) -> None:
+        self.rounds: list[Fraction | None] = [None] * count
+        self.balance = ZERO
+        self.firsts = 0
+        self.byes = 0
+        self.adjustments: list[Adjustment] = []
+
+
+def standings(
+    scoring: Scoring,
+    players: Sequence[str],
+    results: Iterable[TableResult],
+    byes: Mapping[int, Sequence[str]] = {},
+    adjustments: Sequence[Adjustment] = (),
+    rounds: int | None = None,
+) -> list[Standing]:
+    """Standings after the given results (all rounds, or up to `rounds`), ordered by place.
+
+    Every player of ``players`` is listed, and any other player met in the results, byes or
+    adjustments after them. A player may sit at one table or have a bye in a round, not both.
+    """
+    kept = [r for r in results if rounds is None or r.round <= rounds]
+    kept_byes = {n: tuple(names) for n, names in byes.items() if rounds is None or n <= rounds}
+    kept_adjustments = [a for a in adjustments if rounds is None or a.round is None or a.round <= rounds]
+    for number in [r.round for r in kept] + list(kept_byes) + [a.round for a in kept_adjustments if a.round is not None]:
+        if number < 1:
+            raise ValueError("rounds are numbered from 1")
+    count = rounds if rounds is not None else max(
+        [r.round for r in kept] + list(kept_byes) + [a.round or 0 for a in kept_adjustments] + [0]
+    )
+
+    order: dict[str, int] = {}
+    for name in list(players) + [p for r in kept for p in r.balances] + [
+        p for n in sorted(kept_byes) for p in kept_byes[n]
+    ] + [a.player for a in kept_adjustments]:
+        order.setdefault(name, len(order))
+    tallies = {name: _Tally(count) for name in order}
+
+    by_round: dict[int, list[TableResult]] = {}
+    for result in kept:
+        by_round.setdefault(result.round, []).append(result)
+        scores = table_scores(scoring, result.balances)
+        top = max(Fraction(b) for b in result.balances.values())
+        for name, balance in result.balances.items():
+            tally = tallies[name]
+            if tally.rounds[result.round - 1] is not None:
+                raise ValueError(f"{name} is scored twice in round {result.round}")
+            tally.rounds[result.round - 1] = scores[name]
+            tally.balance += Fraction(balance)
+            tally.firsts += Fraction(balance) == top
+    for number, names in kept_byes.items():
+        score = bye_score(scoring, by_round.get(number, []))
+        for name in names:
+            tally = tallies[name]
+            if tally.rounds[number - 1] is not None:
+                raise ValueError(f"{name} has a bye in round {number} and a score (or a second bye)")
+            tally.rounds[number - 1] = score
+            tally.byes += 1
+    for adjustment in kept_adjustments:
+        tallies[adjustment.player].adjustments.append(adjustment)
+
+    rows = []
+    for name, tally in tallies.items():
+        played = [s for s in tally.rounds if s is not None]
+        rows.append(
+            Standing(
+                player=name,
+                place=0,
+                total=sum(played, ZERO) + sum((Fraction(a.amount) for a in tally.adjustments), ZERO),
+                rounds=tuple(tally.rounds),
+                balance=tally.balance,
+                firsts=tally.firsts,
+                best_round=max(played, default=ZERO),
+                adjustments=tuple(tally.adjustments),
+                byes=tally.byes,
+            )
+        )
+    return _ranked(scoring, rows, order)
+
+
+def _ranked(scoring: Scoring, rows: list[Standing], order: Mapping[str, int]) -> list[Standing]:
+    """Rows ordered by total then tie-breaks, with places shared by the fully tied."""
+
+    def merit(row: Standing) -> tuple:
+        return (row.total, *(getattr(row, name) for name in scoring.tie_breaks))
+
+    rows.sort(key=lambda row: (tuple(-v for v in merit(row)), order[row.player]))
+    ranked: list[Standing] = []
+    for index, row in enumerate(rows):
+        tied = ranked and merit(ranked[-1]) == merit(row)
+        place = ranked[-1].place if tied else index + 1
+        ranked.append(replace(row, place=place))
+    return ranked
