@@ -36,6 +36,7 @@ from app.records import router as records
 from app.scorer import router as scorer
 from app.sharing import page as shared_page
 from app.tables import router as tables
+from app.tournaments import router as tournaments
 from app.tables.not_modified import SheetNotModified
 from app.sharing import router as sharing
 
@@ -55,6 +56,7 @@ ROUTERS = (
     sharing.scorer_router,
     events.scorer_router,
     score_page.router,
+    tournaments.router,
 )
 
 
