@@ -37,6 +37,7 @@ from app.scorer import router as scorer
 from app.sharing import page as shared_page
 from app.tables import router as tables
 from app.tournaments import router as tournaments
+from app.tournaments import service as tournament_service
 from app.tables.not_modified import SheetNotModified
 from app.sharing import router as sharing
 
@@ -77,7 +78,11 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Sync endpoints run in anyio's thread pool; the database pool is sized to it.
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
-        yield
+        stop_watching = tournament_service.watch_finished_tables(database)  # a round closes when its last table finishes
+        try:
+            yield
+        finally:
+            stop_watching()
         await anyio.to_thread.run_sync(_app.state.pictures.close)  # the drawing workers, if started
         if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/live)
             await _app.state.live.stop()

@@ -238,6 +238,10 @@ def listed_rows(session: Session, owner: str, *, after: str | None, rows: int) -
     return list(session.execute(query.order_by(_T.c.id.desc()).limit(rows)).all())
 
 
+def owner_of(session: Session, tournament_id: str) -> str | None:
+    return session.scalar(select(_T.c.owner).where(_T.c.id == tournament_id))
+
+
 def tournament_of_table(session: Session, table_id: str) -> Row | None:
     """(tournament_id, round, number) of the round table played at ``table_id``, if any."""
     return session.execute(

@@ -6,7 +6,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Discriminator, Field, StringConstraints, Tag
+import re
+
+from pydantic import BeforeValidator, Discriminator, Field, StringConstraints, Tag, WithJsonSchema
 
 from app.kit import amounts as kit_amounts
 from app.kit.limits import (
@@ -33,11 +35,31 @@ from app.tournaments.scoring import TIE_BREAKS, TRANSFORMS, Scoring, Standing, T
 from app.tournaments.service import EntrantSpec, PublicView, Standings
 
 Options = bounded_map(len(FIELD_NAMES))
-# An exact amount: an integer, or text such as "7/2", "3.5", "-12".
-ExactText = Annotated[str, StringConstraints(pattern=r"^-?[0-9]{1,9}(/[1-9][0-9]{0,8}|\.[0-9]{1,6})?$")]
+# An exact amount: an integer, or text such as "7/2", "3.5", "-12" (one check, so that a
+# refusal names the field itself, not a member of a union).
+_EXACT_TEXT = re.compile(r"^-?[0-9]{1,9}(/[1-9][0-9]{0,8}|\.[0-9]{1,6})?$")
+
+
+def _exact_value(value: Any) -> int | str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**9:
+        return value
+    if isinstance(value, str) and _EXACT_TEXT.fullmatch(value):
+        return value
+    raise ValueError('must be an integer, or an exact amount as text ("7/2", "3.5")')
+
+
 Exact = Annotated[
-    Union[int, ExactText],
-    Field(description='an integer, or an exact amount as text: "7/2", "3.5"'),
+    Any,
+    BeforeValidator(_exact_value),
+    WithJsonSchema(
+        {
+            "oneOf": [
+                {"type": "integer", "minimum": -(10**9) + 1, "maximum": 10**9 - 1},
+                {"type": "string", "pattern": _EXACT_TEXT.pattern},
+            ],
+            "description": 'an integer, or an exact amount as text: "7/2", "3.5"',
+        }
+    ),
 ]
 Reason = Annotated[str, StringConstraints(min_length=1, max_length=REASON_MAX), PlainText]
 PlayerId = Annotated[str, StringConstraints(min_length=1, max_length=64)]

@@ -16,16 +16,17 @@ tools write it to the audit with the moment."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import unicodedata
 from dataclasses import dataclass, replace
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from sqlalchemy.orm import Session
 
-from app.kit.changes import announce
+from app.kit.changes import add_sink, announce, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
@@ -58,6 +59,7 @@ from app.tournaments.model import (
 )
 from app.tournaments.scoring import Scoring, Standing
 
+log = logging.getLogger("prefscore.tournaments")
 # What a round's table-finish closes in the audit's "by".
 BY_TABLES = "the tables finished"
 # The kind of event a change of a tournament's standings is announced with (app/live).
@@ -90,11 +92,20 @@ def _tables_now(db: Database, t: Tournament) -> dict[str, TableInfo]:
 
 def _played(at: TableAtRound, now: dict[str, TableInfo], locked: bool) -> PlayedTable:
     table = now.get(at.table_id) if at.table_id is not None else None
-    if table is None:  # a closed round's (its balances stored), or a table deleted since
+    if table is None:  # not read (a closed round's: its balances stored), or deleted since
         return PlayedTable(at, None, None, 0, 0, at.balances is not None, locked, at.balances)
     finished = table.state.finished
-    balances = settle(table.rules, table.state).balances if finished else None
+    if locked:
+        balances = at.balances
+    else:
+        balances = settle(table.rules, table.state).balances if finished else None
     return PlayedTable(at, table.title, table.share_token, table.deal_count, table.revision, finished, locked, balances)
+
+
+def _with_tables_of(db: Database, t: Tournament, now: dict[str, TableInfo], rounds: Sequence[Round]) -> dict[str, TableInfo]:
+    """``now`` with the tables of these rounds read too (their titles and share links)."""
+    ids = [at.table_id for r in rounds for at in r.tables if at.table_id is not None and at.table_id not in now]
+    return {**now, **tables.get_tables(db, ids)} if ids else now
 
 
 def played_tables(t: Tournament, now: dict[str, TableInfo]) -> dict[int, list[PlayedTable]]:
@@ -131,9 +142,37 @@ def _read(db: Database, owner: str, tournament_id: str) -> tuple[Tournament, dic
     return t, _tables_now(db, t)
 
 
+def close_if_finished(db: Database, table_id: str) -> None:
+    """After a deal finished ``table_id``: if it is a tournament's table and every table of
+    its round has finished, the round is closed now (its results locked)."""
+    with db.read() as session:
+        found = repo.tournament_of_table(session, table_id)
+        owner = repo.owner_of(session, found.tournament_id) if found is not None else None
+    if found is not None and owner is not None:
+        _read(db, owner, found.tournament_id)
+
+
+def watch_finished_tables(db: Database) -> Callable[[], None]:
+    """Close a round as soon as its last table finishes: a sink of the committed changes
+    (app/kit/changes.py) that looks at a posted deal's table as stored (no read unless the
+    deal finished the table). Returns the function that stops watching."""
+
+    def sink(table_id: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:
+        if kind != "deal.posted" or stored is None or not stored.state.finished:
+            return
+        try:
+            close_if_finished(db, table_id)
+        except Exception:  # noqa: BLE001 - the deal is stored; the next read of the tournament closes the round
+            log.exception("tournaments: the round of table %s could not be closed", table_id)
+
+    add_sink(sink)
+    return lambda: remove_sink(sink)
+
+
 def get_tournament(db: Database, owner: str, tournament_id: str) -> tuple[Tournament, dict[int, list[PlayedTable]]]:
+    """The tournament with every round's tables as they are now."""
     t, now = _read(db, owner, tournament_id)
-    return t, played_tables(t, now)
+    return t, played_tables(t, _with_tables_of(db, t, now, t.rounds))
 
 
 def list_tournaments(db: Database, owner: str, *, after: str | None = None, limit: int = 50) -> TournamentPage:
@@ -745,9 +784,9 @@ def _read_shared(db: Database, token: str) -> tuple[Tournament, dict[str, TableI
 def public_view(db: Database, token: str) -> PublicView:
     """The tournament of a share token (404 for an unknown one), as a public page shows it."""
     t, now = _read_shared(db, token)
-    played = played_tables(t, now)
-    table_stand = _standings_of(t, now, None, standings_etag(t, now, None))
     current = t.last_round
+    table_stand = _standings_of(t, now, None, standings_etag(t, now, None))
+    played = played_tables(t, _with_tables_of(db, t, now, [current] if current else []))
     return PublicView(
         tournament=t,
         standings=table_stand,
