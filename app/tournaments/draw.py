@@ -100,10 +100,13 @@ def meeting_cost(seating: Seating, history: History) -> int:
     )
 
 
-# The search's budget, fixed (not timed) so that a seed always gives the same seating: the
-# kicks (a few random swaps, then the local search again) and fresh starts of one draw.
-KICKS_PER_START = 40
+# The search's budget, counted (never timed) so that a seed always gives the same seating: at
+# most STARTS fresh starts, each kicked (a few random swaps, then the local search again) until
+# PATIENCE kicks in a row bring nothing better, and at most WORK // players local searches in
+# all (a local search costs about players² steps), but never fewer than STARTS.
 STARTS = 6
+PATIENCE = 40
+WORK = 8_000
 
 
 def draw(
@@ -193,23 +196,30 @@ class _Search:
     def best(self) -> list[list[str]]:
         if not self.players:
             return []
-        best_table, best_cost = None, None
+        budget = max(STARTS, WORK // len(self.players))
+        best_table: list[int] = []
+        best_cost: int | None = None
         for start in range(STARTS):
-            table = self._start(first=start == 0)
-            cost = self._descend(table)
-            current, current_cost = table[:], cost
-            for _ in range(KICKS_PER_START):
+            if budget <= 0:
+                break
+            current = self._start(first=start == 0)
+            current_cost = self._descend(current)
+            budget -= 1
+            stale = 0
+            while True:
                 if best_cost is None or current_cost < best_cost:
                     best_table, best_cost = current[:], current_cost
-                if best_cost == self.lower_bound:
-                    return self._groups(best_table)
+                if best_cost == self.lower_bound or stale >= PATIENCE or budget <= 0:
+                    break
                 trial = current[:]
                 self._kick(trial)
                 cost = self._descend(trial)
-                if cost <= current_cost:
+                budget -= 1
+                stale = 0 if cost < current_cost else stale + 1
+                if cost <= current_cost:  # sideways moves too: they wander the plateaus
                     current, current_cost = trial, cost
-            if current_cost < best_cost:
-                best_table, best_cost = current[:], current_cost
+            if best_cost == self.lower_bound:
+                break
         return self._groups(best_table)
 
     def _start(self, first: bool) -> list[int]:
