@@ -179,12 +179,16 @@ class EntrantsAdd(Request):
 
 
 class DrawIn(Request):
-    seed: int = Field(default=None, ge=0, le=2**62, description="the draw's seed; a random one when left out (stored, shown)")
+    seed: int = Field(default=None, ge=0, le=2**53 - 1, description="the draw's seed; a random one when left out (stored, shown)")
+
+    example = {"seed": 20261202}
 
 
 class SwapIn(Request):
     a: int = Field(ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="an entrant's number")
     b: int = Field(ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="another entrant's number")
+
+    example = {"a": 4, "b": 7}
 
 
 class ReopenIn(Request):

@@ -423,7 +423,7 @@ def draw_round(
             f"{len(roster)} players cannot fill a table",
             [FieldError("entrants", f"round {number} has {len(roster)} players; a table seats {min(sizes)} at least")],
         ) from None
-    seed = secrets.randbits(62) if seed is None else seed
+    seed = secrets.randbelow(2**53) if seed is None else seed  # exact in every client's JSON numbers
     swiss = None
     if t.swiss and t.rounds:
         swiss = [s.player for s in _standings(t, _tables_now(db, t), None)]
