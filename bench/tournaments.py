@@ -14,8 +14,10 @@ seed, passed by both defenders), ``--rounds`` rounds each drawn, played and clos
 last table finishes. Then, printed:
 
 - ``GET /v1/tournaments/{id}/standings``: p50 and p90 over ``--requests`` requests without
-  If-None-Match (each one computed), with the process's CPU time per request; and the
-  service's ``standings`` alone (no HTTP);
+  If-None-Match, with the process's CPU time per request (the standings of a version already
+  computed are answered from the process's cache of them); the same right after a change of
+  the tournament (an adjustment), when they are computed anew; and the service's
+  ``standings`` alone (no HTTP);
 - ``POST .../deals``: p50 of posting a deal at a tournament's table (a round played "for
   time": it never ends by its pools) and at an ordinary table of the same rules, interleaved
   deal by deal, and their ratio (wall and CPU).
@@ -88,6 +90,15 @@ async def _measure(url: str, players: int, rounds: int, requests: int, posts: in
             assert r.status_code == 200
             times.append(t)
         out["standings"] = times
+        times = []
+        for k in range(max(5, requests // 10)):
+            # a change of the tournament (an adjustment): the next read computes them anew
+            a = await client.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": 1 + k % players, "amount": 1, "reason": "bench"}, headers=h)
+            assert a.status_code == 201, a.text
+            t, r = await _timed(lambda: client.get(f"/v1/tournaments/{tid}/standings", headers=h), "standings_changed")
+            assert r.status_code == 200
+            times.append(t)
+        out["standings_changed"] = times
         db = app.state.db
         times = []
         for _ in range(requests):
@@ -147,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     kind = url.split(":", 1)[0]
     print(f"{kind}: {args.players} players, {args.rounds} rounds played in {out['played']:.0f} s (draw p50 {_p(out['draw'], 0.5) * 1000:.0f} ms)")
     print(f"GET standings ({out['rows']} rows)   {_ms(out['standings'], 'standings')}")
+    print(f"GET standings after a change   {_ms(out['standings_changed'], 'standings_changed')}")
     print(f"service standings alone   {_ms(out['service'], 'service')}")
     for m in ("tournament", "ordinary"):
         print(f"POST deal, {m:10}      {_ms(out[f'post_{m}'], f'post_{m}')}")

@@ -238,6 +238,23 @@ def listed_rows(session: Session, owner: str, *, after: str | None, rows: int) -
     return list(session.execute(query.order_by(_T.c.id.desc()).limit(rows)).all())
 
 
+_ROUND_STATES = select(_ROUNDS.c.number, _ROUNDS.c.closed_at, _ROUNDS.c.reopened).where(
+    _ROUNDS.c.tournament_id == bindparam("tid")
+).order_by(_ROUNDS.c.number)
+_OPEN_TABLES = (
+    select(_TABLES.c.round, _TABLES.c.table_id)
+    .join(_ROUNDS, (_ROUNDS.c.tournament_id == _TABLES.c.tournament_id) & (_ROUNDS.c.number == _TABLES.c.round))
+    .where(_TABLES.c.tournament_id == bindparam("tid"), _ROUNDS.c.closed_at.is_(None))
+)
+
+
+def version(session: Session, tournament_id: str) -> tuple[list[Row], list[Row]]:
+    """What the standings' version is made of, without the tournament: its rounds' states
+    (number, closed_at, reopened) and the (round, table_id) of the rounds not closed."""
+    params = {"tid": tournament_id}
+    return list(session.execute(_ROUND_STATES, params).all()), list(session.execute(_OPEN_TABLES, params).all())
+
+
 def owner_of(session: Session, tournament_id: str) -> str | None:
     return session.scalar(select(_T.c.owner).where(_T.c.id == tournament_id))
 

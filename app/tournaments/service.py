@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import secrets
 import unicodedata
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
+from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
 from app.kit.changes import add_sink, announce, remove_sink
@@ -721,7 +723,11 @@ def standings_etag(t: Tournament, now: dict[str, TableInfo], after_round: int | 
     """The standings' version: the tournament's revision and the version of every table of
     a round not closed (a closed round's are locked; closing and reopening move the
     revision)."""
-    parts = [t.id, str(t.revision), str(after_round), str(STANDINGS_SHAPE)]
+    return _etag(t.id, t.revision, now, after_round)
+
+
+def _etag(tournament_id: str, revision: int, now: dict[str, TableInfo], after_round: int | None) -> str:
+    parts = [tournament_id, str(revision), str(after_round), str(STANDINGS_SHAPE)]
     parts += [f"{i}:{x.revision}:{x.deal_count}" for i, x in sorted(now.items())]
     return '"' + hashlib.sha256("|".join(parts).encode()).hexdigest()[:32] + '"'
 
@@ -734,18 +740,53 @@ class Standings:
     etag: str
 
 
+# The standings last computed, by tournament and version (their ETag): the version is made of
+# the tournament's revision (every change of the tournament moves it) and the version of each
+# table of a round not closed (a closed round's tables are locked), so standings found here
+# are the standings a recomputation gives. Per process, bounded.
+_COMPUTED: LRUCache[tuple[str, str], "Standings"] = LRUCache(maxsize=256)
+_COMPUTED_LOCK = threading.Lock()
+
+
 def standings(
     db: Database, owner: str, tournament_id: str, *, after_round: int | None = None, seen: str | None = None
 ) -> Standings | str:
     """The standings after every round drawn (or after ``after_round``), with their ETag;
-    only the ETag when the viewer has that version (``seen``: If-None-Match)."""
+    only the ETag when the viewer has that version (``seen``: If-None-Match).
+
+    The version is read first (the tournament's row, its rounds' states, the tables of the
+    rounds not closed); standings computed at that version before are answered as they were,
+    else the tournament is read whole and its standings computed."""
+    from app.kit.etags import none_match
+
+    with db.read() as session:
+        row = repo.row_of(session, owner, tournament_id)
+        rounds, open_tables = repo.version(session, row.id)
+    now = tables.get_tables(db, [r.table_id for r in open_tables if r.table_id is not None]) if open_tables else {}
+    last = rounds[-1] if rounds else None
+    if last is not None and last.closed_at is None and not last.reopened:
+        ids = [r.table_id for r in open_tables if r.round == last.number]
+        if ids and all(i is not None and i in now and now[i].state.finished for i in ids):
+            return _computed(db, owner, tournament_id, after_round, seen)  # closes the round first
+    etag = _etag(row.id, row.revision, now, after_round)
+    if none_match(seen, etag):
+        return etag
+    with _COMPUTED_LOCK:
+        found = _COMPUTED.get((row.id, etag))
+    return found if found is not None else _computed(db, owner, tournament_id, after_round, seen)
+
+
+def _computed(db: Database, owner: str, tournament_id: str, after_round: int | None, seen: str | None) -> Standings | str:
     from app.kit.etags import none_match
 
     t, now = _read(db, owner, tournament_id)
     etag = standings_etag(t, now, after_round)
     if none_match(seen, etag):
         return etag
-    return _standings_of(t, now, after_round, etag)
+    result = _standings_of(t, now, after_round, etag)
+    with _COMPUTED_LOCK:
+        _COMPUTED[(t.id, etag)] = result
+    return result
 
 
 def _standings_of(t: Tournament, now: dict[str, TableInfo], after_round: int | None, etag: str) -> Standings:
