@@ -32,7 +32,7 @@ from app.kit.changes import add_sink, announce, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
+from app.kit.limits import TOURNAMENT_ADJUSTMENTS_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, get_player, new_player_id, player_name
 from app.rules import FieldError, InvalidTable, amounts, make_rules, settle
@@ -658,6 +658,12 @@ def add_adjustment(
         raise Unprocessable("an adjustment is made with a reason", [FieldError("reason", "must not be empty")])
     with db.write() as session:
         t = _load(session, owner, tournament_id, lock=True)
+        if len(t.adjustments) >= TOURNAMENT_ADJUSTMENTS_MAX:
+            raise Conflict(
+                f"tournament {t.id} has {len(t.adjustments)} adjustments, the most one may have",
+                reason="adjustment_limit",
+                limit=TOURNAMENT_ADJUSTMENTS_MAX,
+            )
         if not any(e.number == entrant for e in t.entrants):
             raise Unprocessable(f"no entrant {entrant}", [FieldError("entrant", f"tournament {t.id} has no entrant {entrant}")])
         if round_number is not None:
