@@ -69,7 +69,7 @@ def _answer(db: DB, owner: str, tournament_id: str, tokens: dict[int, str] | Non
     responses={201: {"headers": LOCATION}, **problem_responses(401, 409, 422)},
 )
 def create_tournament(body: TournamentCreate, db: DB, caller: KeyCaller, response: Response) -> TournamentOut:
-    """Create a tournament: the rules every table plays, the table size (3, 4 or mixed where
+    """Create a tournament: the rules every table plays, the table sizes (3, 4 or both where
     the rules seat 4), how a table's game ends, the planned rounds, the scoring of a round
     (a preset by name or one given) and the entrants (names or registered players)."""
     fields = body.model_fields_set
@@ -81,7 +81,7 @@ def create_tournament(body: TournamentCreate, db: DB, caller: KeyCaller, respons
         convention=body.convention,
         pool_target=body.pool_target if "pool_target" in fields else None,
         options=body.options,
-        table_size=str(body.table_size),
+        table_sizes=body.table_sizes,
         game_end=body.game_end.build(),
         rounds=body.rounds,
         scoring=scoring,

@@ -66,7 +66,6 @@ log = logging.getLogger("prefscore.tournaments")
 BY_TABLES = "the tables finished"
 # The kind of event a change of a tournament's standings is announced with (app/live).
 STANDINGS_CHANGED = "tournament.standings"
-SIZES = {"3": frozenset({3}), "4": frozenset({4}), "mixed": frozenset({3, 4})}
 
 
 @dataclass(frozen=True)
@@ -198,7 +197,7 @@ def _check_rules(
     convention: str, pool_target: int | None, options: dict[str, Any], sizes: frozenset[int], game_end: GameEnd
 ) -> list[FieldError]:
     """The tournament's rules at every table size it seats: a size the convention does not
-    seat names ``table_size``; an option of the game's end names ``game_end``."""
+    seat names ``table_sizes``; an option of the game's end names ``game_end``."""
     errors: list[FieldError] = []
     for name in ("end_of_game", "game_deals"):
         if name in options:
@@ -211,7 +210,7 @@ def _check_rules(
         except InvalidTable as exc:
             for e in exc.errors:
                 if e.field == "players":
-                    errors.append(FieldError("table_size", f"{e.reason}: a table of {size} is not played under these rules"))
+                    errors.append(FieldError("table_sizes", f"{e.reason}: a table of {size} is not played under these rules"))
                 elif e.field in ("options.end_of_game", "options.game_deals", "options.match_bonuses"):
                     errors.append(FieldError("game_end", f"{e.field}: {e.reason}"))
                 else:
@@ -278,7 +277,7 @@ def create_tournament(
     convention: str,
     pool_target: int | None = None,
     options: dict[str, Any] | None = None,
-    table_size: str = "3",
+    table_sizes: Sequence[int] = (3,),
     game_end: GameEnd = GameEnd("pool"),
     rounds: int,
     scoring: Scoring = SCORING_PRESETS["whists"],
@@ -292,9 +291,9 @@ def create_tournament(
     name = name.strip()
     if not name:
         errors.append(FieldError("name", "a tournament's name must not be empty"))
-    sizes = SIZES.get(table_size)
-    if sizes is None:
-        errors.append(FieldError("table_size", "must be 3, 4 or mixed"))
+    sizes = frozenset(table_sizes)
+    if not sizes or len(sizes) != len(table_sizes) or not sizes <= {3, 4}:
+        errors.append(FieldError("table_sizes", "3, 4, or both, each once"))
     else:
         errors.extend(_check_rules(convention, pool_target, options, sizes, game_end))
     if errors:
