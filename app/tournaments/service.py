@@ -749,7 +749,7 @@ class Standings:
 # the tournament's revision (every change of the tournament moves it) and the version of each
 # table of a round not closed (a closed round's tables are locked), so standings found here
 # are the standings a recomputation gives. Per process, bounded.
-_COMPUTED: LRUCache[tuple[str, str], "Standings"] = LRUCache(maxsize=256)
+_COMPUTED: LRUCache[tuple[str, str], "Standings"] = LRUCache(maxsize=32)
 _COMPUTED_LOCK = threading.Lock()
 
 
