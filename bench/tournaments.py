@@ -165,8 +165,45 @@ def main(argv: list[str] | None = None) -> int:
     wall = _p(out["post_tournament"], 0.5) / _p(out["post_ordinary"], 0.5)
     cpu = _p(CPU["post_tournament"], 0.5) / _p(CPU["post_ordinary"], 0.5)
     print(f"POST ratio tournament/ordinary: wall p50 {wall:.3f}   CPU p50 {cpu:.3f}")
-    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    load = os.getloadavg()
+    print(f"load average {' '.join(f'{x:.1f}' for x in load)}")
+    _save(kind, args, out, load)
     return 0
+
+
+def _save(kind: str, args: argparse.Namespace, out: dict[str, Any], load: tuple[float, float, float]) -> None:
+    """The figures in bench/results/tournaments-<time>-<commit>[-postgres].json."""
+    import json
+    import subprocess
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True).stdout.strip()
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    name = f"tournaments-{stamp}-{commit}{'-dirty' if dirty else ''}{'-postgres' if kind.startswith('postgresql') else ''}.json"
+
+    def summary(what: str) -> dict[str, float]:
+        return {"p50_ms": _p(out[what], 0.5) * 1000, "p90_ms": _p(out[what], 0.9) * 1000, "cpu_p50_ms": _p(CPU[what], 0.5) * 1000}
+
+    figures = {
+        "database": kind,
+        "players": args.players,
+        "rounds": args.rounds,
+        "requests": args.requests,
+        "posts": args.posts,
+        "played_s": out["played"],
+        "draw_p50_ms": _p(out["draw"], 0.5) * 1000,
+        "standings": summary("standings"),
+        "standings_after_a_change": summary("standings_changed"),
+        "service_standings": summary("service"),
+        "post_tournament_table": summary("post_tournament"),
+        "post_ordinary_table": summary("post_ordinary"),
+        "load_average": list(load),
+    }
+    (root / "results" / name).write_text(json.dumps(figures, indent=1) + "\n")
+    print(f"results: bench/results/{name}")
 
 
 if __name__ == "__main__":
