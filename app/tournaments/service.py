@@ -20,8 +20,7 @@ import logging
 import threading
 import secrets
 import unicodedata
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -880,6 +879,4 @@ __all__ = [
     "standings",
     "swap",
     "withdraw",
-    "replace",
-    "datetime",
 ]
