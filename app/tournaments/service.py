@@ -515,6 +515,25 @@ def _round(t: Tournament, number: int) -> Round:
     raise NotFound(f"tournament {t.id} has no round {number}")
 
 
+def _swapped(r: Round, a: int, b: int) -> tuple[dict[int, list[int]], list[int], list[int]]:
+    """The round's seats and byes with ``a`` and ``b`` changing places, and the tables whose
+    players change (both at one table: its seat order changes)."""
+    where: dict[int, int | None] = {}
+    for n, field in ((a, "a"), (b, "b")):
+        found = [at.number for at in r.tables if n in at.seats]
+        if not found and n not in r.byes:
+            raise Unprocessable(f"entrant {n} is not in round {r.number}", [FieldError(field, "not drawn in this round")])
+        where[n] = found[0] if found else None
+    seats = {at.number: list(at.seats) for at in r.tables}
+    byes = list(r.byes)
+    # where each one sits (or sits out), found before either place is written
+    places = {n: (seats[where[n]], seats[where[n]].index(n)) if where[n] is not None else (byes, byes.index(n)) for n in (a, b)}
+    for n, other in ((a, b), (b, a)):
+        row, index = places[n]
+        row[index] = other
+    return seats, byes, sorted({x for x in where.values() if x is not None})
+
+
 def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int, b: int, *, by: str) -> tuple[Tournament, dict[int, str]]:
     """The director swaps two players of a round before it starts (no deal at any of its
     tables). The tables they sit at are made again with the players swapped (new tables,
@@ -537,27 +556,7 @@ def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int
             [FieldError("round", f"round {round_number} has started")],
             reason="round_started",
         )
-    where: dict[int, int | None] = {}
-    for n, field in ((a, "a"), (b, "b")):
-        found = [at.number for at in r.tables if n in at.seats]
-        if not found and n not in r.byes:
-            raise Unprocessable(f"entrant {n} is not in round {round_number}", [FieldError(field, "not drawn in this round")])
-        where[n] = found[0] if found else None
-    seats = {at.number: list(at.seats) for at in r.tables}
-    byes = list(r.byes)
-
-    def put(n: int, other: int) -> None:
-        table = where[n]
-        if table is None:
-            byes[byes.index(n)] = other
-        else:
-            seats[table][seats[table].index(n)] = other
-
-    put(a, b)
-    put(b, a)
-    changed_tables = sorted({x for x in where.values() if x is not None})
-    if where[a] == where[b]:
-        changed_tables = [where[a]] if where[a] is not None else []  # same table: the seat order changes
+    seats, byes, changed_tables = _swapped(r, a, b)
     made: dict[int, tuple[str, str]] = {}
     try:
         for number in changed_tables:

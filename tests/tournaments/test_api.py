@@ -270,11 +270,15 @@ def test_the_director_swaps_players_before_a_round_starts(api):
     # a player with a bye changes places with one at a table
     r = api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": bye, "b": a})
     assert r.status_code == 200 and r.json()["rounds"][0]["byes"][0]["entrant"] == a
+    # two players of one table: its seat order changes (who deals first with it)
+    x, y, z = (s["entrant"] for s in r.json()["rounds"][0]["tables"][1]["seats"])
+    r = api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": z, "b": x})
+    assert [s["entrant"] for s in r.json()["rounds"][0]["tables"][1]["seats"]] == [z, y, x]
     # once a deal is posted the round has started
     api.deal(r.json()["rounds"][0]["tables"][0]["table_id"], six_spades(0))
     refused(api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": b}), 409, "round")
     refused(api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": a}), 422, "b")
-    assert [e["action"] for e in api.get(f"/v1/tournaments/{tid}/audit").json()["items"]] == ["draw", "swap", "swap"]
+    assert [e["action"] for e in api.get(f"/v1/tournaments/{tid}/audit").json()["items"]] == ["draw", "swap", "swap", "swap"]
 
 
 def test_the_standings_etag(api):
