@@ -4,6 +4,7 @@ round, adjust; the tournament, its standings and its audit as answered."""
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Annotated, Any, Literal, Union
 
 import re
@@ -223,8 +224,16 @@ class AdjustmentIn(Request):
 # --- answers ---------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=8192)
 def _num(value: Fraction) -> int | float:
+    # A tournament's standings repeat a few hundred values thousands of times: each is
+    # written once.
     return kit_amounts.number(value)
+
+
+@lru_cache(maxsize=8192)
+def _text(value: Fraction) -> str:
+    return amounts.exact_text(value)
 
 
 class EntrantOut(Answer):
@@ -443,17 +452,17 @@ class StandingOut(Answer):
             entrant=number,
             name=entrant.name if entrant else s.player,
             total=_num(s.total),
-            total_exact=amounts.exact_text(s.total),
+            total_exact=_text(s.total),
             rounds=[None if r is None else _num(r) for r in s.rounds],
-            rounds_exact=[None if r is None else amounts.exact_text(r) for r in s.rounds],
+            rounds_exact=[None if r is None else _text(r) for r in s.rounds],
             balance=_num(s.balance),
-            balance_exact=amounts.exact_text(s.balance),
+            balance_exact=_text(s.balance),
             firsts=s.firsts,
             best_round=_num(s.best_round),
             byes=getattr(s, "byes", 0),
             withdrawn=entrant is not None and entrant.withdrawn_round is not None,
             adjustments=[
-                StandingAdjustment.model_construct(amount=_num(a.amount), amount_exact=amounts.exact_text(a.amount), reason=a.reason, round=a.round)
+                StandingAdjustment.model_construct(amount=_num(a.amount), amount_exact=_text(a.amount), reason=a.reason, round=a.round)
                 for a in s.adjustments
             ],
         )
