@@ -13,7 +13,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from app.rules import FieldError, amounts
+from app.rules import amounts
 from app.tournaments.scoring import TRANSFORMS, Scoring, Transform
 
 # How a table's game ends: its pool closed (the convention's own end), after a number of
@@ -257,6 +257,3 @@ class PlayedTable:
     balances: tuple[Fraction, ...] | None  # the results that count (None: none yet)
     scorer_links: tuple[str, ...] = ()  # tokens: only in the answer of the draw that made them
 
-
-def field_error(field: str, message: str) -> FieldError:
-    return FieldError(field, message)

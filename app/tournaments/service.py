@@ -371,7 +371,7 @@ def withdraw(db: Database, owner: str, tournament_id: str, number: int, *, by: s
         return _load(session, owner, tournament_id)
 
 
-def _entrant(t: Tournament, number: int, field: str = "entrant") -> Entrant:
+def _entrant(t: Tournament, number: int) -> Entrant:
     try:
         return t.entrant(number)
     except KeyError:
@@ -544,8 +544,8 @@ def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int
     r = _round(t, round_number)
     if a == b:
         raise Unprocessable("a swap names two players", [FieldError("b", "must name another entrant than a")])
-    for field, n in (("a", a), ("b", b)):
-        _entrant(t, n, field)
+    for n in (a, b):
+        _entrant(t, n)
     if r.locked:
         raise Conflict(f"round {round_number} is closed", [FieldError("round", "a closed round's seats stay")], reason="round_closed")
     now = _tables_now(db, t)
