@@ -39,6 +39,8 @@ from app.sharing import page as shared_page
 from app.tables import router as tables
 from app.webhooks import router as webhooks
 from app.webhooks.delivery import Deliverer
+from app.tournaments import router as tournaments
+from app.tournaments import service as tournament_service
 from app.tables.not_modified import SheetNotModified
 from app.sharing import router as sharing
 
@@ -60,6 +62,7 @@ ROUTERS = (
     events.scorer_router,
     score_page.router,
     webhooks.router,
+    tournaments.router,
 )
 
 
@@ -82,8 +85,12 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
         if settings.webhooks_deliver:  # the outbox's deliveries, sent by this process (app/webhooks)
             _app.state.webhooks.start()
-        yield
-        await _app.state.webhooks.stop()
+        stop_watching = tournament_service.watch_finished_tables(database)  # a round closes when its last table finishes
+        try:
+            yield
+        finally:
+            stop_watching()
+            await _app.state.webhooks.stop()
         await anyio.to_thread.run_sync(_app.state.pictures.close)  # the drawing workers, if started
         if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/live)
             await _app.state.live.stop()

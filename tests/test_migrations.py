@@ -17,6 +17,7 @@ TABLES = {
     "tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links",
     "webhook_endpoints", "webhook_endpoint_tables", "webhook_deliveries", "webhook_attempts",
     "rated_tables", "rating_changes", "player_ratings",
+    "tournaments", "tournament_entrants", "tournament_rounds", "tournament_tables", "tournament_adjustments", "tournament_audit",
 }
 
 

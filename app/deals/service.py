@@ -48,6 +48,14 @@ def refuse_archived(row: Any) -> None:
         )
 
 
+def refuse_locked(row: Any) -> None:
+    """A locked table (its tournament round is closed: app/tournaments) takes no deal, undo or
+    correction until the director reopens the round: read from the row the write already
+    locked, no query of its own (the post's read selects every column of the table row)."""
+    if row.locked is not None:
+        raise Conflict(f"table {row.id} is locked: {row.locked}", reason="locked")
+
+
 def refusal(exc: RulesError, what: str) -> Exception:
     """The domain error of an engine's refusal of a deal."""
     if exc.kind in ("dealer_mismatch", "finished"):
@@ -109,6 +117,7 @@ def post_deal(
                 # this record, a correction of an earlier deal rewrote it.
                 return replayed(seen.response)
         refuse_archived(row)
+        refuse_locked(row)
         if row.deal_count >= limits.deals_per_table:
             raise Conflict(
                 f"table {row.id} holds {row.deal_count} deals, the most a table may hold "
@@ -299,6 +308,7 @@ def undo_last(db: Database, owner: str, table_id: str, number: int, *, if_match:
 
     def plan(session: Session, row: Any) -> _Refold:
         refuse_archived(row)
+        refuse_locked(row)
         if not 1 <= number <= row.deal_count:
             raise NotFound(f"table {table_id} has no deal {number}")
         if number != row.deal_count:
@@ -349,6 +359,7 @@ def correct_deal(
 
     def plan(session: Session, row: Any) -> _Refold:
         refuse_archived(row)
+        refuse_locked(row)
         if not 1 <= number <= row.deal_count:
             raise NotFound(f"table {table_id} has no deal {number}")
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))

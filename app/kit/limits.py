@@ -29,6 +29,22 @@ STAKE_MAX_LENGTH = 32
 STAKE_DECIMALS = 6
 """Decimal places of a stake."""
 
+# --- tournaments (app/tournaments)
+TOURNAMENT_NAME_MAX = 120
+"""Characters of a tournament's name (its tables' titles add the round and table to it)."""
+TOURNAMENT_ENTRANTS_MAX = 600
+"""Entrants of one tournament (a federation's largest events seat a few hundred)."""
+TOURNAMENT_ROUNDS_MAX = 30
+"""Planned rounds of one tournament."""
+TOURNAMENTS_PER_OWNER = 1000
+"""Tournaments one owner may hold (their tables count towards the owner's tables too)."""
+TOURNAMENT_ADJUSTMENTS_MAX = 1000
+"""The director's adjustments of one tournament."""
+REASON_MAX = 200
+"""Characters of a director's reason (an adjustment, a reopened round)."""
+TOURNAMENTS_PAGE_MAX = 200
+"""Tournaments on one page of GET /v1/tournaments."""
+
 # --- pages of a listing
 TABLES_PAGE_MAX = 200
 """Tables on one page of GET /v1/tables."""
@@ -123,6 +139,13 @@ __all__ = [
     "WEBHOOK_RETRY_AFTER_MAX",
     "WEBHOOK_TABLES_MAX",
     "WEBHOOK_URL_MAX",
+    "TOURNAMENTS_PAGE_MAX",
+    "TOURNAMENTS_PER_OWNER",
+    "TOURNAMENT_ADJUSTMENTS_MAX",
+    "TOURNAMENT_ENTRANTS_MAX",
+    "TOURNAMENT_NAME_MAX",
+    "TOURNAMENT_ROUNDS_MAX",
+    "REASON_MAX",
 ]
 
 # --- ratings (app/ratings)

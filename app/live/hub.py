@@ -32,6 +32,9 @@ log = logging.getLogger("prefscore.events")
 # The kinds of a table's events. ``sheet`` is the current state without saying what changed
 # (the first event of a stream, a resumed stream, several changes seen at once).
 KINDS = ("sheet", "deal.posted", "deal.undone", "deal.corrected", "table.renamed", "table.archived", "table.deleted")
+# A tournament's standings changed (app/tournaments): sent to its owner's owner-wide streams
+# only, without a read (the event names the tournament; its standings are one GET away).
+TOURNAMENT_KINDS = ("tournament.standings",)
 # Events of the stream itself (no id: a reconnecting client resumes from its last table event).
 INTERRUPTED = "stream.interrupted"
 RESUMED = "stream.resumed"
@@ -84,6 +87,17 @@ class StreamNotice:
 
     def data(self) -> str:
         return json.dumps({"kind": self.kind, "detail": self.detail}, ensure_ascii=False)
+
+
+class TournamentEvent(StreamNotice):
+    """A change of a tournament's standings, on its owner's owner-wide streams."""
+
+    def __init__(self, kind: str, tournament_id: str, revision: int):
+        super().__init__(kind, tournament_id)
+        object.__setattr__(self, "revision", revision)
+
+    def data(self) -> str:
+        return json.dumps({"kind": self.kind, "tournament": self.detail, "revision": self.revision}, separators=(",", ":"))
 
 
 # Whose slots a stream takes (``Subscription.holders``): each holder may keep at most its
@@ -316,7 +330,14 @@ class Hub:
     ) -> None:
         """A signal (on the loop): ``table`` may have changed. Its state is read again, unless
         the write that changed it is this process's and handed over what it stored
-        (``stored``, committed at ``revision``): that is sent as it is."""
+        (``stored``, committed at ``revision``): that is sent as it is. A tournament's change
+        (``kind`` in TOURNAMENT_KINDS; ``table`` is then the tournament) goes to its owner's
+        owner-wide streams as it is."""
+        if kind in TOURNAMENT_KINDS:
+            event = TournamentEvent(kind, table, revision or 0)
+            for sub in self._by_owner.get(owner or "", ()):
+                self._send(sub, event)
+            return
         if not self._watched(table, owner):
             return
         known = self._known.get(table)

@@ -85,6 +85,20 @@ def change_table(session: Session, table_id: str, values: dict[str, Any]) -> Non
     session.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(**values))
 
 
+def set_locked(session: Session, table_ids: list[str], reason: str | None) -> list[Row]:
+    """Lock (``reason``) or unlock (None) these tables, each one's revision moved on (a change
+    of the log worked out before the lock is then not written: app/deals/service.py
+    ``_refold``); their (id, owner, revision) as now stored."""
+    if not table_ids:
+        return []
+    session.execute(
+        update(_TABLES)
+        .where(_TABLES.c.id.in_(table_ids))
+        .values(locked=reason, revision=_TABLES.c.revision + 1, updated_at=utcnow())
+    )
+    return list(session.execute(select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision).where(_TABLES.c.id.in_(table_ids))).all())
+
+
 def new_share_token(session: Session, table_id: str, revision: int) -> None:
     change_table(session, table_id, {"share_token": secrets.token_urlsafe(24), "revision": revision, "updated_at": utcnow()})
 

@@ -248,6 +248,14 @@ def rotate_share_token(db: Database, owner: str, table_id: str) -> TableInfo:
         return loaded(repo.fresh(session, row.id))
 
 
+def lock_tables(session: Any, table_ids: list[str], reason: str | None) -> None:
+    """In the caller's writing transaction: lock these tables (``reason``, in words: their
+    deals are then neither posted, undone nor corrected) or unlock them (None). A tournament
+    locks the tables of a closed round (app/tournaments)."""
+    for row in repo.set_locked(session, table_ids, reason):
+        announce(session, row.id, row.owner, row.revision, "sheet")
+
+
 # --- the sheet's ETag alone (a conditional request reads no more) ---------------------------
 
 
@@ -292,6 +300,7 @@ __all__ = [
     "get_tables",
     "list_tables",
     "load_row",
+    "lock_tables",
     "load_table",
     "make_room_for_a_table",
     "rotate_share_token",

@@ -1,7 +1,7 @@
 """ratings: rated tables, each rated table's change to its players' ratings, the current ratings
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 Create Date: 2026-12-02 07:00:00
 
 ``tables.rated``: the owner asked for the table to count for its players' ratings (false for
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 
 revision: str = '0011'
-down_revision: Union[str, None] = '0009'
+down_revision: Union[str, None] = '0010'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
