@@ -36,6 +36,7 @@ from app.records import router as records
 from app.scorer import router as scorer
 from app.sharing import page as shared_page
 from app.tables import router as tables
+from app.tournaments import page as tournament_page
 from app.tournaments import router as tournaments
 from app.tournaments import service as tournament_service
 from app.tables.not_modified import SheetNotModified
@@ -58,6 +59,7 @@ ROUTERS = (
     events.scorer_router,
     score_page.router,
     tournaments.router,
+    tournament_page.router,
 )
 
 
