@@ -14,8 +14,10 @@ seed, passed by both defenders), ``--rounds`` rounds each drawn, played and clos
 last table finishes. Then, printed:
 
 - ``GET /v1/tournaments/{id}/standings``: p50 and p90 over ``--requests`` requests without
-  If-None-Match (each one computed), with the process's CPU time per request; and the
-  service's ``standings`` alone (no HTTP);
+  If-None-Match, with the process's CPU time per request (the standings of a version already
+  computed are answered from the process's cache of them); the same right after a change of
+  the tournament (an adjustment), when they are computed anew; and the service's
+  ``standings`` alone (no HTTP);
 - ``POST .../deals``: p50 of posting a deal at a tournament's table (a round played "for
   time": it never ends by its pools) and at an ordinary table of the same rules, interleaved
   deal by deal, and their ratio (wall and CPU).
@@ -88,6 +90,15 @@ async def _measure(url: str, players: int, rounds: int, requests: int, posts: in
             assert r.status_code == 200
             times.append(t)
         out["standings"] = times
+        times = []
+        for k in range(max(5, requests // 10)):
+            # a change of the tournament (an adjustment): the next read computes them anew
+            a = await client.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": 1 + k % players, "amount": 1, "reason": "bench"}, headers=h)
+            assert a.status_code == 201, a.text
+            t, r = await _timed(lambda: client.get(f"/v1/tournaments/{tid}/standings", headers=h), "standings_changed")
+            assert r.status_code == 200
+            times.append(t)
+        out["standings_changed"] = times
         db = app.state.db
         times = []
         for _ in range(requests):
@@ -147,14 +158,52 @@ def main(argv: list[str] | None = None) -> int:
     kind = url.split(":", 1)[0]
     print(f"{kind}: {args.players} players, {args.rounds} rounds played in {out['played']:.0f} s (draw p50 {_p(out['draw'], 0.5) * 1000:.0f} ms)")
     print(f"GET standings ({out['rows']} rows)   {_ms(out['standings'], 'standings')}")
+    print(f"GET standings after a change   {_ms(out['standings_changed'], 'standings_changed')}")
     print(f"service standings alone   {_ms(out['service'], 'service')}")
     for m in ("tournament", "ordinary"):
         print(f"POST deal, {m:10}      {_ms(out[f'post_{m}'], f'post_{m}')}")
     wall = _p(out["post_tournament"], 0.5) / _p(out["post_ordinary"], 0.5)
     cpu = _p(CPU["post_tournament"], 0.5) / _p(CPU["post_ordinary"], 0.5)
     print(f"POST ratio tournament/ordinary: wall p50 {wall:.3f}   CPU p50 {cpu:.3f}")
-    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    load = os.getloadavg()
+    print(f"load average {' '.join(f'{x:.1f}' for x in load)}")
+    _save(kind, args, out, load)
     return 0
+
+
+def _save(kind: str, args: argparse.Namespace, out: dict[str, Any], load: tuple[float, float, float]) -> None:
+    """The figures in bench/results/tournaments-<time>-<commit>[-postgres].json."""
+    import json
+    import subprocess
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True).stdout.strip()
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    name = f"tournaments-{stamp}-{commit}{'-dirty' if dirty else ''}{'-postgres' if kind.startswith('postgresql') else ''}.json"
+
+    def summary(what: str) -> dict[str, float]:
+        return {"p50_ms": _p(out[what], 0.5) * 1000, "p90_ms": _p(out[what], 0.9) * 1000, "cpu_p50_ms": _p(CPU[what], 0.5) * 1000}
+
+    figures = {
+        "database": kind,
+        "players": args.players,
+        "rounds": args.rounds,
+        "requests": args.requests,
+        "posts": args.posts,
+        "played_s": out["played"],
+        "draw_p50_ms": _p(out["draw"], 0.5) * 1000,
+        "standings": summary("standings"),
+        "standings_after_a_change": summary("standings_changed"),
+        "service_standings": summary("service"),
+        "post_tournament_table": summary("post_tournament"),
+        "post_ordinary_table": summary("post_ordinary"),
+        "load_average": list(load),
+    }
+    (root / "results" / name).write_text(json.dumps(figures, indent=1) + "\n")
+    print(f"results: bench/results/{name}")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ A round's tables are chosen to minimise repeated meetings: the sum over tables o
 over the pairs of their players of (earlier meetings of the pair)². The search is a local
 search by swaps of two players of different tables, restarted and kicked a fixed number of
 times from a ``random.Random(seed)``, so the same players, sizes, history and seed give the
-same seating. Byes go to the players with the fewest byes so far; each table's seat order
-balances the seats, the first dealer (seat 0) first. With ``swiss`` (the players in standing
+same seating. Among the seatings of least cost, swaps that keep the cost spread the players
+who have dealt first most over the tables; then each table's seat order balances the seats,
+the first dealer (seat 0) first. Byes go to the players with the fewest byes so far. With ``swiss`` (the players in standing
 order) the tables also group players of close standing, second to repeated meetings.
 docs/tournament-scoring.md describes it with its measured quality.
 """
@@ -101,12 +102,12 @@ def meeting_cost(seating: Seating, history: History) -> int:
 
 
 # The search's budget, counted (never timed) so that a seed always gives the same seating: at
-# most STARTS fresh starts, each kicked (a few random swaps, then the local search again) until
-# PATIENCE kicks in a row bring nothing better, and at most WORK // players local searches in
-# all (a local search costs about players² steps), but never fewer than STARTS.
+# most STARTS starts, each kicked (a few random swaps, then the local search again) until
+# PATIENCE kicks in a row bring nothing better, and at most WORK // players² local searches in
+# all (one pass of a local search tries about players² / 2 swaps), but never fewer than 2.
 STARTS = 6
 PATIENCE = 40
-WORK = 8_000
+WORK = 1_000_000
 
 
 def draw(
@@ -192,11 +193,16 @@ class _Search:
                     weight[j][i] += factor * times * times
         self.weight = weight
         self.lower_bound = 0 if rank is None else None  # a Swiss draw never knows it is done
+        # the first dealers: a pair weighs the product of its players' first deals so far, so
+        # that players who dealt first often are spread over the tables (each table then has
+        # someone who dealt first less to deal first now)
+        dealt = [history.seats.get(p, {}).get(0, 0) for p in seated]
+        self.dealers = [[a * b if i != j else 0 for j, b in enumerate(dealt)] for i, a in enumerate(dealt)]
 
     def best(self) -> list[list[str]]:
         if not self.players:
             return []
-        budget = max(STARTS, WORK // len(self.players))
+        budget = max(2, WORK // len(self.players) ** 2)
         best_table: list[int] = []
         best_cost: int | None = None
         for start in range(STARTS):
@@ -220,19 +226,23 @@ class _Search:
                     current, current_cost = trial, cost
             if best_cost == self.lower_bound:
                 break
+        self._polish(best_table)
         return self._groups(best_table)
 
     def _start(self, first: bool) -> list[int]:
-        """table[i] = the table of player i: by standing for a Swiss draw's first start, else by lot."""
+        """table[i] = the table of player i: by lot, or for a Swiss draw by standing (kicked
+        after the first start: a seating by lot is far from any good Swiss one)."""
         slots = [t for t, size in enumerate(self.plan) for _ in range(size)]
         order = list(range(len(self.players)))
-        if first and self.rank is not None:
+        if self.rank is not None:
             order.sort(key=self.rank.__getitem__)
         else:
             self.rng.shuffle(order)
         table = [0] * len(self.players)
         for slot, player in zip(slots, order):
             table[player] = slot
+        if self.rank is not None and not first:
+            self._kick(table)
         return table
 
     def _kick(self, table: list[int]) -> None:
@@ -273,6 +283,42 @@ class _Search:
                         ta = tb
                         improved = True
         return sum(sums[p][table[p]] for p in range(n)) // 2
+
+    def _polish(self, table: list[int]) -> None:
+        """Swaps that leave the cost as it is and spread the first dealers better."""
+        n, weight, dealers = len(table), self.weight, self.dealers
+        if not any(map(any, dealers)):
+            return
+        tables = len(self.plan)
+        sums = [[0] * tables for _ in range(n)]
+        spread = [[0] * tables for _ in range(n)]
+        for p in range(n):
+            for q in range(n):
+                sums[p][table[q]] += weight[p][q]
+                spread[p][table[q]] += dealers[p][q]
+        improved = True
+        while improved:
+            improved = False
+            for a in range(n):
+                for b in range(a + 1, n):
+                    ta, tb = table[a], table[b]
+                    if ta == tb:
+                        continue
+                    gain = sums[a][ta] + sums[b][tb] - sums[a][tb] - sums[b][ta] + 2 * weight[a][b]
+                    if gain != 0:
+                        continue
+                    better = spread[a][ta] + spread[b][tb] - spread[a][tb] - spread[b][ta] + 2 * dealers[a][b]
+                    if better <= 0:
+                        continue
+                    for p in range(n):
+                        delta = weight[b][p] - weight[a][p]
+                        sums[p][ta] += delta
+                        sums[p][tb] -= delta
+                        delta = dealers[b][p] - dealers[a][p]
+                        spread[p][ta] += delta
+                        spread[p][tb] -= delta
+                    table[a], table[b] = tb, ta
+                    improved = True
 
     def _groups(self, table: list[int]) -> list[list[str]]:
         groups: list[list[str]] = [[] for _ in self.plan]

@@ -5,12 +5,12 @@ id; the writes of entries, withdrawals, rounds, swaps, closings, adjustments and
 from __future__ import annotations
 
 import base64
+import re
 import secrets
-from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import Row, bindparam, delete, insert, select, update
+from sqlalchemy import Row, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.kit.db import (
@@ -23,7 +23,7 @@ from app.kit.db import (
 )
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
-from app.rules import FieldError, amounts
+from app.rules import FieldError
 from app.tournaments.model import (
     AdjustmentInfo,
     AuditEntry,
@@ -41,8 +41,6 @@ _ROUNDS = TournamentRoundRow.__table__
 _TABLES = TournamentTableRow.__table__
 _ADJUSTMENTS = TournamentAdjustmentRow.__table__
 _AUDIT = TournamentAuditRow.__table__
-
-import re  # noqa: E402
 
 TOURNAMENT_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 SHARE_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -137,8 +135,6 @@ def add_tournament(session: Session, values: dict[str, Any]) -> None:
 
 
 def count_tournaments(session: Session, owner: str) -> int:
-    from sqlalchemy import func
-
     return session.scalar(select(func.count()).select_from(_T).where(_T.c.owner == owner))
 
 
@@ -208,12 +204,6 @@ def audit_of(session: Session, tournament_id: str) -> list[AuditEntry]:
     return [AuditEntry(r.id, r.at, r.by, r.action, dict(r.detail)) for r in rows]
 
 
-def delete_tournament(session: Session, tournament_id: str) -> None:
-    for table in (_AUDIT, _ADJUSTMENTS, _TABLES, _ROUNDS, _ENTRANTS):
-        session.execute(delete(table).where(table.c.tournament_id == tournament_id))
-    session.execute(delete(_T).where(_T.c.id == tournament_id))
-
-
 # --- the listing: the owner's tournaments, newest first, keyset-paged on the time-ordered id
 
 
@@ -238,6 +228,23 @@ def listed_rows(session: Session, owner: str, *, after: str | None, rows: int) -
     return list(session.execute(query.order_by(_T.c.id.desc()).limit(rows)).all())
 
 
+_ROUND_STATES = select(_ROUNDS.c.number, _ROUNDS.c.closed_at, _ROUNDS.c.reopened).where(
+    _ROUNDS.c.tournament_id == bindparam("tid")
+).order_by(_ROUNDS.c.number)
+_OPEN_TABLES = (
+    select(_TABLES.c.round, _TABLES.c.table_id)
+    .join(_ROUNDS, (_ROUNDS.c.tournament_id == _TABLES.c.tournament_id) & (_ROUNDS.c.number == _TABLES.c.round))
+    .where(_TABLES.c.tournament_id == bindparam("tid"), _ROUNDS.c.closed_at.is_(None))
+)
+
+
+def version(session: Session, tournament_id: str) -> tuple[list[Row], list[Row]]:
+    """What the standings' version is made of, without the tournament: its rounds' states
+    (number, closed_at, reopened) and the (round, table_id) of the rounds not closed."""
+    params = {"tid": tournament_id}
+    return list(session.execute(_ROUND_STATES, params).all()), list(session.execute(_OPEN_TABLES, params).all())
+
+
 def owner_of(session: Session, tournament_id: str) -> str | None:
     return session.scalar(select(_T.c.owner).where(_T.c.id == tournament_id))
 
@@ -248,5 +255,3 @@ def tournament_of_table(session: Session, table_id: str) -> Row | None:
         select(_TABLES.c.tournament_id, _TABLES.c.round, _TABLES.c.number).where(_TABLES.c.table_id == table_id)
     ).first()
 
-
-__all__ = ["amounts", "datetime"]

@@ -4,7 +4,10 @@ round, swap players, close and reopen a round; adjustments and the audit; the st
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
+
+from cachetools import LRUCache
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Response
 
@@ -39,6 +42,9 @@ from app.tournaments.schemas import (
 )
 
 router = APIRouter(prefix="/v1", tags=["tournaments"], route_class=BodyRoute)
+# The standings' answers by ETag, bounded (app/tournaments/service.py keeps the standings).
+_ANSWERS: LRUCache[str, bytes] = LRUCache(maxsize=128)
+_ANSWERS_LOCK = threading.Lock()
 TournamentId = Annotated[str, Path(max_length=64, description="the tournament's id")]
 RoundNumber = Annotated[int, Path(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the round's number")]
 EntrantNumber = Annotated[int, Path(ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="the entrant's number")]
@@ -63,7 +69,7 @@ def _answer(db: DB, owner: str, tournament_id: str, tokens: dict[int, str] | Non
     responses={201: {"headers": LOCATION}, **problem_responses(401, 409, 422)},
 )
 def create_tournament(body: TournamentCreate, db: DB, caller: KeyCaller, response: Response) -> TournamentOut:
-    """Create a tournament: the rules every table plays, the table size (3, 4 or mixed where
+    """Create a tournament: the rules every table plays, the table sizes (3, 4 or both where
     the rules seat 4), how a table's game ends, the planned rounds, the scoring of a round
     (a preset by name or one given) and the entrants (names or registered players)."""
     fields = body.model_fields_set
@@ -75,7 +81,7 @@ def create_tournament(body: TournamentCreate, db: DB, caller: KeyCaller, respons
         convention=body.convention,
         pool_target=body.pool_target if "pool_target" in fields else None,
         options=body.options,
-        table_size=str(body.table_size),
+        table_sizes=body.table_sizes,
         game_end=body.game_end.build(),
         rounds=body.rounds,
         scoring=scoring,
@@ -261,9 +267,16 @@ def get_standings(
     etag = result if isinstance(result, str) else result.etag
     if (unchanged := not_modified_response(if_none_match, etag)) is not None:
         return unchanged
-    response.headers["ETag"] = etag
-    response.headers["Cache-Control"] = etags.CACHE
-    return StandingsOut.of(result)  # type: ignore[arg-type]
+    headers = {"ETag": etag, "Cache-Control": etags.CACHE}
+    with _ANSWERS_LOCK:
+        body = _ANSWERS.get(etag)
+    if body is None:
+        # The answer of a version, made once: a federation's standings are read far more
+        # often than they change (the ETag names the tournament and the version).
+        body = StandingsOut.of(result).model_dump_json().encode()  # type: ignore[arg-type]
+        with _ANSWERS_LOCK:
+            _ANSWERS[etag] = body
+    return Response(content=body, media_type="application/json", headers=headers)
 
 
 @router.post(

@@ -146,7 +146,9 @@ class TournamentCreate(Request):
     convention: ConventionName
     pool_target: int = Field(default=None, ge=1, le=1000, description="the pool every table plays to; the convention's when left out")
     options: Options = Field(default_factory=dict, description="options of the convention every table plays (GET /v1/conventions)")
-    table_size: Literal[3, 4, "mixed"] = Field(default=3, description="3, 4, or mixed (3 and 4, where the rules seat 4)")
+    table_sizes: list[Literal[3, 4]] = Field(
+        default_factory=lambda: [3], min_length=1, max_length=2, description="[3], [4], or [3, 4] for mixed tables (4 where the rules seat 4)"
+    )
     game_end: GameEndIn = Field(default_factory=lambda: GameEndIn(kind="pool"), description="how a table's game ends")
     rounds: int = Field(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the planned number of rounds")
     scoring: Literal[tuple(SCORING_PRESETS)] | ScoringIn = Field(  # type: ignore[valid-type]
@@ -159,7 +161,7 @@ class TournamentCreate(Request):
         "name": "Club night",
         "convention": "sochi",
         "pool_target": 10,
-        "table_size": 3,
+        "table_sizes": [3],
         "game_end": {"kind": "pool"},
         "rounds": 3,
         "scoring": "gambler_ru",
@@ -313,7 +315,7 @@ class TournamentSummary(Answer):
     id: str
     name: str
     convention: ConventionName
-    table_size: Literal[3, 4, "mixed"]
+    table_sizes: list[int] = Field(description="the sizes of its tables: [3], [4] or [3, 4]")
     rounds_planned: int
     rounds_drawn: int
     entrants: int
@@ -322,12 +324,11 @@ class TournamentSummary(Answer):
 
     @classmethod
     def fields_of(cls, t: Tournament) -> dict[str, Any]:
-        sizes = t.table_sizes
         return {
             "id": t.id,
             "name": t.name,
             "convention": t.convention,
-            "table_size": "mixed" if len(sizes) > 1 else sizes[0],
+            "table_sizes": list(t.table_sizes),
             "rounds_planned": t.rounds_planned,
             "rounds_drawn": len(t.rounds),
             "entrants": len(t.entrants),

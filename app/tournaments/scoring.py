@@ -14,8 +14,9 @@ rules with their numbers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
@@ -23,6 +24,34 @@ ZERO = Fraction(0)
 
 # The tie-breaks a scoring may name, each a Standing attribute where more is better.
 TIE_BREAKS: tuple[str, ...] = ("balance", "firsts", "best_round")
+
+
+# Inside the module a value is kept "small": an int when it is whole, else a Fraction. Exact
+# either way, and int arithmetic is some thirty times faster than Fraction's (standings of a
+# 200-player, 10-round tournament add a few thousand values); what leaves is a Fraction.
+Exact = int | Fraction
+
+
+def _small(value: object) -> Exact:
+    if type(value) is int:
+        return value
+    value = value if isinstance(value, Fraction) else Fraction(value)  # type: ignore[arg-type]
+    return value.numerator if value.denominator == 1 else value
+
+
+def _sum(values: Iterable[Exact]) -> Exact:
+    """An exact sum of small values: the whole ones as ints, the others over one denominator."""
+    whole, parts = 0, []
+    for value in values:
+        if type(value) is int:
+            whole += value
+        else:
+            parts.append(value)
+    if not parts:
+        return whole
+    denominator = math.lcm(*{part.denominator for part in parts})
+    numerator = whole * denominator + sum(part.numerator * (denominator // part.denominator) for part in parts)
+    return _small(Fraction(numerator, denominator))
 
 
 def _fraction(value: object, what: str) -> Fraction:
@@ -61,18 +90,32 @@ class Transform:
         object.__setattr__(self, "breakpoints", points)
         object.__setattr__(self, "slopes", slopes)
         object.__setattr__(self, "floor", floor)
+        # the pieces in integers for apply(): up to `point`, f(w) = (a + b (w - start)) / q
+        pieces, value, start = [], ZERO, ZERO
+        for point, slope in zip(points + (None,), slopes):
+            q = math.lcm(value.denominator, slope.denominator)
+            pieces.append((None if point is None else _small(point), _small(start),
+                           int(value * q), int(slope * q), q))
+            if point is not None:
+                value += slope * (point - start)
+                start = point
+        object.__setattr__(self, "_pieces", tuple(pieces))
+        object.__setattr__(self, "_floor", None if floor is None else _small(floor))
 
     def __call__(self, balance: Fraction) -> Fraction:
-        balance = Fraction(balance)
+        return Fraction(self.apply(_small(balance)))
+
+    def apply(self, balance: Exact) -> Exact:
+        """The transform of a small value (an int or a Fraction), as a small value."""
         if balance < 0:
-            return balance if self.floor is None else max(balance, self.floor)
-        value, start = ZERO, ZERO
-        for point, slope in zip(self.breakpoints, self.slopes):
-            if balance <= point:
-                return value + slope * (balance - start)
-            value += slope * (point - start)
-            start = point
-        return value + self.slopes[-1] * (balance - start)
+            return balance if self._floor is None or balance >= self._floor else self._floor
+        for point, start, a, b, q in self._pieces:  # type: ignore[attr-defined]
+            if point is None or balance <= point:
+                numerator = a + b * (balance - start)
+                if type(numerator) is int:
+                    return numerator // q if numerator % q == 0 else Fraction(numerator, q)
+                return _small(numerator / q)
+        raise AssertionError("unreachable: the last piece has no end")
 
 
 TRANSFORMS: dict[str, Transform] = {
@@ -134,7 +177,7 @@ class Scoring:
             object.__setattr__(self, "bye_score", _fraction(self.bye_score, "the bye score"))
 
 
-def _default_points(ordered: Sequence[Fraction]) -> list[Fraction]:
+def _default_points(ordered: Sequence[Exact]) -> list[Exact]:
     """The default points of each place for balances ordered best first.
 
     3 players: 3, 2, 0; 4 players: 4, 3, 1, 0. A balance of 0 counts as plus. When the 2nd
@@ -142,7 +185,7 @@ def _default_points(ordered: Sequence[Fraction]) -> list[Fraction]:
     point for being in plus goes to the 1st: 4, 1, 0 and 5, 2, 1, 0. The table's total stays
     fixed: 5 at three players, 8 at four.
     """
-    base = DEFAULT_PLACE_POINTS.get(len(ordered))
+    base = _DEFAULT_SMALL.get(len(ordered))
     if base is None:
         raise ValueError(f"no default place points for a table of {len(ordered)} players")
     points = list(base)
@@ -152,9 +195,10 @@ def _default_points(ordered: Sequence[Fraction]) -> list[Fraction]:
     return points
 
 
-def place_points(scoring: Scoring, balances: Mapping[str, Fraction]) -> dict[str, Fraction]:
-    """Each player's points for the place at the table; tied players share (average) the
-    points of the places they cover."""
+_DEFAULT_SMALL = {size: tuple(_small(p) for p in row) for size, row in DEFAULT_PLACE_POINTS.items()}
+
+
+def _place_points(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, Exact]:
     ordered = sorted(balances.values(), reverse=True)
     if scoring.place_points is None:
         per_place = _default_points(ordered)
@@ -162,27 +206,43 @@ def place_points(scoring: Scoring, balances: Mapping[str, Fraction]) -> dict[str
         row = scoring.place_points.get(len(ordered))
         if row is None:
             raise ValueError(f"no place points for a table of {len(ordered)} players")
-        per_place = list(row)
-    shared: dict[Fraction, Fraction] = {}
+        per_place = [_small(p) for p in row]
+    shared: dict[Exact, Exact] = {}
     start = 0
     while start < len(ordered):
-        end = start
+        end = start + 1
         while end < len(ordered) and ordered[end] == ordered[start]:
             end += 1
-        shared[ordered[start]] = sum(per_place[start:end], ZERO) / (end - start)
+        if end - start == 1:
+            shared[ordered[start]] = per_place[start]
+        else:
+            shared[ordered[start]] = _small(Fraction(sum(per_place[start:end]), end - start))
         start = end
-    return {player: shared[Fraction(balance)] for player, balance in balances.items()}
+    return {player: shared[balance] for player, balance in balances.items()}
+
+
+def _table_scores(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, Exact]:
+    if not balances:
+        raise ValueError("a table has players")
+    if scoring.kind == "places":
+        return _place_points(scoring, balances)
+    if scoring.transform is None:
+        return dict(balances)
+    apply = scoring.transform.apply
+    return {player: apply(balance) for player, balance in balances.items()}
+
+
+def place_points(scoring: Scoring, balances: Mapping[str, Fraction]) -> dict[str, Fraction]:
+    """Each player's points for the place at the table; tied players share (average) the
+    points of the places they cover."""
+    small = {player: _small(balance) for player, balance in balances.items()}
+    return {player: Fraction(points) for player, points in _place_points(scoring, small).items()}
 
 
 def table_scores(scoring: Scoring, balances: Mapping[str, Fraction]) -> dict[str, Fraction]:
     """The round score of each player of one finished table, from the table's balances (whists)."""
-    if not balances:
-        raise ValueError("a table has players")
-    if scoring.kind == "places":
-        return place_points(scoring, balances)
-    if scoring.transform is None:
-        return {player: Fraction(balance) for player, balance in balances.items()}
-    return {player: scoring.transform(Fraction(balance)) for player, balance in balances.items()}
+    small = {player: _small(balance) for player, balance in balances.items()}
+    return {player: Fraction(score) for player, score in _table_scores(scoring, small).items()}
 
 
 @dataclass(frozen=True)
@@ -231,11 +291,13 @@ def bye_score(scoring: Scoring, round_results: Sequence[TableResult]) -> Fractio
 
 
 class _Tally:
-    """One player's sums while the standings are added up."""
+    """One player's sums while the standings are added up (small values)."""
+
+    __slots__ = ("rounds", "balance", "firsts", "byes", "adjustments")
 
     def __init__(self, count: int) -> None:
-        self.rounds: list[Fraction | None] = [None] * count
-        self.balance = ZERO
+        self.rounds: list[Exact | None] = [None] * count
+        self.balance: Exact = 0
         self.firsts = 0
         self.byes = 0
         self.adjustments: list[Adjustment] = []
@@ -257,72 +319,72 @@ def standings(
     kept = [r for r in results if rounds is None or r.round <= rounds]
     kept_byes = {n: tuple(names) for n, names in byes.items() if rounds is None or n <= rounds}
     kept_adjustments = [a for a in adjustments if rounds is None or a.round is None or a.round <= rounds]
-    for number in [r.round for r in kept] + list(kept_byes) + [a.round for a in kept_adjustments if a.round is not None]:
-        if number < 1:
-            raise ValueError("rounds are numbered from 1")
-    count = rounds if rounds is not None else max(
-        [r.round for r in kept] + list(kept_byes) + [a.round or 0 for a in kept_adjustments] + [0]
-    )
+    numbers = [r.round for r in kept] + list(kept_byes) + [a.round for a in kept_adjustments if a.round is not None]
+    if any(number < 1 for number in numbers):
+        raise ValueError("rounds are numbered from 1")
+    count = rounds if rounds is not None else max(numbers, default=0)
 
-    order: dict[str, int] = {}
-    for name in list(players) + [p for r in kept for p in r.balances] + [
-        p for n in sorted(kept_byes) for p in kept_byes[n]
-    ] + [a.player for a in kept_adjustments]:
-        order.setdefault(name, len(order))
-    tallies = {name: _Tally(count) for name in order}
-
+    tallies: dict[str, _Tally] = {name: _Tally(count) for name in players}
     by_round: dict[int, list[TableResult]] = {}
     for result in kept:
         by_round.setdefault(result.round, []).append(result)
-        scores = table_scores(scoring, result.balances)
-        top = max(Fraction(b) for b in result.balances.values())
-        for name, balance in result.balances.items():
-            tally = tallies[name]
-            if tally.rounds[result.round - 1] is not None:
+        balances = {name: _small(balance) for name, balance in result.balances.items()}
+        scores = _table_scores(scoring, balances)
+        top = max(balances.values())
+        slot = result.round - 1
+        for name, balance in balances.items():
+            tally = tallies.get(name)
+            if tally is None:
+                tally = tallies[name] = _Tally(count)
+            if tally.rounds[slot] is not None:
                 raise ValueError(f"{name} is scored twice in round {result.round}")
-            tally.rounds[result.round - 1] = scores[name]
-            tally.balance += Fraction(balance)
-            tally.firsts += Fraction(balance) == top
-    for number, names in kept_byes.items():
-        score = bye_score(scoring, by_round.get(number, []))
-        for name in names:
-            tally = tallies[name]
+            tally.rounds[slot] = scores[name]
+            tally.balance = tally.balance + balance if type(balance) is int else _sum((tally.balance, balance))
+            if balance == top:
+                tally.firsts += 1
+    for number in sorted(kept_byes):
+        score = _small(bye_score(scoring, by_round.get(number, [])))
+        for name in kept_byes[number]:
+            tally = tallies.get(name)
+            if tally is None:
+                tally = tallies[name] = _Tally(count)
             if tally.rounds[number - 1] is not None:
                 raise ValueError(f"{name} has a bye in round {number} and a score (or a second bye)")
             tally.rounds[number - 1] = score
             tally.byes += 1
     for adjustment in kept_adjustments:
-        tallies[adjustment.player].adjustments.append(adjustment)
+        tally = tallies.get(adjustment.player)
+        if tally is None:
+            tally = tallies[adjustment.player] = _Tally(count)
+        tally.adjustments.append(adjustment)
 
-    rows = []
-    for name, tally in tallies.items():
-        played = [s for s in tally.rounds if s is not None]
-        rows.append(
+    # ordered on the small values, and each Standing made once with its place
+    merits = []
+    for index, (name, tally) in enumerate(tallies.items()):
+        played = [score for score in tally.rounds if score is not None]
+        total = _sum(played + [_small(a.amount) for a in tally.adjustments])
+        best = max(played, default=0)
+        values = {"balance": tally.balance, "firsts": tally.firsts, "best_round": best}
+        merit = (total, *(values[name] for name in scoring.tie_breaks))
+        merits.append((tuple(-v for v in merit), index, name, tally, total, best))
+    merits.sort(key=lambda m: (m[0], m[1]))
+    ranked: list[Standing] = []
+    place, previous = 0, None
+    for position, (key, _, name, tally, total, best) in enumerate(merits, 1):
+        if key != previous:
+            place, previous = position, key
+        ranked.append(
             Standing(
                 player=name,
-                place=0,
-                total=sum(played, ZERO) + sum((Fraction(a.amount) for a in tally.adjustments), ZERO),
-                rounds=tuple(tally.rounds),
-                balance=tally.balance,
+                place=place,
+                total=Fraction(total),
+                rounds=tuple(score if score is None or type(score) is Fraction else Fraction(score)
+                             for score in tally.rounds),
+                balance=Fraction(tally.balance),
                 firsts=tally.firsts,
-                best_round=max(played, default=ZERO),
+                best_round=Fraction(best),
                 adjustments=tuple(tally.adjustments),
                 byes=tally.byes,
             )
         )
-    return _ranked(scoring, rows, order)
-
-
-def _ranked(scoring: Scoring, rows: list[Standing], order: Mapping[str, int]) -> list[Standing]:
-    """Rows ordered by total then tie-breaks, with places shared by the fully tied."""
-
-    def merit(row: Standing) -> tuple:
-        return (row.total, *(getattr(row, name) for name in scoring.tie_breaks))
-
-    rows.sort(key=lambda row: (tuple(-v for v in merit(row)), order[row.player]))
-    ranked: list[Standing] = []
-    for index, row in enumerate(rows):
-        tied = ranked and merit(ranked[-1]) == merit(row)
-        place = ranked[-1].place if tied else index + 1
-        ranked.append(replace(row, place=place))
     return ranked

@@ -17,20 +17,21 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import secrets
 import unicodedata
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
+from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
 from app.kit.changes import add_sink, announce, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
+from app.kit.limits import TOURNAMENT_ADJUSTMENTS_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, get_player, new_player_id, player_name
 from app.rules import FieldError, InvalidTable, amounts, make_rules, settle
@@ -64,7 +65,6 @@ log = logging.getLogger("prefscore.tournaments")
 BY_TABLES = "the tables finished"
 # The kind of event a change of a tournament's standings is announced with (app/live).
 STANDINGS_CHANGED = "tournament.standings"
-SIZES = {"3": frozenset({3}), "4": frozenset({4}), "mixed": frozenset({3, 4})}
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def _check_rules(
     convention: str, pool_target: int | None, options: dict[str, Any], sizes: frozenset[int], game_end: GameEnd
 ) -> list[FieldError]:
     """The tournament's rules at every table size it seats: a size the convention does not
-    seat names ``table_size``; an option of the game's end names ``game_end``."""
+    seat names ``table_sizes``; an option of the game's end names ``game_end``."""
     errors: list[FieldError] = []
     for name in ("end_of_game", "game_deals"):
         if name in options:
@@ -209,7 +209,7 @@ def _check_rules(
         except InvalidTable as exc:
             for e in exc.errors:
                 if e.field == "players":
-                    errors.append(FieldError("table_size", f"{e.reason}: a table of {size} is not played under these rules"))
+                    errors.append(FieldError("table_sizes", f"{e.reason}: a table of {size} is not played under these rules"))
                 elif e.field in ("options.end_of_game", "options.game_deals", "options.match_bonuses"):
                     errors.append(FieldError("game_end", f"{e.field}: {e.reason}"))
                 else:
@@ -276,7 +276,7 @@ def create_tournament(
     convention: str,
     pool_target: int | None = None,
     options: dict[str, Any] | None = None,
-    table_size: str = "3",
+    table_sizes: Sequence[int] = (3,),
     game_end: GameEnd = GameEnd("pool"),
     rounds: int,
     scoring: Scoring = SCORING_PRESETS["whists"],
@@ -290,9 +290,9 @@ def create_tournament(
     name = name.strip()
     if not name:
         errors.append(FieldError("name", "a tournament's name must not be empty"))
-    sizes = SIZES.get(table_size)
-    if sizes is None:
-        errors.append(FieldError("table_size", "must be 3, 4 or mixed"))
+    sizes = frozenset(table_sizes)
+    if not sizes or len(sizes) != len(table_sizes) or not sizes <= {3, 4}:
+        errors.append(FieldError("table_sizes", "3, 4, or both, each once"))
     else:
         errors.extend(_check_rules(convention, pool_target, options, sizes, game_end))
     if errors:
@@ -656,6 +656,12 @@ def add_adjustment(
         raise Unprocessable("an adjustment is made with a reason", [FieldError("reason", "must not be empty")])
     with db.write() as session:
         t = _load(session, owner, tournament_id, lock=True)
+        if len(t.adjustments) >= TOURNAMENT_ADJUSTMENTS_MAX:
+            raise Conflict(
+                f"tournament {t.id} has {len(t.adjustments)} adjustments, the most one may have",
+                reason="adjustment_limit",
+                limit=TOURNAMENT_ADJUSTMENTS_MAX,
+            )
         if not any(e.number == entrant for e in t.entrants):
             raise Unprocessable(f"no entrant {entrant}", [FieldError("entrant", f"tournament {t.id} has no entrant {entrant}")])
         if round_number is not None:
@@ -721,7 +727,11 @@ def standings_etag(t: Tournament, now: dict[str, TableInfo], after_round: int | 
     """The standings' version: the tournament's revision and the version of every table of
     a round not closed (a closed round's are locked; closing and reopening move the
     revision)."""
-    parts = [t.id, str(t.revision), str(after_round), str(STANDINGS_SHAPE)]
+    return _etag(t.id, t.revision, now, after_round)
+
+
+def _etag(tournament_id: str, revision: int, now: dict[str, TableInfo], after_round: int | None) -> str:
+    parts = [tournament_id, str(revision), str(after_round), str(STANDINGS_SHAPE)]
     parts += [f"{i}:{x.revision}:{x.deal_count}" for i, x in sorted(now.items())]
     return '"' + hashlib.sha256("|".join(parts).encode()).hexdigest()[:32] + '"'
 
@@ -734,18 +744,53 @@ class Standings:
     etag: str
 
 
+# The standings last computed, by tournament and version (their ETag): the version is made of
+# the tournament's revision (every change of the tournament moves it) and the version of each
+# table of a round not closed (a closed round's tables are locked), so standings found here
+# are the standings a recomputation gives. Per process, bounded.
+_COMPUTED: LRUCache[tuple[str, str], "Standings"] = LRUCache(maxsize=32)
+_COMPUTED_LOCK = threading.Lock()
+
+
 def standings(
     db: Database, owner: str, tournament_id: str, *, after_round: int | None = None, seen: str | None = None
 ) -> Standings | str:
     """The standings after every round drawn (or after ``after_round``), with their ETag;
-    only the ETag when the viewer has that version (``seen``: If-None-Match)."""
+    only the ETag when the viewer has that version (``seen``: If-None-Match).
+
+    The version is read first (the tournament's row, its rounds' states, the tables of the
+    rounds not closed); standings computed at that version before are answered as they were,
+    else the tournament is read whole and its standings computed."""
+    from app.kit.etags import none_match
+
+    with db.read() as session:
+        row = repo.row_of(session, owner, tournament_id)
+        rounds, open_tables = repo.version(session, row.id)
+    now = tables.get_tables(db, [r.table_id for r in open_tables if r.table_id is not None]) if open_tables else {}
+    last = rounds[-1] if rounds else None
+    if last is not None and last.closed_at is None and not last.reopened:
+        ids = [r.table_id for r in open_tables if r.round == last.number]
+        if ids and all(i is not None and i in now and now[i].state.finished for i in ids):
+            return _computed(db, owner, tournament_id, after_round, seen)  # closes the round first
+    etag = _etag(row.id, row.revision, now, after_round)
+    if none_match(seen, etag):
+        return etag
+    with _COMPUTED_LOCK:
+        found = _COMPUTED.get((row.id, etag))
+    return found if found is not None else _computed(db, owner, tournament_id, after_round, seen)
+
+
+def _computed(db: Database, owner: str, tournament_id: str, after_round: int | None, seen: str | None) -> Standings | str:
     from app.kit.etags import none_match
 
     t, now = _read(db, owner, tournament_id)
     etag = standings_etag(t, now, after_round)
     if none_match(seen, etag):
         return etag
-    return _standings_of(t, now, after_round, etag)
+    result = _standings_of(t, now, after_round, etag)
+    with _COMPUTED_LOCK:
+        _COMPUTED[(t.id, etag)] = result
+    return result
 
 
 def _standings_of(t: Tournament, now: dict[str, TableInfo], after_round: int | None, etag: str) -> Standings:
@@ -834,6 +879,4 @@ __all__ = [
     "standings",
     "swap",
     "withdraw",
-    "replace",
-    "datetime",
 ]

@@ -8,8 +8,9 @@ It creates a Sochi table, posts three deals (each with an Idempotency-Key and th
 in If-Match, and retries the third with the same key), reads the sheet twice (the second read
 is a 304), undoes the third deal and reads the settlement, then renames a player and titles
 the table, and lists the key's tables (again with the page's ETag: a 304); then a player's
-statistics: a registered player at a second table, one deal, their stats. It prints one line
-per call.
+statistics: a registered player at a second table, one deal, their stats; then a short
+tournament: three players, one round at one table drawn with a seed, two deals, its standings
+(read again with their ETag: a 304). It prints one line per call.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from prefscore_client import AuthenticatedClient
 from prefscore_client.api.deals import post_deal, undo_deal
 from prefscore_client.api.players import create_player, get_player_stats
 from prefscore_client.api.tables import create_table, get_settlement, get_sheet, list_tables, update_table
+from prefscore_client.api.tournaments import create_tournament, draw_tournament_round, get_tournament_standings
 from prefscore_client.models import (
     AllpassDeal,
     AllpassDealTricks,
@@ -29,16 +31,21 @@ from prefscore_client.models import (
     ContractDealDefenders,
     ContractDealTricks,
     DealWithSheet,
+    DrawIn,
+    GameEndIn,
     PlayerCreate,
     PlayerStatsOut,
     RegisteredPlayer,
     SeatIn,
     SettlementOut,
     Sheet,
+    StandingsOut,
     TableCreate,
     TableList,
     TableOut,
     TablePatch,
+    TournamentCreate,
+    TournamentOut,
 )
 from prefscore_client.types import Response
 
@@ -158,6 +165,7 @@ def main() -> None:
     print(f"listTables (If-None-Match): {unchanged.status_code.value}")
 
     player_stats(client)
+    tournament(client)
 
 
 def player_stats(client: AuthenticatedClient) -> None:
@@ -181,6 +189,50 @@ def player_stats(client: AuthenticatedClient) -> None:
     stats = got.parsed
     games = ", ".join(f"{d.kind} {d.level} made {d.made} failed {d.failed}" for d in stats.declared)
     print(f"getPlayerStats: {got.status_code.value} {stats.player.name}: {stats.tables} tables, {stats.deals} deals, {games}")
+
+
+def tournament(client: AuthenticatedClient) -> None:
+    """A short tournament: Anna, Boris and Vera, one round at one table (gambler.ru's
+    scoring); the table's game ends after two deals, 6 spades by seat 0 then by seat 1, both
+    passed by the others."""
+    made = create_tournament.sync_detailed(
+        client=client,
+        body=TournamentCreate(
+            name="Club night",
+            convention="sochi",
+            rounds=1,
+            game_end=GameEndIn(kind="deals", deals=2),
+            scoring="gambler_ru",
+            entrants=["Anna", "Boris", "Vera"],
+        ),
+    )
+    if not isinstance(made.parsed, TournamentOut):
+        refused("createTournament", made)
+    t = made.parsed
+    print(f"createTournament: {made.status_code.value} {t.name}, {len(t.players)} players, {t.rounds_planned} rounds")
+    drawn = draw_tournament_round.sync_detailed(t.id, client=client, body=DrawIn(seed=5))
+    if not isinstance(drawn.parsed, TournamentOut):
+        refused("drawTournamentRound", drawn)
+    played = drawn.parsed.rounds[-1]
+    table = played.tables[0]
+    link = "yes" if isinstance(table.scorer_link, str) and table.scorer_link.startswith("/score/") else "no"
+    print(f"drawTournamentRound: {drawn.status_code.value} round {played.number}, {len(played.tables)} tables, seed {played.seed}, scorer link {link}")
+    posted = None
+    for declarer in (0, 1):
+        others = {str(s): "pass" for s in range(3) if s != declarer}
+        deal = ContractDeal(declarer=declarer, contract="6S", defenders=ContractDealDefenders.from_dict(others))
+        posted = post_deal.sync_detailed(str(table.table_id), client=client, body=deal)
+        if not isinstance(posted.parsed, DealWithSheet):
+            refused("postDeal (tournament)", posted)
+    assert posted is not None and isinstance(posted.parsed, DealWithSheet)
+    print(f"postDeal (tournament): {posted.status_code.value} deal {posted.parsed.deal.number}, finished={str(posted.parsed.sheet.finished).lower()}")
+    got = get_tournament_standings.sync_detailed(t.id, client=client)
+    if not isinstance(got.parsed, StandingsOut):
+        refused("getTournamentStandings", got)
+    rows = ", ".join(f"{row.place}. {row.total_exact}" for row in got.parsed.items)
+    print(f"getTournamentStandings: {got.status_code.value} {got.parsed.rounds_closed} of {got.parsed.rounds} rounds closed: {rows}")
+    again = get_tournament_standings.sync_detailed(t.id, client=client, if_none_match=etag_of("getTournamentStandings", got))
+    print(f"getTournamentStandings (If-None-Match): {again.status_code.value}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@
 // second read is a 304), undoes the third deal and reads the settlement, then renames a
 // player and titles the table, and lists the key's tables (again with the page's ETag: a
 // 304); then a player's statistics: a registered player at a second table, one deal, their
-// stats. It prints one line per call.
+// stats; then a short tournament: three players, one round at one table drawn with a seed,
+// two deals, its standings (read again with their ETag: a 304). It prints one line per call.
 import createClient from "openapi-fetch";
 import type { components, operations, paths } from "./schema.js";
 
@@ -175,3 +176,59 @@ console.log(
   `getPlayerStats: ${got.response.status} ${stats.player.name}: ${stats.tables} tables, ${stats.deals} deals, ` +
     stats.declared.map((d) => `${d.kind} ${d.level} made ${d.made} failed ${d.failed}`).join(", "),
 );
+
+// A short tournament: Anna, Boris and Vera, one round at one table (gambler.ru's scoring);
+// the table's game ends after two deals, 6 spades by seat 0 then by seat 1, both passed.
+const cup = await api.POST("/v1/tournaments", {
+  body: {
+    name: "Club night",
+    convention: "sochi",
+    rounds: 1,
+    game_end: { kind: "deals", deals: 2 },
+    scoring: "gambler_ru",
+    entrants: ["Anna", "Boris", "Vera"],
+  },
+});
+if (cup.data === undefined) refused("createTournament", cup.response, cup.error);
+console.log(
+  `createTournament: ${cup.response.status} ${cup.data.name}, ${cup.data.players.length} players, ` +
+    `${cup.data.rounds_planned} rounds`,
+);
+const drawn = await api.POST("/v1/tournaments/{tournament_id}/rounds", {
+  params: { path: { tournament_id: cup.data.id } },
+  body: { seed: 5 },
+});
+if (drawn.data === undefined) refused("drawTournamentRound", drawn.response, drawn.error);
+const played = drawn.data.rounds[drawn.data.rounds.length - 1]!;
+const cupTable = played.tables[0]!;
+console.log(
+  `drawTournamentRound: ${drawn.response.status} round ${played.number}, ${played.tables.length} tables, ` +
+    `seed ${played.seed}, scorer link ${cupTable.scorer_link?.startsWith("/score/") ? "yes" : "no"}`,
+);
+let lastDeal: { status: number; number: number; finished: boolean } | undefined;
+for (const declarer of [0, 1]) {
+  const defenders: Record<string, "pass"> = {};
+  for (const seat of [0, 1, 2]) if (seat !== declarer) defenders[String(seat)] = "pass";
+  const posted = await api.POST("/v1/tables/{table_id}/deals", {
+    params: { path: { table_id: cupTable.table_id! } },
+    body: { type: "contract", declarer, contract: "6S", defenders },
+  });
+  if (posted.data === undefined) refused("postDeal (tournament)", posted.response, posted.error);
+  lastDeal = { status: posted.response.status, number: posted.data.deal.number, finished: posted.data.sheet.finished };
+}
+console.log(`postDeal (tournament): ${lastDeal!.status} deal ${lastDeal!.number}, finished=${lastDeal!.finished}`);
+const standings = await api.GET("/v1/tournaments/{tournament_id}/standings", {
+  params: { path: { tournament_id: cup.data.id } },
+});
+if (standings.data === undefined) refused("getTournamentStandings", standings.response, standings.error);
+console.log(
+  `getTournamentStandings: ${standings.response.status} ${standings.data.rounds_closed} of ${standings.data.rounds} rounds closed: ` +
+    standings.data.items.map((row) => `${row.place}. ${row.total_exact}`).join(", "),
+);
+const standingsAgain = await api.GET("/v1/tournaments/{tournament_id}/standings", {
+  params: {
+    path: { tournament_id: cup.data.id },
+    header: { "If-None-Match": etagOf("getTournamentStandings", standings.response) },
+  },
+});
+console.log(`getTournamentStandings (If-None-Match): ${standingsAgain.response.status}`);

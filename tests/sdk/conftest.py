@@ -180,6 +180,19 @@ EXPECTED_PLAYER_STATS = [
     "createPlayer: 201 Gleb",
     "getPlayerStats: 200 Gleb: 1 tables, 1 deals, contract 6 made 1 failed 0",
 ]
+# Then a short tournament (docs/tournaments.md): Anna, Boris and Vera, one round drawn with
+# seed 5 at one table, whose game ends after two deals: 6 spades by seat 0, then by seat 1,
+# both passed. Each writes 2 to his pool: G = mountain - pool = (-2, -2, 0), mean -4/3, so
+# seats 0 and 1 have 10 x (-4/3 + 2) = 20/3 and seat 2 10 x (-4/3) = -40/3 (gambler.ru's
+# transform leaves a balance up to 200 as it is). The two first are equal on every
+# tie-break: both place 1. The last deal finished the table, so the round is closed.
+EXPECTED_TOURNAMENT = [
+    "createTournament: 201 Club night, 3 players, 1 rounds",
+    "drawTournamentRound: 201 round 1, 1 tables, seed 5, scorer link yes",
+    "postDeal (tournament): 201 deal 2, finished=true",
+    "getTournamentStandings: 200 1 of 1 rounds closed: 1. 20/3, 1. 20/3, 3. -40/3",
+    "getTournamentStandings (If-None-Match): 304",
+]
 
 
 def check_transcript(live: Live, key: str, output: str) -> None:
@@ -191,7 +204,7 @@ def check_transcript(live: Live, key: str, output: str) -> None:
     prefix = "createTable: 201 table "
     assert first.startswith(prefix) and first.endswith(": sochi to 10, players Anna,Boris,Vera"), first
     table_id = first[len(prefix):].split(":")[0]
-    assert lines[1:] == EXPECTED_AFTER_CREATE + EXPECTED_PLAYER_STATS, "\n".join(lines)
+    assert lines[1:] == EXPECTED_AFTER_CREATE + EXPECTED_PLAYER_STATS + EXPECTED_TOURNAMENT, "\n".join(lines)
     # The settlement line (read before the rename: the names are the first ones) is what the
     # server answers, but for Vera's new name.
     settled = next(line for line in lines if line.startswith("getSettlement:"))
@@ -209,6 +222,9 @@ SCENARIO_OPERATIONS = (
     "listTables",
     "createPlayer",
     "getPlayerStats",
+    "createTournament",
+    "drawTournamentRound",
+    "getTournamentStandings",
 )
 
 

@@ -67,8 +67,8 @@ def refused(r, status: int, field: str) -> dict[str, Any]:
 
 
 def test_a_tournament_is_created_read_and_listed_by_its_owner_only(api, other_api):
-    t = tournament(api, scoring="gambler_ru", table_size="mixed")
-    assert t["table_size"] == "mixed" and t["rounds_planned"] == 3 and t["rounds_drawn"] == 0
+    t = tournament(api, scoring="gambler_ru", table_sizes=[3, 4])
+    assert t["table_sizes"] == [3, 4] and t["rounds_planned"] == 3 and t["rounds_drawn"] == 0
     assert [p["number"] for p in t["players"]] == list(range(1, 10))
     assert t["scoring"]["preset"] == "gambler_ru"
     assert t["scoring"]["transform"] == {"breakpoints": ["200", "650"], "slopes": ["1", "1/10", "0"], "floor": None}
@@ -187,8 +187,9 @@ def test_a_full_tournament(api):
 
 def test_refusals_name_their_field(api):
     # a table size the rules do not seat: piter_races is played by 4
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "piter_races", "rounds": 2, "table_size": 3}), 422, "table_size")
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "table_size": 5}), 422, "table_size")
+    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "piter_races", "rounds": 2, "table_sizes": [3]}), 422, "table_sizes")
+    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "table_sizes": [5]}), 422, "table_sizes.0")
+    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "table_sizes": [3, 3]}), 422, "table_sizes")
     # the game's end is the tournament's to say
     refused(
         api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "options": {"end_of_game": "deals"}}),

@@ -49,6 +49,7 @@ def _exact(value: Fraction) -> str:
     withdraw=st.booleans(),
 )
 def test_the_standings_equal_a_recomputation_from_the_stored_tables(api, players, preset, plays, close_early, adjust, withdraw):
+    withdraw = withdraw and players > 3  # three players fill one table: nobody can leave
     t = tournament(api, players=players, rounds=2, scoring=preset)
     tid = t["id"]
     moves = iter(plays)

@@ -60,6 +60,8 @@ def test_gambler_ru_transform():
     assert f(F(650)) == 245  # 200 + 450/10
     assert f(F(651)) == 245
     assert f(F(10_000)) == 245
+    # thirds of a whist: 1001/3 -> 200 + (1001/3 - 200)/10 = 200 + 401/30 = 6401/30
+    assert f(F(1001, 3)) == F(6401, 30)
 
 
 def test_playelephant_lt_transform():
@@ -73,6 +75,8 @@ def test_playelephant_lt_transform():
     assert f(F(100)) == 75
     assert f(F(101)) == F(751, 10)  # 75 + 1/10
     assert f(F(700)) == 135  # 75 + 600/10
+    # 160/3 -> 50 + (160/3 - 50)/2 = 50 + 5/3 = 155/3
+    assert f(F(160, 3)) == F(155, 3)
 
 
 def test_a_floor_bounds_the_negative_side_only():

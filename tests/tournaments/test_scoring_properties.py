@@ -19,8 +19,8 @@ from app.tournaments.scoring import (
     table_scores,
 )
 
-# small ranges so that ties are frequent
-balances = st.integers(min_value=-60, max_value=60).map(Fraction)
+# small ranges so that ties are frequent; thirds of a whist too (a settlement's shares)
+balances = st.integers(min_value=-60, max_value=60).map(Fraction) | st.integers(-90, 90).map(lambda n: Fraction(n, 3))
 
 
 @st.composite
@@ -84,6 +84,22 @@ def test_a_transform_is_monotone(transform, a, b):
         assert transform(low) == low
 
 
+def reference(transform: Transform, w: Fraction) -> Fraction:
+    """The transform as its definition reads: the slopes' pieces added from 0 up to w."""
+    if w < 0:
+        return w if transform.floor is None else max(w, transform.floor)
+    edges = (Fraction(0),) + transform.breakpoints + (max(w, transform.breakpoints[-1] if transform.breakpoints else w),)
+    return sum((slope * (min(w, high) - low) for low, high, slope in zip(edges, edges[1:], transform.slopes)
+                if w > low), Fraction(0))
+
+
+@given(transforms() | st.sampled_from(sorted(TRANSFORMS.values(), key=repr)),
+       st.fractions(min_value=-2000, max_value=2000, max_denominator=6) | st.integers(-2000, 2000).map(Fraction))
+def test_a_transform_is_its_definition(transform, w):
+    assert transform(w) == reference(transform, w)
+    assert isinstance(transform(w), Fraction)
+
+
 @given(transforms(), st.integers(-2000, 2000))
 def test_a_transform_never_gains_on_the_raw_balance_with_slopes_up_to_one(transform, w):
     # with every slope ≤ 1 a transform only trims a win (the presets' case)
@@ -122,3 +138,33 @@ def test_standings_add_up_their_rounds_and_adjustments(raw_tables, how, fines):
         for row in rows:
             if row.player in table:
                 assert row.rounds[n] == scores[row.player]
+
+
+@settings(max_examples=40)
+@given(st.lists(zero_sum_tables(), min_size=1, max_size=5),
+       st.sampled_from(["raw", "places"]),
+       st.permutations(["balance", "firsts", "best_round"]).flatmap(lambda p: st.integers(0, 3).map(lambda k: tuple(p[:k]))),
+       st.integers(1, 5))
+def test_the_order_follows_the_total_then_the_tie_breaks_and_a_round_cut(raw_tables, how, tie_breaks, cut):
+    # round n: the table of raw_tables[n], and a bye for "bye" (always absent from the tables)
+    results = [TableResult(n + 1, 1, table) for n, table in enumerate(raw_tables)]
+    byes = {n + 1: ["bye"] for n in range(len(raw_tables))}
+    scoring = Scoring("places" if how == "places" else "whists", tie_breaks=tie_breaks)
+    players = ["bye", "p0", "p1", "p2", "p3"]
+    rows = standings(scoring, players, results, byes=byes)
+
+    def merit(row):
+        return (row.total, *(getattr(row, name) for name in tie_breaks))
+
+    for before, after in zip(rows, rows[1:]):
+        assert merit(before) >= merit(after)
+        assert (before.place == after.place) == (merit(before) == merit(after))
+    assert rows[0].place == 1 and all(row.place <= n for n, row in enumerate(rows, 1))
+    bye = next(r for r in rows if r.player == "bye")
+    assert bye.byes == len(raw_tables) and bye.balance == 0 and bye.firsts == 0
+    # the standings after round `cut` are those of the rounds up to it
+    kept = min(cut, len(raw_tables))
+    cut_rows = standings(scoring, players, results, byes=byes, rounds=kept)
+    again = standings(scoring, players, [r for r in results if r.round <= kept],
+                      byes={n: b for n, b in byes.items() if n <= kept}, rounds=kept)
+    assert cut_rows == again and all(len(r.rounds) == kept for r in cut_rows)
