@@ -106,11 +106,15 @@ class RoundView:
     byes: tuple[str, ...]
 
 
-def _cell(lang: Lang, value: Fraction, *, signed: bool = False) -> Cell:
-    text = lang.number(value)
+def _cell(lang: Lang, value: Fraction, *, signed: bool = False, coloured: bool = True) -> Cell:
+    """``value`` written exactly as far as a tenth goes (points: "2.5"), else to two decimals
+    (whists: "6.67"); ``signed``: "+" before a positive; ``coloured``: its sign shown in colour
+    (whists won or lost, not points, which are never negative)."""
+    digits = 0 if value.denominator == 1 else 1 if 10 % value.denominator == 0 else 2
+    text = lang.number(value, digits)
     if signed and value > 0:
         text = "+" + text
-    return Cell(text, str(value), (value > 0) - (value < 0))
+    return Cell(text, str(value), ((value > 0) - (value < 0)) if coloured else 0)
 
 
 def _round_state(lang: Lang, r: Round) -> str:
@@ -158,10 +162,11 @@ def _rows(lang: Lang, view: svc.PublicView) -> tuple[tuple[Row, ...], dict[int, 
     byes = {r.number: set(r.byes) for r in t.rounds}
     withdrawn = {e.number for e in t.entrants if e.withdrawn_round is not None and e.withdrawn_round <= t.next_round}
     places = [s.place for s in view.standings.rows]
+    whists = t.scoring.kind == "whists"
     rows, scores, adjustments = [], {}, []
     for s in view.standings.rows:
         number = int(s.player)
-        cells = [None if v is None else _cell(lang, v) for v in s.rounds]
+        cells = [None if v is None else _cell(lang, v, coloured=whists) for v in s.rounds]
         scores[number] = cells
         adjusted = sum((a.amount for a in s.adjustments), Fraction(0))
         for a in s.adjustments:
@@ -176,7 +181,7 @@ def _rows(lang: Lang, view: svc.PublicView) -> tuple[tuple[Row, ...], dict[int, 
                 number=number,
                 rounds=tuple((c, i + 1 in byes and number in byes[i + 1]) for i, c in enumerate(cells)),
                 adjustment=_cell(lang, adjusted, signed=True) if s.adjustments else None,
-                total=_cell(lang, s.total),
+                total=_cell(lang, s.total, coloured=whists),
                 withdrawn=number in withdrawn,
             )
         )
