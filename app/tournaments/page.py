@@ -132,7 +132,7 @@ def _tables(lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTabl
         if p.locked:
             state = lang._("locked")
         elif p.finished:
-            state = lang._("finished")
+            state = lang._("game over")
         else:
             state = lang._("playing")
         seats = []
