@@ -160,7 +160,7 @@ def _rows(lang: Lang, view: svc.PublicView) -> tuple[tuple[Row, ...], dict[int, 
     t = view.tournament
     names = t.names()
     byes = {r.number: set(r.byes) for r in t.rounds}
-    withdrawn = {e.number for e in t.entrants if e.withdrawn_round is not None and e.withdrawn_round <= t.next_round}
+    withdrawn = {e.number for e in t.entrants if e.withdrawn_round is not None}
     places = [s.place for s in view.standings.rows]
     whists = t.scoring.kind == "whists"
     rows, scores, adjustments = [], {}, []

@@ -76,8 +76,12 @@ def test_history_adjustments_and_byes(api):
     bye = one["rounds"][0]["byes"][0]
     r = api.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": bye["entrant"], "amount": "-5/2", "reason": "late for round 1"})
     assert r.status_code == 201, r.text
+    # a player withdrawn from round 2 on keeps his round 1 in the standings, marked
+    gone = one["rounds"][0]["tables"][0]["seats"][0]
+    assert api.post(f"/v1/tournaments/{tid}/entrants/{gone['entrant']}/withdrawal").status_code == 200
     draw(api, tid, seed=6)
     text = page(api, t["share_token"], "en").text
+    assert re.search(rf"<th scope=\"row\" class=\"name\">{gone['name']} <span class=\"tag\">\(withdrawn\)</span>", text)
     # round 1 is history now (closed as its last table finished), round 2 the current one
     assert "Current round: Round 2 of 2" in text and "Round history" in text and 'data-history-round="1"' in text
     assert "Round 1 of 2 <span class=\"tag\">(closed)</span>" in text
