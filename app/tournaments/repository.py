@@ -8,6 +8,7 @@ import base64
 import re
 import secrets
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Row, bindparam, func, insert, select, update
@@ -86,8 +87,15 @@ def _entrant(r: Row) -> Entrant:
     return Entrant(r.number, r.name, r.player_id, r.joined_round, r.withdrawn_round, r.created_at)
 
 
+@lru_cache(maxsize=8192)
+def _exact(text: str) -> Fraction:
+    # The stored balances repeat (a few dozen values over a whole tournament): each text is
+    # read once, not once per seat per read of the standings.
+    return Fraction(text)
+
+
 def _balances(stored: list[Any] | None) -> tuple[Fraction, ...] | None:
-    return None if stored is None else tuple(Fraction(b) for b in stored)
+    return None if stored is None else tuple(_exact(b) for b in stored)
 
 
 def tournament(session: Session, row: Row) -> Tournament:

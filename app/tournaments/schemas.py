@@ -421,10 +421,12 @@ class StandingOut(Answer):
     adjustments: list[StandingAdjustment]
 
     @classmethod
-    def of(cls, s: Standing, t: Tournament) -> "StandingOut":
+    def of(cls, s: Standing, t: Tournament, entrants: dict[int, Any] | None = None) -> "StandingOut":
         number = int(s.player)
-        entrant = next((e for e in t.entrants if e.number == number), None)
-        return cls(
+        entrant = (entrants if entrants is not None else {e.number: e for e in t.entrants}).get(number)
+        # Built from the scoring's own values, unchecked: a large tournament's standings are
+        # thousands of amounts, and their checks cost more than the rest of the answer.
+        return cls.model_construct(
             place=s.place,
             entrant=number,
             name=entrant.name if entrant else s.player,
@@ -439,7 +441,7 @@ class StandingOut(Answer):
             byes=getattr(s, "byes", 0),
             withdrawn=entrant is not None and entrant.withdrawn_round is not None,
             adjustments=[
-                StandingAdjustment(amount=_num(a.amount), amount_exact=amounts.exact_text(a.amount), reason=a.reason, round=a.round)
+                StandingAdjustment.model_construct(amount=_num(a.amount), amount_exact=amounts.exact_text(a.amount), reason=a.reason, round=a.round)
                 for a in s.adjustments
             ],
         )
@@ -456,13 +458,14 @@ class StandingsOut(Answer):
     @classmethod
     def of(cls, st: Standings) -> "StandingsOut":
         t = st.tournament
+        entrants = {e.number: e for e in t.entrants}
         return cls(
             tournament=t.id,
             name=t.name,
             scoring=t.scoring.kind,
             rounds=st.rounds,
             rounds_closed=sum(1 for r in t.rounds if r.locked),
-            items=[StandingOut.of(s, t) for s in st.rows],
+            items=[StandingOut.of(s, t, entrants) for s in st.rows],
         )
 
 

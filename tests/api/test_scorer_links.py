@@ -119,7 +119,8 @@ def test_a_link_reaches_nothing_but_its_own_table(api, client, app, db):
     table = api.table()
     other = api.table()
     token = scorer_link(api, table["id"]).json()["token"]
-    values = {"table_id": table["id"], "token": token, "number": "1", "link_id": "1", "key_id": "1", "player_id": "0" * 32}
+    values = {"table_id": table["id"], "token": token, "number": "1", "link_id": "1", "key_id": "1", "player_id": "0" * 32,
+              "tournament_id": "0" * 32, "round_number": "1"}
     tried = 0
     for path, methods in app.openapi()["paths"].items():
         if path.startswith("/v1/score/"):
