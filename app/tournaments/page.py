@@ -254,7 +254,10 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "bye": lang._("bye"),
             "withdrawn": lang._("withdrawn"),
             "no_rounds": lang._("No round has been drawn yet."),
-            "current_round": lang._("Current round"),
+            # the tournament over (its planned rounds drawn, the last closed): its last round
+            "current_round": lang._("Last round")
+            if view.current is not None and view.current.locked and len(t.rounds) >= t.rounds_planned
+            else lang._("Current round"),
             "history": lang._("Round history"),
             "table": lang._("Table {n}"),
             "table_column": lang._("Table"),

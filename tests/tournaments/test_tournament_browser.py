@@ -218,6 +218,7 @@ def test_a_club_night_played_through_the_scoring_pages(browser, live_url, api): 
     assert rows["Egor"].split() == ["2", "Egor", "2", "4", "−1", "5"]  # with the adjustment's column
     body = text_of(browser, "body")
     assert "опоздал ко 2-му туру" in body and "История туров" in body
+    assert "Последний тур: Тур 2 из 2" in text_of(browser, "#current-title")  # the tournament is over
     # the API's standings agree with the page
     api_rows = api.get(f"/v1/tournaments/{t['id']}/standings").json()["items"]
     assert [(s["place"], s["name"], s["total_exact"]) for s in api_rows] == [(p, n, tot) for p, n, tot, *_ in FINAL]
