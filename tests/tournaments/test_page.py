@@ -123,6 +123,17 @@ def test_an_unknown_token_is_the_pages_own_404(api):
     assert page(api, t["share_token"]).status_code == 404
 
 
+def test_the_page_carries_the_share_views_version(api):
+    """The page's script asks the share link's view each minute with the version the page was
+    written at: a 304 while nothing changed, a 200 once something did."""
+    t = tournament(api, rounds=1)
+    etag = html.unescape(re.search(r'data-etag="([^"]+)"', page(api, t["share_token"]).text)[1])
+    view = f"/v1/shared/{t['share_token']}/tournament"
+    assert api.client.get(view, headers={"If-None-Match": etag}).status_code == 304
+    draw(api, t["id"])  # a round drawn: on no table's stream
+    assert api.client.get(view, headers={"If-None-Match": etag}).status_code == 200
+
+
 def test_no_round_drawn_yet(api):
     t = tournament(api, players=4, rounds=1)
     text = page(api, t["share_token"]).text
