@@ -17,8 +17,9 @@ from app.kit.limits import (
     TOURNAMENT_NAME_MAX,
     TOURNAMENT_ROUNDS_MAX,
 )
-from app.kit.schemas import Amount, Answer, ConventionName, Name, PlainText, Request, absent_when_none, bounded_map, timestamp
-from app.rules import FIELD_NAMES, amounts
+from app.kit.schemas import Amount, Answer, ConventionName, Name, PlainText, Request, absent_when_none, at_most, bounded_map, timestamp
+from app.kit.errors import Unprocessable
+from app.rules import FIELD_NAMES, FieldError, amounts
 from app.tournaments.model import (
     DIRECTOR_GAME_DEALS,
     SCORING_PRESETS,
@@ -65,6 +66,12 @@ Reason = Annotated[str, StringConstraints(min_length=1, max_length=REASON_MAX), 
 PlayerId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 
+# Points per place by table size ("3", "4"), best place first.
+PlacePoints = Annotated[
+    dict[Literal["3", "4"], Annotated[list[Exact], Field(min_length=3, max_length=4)]], Field(max_length=2), at_most(2)
+]
+
+
 def exact(value: Any) -> Fraction:
     return parse_amount(value, "an amount")
 
@@ -98,7 +105,7 @@ class ScoringIn(Request):
     transform: Literal[tuple(TRANSFORMS)] | TransformIn | None = Field(  # type: ignore[valid-type]
         default=None, description="whists only: a named transform (gambler_ru, playelephant_lt) or one given"
     )
-    place_points: dict[Literal["3", "4"], list[Exact]] | None = Field(
+    place_points: PlacePoints | None = Field(
         default=None, description="places only: points per place (best first) by table size; null: the defaults"
     )
     tie_breaks: list[Literal[TIE_BREAKS]] = Field(  # type: ignore[valid-type]
@@ -169,9 +176,14 @@ class TournamentCreate(Request):
     }
 
     def build_scoring(self) -> tuple[Scoring, str | None]:
+        """The scoring, or Unprocessable naming ``scoring`` (a transform's breakpoints not
+        ascending, place points not one per place, ...)."""
         if isinstance(self.scoring, str):
             return SCORING_PRESETS[self.scoring], self.scoring
-        return self.scoring.build(), None
+        try:
+            return self.scoring.build(), None
+        except ValueError as exc:
+            raise Unprocessable("the scoring does not fit", [FieldError("scoring", str(exc))]) from None
 
 
 class EntrantsAdd(Request):

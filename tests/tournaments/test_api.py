@@ -197,6 +197,13 @@ def test_refusals_name_their_field(api):
         "options.end_of_game",
     )
     refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 0}), 422, "rounds")
+    # a scoring the core cannot take: breakpoints not ascending, points not one per place
+    bad = {"kind": "whists", "transform": {"breakpoints": [650, 200], "slopes": [1, "1/10", 0]}}
+    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": bad}), 422, "scoring")
+    bad = {"kind": "places", "place_points": {"3": [3, 2, 1, 0]}}
+    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": bad}), 422, "scoring")
+    own = {"kind": "places", "place_points": {"3": [2, 1, 0]}, "tie_breaks": ["firsts"], "bye_score": "1/2"}
+    assert api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": own}).status_code == 201
     refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "entrants": ["A", "a"]}), 422, "entrants.1.name")
     refused(
         api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "entrants": [{"player": "0" * 32}]}),
