@@ -39,6 +39,7 @@ from app.sharing import page as shared_page
 from app.tables import router as tables
 from app.webhooks import router as webhooks
 from app.webhooks.delivery import Deliverer
+from app.tournaments import page as tournament_page
 from app.tournaments import router as tournaments
 from app.tournaments import service as tournament_service
 from app.tables.not_modified import SheetNotModified
@@ -63,6 +64,7 @@ ROUTERS = (
     score_page.router,
     webhooks.router,
     tournaments.router,
+    tournament_page.router,
 )
 
 
