@@ -493,6 +493,7 @@ def _open_table(
         pool_target=t.pool_target,
         first_dealer=0,
         options=t.table_options(),
+        rated=True,  # a tournament's tables count for ratings (those of registered players only)
         limits=limits,
     )
     try:

@@ -61,8 +61,6 @@ class TableRow(Base):
     # The table counts for its players' ratings once it has finished with every seat a
     # registered player (app/ratings; migration 0011). Off unless the owner asks.
     rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-
-
     # Set while the table's results are locked (a tournament's closed round, app/tournaments):
     # why, in words; its deals are then neither posted, undone nor corrected (migration 0010).
     locked: Mapped[str | None] = mapped_column(String(200), nullable=True)
@@ -219,6 +217,8 @@ class WebhookEndpointRow(Base):
     disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     disabled_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
     failing_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 # --- tournaments (app/tournaments; migration 0010) ------------------------------------------
