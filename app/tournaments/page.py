@@ -278,7 +278,7 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "table_column": lang._("Table"),
             "balance": lang._("Balance"),
             "score": lang._("Round score"),
-            "chance": lang._("Win chance"),
+            "chance": lang._("Chance"),
             "chance_long": lang._("The chance to finish first at the table, from the players' ratings before it"),
             "sheet": lang._("Live sheet of table {n}"),
             "sheet_short": lang._("Live sheet"),

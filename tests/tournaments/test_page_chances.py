@@ -64,9 +64,9 @@ def test_a_table_of_rated_players_shows_each_ones_chance_to_finish_first(api):
         # whole percentages, rounded for the eye: they add up to 100 give or take the rounding
         percents = [int(p.rstrip("%")) for p, _ in shown[number]]
         assert percents == [round(c * 100) for c in expected] and abs(sum(percents) - 100) <= 1
-    assert "Win chance" in text
+    assert ">Chance</abbr>" in text
     ru = page(api, t["share_token"], "ru").text
-    assert "Шанс победы" in ru and re.search(r'data-chance="[^"]+">\d+\u00a0%</td>', ru)
+    assert ">Шанс</abbr>" in ru and re.search(r'data-chance="[^"]+">\d+\u00a0%</td>', ru)
 
     # the share link's view: the same floats, by table number
     view = api.client.get(f"/v1/shared/{t['share_token']}/tournament")
@@ -91,7 +91,7 @@ def test_no_forecast_without_rated_players(api):
     t = tournament(api, entrants=[{"player": i} for i in ids], rounds=1)
     draw(api, t["id"], seed=1)
     text = page(api, t["share_token"]).text
-    assert _chances(text) == {} and "Win chance" not in text
+    assert _chances(text) == {} and "The chance to finish first" not in text
     view = api.client.get(f"/v1/shared/{t['share_token']}/tournament")
     assert view.status_code == 200, view.text
     assert "chances_first" not in view.json()
