@@ -291,6 +291,28 @@ def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row]:
     )
 
 
+def before_tables(conn: Unit, table_ids: Iterable[str], pool: str) -> dict[tuple[str, str], Row]:
+    """The ratings the players of these rated tables had before them in ``pool``, by (table
+    id, player id): player_id, mu_before, sigma_before, games (after the table)."""
+    ids = list(table_ids)
+    found: dict[tuple[str, str], Row] = {}
+    for start in range(0, len(ids), CHUNK):
+        query = select(
+            _CHANGES.c.table_id, _CHANGES.c.player_id, _CHANGES.c.mu_before, _CHANGES.c.sigma_before, _CHANGES.c.games
+        ).where(_CHANGES.c.pool == pool, _CHANGES.c.table_id.in_(ids[start : start + CHUNK]))
+        found.update({(r.table_id, r.player_id): r for r in conn.execute(query).all()})
+    return found
+
+
+def current_in_pool(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row]:
+    """The current ratings of these players in one pool, by player id (read in chunks)."""
+    ids = list(player_ids)
+    found: dict[str, Row] = {}
+    for start in range(0, len(ids), CHUNK):
+        found.update({r.player_id: r for r in conn.execute(_CURRENT_OF, {"pools": [pool], "ids": ids[start : start + CHUNK]}).all()})
+    return found
+
+
 def rated_stamp(conn: Unit, table_id: str) -> int | None:
     return conn.execute(select(_RATED.c.stamp).where(_RATED.c.table_id == table_id)).scalar_one_or_none()
 

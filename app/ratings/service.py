@@ -41,6 +41,8 @@ __all__ = [
     "leaderboard",
     "player_rating",
     "predict",
+    "chances_at_tables",
+    "Seating",
     "rebuild",
     "rating_summary",
     "table_rating",
@@ -287,6 +289,43 @@ def predict(db: Database, owner: str, player_ids: Sequence[str], *, convention: 
         Prediction(p, r, chance, place)
         for p, r, chance, place in zip(player_ids, ratings, chances_first(ratings), predicted_places(ratings))
     ]
+
+
+@dataclass(frozen=True)
+class Seating:
+    """A table's seats as a forecast takes them: each seat's registered player (None: a
+    plain name), seat 0 first, and the table (None: deleted)."""
+
+    table_id: str | None
+    players: tuple[str | None, ...]
+
+
+def chances_at_tables(db: Database, seatings: Sequence[Seating], *, convention: str | None = None) -> list[tuple[float, ...] | None]:
+    """Each seating's chance to finish first, seat by seat (they sum to 1; ``predict``'s
+    chance_first), from its players' ratings in the pool: those they had before the table
+    when it is rated (a finished table keeps the forecast it was played with), else their
+    current ones. None for a seating with a plain name at a seat, or a player with no rated
+    table in the pool before it (an initial rating forecasts nothing). One read for them all."""
+    pool = _pool(convention)
+    complete = [bool(s.players) and all(p is not None for p in s.players) for s in seatings]
+    wanted = [s for s, whole in zip(seatings, complete) if whole]
+    with db.read() as session:
+        before = repo.before_tables(session, [s.table_id for s in wanted if s.table_id is not None], pool) if wanted else {}
+        stored = repo.current_in_pool(session, pool, {p for s in wanted for p in s.players if p is not None}) if wanted else {}
+    out: list[tuple[float, ...] | None] = []
+    for s, whole in zip(seatings, complete):
+        ratings = _seated(s, before, stored) if whole else None
+        out.append(None if ratings is None else tuple(chances_first(ratings)))
+    return out
+
+
+def _seated(s: Seating, before: dict[tuple[str, str], Any], stored: dict[str, Any]) -> list[Rating] | None:
+    if all((s.table_id, p) in before for p in s.players):
+        rows = [before[(s.table_id, p)] for p in s.players]
+        ratings = [Rating(r.mu_before, r.sigma_before, r.games - 1) for r in rows]
+    else:
+        ratings = [_rating(stored.get(p)) for p in s.players]
+    return ratings if all(r.games > 0 for r in ratings) else None
 
 
 @dataclass(frozen=True)

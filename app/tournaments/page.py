@@ -17,6 +17,7 @@ once. An unknown token is answered with the page's own 404 (HTML, in the page's 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 from fastapi import APIRouter
@@ -85,6 +86,8 @@ class Seat:
     name: str
     balance: Cell | None  # a finished table's
     score: Cell | None  # the round score it gives
+    chance: str | None = None  # the chance to finish first, as a percentage (a rated table's)
+    chance_exact: str | None = None  # the model's float as written (repr), for the tests
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class TableView:
     seats: tuple[Seat, ...]
     sheet: str | None  # the live sheet's page
     stream: str | None  # its event stream
+    chances: bool = False  # its seats have a chance to finish first (a column of its own)
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,13 @@ def _cell(lang: Lang, value: Fraction, *, signed: bool = False, coloured: bool =
     return Cell(text, str(value), ((value > 0) - (value < 0)) if coloured else 0)
 
 
+def _chance(lang: Lang, chance: float | None) -> tuple[str | None, str | None]:
+    """A chance as a whole percentage, rounded for the eye only (the model's float is kept)."""
+    if chance is None:
+        return None, None
+    return lang._("{percent}%", percent=lang.number(Decimal(chance) * 100, 0)), repr(chance)
+
+
 def _round_state(lang: Lang, r: Round) -> str:
     if r.status == CLOSED:
         return lang._("closed")
@@ -127,8 +138,10 @@ def _round_state(lang: Lang, r: Round) -> str:
 
 def _tables(lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTable, ...], scores: dict[int, list]) -> tuple[TableView, ...]:
     names = view.tournament.names()
+    current_round = view.current is not None and r.number == view.current.number
     out = []
     for p in played:
+        chances = view.chances.get(p.at.number) if current_round else None
         if p.locked:
             state = lang._("locked")
         elif p.finished:
@@ -139,8 +152,9 @@ def _tables(lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTabl
         for i, n in enumerate(p.at.seats):
             balance = _cell(lang, p.balances[i], signed=True) if p.balances is not None and i < len(p.balances) else None
             score = scores.get(n, [])[r.number - 1] if balance is not None and r.number <= len(scores.get(n, [])) else None
-            seats.append(Seat(names.get(n, f"#{n}"), balance, score))
-        current = view.current is not None and r.number == view.current.number and not p.locked
+            chance = chances[i] if chances is not None and i < len(chances) else None
+            seats.append(Seat(names.get(n, f"#{n}"), balance, score, *_chance(lang, chance)))
+        current = current_round and not p.locked
         out.append(
             TableView(
                 number=p.at.number,
@@ -149,6 +163,7 @@ def _tables(lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTabl
                 seats=tuple(seats),
                 sheet=view.share_link(p),
                 stream=view.live_link(p) if current and not p.finished else None,
+                chances=chances is not None,
             )
         )
     return tuple(out)
@@ -222,7 +237,7 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "token": token,
             "lang": lang.code,
             "words": lang.words(SCRIPT_WORDS),
-            "etag": view.standings.etag,
+            "etag": view.etag,
         },
         "streams": streams,
         "summary": lang._(
@@ -263,6 +278,8 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "table_column": lang._("Table"),
             "balance": lang._("Balance"),
             "score": lang._("Round score"),
+            "chance": lang._("Chance"),
+            "chance_long": lang._("The chance to finish first at the table, from the players' ratings before it"),
             "sheet": lang._("Live sheet of table {n}"),
             "sheet_short": lang._("Live sheet"),
             "byes": lang._("Sitting out (bye):"),

@@ -328,10 +328,11 @@ def export_tournament(
 )
 def get_shared_tournament(token: str, db: DB, response: Response, if_none_match: IfNoneMatch = None) -> SharedTournament | Response:
     """The tournament's read-only share link: its settings, rounds, standings and the current
-    round's tables with their share pages and live streams, without a key. ``ETag``;
+    round's tables with their share pages and live streams (and each seat's chance to finish
+    first at a table of rated players), without a key. ``ETag``;
     ``If-None-Match`` answers 304."""
     view = svc.public_view(db, token)
-    etag = view.standings.etag
+    etag = view.etag
     if (unchanged := not_modified_response(if_none_match, etag)) is not None:
         return unchanged
     response.headers["ETag"] = etag

@@ -498,6 +498,11 @@ class SharedTournament(Answer):
     standings: StandingsOut
     current_round: int | None
     live_links: dict[str, str] = Field(description="the current round's tables' event streams, by table number")
+    chances_first: dict[str, list[float]] = absent_when_none(
+        description="each seat's chance to finish first (0 to 1, seat 0 first; they sum to 1), by table number: the current "
+        "round's tables whose players are all registered and rated in the tournament's convention's pool (POST "
+        "/v1/ratings/predict's chance_first, from the ratings they had before the table); absent when no table has one"
+    )
 
     @classmethod
     def of(cls, view: PublicView) -> "SharedTournament":
@@ -509,6 +514,7 @@ class SharedTournament(Answer):
             standings=StandingsOut.of(view.standings),
             current_round=view.current.number if view.current else None,
             live_links=links,
+            **({"chances_first": {str(n): list(c) for n, c in sorted(view.chances.items())}} if view.chances else {}),
         )
 
 

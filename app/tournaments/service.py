@@ -20,7 +20,7 @@ import logging
 import threading
 import secrets
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -34,6 +34,7 @@ from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.limits import TOURNAMENT_ADJUSTMENTS_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, get_player, new_player_id, player_name
+from app.ratings import service as ratings
 from app.rules import FieldError, InvalidTable, amounts, make_rules, settle
 from app.scorer import service as scorer_links
 from app.tables import service as tables
@@ -812,6 +813,18 @@ class PublicView:
     current: Round | None
     current_tables: tuple[PlayedTable, ...]
     history: tuple[tuple[Round, tuple[PlayedTable, ...]], ...]  # every round, latest first
+    # The current round's tables whose players are all registered and rated: each seat's
+    # chance to finish first (app/ratings, in the tournament's convention's pool), by table.
+    chances: dict[int, tuple[float, ...]] = field(default_factory=dict)
+
+    @property
+    def etag(self) -> str:
+        """The share link's version: the standings', and the chances shown (a player's
+        rating moves with a table outside the tournament too)."""
+        if not self.chances:
+            return self.standings.etag
+        shown = repr(sorted(self.chances.items()))
+        return '"' + hashlib.sha256(f"{self.standings.etag}|{shown}".encode()).hexdigest()[:32] + '"'
 
     def share_link(self, table: PlayedTable) -> str | None:
         return None if table.share_token is None else f"/shared/{table.share_token}"
@@ -838,7 +851,19 @@ def public_view(db: Database, token: str) -> PublicView:
         current=current,
         current_tables=tuple(played[current.number]) if current else (),
         history=tuple((r, tuple(played[r.number])) for r in reversed(t.rounds)),
+        chances=_chances(db, t, current),
     )
+
+
+def _chances(db: Database, t: Tournament, current: Round | None) -> dict[int, tuple[float, ...]]:
+    """The current round's forecasts (one read of the ratings for the whole round); none for
+    a table with a plain name at a seat."""
+    if current is None:
+        return {}
+    registered = {e.number: e.player_id for e in t.entrants}
+    seatings = [ratings.Seating(at.table_id, tuple(registered.get(n) for n in at.seats)) for at in current.tables]
+    found = ratings.chances_at_tables(db, seatings, convention=t.convention)
+    return {at.number: c for at, c in zip(current.tables, found) if c is not None}
 
 
 def shared_etag(db: Database, token: str) -> str:
