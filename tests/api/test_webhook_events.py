@@ -13,6 +13,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from tests.api.samples import PULKA
+from tests.api.test_post_statements import statements
 from tests.api.test_webhooks import hooks, owner, register, settled  # noqa: F401 - the fixtures of the webhooks' tests
 from tests.conftest import Api
 from tests.support.receiver import Receiver
@@ -74,12 +75,16 @@ def _players(owner: Api, *names: str) -> list[str]:
     return ids
 
 
+def _rated_table(owner: Api, ids: list[str]) -> dict[str, Any]:
+    return owner.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4, rated=True)
+
+
 def test_a_rated_table_finishing_and_undone_changes_ratings(owner: Api, receivers):
     subscribed, other = receivers
     hook = register(owner, subscribed.url, ["rating.changed"])
     register(owner, other.url, ["table.finished"])
     ids = _players(owner, "Anna", "Boris", "Vera")
-    t = owner.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4, rated=True)
+    t = _rated_table(owner, ids)
     for body in PULKA:
         owner.deal(t["id"], body)
     rated, = verified(subscribed, hook, 1)
@@ -105,3 +110,32 @@ def test_a_rated_table_finishing_and_undone_changes_ratings(owner: Api, receiver
     time.sleep(0.3)
     assert [e["type"] for e in other.events()] == ["table.finished"]
     assert len(subscribed.events()) == 2
+
+
+def test_a_deleted_rated_table_is_a_rating_change(owner: Api, receivers):
+    subscribed, _ = receivers
+    hook = register(owner, subscribed.url, ["rating.changed"])
+    ids = _players(owner, "Anna", "Boris", "Vera")
+    t = _rated_table(owner, ids)
+    for body in PULKA:
+        owner.deal(t["id"], body)
+    verified(subscribed, hook, 1)
+    assert owner.delete(f"/v1/tables/{t['id']}").status_code == 204
+    _, deleted = verified(subscribed, hook, 2)
+    assert deleted["type"] == "rating.changed" and deleted["data"]["table_id"] == t["id"]
+    assert deleted["data"]["rated"] is False and deleted["data"]["version"] is None
+    assert [p["player_id"] for p in deleted["data"]["players"]] == ids
+    assert all(owner.get(f"/v1/players/{i}/rating").json()["rating"]["games"] == 0 for i in ids)
+
+
+def test_the_finishing_post_of_an_owner_without_endpoints_writes_no_delivery(api, db):
+    ids = _players(api, "Anna", "Boris", "Vera")
+    t = _rated_table(api, ids)
+    for body in PULKA[:-1]:
+        api.deal(t["id"], body)
+    with statements(db) as seen:
+        api.deal(t["id"], PULKA[-1])
+    assert api.get(f"/v1/players/{ids[0]}/rating").json()["rating"]["games"] == 1  # rated all the same
+    # no outbox statement (its endpoints are looked for in the post's locked read only)
+    # (the deliverers' looks into the outbox are no part of the post)
+    assert not [s for s in seen if "INSERT INTO webhook_deliveries" in s], seen
