@@ -163,7 +163,7 @@ def post_deal(
             # other post does any rating work.
             if row.rated and result.state.finished and len(row.registered) == len(row.players):
                 seated = {seat: player for _, seat, _, player in row.registered}
-                ratings.on_table_finished(conn, _outcome(row.id, row.owner, row.convention, rules, result.state, seated))
+                ratings.on_table_finished(conn, _outcome(row.id, row.owner, row.convention, rules, result.state, seated), hooked=row.hooked)
     # Committed: this process's streams get the table as stored, without reading it back.
     committed(table.id, table.owner, revision, "deal.posted", table)
     return Posted(table, written)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, DateTime, Integer, String, and_, bindparam, cast, exists, insert, literal, or_, select
+from sqlalchemy import JSON, Connection, DateTime, Integer, String, and_, bindparam, cast, exists, insert, literal, or_, select, type_coerce
 from sqlalchemy.orm import Session
 
 from app.kit.db.models import TableRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
@@ -28,7 +28,17 @@ EVENT_TYPES: dict[str, int] = {
     "table.renamed": 1 << 4,
     "table.archived": 1 << 5,
     "table.deleted": 1 << 6,
+    # A tournament moved on (app/tournaments: a round drawn, closed by its director or by its
+    # last table finishing, reopened, an adjustment, ...), announced like a table's change
+    # (app/kit/changes.announce). Its deliveries' ``table_id`` is the tournament's id,
+    # ``revision`` its revision.
+    "tournament.standings": 1 << 7,
+    # A finished rated table moved its players' ratings, or its undo, correction or deletion
+    # rated it (and the tables after it) again (app/ratings). ``data``: its players' ratings.
+    "rating.changed": 1 << 8,
 }
+# The event types that are no table's: an endpoint limited to listed tables gets none of them.
+TOURNAMENT_EVENTS = ("tournament.standings",)
 # Sent to one endpoint on its owner's request (POST /v1/webhooks/{id}/test); never subscribed to.
 TEST_EVENT = "webhook.test"
 
@@ -54,10 +64,13 @@ def names(bits: int) -> list[str]:
 _AT = DateTime(timezone=True)
 
 
-def _enqueue(deal_count: Any) -> Any:
+def _enqueue(deal_count: Any, *, data: bool = False) -> Any:
     """INSERT … SELECT: one pending delivery per active endpoint of the owner that wants this
     type of event for this table. The parameters are named apart from every column (the
-    statement may be a CTE of the deal post's)."""
+    statement may be a CTE of the deal post's). ``data``: the event's own data (a JSON
+    object, ``event_data``) is stored with it, for an event whose payload its row's columns
+    cannot make."""
+    extra = [type_coerce(bindparam("event_data"), JSON)] if data else []
     wanted = select(
         _E.c.id,
         _E.c.owner,
@@ -70,6 +83,7 @@ def _enqueue(deal_count: Any) -> Any:
         literal("pending", String(12)),
         bindparam("event_at", type_=_AT),
         literal(0, Integer),
+        *extra,
     ).where(
         _E.c.owner == bindparam("event_owner"),
         _E.c.active,
@@ -81,6 +95,8 @@ def _enqueue(deal_count: Any) -> Any:
         ),
     )
     columns = ["endpoint_id", "owner", "type", "table_id", "revision", "deal_number", "deal_count", "occurred_at", "state", "due_at", "attempts"]
+    if data:
+        columns.append("data")
     return insert(_D).from_select(columns, wanted)
 
 
@@ -90,6 +106,10 @@ ENQUEUE_POSTED = _enqueue(cast(bindparam("event_count"), Integer))
 ENQUEUE_CHANGED = _enqueue(
     select(_TABLES.c.deal_count).where(_TABLES.c.id == bindparam("event_table")).scalar_subquery()
 )
+
+
+# An event with data of its own (rating.changed): no deal count.
+ENQUEUE_WITH_DATA = _enqueue(literal(None, Integer), data=True)
 
 
 def has_endpoints(owner: Any) -> Any:
@@ -122,3 +142,14 @@ def enqueue(conn: Session | Connection, params: dict[str, Any] | None, *, posted
     """Write the deliveries of one event in the caller's transaction."""
     if params is not None:
         conn.execute(ENQUEUE_POSTED if posted else ENQUEUE_CHANGED, params)
+
+
+def enqueue_with_data(
+    conn: Session | Connection, owner: str, table_id: str, kind: str, at: datetime, data: dict[str, Any], *, revision: int | None = None
+) -> None:
+    """Write the deliveries of one event that carries ``data`` (a JSON object stored with each
+    delivery: its payload is the same on every attempt, whatever changed since)."""
+    params = event_params(owner, table_id, revision or 0, kind, at)
+    if params is not None:
+        params.update(event_revision=revision, event_data=data)
+        conn.execute(ENQUEUE_WITH_DATA, params)

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator, Sequence
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
+from app.kit.outbox import enqueue_with_data
 from app.ratings import repository as repo
 from app.ratings.model import ALL_CONVENTIONS, INITIAL, Outcome, Rating, chances_first, pools_of, predicted_places, rate
 from app.rules import FieldError
@@ -54,11 +55,30 @@ __all__ = [
 # --- the hooks of the writes ---------------------------------------------------------------
 
 
-def on_table_finished(conn: Any, outcome: Outcome) -> None:
+def on_table_finished(conn: Any, outcome: Outcome, *, hooked: bool = True) -> None:
     """In the transaction of the post that finished a rated table: rate it, last in the
-    owner's finishing order."""
+    owner's finishing order (and announce it to the owner's webhooks when ``hooked``: the
+    owner has an active endpoint, so that a post of an owner without one costs nothing more)."""
     repo.lock_pools(conn, outcome.owner)
     _append(conn, outcome)
+    if hooked:
+        _announce(conn, outcome.owner, outcome.table_id, outcome.players)
+
+
+def _announce(conn: Any, owner: str, table_id: str, players: Sequence[str]) -> None:
+    """The webhooks' rating.changed of ``table_id``, in this transaction: each of its players'
+    ordinal before and after it in the pool of every convention, as just written (none when
+    the table no longer counts: not finished any more, or deleted), and the table's version
+    of its changes (its settlement's ETag part)."""
+    rows = {r.player_id: r for r in repo.table_changes(conn, table_id, ALL_CONVENTIONS)}
+    entries = []
+    for player in players:
+        r = rows.get(player)
+        before = Rating(r.mu_before, r.sigma_before).ordinal if r is not None else None
+        after = Rating(r.mu, r.sigma).ordinal if r is not None else None
+        entries.append({"player_id": player, "before": before, "after": after, "games": r.games if r is not None else None})
+    data = {"rated": bool(rows), "players": entries}
+    enqueue_with_data(conn, owner, table_id, "rating.changed", utcnow(), data, revision=repo.rated_stamp(conn, table_id))
 
 
 def _append(conn: Any, outcome: Outcome) -> None:
@@ -89,6 +109,7 @@ def on_table_changed(conn: Any, table_id: str, outcome: Outcome | None) -> None:
         if outcome is not None:  # finished by a correction of its last deal
             repo.lock_pools(conn, outcome.owner)
             _append(conn, outcome)
+            _announce(conn, outcome.owner, table_id, outcome.players)
         return
     repo.lock_pools(conn, rated.owner)
     was = Outcome.from_json(table_id, rated.owner, rated.convention, rated.outcome)
@@ -103,6 +124,7 @@ def on_table_changed(conn: Any, table_id: str, outcome: Outcome | None) -> None:
     for pool in pools_of(rated.convention):
         _rate_again(conn, rated.owner, pool, rated.seq)
     repo.bump_stamps(conn, rated.owner, rated.seq)
+    _announce(conn, rated.owner, table_id, was.players if outcome is None else outcome.players)
 
 
 def _rate_again(conn: Any, owner: str, pool: str, seq: int) -> None:

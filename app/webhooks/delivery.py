@@ -39,7 +39,7 @@ from app.kit.db.models import utcnow
 from app.kit.etags import sheet_etag
 from app.kit.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.kit.observability import metrics
-from app.kit.outbox import TEST_EVENT
+from app.kit.outbox import TEST_EVENT, TOURNAMENT_EVENTS
 from app.kit.settings import Settings
 from app.webhooks import addresses
 from app.webhooks import repository as repo
@@ -61,6 +61,10 @@ def payload(row: Any, base: str) -> str:
     at = utc(row.occurred_at).isoformat().replace("+00:00", "Z")
     if row.type == TEST_EVENT:
         data: dict[str, Any] = {"webhook": row.endpoint_id}
+    elif row.type in TOURNAMENT_EVENTS:
+        data = _tournament_data(row.table_id, row.revision, base)
+    elif row.type == "rating.changed":
+        data = _rating_data(row.table_id, row.revision, row.data or {}, base)
     else:
         table = row.table_id
         data = {
@@ -75,6 +79,27 @@ def payload(row: Any, base: str) -> str:
                 links["deal"] = f"{base}/v1/tables/{table}/deals/{row.deal_number}"
             data["links"] = links
     return json.dumps({"type": row.type, "timestamp": at, "data": data}, separators=(",", ":"))
+
+
+def _tournament_data(tournament: str, revision: int | None, base: str) -> dict[str, Any]:
+    """A tournament's event: the tournament (its id in the row's table_id) at its revision."""
+    links = {"tournament": f"{base}/v1/tournaments/{tournament}", "standings": f"{base}/v1/tournaments/{tournament}/standings"}
+    return {"tournament_id": tournament, "revision": revision, "links": links}
+
+
+def _rating_data(table: str, version: int | None, stored: dict[str, Any], base: str) -> dict[str, Any]:
+    """A rated table's event: its players' ratings before and after it (as stored with the
+    event), each with the link to the player's rating now."""
+    players = [
+        {**p, "links": {"rating": f"{base}/v1/players/{p['player_id']}/rating"}} for p in stored.get("players", ())
+    ]
+    return {
+        "table_id": table,
+        "version": version,
+        "rated": stored.get("rated", False),
+        "players": players,
+        "links": {"table": f"{base}/v1/tables/{table}", "settlement": f"{base}/v1/tables/{table}/settlement"},
+    }
 
 
 @functools.lru_cache(maxsize=1024)

@@ -42,6 +42,7 @@ class Delivery:
     id: int
     type: str
     table_id: str | None
+    tournament_id: str | None
     revision: int | None
     deal_number: int | None
     occurred_at: datetime

@@ -146,6 +146,7 @@ _CLAIMABLE = (
         _D.c.deal_count,
         _D.c.occurred_at,
         _D.c.attempts,
+        _D.c.data,
         _E.c.url,
         _E.c.secret,
         _E.c.previous_secret,

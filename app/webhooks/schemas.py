@@ -91,6 +91,7 @@ class DeliveryOut(Answer):
     webhook_id: str = Field(description="the webhook-id header: the same on every attempt")
     type: str
     table_id: str | None
+    tournament_id: str | None = Field(default=None, description="the tournament of a tournament.* event (its table_id is null)")
     revision: int | None
     deal_number: int | None
     occurred_at: UtcTime
@@ -109,6 +110,7 @@ class DeliveryOut(Answer):
             webhook_id=d.webhook_id,
             type=d.type,
             table_id=d.table_id,
+            tournament_id=d.tournament_id,
             revision=d.revision,
             deal_number=d.deal_number,
             occurred_at=d.occurred_at,

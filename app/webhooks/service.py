@@ -16,7 +16,7 @@ from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.limits import WEBHOOK_ATTEMPTS_SHOWN, WEBHOOKS_PER_OWNER
-from app.kit.outbox import EVENT_TYPES, mask, names
+from app.kit.outbox import EVENT_TYPES, TOURNAMENT_EVENTS, mask, names
 from app.rules import FieldError
 from app.webhooks import addresses
 from app.webhooks import repository as repo
@@ -179,7 +179,9 @@ def _delivery(row: Any, attempts: list[Any]) -> Delivery:
     return Delivery(
         id=row.id,
         type=row.type,
-        table_id=row.table_id,
+        # A tournament's event keeps the tournament's id where a table's keeps the table's.
+        table_id=None if row.type in TOURNAMENT_EVENTS else row.table_id,
+        tournament_id=row.table_id if row.type in TOURNAMENT_EVENTS else None,
         revision=row.revision,
         deal_number=row.deal_number,
         occurred_at=row.occurred_at,

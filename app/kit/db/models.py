@@ -287,6 +287,9 @@ class WebhookDeliveryRow(Base):
     last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
     last_error: Mapped[str | None] = mapped_column(String(500), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # The event's own data when its columns cannot make its payload (rating.changed: its
+    # players' ratings before and after), as it was when the event happened.
+    data: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class WebhookAttemptRow(Base):
