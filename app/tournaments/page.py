@@ -225,6 +225,7 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "etag": view.standings.etag,
         },
         "streams": streams,
+        "revision": t.revision,
         "summary": lang._(
             "{players} · rounds drawn: {rounds} of {planned} · scoring {scoring}",
             players=lang.ngettext("{n} player", "{n} players", len(t.entrants)),

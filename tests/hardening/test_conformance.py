@@ -156,7 +156,7 @@ def test_the_links_429_conforms_to_the_served_schema(servers, fresh_db):
         o for o in (r.ok() for r in schema.get_all_operations())
         if o.path.startswith(("/v1/shared/", "/v1/score/"))
     ]
-    assert len(linked) == 13  # the tables' share and scorer links, and a tournament's share link
+    assert len(linked) == 14  # the tables' share and scorer links, and a tournament's share link and its stream
     session = requests.Session()
     refused = []
     for operation in linked:

@@ -124,8 +124,8 @@ def test_an_unknown_token_is_the_pages_own_404(api):
 
 
 def test_the_page_carries_the_share_views_version(api):
-    """The page's script asks the share link's view each minute with the version the page was
-    written at: a 304 while nothing changed, a 200 once something did."""
+    """The page carries the share link's view's version it was written at: asked with it, the
+    view is a 304 while nothing changed, a 200 once something did."""
     t = tournament(api, rounds=1)
     etag = html.unescape(re.search(r'data-etag="([^"]+)"', page(api, t["share_token"]).text)[1])
     view = f"/v1/shared/{t['share_token']}/tournament"
@@ -139,3 +139,15 @@ def test_no_round_drawn_yet(api):
     text = page(api, t["share_token"]).text
     assert "No round has been drawn yet." in text and 'data-streams="[]"' in text
     assert len(rows(text)) == 4  # everyone at 0, sharing the place
+
+
+def test_the_page_follows_the_tournaments_own_stream_by_its_revision(api):
+    """The script listens to the share link's stream (``/v1/shared/{token}/tournament/events``,
+    no polling) and fetches the page again only for an event newer than ``data-revision``, the
+    tournament's revision the page was written at: 0 when created, 1 once a round is drawn."""
+    t = tournament(api, players=3, rounds=1)
+    text = page(api, t["share_token"]).text
+    assert re.search(r'id="content"[^>]* data-revision="0"', text)
+    assert '"/tournament/events"' in text and "setInterval" not in text
+    draw(api, t["id"])
+    assert re.search(r'id="content"[^>]* data-revision="1"', page(api, t["share_token"]).text)
