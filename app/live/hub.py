@@ -150,14 +150,15 @@ class Subscription:
         self._wake.set()
 
     def _coalesce(self) -> None:
-        """A subscriber that does not read keeps only the newest event of each table: it
-        still gets the current state, not a growing backlog."""
-        newest: dict[str, Any] = {}
+        """A subscriber that does not read keeps only the newest event of each table (and of
+        each tournament): it still gets the current state, not a growing backlog."""
+        newest: dict[Any, Any] = {}
         other = []
         for item in self._queue:
-            if isinstance(item, TableEvent):
-                newest.pop(item.table_id, None)
-                newest[item.table_id] = item
+            if isinstance(item, (TableEvent, TournamentEvent)):
+                key = item.table_id if isinstance(item, TableEvent) else ("tournament", item.detail)
+                newest.pop(key, None)
+                newest[key] = item
             else:
                 other = [item]
         self._queue = deque(other + list(newest.values())[-EVENT_QUEUE_MAX:])
@@ -336,9 +337,14 @@ class Hub:
                 self._owner_of[table] = owner
 
     def seed_tournament(self, tournament: str, revision: int) -> None:
-        """What a new stream of the tournament's share link has just read."""
-        if self._tournament_known.get(tournament, -1) < revision:
+        """What a new stream of the tournament's share link has just read. A revision newer
+        than the one its other streams were sent is read again for them (not taken as sent)."""
+        known = self._tournament_known.get(tournament)
+        if known is None:
             self._tournament_known[tournament] = revision
+        elif known < revision:
+            self._tournaments_dirty.add(tournament)
+            self._kick_tournaments()
 
     @property
     def tables(self) -> list[str]:

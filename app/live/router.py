@@ -40,7 +40,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.kit.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
 from app.live.hub import (
-    ADDRESS, INTERRUPTED, KEY, KINDS, RESUMED, SCORER_LINK, SHARE_TOKEN, TOURNAMENT_KINDS, Holder, StreamNotice, Subscription, TableEvent,
+    ADDRESS, INTERRUPTED, KEY, KINDS, RESUMED, SCORER_LINK, SHARE_TOKEN, TOURNAMENT_KINDS, Holder, Hub, StreamNotice, Subscription, TableEvent,
     TooManySubscriptions, TournamentEvent,
 )
 from app.live.live import LiveUpdates
@@ -424,7 +424,7 @@ async def stream_owner_events(
     return _Stream(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
 
 
-async def _tournament_events(sub: Subscription, first: list[TournamentEvent], revision: int, hub: Any) -> AsyncIterator[ServerSentEvent | bytes]:
+async def _tournament_events(sub: Subscription, first: list[TournamentEvent], revision: int, hub: Hub) -> AsyncIterator[ServerSentEvent | bytes]:
     """The tournament's standings changes until the hub ends the stream (its share token
     replaced, the tournament gone); its slot is given back however it ends."""
     sent = revision  # the revision the client has now

@@ -210,3 +210,91 @@ def test_a_share_token_holds_at_most_its_cap_of_streams_and_gets_its_slots_back(
         for r in readers:
             r.close()
     _wait(lambda: hub.count == 0 and not hub._by_tournament, "the streams' slots were not all given back")
+
+
+# --- the hub alone, with fake reads ------------------------------------------------------------
+
+
+class _Tournaments:
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[int, str]] = {}
+        self.reads = 0
+
+    def load(self, ids: list[str]) -> dict[str, tuple[int, str]]:
+        self.reads += 1
+        return {t: self.rows[t] for t in ids if t in self.rows}
+
+
+async def _direct(fn, *args):  # noqa: ANN001, ANN002, ANN202
+    return fn(*args)
+
+
+def _follower(hub, tournament: str, token: str):
+    from app.live.hub import Subscription
+
+    sub = Subscription(None, frozenset(), share_token=token, tournament=tournament)
+    hub.subscribe(sub)
+    return sub
+
+
+def test_one_read_per_change_for_every_stream_of_a_tournament_and_none_for_another():
+    import asyncio
+
+    from app.live.hub import Hub
+
+    async def main() -> None:
+        db = _Tournaments()
+        db.rows = {"t": (3, "tok"), "u": (7, "other")}
+        hub = Hub(lambda ids: {}, lambda tables, owners: {}, _direct, load_tournaments=db.load)
+        subs = [_follower(hub, "t", "tok") for _ in range(20)]
+        hub.seed_tournament("t", 3)
+        hub.changed("u", "anna", 8, "tournament.standings")  # nobody follows u here
+        db.rows["t"] = (4, "tok")
+        hub.changed("t", "anna", 4, "tournament.standings")
+        got = [await s.next(1) for s in subs]
+        assert db.reads == 1  # one read of t for its 20 streams, none of u
+        assert all([(e.detail, e.revision) for e in g] == [("t", 4)] for g in got)
+        # a change announced again (the poll, a second notification) is not sent twice
+        hub.changed("t", "anna", 4, "tournament.standings")
+        assert await subs[0].next(0.05) == []
+        for s in subs:
+            hub.unsubscribe(s)
+        assert hub.count == 0 and not hub._by_tournament and not hub._tournament_known
+
+    asyncio.run(main())
+
+
+def test_a_stream_opened_at_a_newer_revision_does_not_hide_it_from_the_others():
+    # the older stream was sent revision 3; a change to 4 not yet read when a new stream
+    # opens and reads 4: the older stream still gets 4
+    import asyncio
+
+    from app.live.hub import Hub
+
+    async def main() -> None:
+        db = _Tournaments()
+        db.rows = {"t": (3, "tok")}
+        hub = Hub(lambda ids: {}, lambda tables, owners: {}, _direct, load_tournaments=db.load)
+        old = _follower(hub, "t", "tok")
+        hub.seed_tournament("t", 3)
+        db.rows["t"] = (4, "tok")  # committed elsewhere, its signal not here yet
+        new = _follower(hub, "t", "tok")
+        hub.seed_tournament("t", 4)
+        assert [(e.revision) for e in await old.next(1)] == [4]
+        assert [e.revision for e in await new.next(1)] == [4]  # the stream's own dedupe drops it (router)
+
+    asyncio.run(main())
+
+
+def test_a_slow_follower_keeps_the_newest_revision():
+    # a queue over EVENT_QUEUE_MAX keeps the newest event of each tournament beside the
+    # newest notice about the stream: the revision is not lost behind a "stream.resumed"
+    from app.kit.limits import EVENT_QUEUE_MAX
+    from app.live.hub import RESUMED, StreamNotice, Subscription, TournamentEvent
+
+    sub = Subscription(None, frozenset(), tournament="t")
+    for revision in range(EVENT_QUEUE_MAX):
+        sub.push(TournamentEvent("tournament.standings", "t", revision))
+    sub.push(StreamNotice(RESUMED, "back"))  # one more than the queue holds: coalesced
+    kept = [(e.kind, getattr(e, "revision", None)) for e in sub._queue]
+    assert kept == [(RESUMED, None), ("tournament.standings", EVENT_QUEUE_MAX - 1)]
