@@ -142,12 +142,24 @@ def test_no_round_drawn_yet(api):
 
 
 def test_the_page_follows_the_tournaments_own_stream_by_its_revision(api):
-    """The script listens to the share link's stream (``/v1/shared/{token}/tournament/events``,
-    no polling) and fetches the page again only for an event newer than ``data-revision``, the
-    tournament's revision the page was written at: 0 when created, 1 once a round is drawn."""
+    """The script listens to the share link's stream (``/v1/shared/{token}/tournament/events``)
+    and fetches the page again only for an event newer than ``data-revision``, the
+    tournament's revision the page was written at: 0 when created, 1 once a round is drawn.
+    It polls the share view only while a table playing is beyond the streams it holds
+    (``data-unfollowed``): 3 players, one table, none."""
     t = tournament(api, players=3, rounds=1)
     text = page(api, t["share_token"]).text
-    assert re.search(r'id="content"[^>]* data-revision="0"', text)
-    assert '"/tournament/events"' in text and "setInterval" not in text
+    assert re.search(r'id="content"[^>]* data-revision="0"', text) and 'data-unfollowed="0"' in text
+    assert '"/tournament/events"' in text
     draw(api, t["id"])
-    assert re.search(r'id="content"[^>]* data-revision="1"', page(api, t["share_token"]).text)
+    text = page(api, t["share_token"]).text
+    assert re.search(r'id="content"[^>]* data-revision="1"', text) and 'data-unfollowed="0"' in text
+
+
+def test_tables_beyond_the_streams_the_page_holds_are_counted(api):
+    # 15 players: 5 tables playing, the page listens to LIVE_TABLES_MAX = 4 of them
+    t = tournament(api, players=15, rounds=1)
+    draw(api, t["id"])
+    text = page(api, t["share_token"]).text
+    assert html.unescape(re.search(r'data-streams="([^"]*)"', text)[1]).count("/events") == 4
+    assert 'data-unfollowed="1"' in text
