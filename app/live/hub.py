@@ -33,7 +33,8 @@ log = logging.getLogger("prefscore.events")
 # (the first event of a stream, a resumed stream, several changes seen at once).
 KINDS = ("sheet", "deal.posted", "deal.undone", "deal.corrected", "table.renamed", "table.archived", "table.deleted")
 # A tournament's standings changed (app/tournaments): sent to its owner's owner-wide streams
-# only, without a read (the event names the tournament; its standings are one GET away).
+# without a read (the event names the tournament; its standings are one GET away), and to the
+# streams of its share link after one read of its revision and share token per change.
 TOURNAMENT_KINDS = ("tournament.standings",)
 # Events of the stream itself (no id: a reconnecting client resumes from its last table event).
 INTERRUPTED = "stream.interrupted"
@@ -90,7 +91,8 @@ class StreamNotice:
 
 
 class TournamentEvent(StreamNotice):
-    """A change of a tournament's standings, on its owner's owner-wide streams."""
+    """A change of a tournament's standings, on its owner's owner-wide streams and on the
+    streams of its share link (there with its revision as the event id)."""
 
     def __init__(self, kind: str, tournament_id: str, revision: int):
         super().__init__(kind, tournament_id)
@@ -120,7 +122,10 @@ class Subscription:
     ``link_id``: opened through that scorer link, it is sent an event only once the hub has
     seen the link still works (one lookup per change for every stream of the link).
     ``share_token``: opened through that share link, it ends when its table is read with
-    another share token (the link was replaced)."""
+    another share token (the link was replaced).
+    ``tournament``: the stream of a tournament's share link (``tables`` empty): it is sent the
+    tournament's standings changes, and ends when the tournament is read with another share
+    token or is gone."""
 
     owner: str | None
     tables: frozenset[str] | None
@@ -129,6 +134,7 @@ class Subscription:
     holders: tuple[Holder, ...] = ()
     link_id: int | None = None
     share_token: str | None = None
+    tournament: str | None = None
     _subscribed: bool = False
     _queue: deque[Any] = field(default_factory=deque)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -144,14 +150,15 @@ class Subscription:
         self._wake.set()
 
     def _coalesce(self) -> None:
-        """A subscriber that does not read keeps only the newest event of each table: it
-        still gets the current state, not a growing backlog."""
-        newest: dict[str, Any] = {}
+        """A subscriber that does not read keeps only the newest event of each table (and of
+        each tournament): it still gets the current state, not a growing backlog."""
+        newest: dict[Any, Any] = {}
         other = []
         for item in self._queue:
-            if isinstance(item, TableEvent):
-                newest.pop(item.table_id, None)
-                newest[item.table_id] = item
+            if isinstance(item, (TableEvent, TournamentEvent)):
+                key = item.table_id if isinstance(item, TableEvent) else ("tournament", item.detail)
+                newest.pop(key, None)
+                newest[key] = item
             else:
                 other = [item]
         self._queue = deque(other + list(newest.values())[-EVENT_QUEUE_MAX:])
@@ -175,6 +182,8 @@ LoadCurrent = Callable[[list[str]], dict[str, Current]]
 LoadRevisions = Callable[[list[str], list[str]], dict[str, tuple[str, int, int]]]
 # Of some stored keys (scorer links), those that no longer work (revoked, gone).
 LoadRevoked = Callable[[list[int]], set[int]]
+# (revision, share_token) of some tournaments (absent: gone).
+LoadTournaments = Callable[[list[str]], dict[str, tuple[int, str]]]
 # A table as the write that changed it stored it (app.kit.changes.committed), as its
 # streams show it.
 FromStored = Callable[[Any], Current]
@@ -201,6 +210,7 @@ class Hub:
         load_revoked: LoadRevoked | None = None,
         load_revoked_links: LoadRevoked | None = None,
         from_stored: FromStored | None = None,
+        load_tournaments: LoadTournaments | None = None,
         max_subscriptions: int = 10_000,
         caps: dict[str, int] | None = None,
     ):
@@ -209,6 +219,7 @@ class Hub:
         self._load_revisions = load_revisions
         self._load_revoked = load_revoked
         self._load_revoked_links = load_revoked_links
+        self._load_tournaments = load_tournaments
         self._run_sync = run_sync
         self.max_subscriptions = max_subscriptions
         # streams one holder may keep open, by the holder's kind (absent or 0: no cap)
@@ -226,6 +237,11 @@ class Hub:
         self._hints: dict[tuple[str, int], str] = {}  # (table, revision) -> the kind its writer announced
         self._dirty: set[str] = set()
         self._refresher: asyncio.Task[None] | None = None
+        # the tournaments whose share links have streams: the revision last sent, and those to read again
+        self._by_tournament: dict[str, set[Subscription]] = {}
+        self._tournament_known: dict[str, int] = {}
+        self._tournaments_dirty: set[str] = set()
+        self._tournament_refresher: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.count = 0
         self.interrupted = False
@@ -252,6 +268,8 @@ class Hub:
             self._by_key.setdefault(sub.key_id, set()).add(sub)
         if sub.link_id is not None:
             self._by_link.setdefault(sub.link_id, set()).add(sub)
+        if sub.tournament is not None:
+            self._by_tournament.setdefault(sub.tournament, set()).add(sub)
         if sub.tables is None:
             assert sub.owner is not None
             self._by_owner.setdefault(sub.owner, set()).add(sub)
@@ -281,6 +299,12 @@ class Hub:
             linked.discard(sub)
             if not linked:
                 del self._by_link[sub.link_id]  # type: ignore[arg-type]
+        followers = self._by_tournament.get(sub.tournament) if sub.tournament is not None else None
+        if followers is not None:
+            followers.discard(sub)
+            if not followers:
+                del self._by_tournament[sub.tournament]  # type: ignore[arg-type]
+                self._tournament_known.pop(sub.tournament, None)  # type: ignore[arg-type]
         if sub.tables is None:
             subs = self._by_owner.get(sub.owner or "")
             if subs is not None:
@@ -312,6 +336,16 @@ class Hub:
             if owner is not None:
                 self._owner_of[table] = owner
 
+    def seed_tournament(self, tournament: str, revision: int) -> None:
+        """What a new stream of the tournament's share link has just read. A revision newer
+        than the one its other streams were sent is read again for them (not taken as sent)."""
+        known = self._tournament_known.get(tournament)
+        if known is None:
+            self._tournament_known[tournament] = revision
+        elif known < revision:
+            self._tournaments_dirty.add(tournament)
+            self._kick_tournaments()
+
     @property
     def tables(self) -> list[str]:
         return list(set(self._by_table) | set(self._known))
@@ -337,6 +371,9 @@ class Hub:
             event = TournamentEvent(kind, table, revision or 0)
             for sub in self._by_owner.get(owner or "", ()):
                 self._send(sub, event)
+            if table in self._by_tournament and (revision is None or revision > self._tournament_known.get(table, -1)):
+                self._tournaments_dirty.add(table)
+                self._kick_tournaments()
             return
         if not self._watched(table, owner):
             return
@@ -386,10 +423,12 @@ class Hub:
         """One read of the revision column of every watched table (and every table of the
         owners watched whole), then ``revisions_seen``."""
         tables, owners = self.tables, self.owners
-        if not tables and not owners:
-            return
-        rows = await self._run_sync(self._load_revisions, tables, owners)
-        self.revisions_seen(rows, tables)
+        if tables or owners:
+            rows = await self._run_sync(self._load_revisions, tables, owners)
+            self.revisions_seen(rows, tables)
+        if self._by_tournament and self._load_tournaments is not None:
+            watched = list(self._by_tournament)
+            self._tournaments_seen(watched, await self._run_sync(self._load_tournaments, watched))
 
     # --- keys
 
@@ -460,7 +499,7 @@ class Hub:
     def notice(self, kind: str, detail: str) -> None:
         """Tell every stream (the database connection lost or regained)."""
         item = StreamNotice(kind, detail)
-        for subs in (*self._by_table.values(), *self._by_owner.values()):
+        for subs in (*self._by_table.values(), *self._by_owner.values(), *self._by_tournament.values()):
             for sub in subs:
                 sub.push(item)
 
@@ -476,6 +515,8 @@ class Hub:
             self.notice(RESUMED, "the database connection is back; changes since are sent")
         self._dirty.update(self.tables)
         self._kick()
+        self._tournaments_dirty.update(self._by_tournament)
+        self._kick_tournaments()
 
     # --- fan-out
 
@@ -531,3 +572,52 @@ class Hub:
             self._send(sub, event)
         for sub in self._by_owner.get(current.owner, ()):
             self._send(sub, event)
+
+    # --- the streams of tournaments' share links
+
+    def _kick_tournaments(self) -> None:
+        if (
+            self._tournaments_dirty
+            and self._load_tournaments is not None
+            and (self._tournament_refresher is None or self._tournament_refresher.done())
+        ):
+            self._tournament_refresher = asyncio.get_running_loop().create_task(self._refresh_tournaments())
+
+    async def _refresh_tournaments(self) -> None:
+        """One read of every tournament that changed (however many streams follow it)."""
+        assert self._load_tournaments is not None
+        while self._tournaments_dirty:
+            batch = [t for t in self._tournaments_dirty if t in self._by_tournament]
+            self._tournaments_dirty.clear()
+            if not batch:
+                return
+            try:
+                rows = await self._run_sync(self._load_tournaments, batch)
+            except Exception as exc:  # noqa: BLE001  (the database is away: read again when it is back)
+                log.warning("live updates: could not read %d changed tournaments: %s", len(batch), exc)
+                self._tournaments_dirty.update(batch)
+                self.outage("the database cannot be read; the stream resumes when it can")
+                await asyncio.sleep(1.0)
+                continue
+            self._tournaments_seen(batch, rows)
+
+    def _tournaments_seen(self, asked: Iterable[str], rows: dict[str, tuple[int, str]]) -> None:
+        """The tournaments as just read: a newer revision is sent to their share links'
+        streams; a stream whose share token was replaced, or whose tournament is gone, ends."""
+        for tournament in asked:
+            found = rows.get(tournament)
+            followers = list(self._by_tournament.get(tournament, ()))
+            if found is None:
+                for sub in followers:
+                    sub.end()
+                continue
+            revision, share_token = found
+            event = None
+            if revision > self._tournament_known.get(tournament, -1):
+                self._tournament_known[tournament] = revision
+                event = TournamentEvent(TOURNAMENT_KINDS[0], tournament, revision)
+            for sub in followers:
+                if sub.share_token is not None and sub.share_token != share_token:
+                    sub.end()  # the link was replaced: the old one stops at once
+                elif event is not None:
+                    sub.push(event)

@@ -19,6 +19,7 @@ from app.live.key_watcher import KeyWatcher
 from app.live.pg_listener import PgListener
 from app.live.reads import current, load_current, load_revisions, load_revoked_links
 from app.live.revision_watcher import RevisionWatcher
+from app.tournaments.service import versions as tournament_versions
 
 
 async def _run_sync(fn, *args):  # noqa: ANN001, ANN002, ANN202
@@ -36,6 +37,7 @@ class LiveUpdates:
             load_revoked=partial(revoked_among, db),
             load_revoked_links=partial(load_revoked_links, db),
             from_stored=current,
+            load_tournaments=partial(tournament_versions, db),
             max_subscriptions=settings.events_max_subscriptions,
             caps={
                 SHARE_TOKEN: settings.events_max_per_share_token,

@@ -6,7 +6,12 @@
   that missed events gets the current state at once. A deleted table ends the stream.
 - ``GET /v1/events`` (``?tables=id,id``): every table of the key's owner, or those listed;
   ids are ``{table}:{revision}``. With ``Last-Event-ID`` (a reconnect) or ``tables`` the
-  current state of each table comes first.
+  current state of each table comes first. A tournament's ``tournament.standings`` events
+  come on it too.
+- ``GET /v1/shared/{token}/tournament/events`` (read-only, the tournament's share link): the
+  tournament's ``tournament.standings`` events; the event ``id`` is the tournament's revision.
+  The first event is the current revision unless ``Last-Event-ID`` / ``?after=`` is it already.
+  A replaced share token ends the stream.
 
 Slots are shared fairly: besides the process's bound (``PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS``,
 503), each key, share token, scorer link and client address without a key holds at most its
@@ -35,11 +40,13 @@ from starlette.concurrency import run_in_threadpool
 
 from app.kit.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
 from app.live.hub import (
-    ADDRESS, INTERRUPTED, KEY, KINDS, RESUMED, SCORER_LINK, SHARE_TOKEN, Holder, StreamNotice, Subscription, TableEvent, TooManySubscriptions,
+    ADDRESS, INTERRUPTED, KEY, KINDS, RESUMED, SCORER_LINK, SHARE_TOKEN, TOURNAMENT_KINDS, Holder, Hub, StreamNotice, Subscription, TableEvent,
+    TooManySubscriptions, TournamentEvent,
 )
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
 from app.tables import service as svc
+from app.tournaments import service as tournaments
 from app.tables.model import TABLE_ID_RE
 from app.keys.service import Caller
 from app.kit.errors import NotFound, Unprocessable
@@ -110,7 +117,16 @@ class StreamChange(TypedDict):
     detail: str
 
 
-name_schemas(TableChange, StreamChange)
+class TournamentChange(TypedDict):
+    """The JSON ``data`` of a tournament's event: its standings changed (a round drawn, closed,
+    reopened, an adjustment, an entrant in or out); they are one GET of the tournament away."""
+
+    kind: Literal[TOURNAMENT_KINDS]  # type: ignore[valid-type]
+    tournament: str
+    revision: int
+
+
+name_schemas(TableChange, StreamChange, TournamentChange)
 _DATA = [{"$ref": "#/components/schemas/TableChange"}, {"$ref": "#/components/schemas/StreamChange"}]
 # One event of the stream as an EventSource reads it (the schema of an event stream's media
 # type describes each event, as OpenAPI 3.2's itemSchema does); ": ping" comments are not events.
@@ -150,6 +166,43 @@ def stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
 
 LastEventId = Annotated[str | None, Header(alias="Last-Event-ID", description="the id of the last event received: resume after it")]
 After = Annotated[int | None, Query(ge=0, le=2**62, description="the revision the client has (as Last-Event-ID)")]
+
+
+_TOURNAMENT_EXAMPLE = (
+    "id: 12\nevent: tournament.standings\n"
+    'data: {"kind":"tournament.standings","tournament":"3b7a...","revision":12}\n\n'
+    ": ping\n\n"
+)
+_TOURNAMENT_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": [*TOURNAMENT_KINDS, INTERRUPTED, RESUMED], "description": "the kind of change (the data's kind)"},
+        "id": {"type": "string", "description": "the tournament's revision (stream.* events set none)"},
+        "data": {
+            "type": "string",
+            "description": "JSON: a TournamentChange, or a StreamChange for stream.interrupted and stream.resumed",
+            "contentMediaType": "application/json",
+            "contentSchema": {"oneOf": [{"$ref": "#/components/schemas/TournamentChange"}, {"$ref": "#/components/schemas/StreamChange"}]},
+        },
+        "retry": {"type": "integer", "minimum": 0},
+    },
+}
+
+
+def tournament_stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
+    return {
+        200: {
+            "description": (
+                "an event stream: `event` is tournament.standings (stream.interrupted and "
+                "stream.resumed about the stream itself), `id` the tournament's revision, `data` "
+                "JSON: kind, tournament and revision (the TournamentChange schema), or kind and "
+                "detail about the stream (the StreamChange schema). The schema describes one event."
+            ),
+            "content": {EVENT_STREAM: {"schema": _TOURNAMENT_EVENT, "example": _TOURNAMENT_EXAMPLE}},
+        },
+        **problem_responses(*errors),
+    }
 
 
 def resume_revision(last_event_id: str | None, after: int | None) -> int | None:
@@ -369,6 +422,79 @@ async def stream_owner_events(
     updates.hub.seed(seeds, owner)
     seen = {t: r for t, r, _n in seeds}
     return _Stream(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
+
+
+async def _tournament_events(sub: Subscription, first: list[TournamentEvent], revision: int, hub: Hub) -> AsyncIterator[ServerSentEvent | bytes]:
+    """The tournament's standings changes until the hub ends the stream (its share token
+    replaced, the tournament gone); its slot is given back however it ends."""
+    sent = revision  # the revision the client has now
+    try:
+        for event in first:
+            yield ServerSentEvent(data=event.data(), event=event.kind, id=str(event.revision))
+        while True:
+            items = await sub.next()
+            if sub.ended:
+                return
+            for item in items:
+                if isinstance(item, TournamentEvent):
+                    if item.revision <= sent:
+                        continue  # already sent (the first event, read twice)
+                    sent = item.revision
+                    yield ServerSentEvent(data=item.data(), event=item.kind, id=str(item.revision))
+                else:
+                    yield _sse(item, owner_wide=False)
+    finally:
+        hub.unsubscribe(sub)
+
+
+@router.get(
+    "/shared/{token}/tournament/events",
+    operation_id="streamSharedTournamentEvents",
+    tags=["shared"],
+    response_class=EventSourceResponse,
+    responses=tournament_stream_responses(404, 422, 429, 503),
+    openapi_extra={"security": []},
+)
+async def stream_shared_tournament_events(
+    token: str,
+    request: Request,
+    db: DB,
+    last_event_id: LastEventId = None,
+    after: Annotated[int | None, Query(ge=0, le=2**62, description="the tournament revision the client has (as Last-Event-ID)")] = None,
+) -> Response:
+    """Each change of the tournament's standings (a round drawn, a round closed as its last
+    table finishes, an adjustment...) through its read-only share link, without a key: a
+    ``tournament.standings`` event with the tournament's revision as its id, as the owner-wide
+    stream (``/v1/events``) carries it. The first event is the current revision, unless
+    ``Last-Event-ID`` or ``after`` is it already: a client that missed events learns at once.
+    Each table's live sheet has its own stream (``/v1/shared/{token}/events``). The stream
+    ends when the tournament gets a new share token."""
+    found = await run_in_threadpool(tournaments.shared_version, db, token)
+    updates = live(request)
+    sub = Subscription(
+        owner=None,
+        tables=frozenset(),
+        holders=((SHARE_TOKEN, found.share_token), *anonymous_holders(request)),
+        share_token=found.share_token,
+        tournament=found.tournament_id,
+    )
+    try:
+        _subscribe(updates, sub)  # before the read: no change between the two is missed
+    except Refused as refused:
+        return refused.response
+    try:
+        now = await run_in_threadpool(tournaments.versions, updates.db, [found.tournament_id])
+        version = now.get(found.tournament_id)
+        if version is None or version[1] != found.share_token:
+            raise NotFound("no shared tournament with this token")
+    except BaseException:
+        updates.hub.unsubscribe(sub)
+        raise
+    revision = version[0]
+    updates.hub.seed_tournament(found.tournament_id, revision)
+    have = resume_revision(last_event_id, after)
+    first = [] if have == revision else [TournamentEvent(TOURNAMENT_KINDS[0], found.tournament_id, revision)]
+    return _Stream(updates, sub, _tournament_events(sub, first, revision, updates.hub))
 
 
 __all__ = ["router", "live", "current", "table_stream", "anonymous_holders"]

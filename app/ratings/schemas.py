@@ -68,13 +68,13 @@ class PlayerRatingOut(Answer):
         )
 
 
-class StandingOut(Answer):
+class LeaderboardEntryOut(Answer):
     player: str = Field(description="the player's id")
     name: str
     rating: RatingOut
 
     @classmethod
-    def of(cls, s: Standing) -> "StandingOut":
+    def of(cls, s: Standing) -> "LeaderboardEntryOut":
         return cls(player=s.player_id, name=s.name, rating=RatingOut.of(s.rating))
 
 
@@ -82,12 +82,12 @@ class LeaderboardOut(Answer):
     """One page of the owner's rated players, the highest ordinal first: follow ``next``."""
 
     convention: str | None = Field(description="the convention's pool; null: the pool of every convention")
-    items: list[StandingOut]
+    items: list[LeaderboardEntryOut]
     next: str | None = Field(description="the URL of the next page; null on the last")
 
     @classmethod
     def of(cls, board: Leaderboard, next_url: str | None) -> "LeaderboardOut":
-        return cls(convention=board.convention, items=[StandingOut.of(s) for s in board.standings], next=next_url)
+        return cls(convention=board.convention, items=[LeaderboardEntryOut.of(s) for s in board.standings], next=next_url)
 
 
 class PredictIn(Request):

@@ -9,10 +9,11 @@ Jinja2, autoescaped, a nonce for its one inline script), so that it reads withou
 The script keeps it current cheaply: it listens to the event streams of the current round's
 tables (their share links', at most ``LIVE_TABLES_MAX`` of them: a browser holds only a few
 connections to one server) and, after a deal is posted, undone or corrected at one of them,
-fetches the page again and puts its new content in place; once a minute it asks the share
-link's view with ``If-None-Match`` (a 304 while nothing changed) to notice a round drawn or
-closed, an adjustment, a change at a table it does not listen to. A button does the same at
-once. An unknown token is answered with the page's own 404 (HTML, in the page's language)."""
+fetches the page again and puts its new content in place. It listens as well to the
+tournament's own stream (``/v1/shared/{token}/tournament/events``): a round drawn or closed,
+an adjustment. Only while some table playing is beyond those it listens to does it ask the
+share link's view once a minute with ``If-None-Match`` (a 304 while nothing changed). A
+button fetches the page at once. An unknown token is answered with the page's own 404 (HTML, in the page's language)."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ router = APIRouter()
 PAGE = template("app.tournaments/tournament.html")
 
 # The current round's tables whose streams the page listens to; beyond, the minute's check
-# (a browser keeps about six connections to one server over HTTP/1.1; the page's own fetches
-# need one).
+# (a browser keeps about six connections to one server over HTTP/1.1: these, the tournament's
+# own stream, and one for the page's fetches).
 LIVE_TABLES_MAX = 4
 HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
@@ -219,7 +220,8 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             )
         )
     current, history = (rounds[0], rounds[1:]) if rounds else (None, [])
-    streams = [tb.stream for tb in (current.tables if current else ()) if tb.stream][:LIVE_TABLES_MAX]
+    playing = [tb.stream for tb in (current.tables if current else ()) if tb.stream]
+    streams = playing[:LIVE_TABLES_MAX]
     unit = lang._("in whists") if t.scoring.kind == "whists" else lang._("in points")
     preset = t.scoring_stored.get("preset")
     scoring = {
@@ -240,6 +242,8 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "etag": view.etag,
         },
         "streams": streams,
+        "revision": t.revision,
+        "unfollowed": len(playing) - len(streams),  # tables playing whose streams the page does not hold
         "summary": lang._(
             "{players} · rounds drawn: {rounds} of {planned} · scoring {scoring}",
             players=lang.ngettext("{n} player", "{n} players", len(t.entrants)),

@@ -83,6 +83,12 @@ def shared_row(session: Session, token: str) -> Row:
     return row
 
 
+def versions(session: Session, tournament_ids: list[str]) -> dict[str, tuple[int, str]]:
+    """(revision, share_token) of the tournaments ``tournament_ids`` (a tournament gone is absent)."""
+    rows = session.execute(select(_T.c.id, _T.c.revision, _T.c.share_token).where(_T.c.id.in_(tournament_ids)))
+    return {r.id: (r.revision, r.share_token) for r in rows}
+
+
 def _entrant(r: Row) -> Entrant:
     return Entrant(r.number, r.name, r.player_id, r.joined_round, r.withdrawn_round, r.created_at)
 

@@ -31,7 +31,7 @@ from app.kit.changes import add_sink, announce, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import TOURNAMENT_ADJUSTMENTS_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
+from app.kit.limits import REVISIONS_CHUNK, TOURNAMENT_ADJUSTMENTS_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, get_player, new_player_id, player_name
 from app.ratings import service as ratings
@@ -864,6 +864,30 @@ def _chances(db: Database, t: Tournament, current: Round | None) -> dict[int, tu
     seatings = [ratings.Seating(at.table_id, tuple(registered.get(n) for n in at.seats)) for at in current.tables]
     found = ratings.chances_at_tables(db, seatings, convention=t.convention)
     return {at.number: c for at, c in zip(current.tables, found) if c is not None}
+@dataclass(frozen=True)
+class SharedVersion:
+    """What a share link's event stream needs of its tournament: which it is, its revision
+    (every change of its standings moves it) and the share token it is read with now."""
+
+    tournament_id: str
+    revision: int
+    share_token: str
+
+
+def shared_version(db: Database, token: str) -> SharedVersion:
+    """The tournament of a share token (404 for an unknown or replaced one), read without its rounds."""
+    with db.read() as session:
+        row = repo.shared_row(session, token)
+    return SharedVersion(row.id, row.revision, row.share_token)
+
+
+def versions(db: Database, tournament_ids: list[str]) -> dict[str, tuple[int, str]]:
+    """(revision, share_token) of these tournaments, in one read per chunk (a tournament gone is absent)."""
+    out: dict[str, tuple[int, str]] = {}
+    with db.read() as session:
+        for i in range(0, len(tournament_ids), REVISIONS_CHUNK):
+            out.update(repo.versions(session, tournament_ids[i : i + REVISIONS_CHUNK]))
+    return out
 
 
 def shared_etag(db: Database, token: str) -> str:
@@ -887,6 +911,7 @@ __all__ = [
     "STANDINGS_CHANGED",
     "EntrantSpec",
     "PublicView",
+    "SharedVersion",
     "Standings",
     "add_adjustment",
     "add_entrants",
@@ -901,7 +926,9 @@ __all__ = [
     "reopen_round",
     "results_of",
     "rotate_share_token",
+    "shared_version",
     "standings",
     "swap",
+    "versions",
     "withdraw",
 ]

@@ -71,7 +71,11 @@ def test_every_v1_operation_declares_its_429(doc):
             linked += op.get("security") == []
             refused = op["responses"].get("429")
             assert refused is not None, (method, path)
-            assert refused["content"] == {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+            problem = refused["content"]["application/problem+json"]
+            assert set(refused["content"]) == {"application/problem+json"}, (method, path)
+            assert problem["schema"] == {"$ref": "#/components/schemas/Problem"}, (method, path)
+            # Its own example (every error status has one), never another status's.
+            assert problem["example"]["status"] == 429, (method, path)
             assert "Retry-After" in refused["headers"], (method, path)
     assert linked >= 12
 

@@ -30,7 +30,7 @@ _LAST = {"DELETE": 2, "PUT": 1, "POST": 1, "PATCH": 1}
 class Aim:
     """What the cases are aimed at: a table with a deal, its share and scorer links, a key.
     Made again when an operation took it away (a deleted table, a new share token), and
-    a registered player."""
+    a registered player, and a tournament's share link (its view and its stream)."""
 
     def __init__(self, url: str, headers: dict[str, str]):
         self.url = url
@@ -42,6 +42,10 @@ class Aim:
         player = httpx.post(f"{url}/v1/players", json={"name": "Anna"}, headers=headers, timeout=30)
         assert player.status_code == 201, player.text
         self.player_id = player.json()["id"]
+        body = {"name": "Conformance", "convention": "sochi", "rounds": 1, "game_end": {"kind": "deals", "deals": 1}, "entrants": ["A", "B", "C"]}
+        tournament = httpx.post(f"{url}/v1/tournaments", json=body, headers=headers, timeout=30)
+        assert tournament.status_code == 201, tournament.text
+        self.tournament_token = tournament.json()["share_token"]
         self.table: dict = {}
         self.scorer, self.link_id = "", 0
         self.refresh()
@@ -64,7 +68,12 @@ class Aim:
         if "table_id" in params:
             params["table_id"] = self.table["id"]
         if "token" in params:
-            params["token"] = self.scorer if case.path.startswith("/v1/score/") else self.table["share_token"]
+            if case.path.startswith("/v1/score/"):
+                params["token"] = self.scorer
+            elif case.path.startswith("/v1/shared/{token}/tournament"):
+                params["token"] = self.tournament_token
+            else:
+                params["token"] = self.table["share_token"]
         if "number" in params:
             params["number"] = 1
         for name, value in (("key_id", self.key_id), ("player_id", self.player_id), ("link_id", self.link_id)):
@@ -156,7 +165,7 @@ def test_the_links_429_conforms_to_the_served_schema(servers, fresh_db):
         o for o in (r.ok() for r in schema.get_all_operations())
         if o.path.startswith(("/v1/shared/", "/v1/score/"))
     ]
-    assert len(linked) == 13  # the tables' share and scorer links, and a tournament's share link
+    assert len(linked) == 14  # the tables' share and scorer links, and a tournament's share link and its stream
     session = requests.Session()
     refused = []
     for operation in linked:

@@ -124,8 +124,8 @@ def test_an_unknown_token_is_the_pages_own_404(api):
 
 
 def test_the_page_carries_the_share_views_version(api):
-    """The page's script asks the share link's view each minute with the version the page was
-    written at: a 304 while nothing changed, a 200 once something did."""
+    """The page carries the share link's view's version it was written at: asked with it, the
+    view is a 304 while nothing changed, a 200 once something did."""
     t = tournament(api, rounds=1)
     etag = html.unescape(re.search(r'data-etag="([^"]+)"', page(api, t["share_token"]).text)[1])
     view = f"/v1/shared/{t['share_token']}/tournament"
@@ -139,3 +139,27 @@ def test_no_round_drawn_yet(api):
     text = page(api, t["share_token"]).text
     assert "No round has been drawn yet." in text and 'data-streams="[]"' in text
     assert len(rows(text)) == 4  # everyone at 0, sharing the place
+
+
+def test_the_page_follows_the_tournaments_own_stream_by_its_revision(api):
+    """The script listens to the share link's stream (``/v1/shared/{token}/tournament/events``)
+    and fetches the page again only for an event newer than ``data-revision``, the
+    tournament's revision the page was written at: 0 when created, 1 once a round is drawn.
+    It polls the share view only while a table playing is beyond the streams it holds
+    (``data-unfollowed``): 3 players, one table, none."""
+    t = tournament(api, players=3, rounds=1)
+    text = page(api, t["share_token"]).text
+    assert re.search(r'id="content"[^>]* data-revision="0"', text) and 'data-unfollowed="0"' in text
+    assert '"/tournament/events"' in text
+    draw(api, t["id"])
+    text = page(api, t["share_token"]).text
+    assert re.search(r'id="content"[^>]* data-revision="1"', text) and 'data-unfollowed="0"' in text
+
+
+def test_tables_beyond_the_streams_the_page_holds_are_counted(api):
+    # 15 players: 5 tables playing, the page listens to LIVE_TABLES_MAX = 4 of them
+    t = tournament(api, players=15, rounds=1)
+    draw(api, t["id"])
+    text = page(api, t["share_token"]).text
+    assert html.unescape(re.search(r'data-streams="([^"]*)"', text)[1]).count("/events") == 4
+    assert 'data-unfollowed="1"' in text
