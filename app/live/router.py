@@ -154,11 +154,30 @@ _stream_description = (
 )
 
 
-def stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
+# The owner-wide stream carries its tournaments' standings changes too (app/tournaments).
+_OWNER_EVENT = {
+    **_EVENT,
+    "properties": {
+        **_EVENT["properties"],
+        "event": {"type": "string", "enum": [*KINDS, *TOURNAMENT_KINDS, INTERRUPTED, RESUMED], "description": "the kind of change (the data's kind)"},
+        "data": {
+            "type": "string",
+            "description": "JSON: a TableChange, a TournamentChange for tournament.standings, or a StreamChange for stream.interrupted and stream.resumed",
+            "contentMediaType": "application/json",
+            "contentSchema": {"oneOf": [*_DATA, {"$ref": "#/components/schemas/TournamentChange"}]},
+        },
+    },
+}
+
+
+def stream_responses(*errors: int, owner_wide: bool = False) -> dict[int | str, dict[str, Any]]:
+    description = _stream_description
+    if owner_wide:
+        description += " The owner-wide stream also carries tournament.standings: kind, tournament and revision (the TournamentChange schema)."
     return {
         200: {
-            "description": _stream_description,
-            "content": {EVENT_STREAM: {"schema": _EVENT, "example": _EXAMPLE}},
+            "description": description,
+            "content": {EVENT_STREAM: {"schema": _OWNER_EVENT if owner_wide else _EVENT, "example": _EXAMPLE}},
         },
         **problem_responses(*errors),
     }
@@ -375,7 +394,7 @@ async def stream_shared_events(
     "/events",
     operation_id="streamOwnerEvents",
     response_class=EventSourceResponse,
-    responses=stream_responses(401, 404, 422, 429, 503),
+    responses=stream_responses(401, 404, 422, 429, 503, owner_wide=True),
 )
 async def stream_owner_events(
     request: Request,

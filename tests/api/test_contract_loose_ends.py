@@ -93,10 +93,13 @@ def _event_fields(wire: bytes) -> dict:
 
 def test_the_event_streams_declare_each_event_and_its_json(api, doc):
     """An event stream's schema describes one event (a checker validates each against it):
-    an object whose ``data`` is JSON of a named component, TableChange or StreamChange."""
+    an object whose ``data`` is JSON of a named component, TableChange or StreamChange; a
+    tournament's share stream carries TournamentChange (and the owner-wide stream it too)."""
     from jsonschema import Draft202012Validator
 
-    from app.live.hub import RESUMED, Current, StreamNotice, TableEvent
+    from sse_starlette import ServerSentEvent
+
+    from app.live.hub import RESUMED, Current, StreamNotice, TableEvent, TournamentEvent
     from app.live.router import _sse
 
     table = api.table()
@@ -115,13 +118,24 @@ def test_the_event_streams_declare_each_event_and_its_json(api, doc):
         for path, item in doc["paths"].items()
         if "text/event-stream" in item.get("get", {}).get("responses", {}).get("200", {}).get("content", {})
     ]
-    assert len(streams) == 4
+    assert len(streams) == 5
+    standings = TournamentEvent("tournament.standings", "7" * 32, 3)
+    resumed = wires["stream.resumed"]
+    wires_of = {
+        "/v1/shared/{token}/tournament/events": {
+            "tournament.standings": ServerSentEvent(data=standings.data(), event=standings.kind, id="3").encode(),
+            "stream.resumed": resumed,
+        },
+        "/v1/events": {**wires, "tournament.standings (owner-wide)": _sse(standings, owner_wide=True)},
+    }
     for path, schema in streams:
         event = Draft202012Validator({**schema, **components})
         data = schema["properties"]["data"]
         assert data["contentMediaType"] == "application/json"
         payload = Draft202012Validator({**data["contentSchema"], **components})
-        for name, wire in wires.items():
+        for name, wire in wires_of.get(path, wires).items():
+            if not isinstance(wire, bytes):
+                wire = wire.encode()
             fields = _event_fields(wire)
             assert not list(event.iter_errors(fields)), (path, name, fields)
             assert not list(payload.iter_errors(json.loads(fields["data"]))), (path, name)
