@@ -158,12 +158,13 @@ def post_deal(
         if row.hooked and result.state.finished and not state.finished:
             enqueue(conn, event_params(row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number), posted=True)
         if row.registered:  # registered players' statistics, in this transaction
-            player_stats.on_deal_posted(conn, row.registered, rules, deal, state, result.state, result.entries, number)
+            balances = player_stats.on_deal_posted(conn, row.registered, rules, deal, state, result.state, result.entries, number)
             # The post that finishes a rated table with every seat registered rates it; no
             # other post does any rating work.
             if row.rated and result.state.finished and len(row.registered) == len(row.players):
                 seated = {seat: player for _, seat, _, player in row.registered}
-                ratings.on_table_finished(conn, _outcome(row.id, row.owner, row.convention, rules, result.state, seated), hooked=row.hooked)
+                outcome = ratings.Outcome(row.id, row.owner, row.convention, tuple(seated[s] for s in range(len(balances))), tuple(balances))
+                ratings.on_table_finished(conn, outcome, hooked=row.hooked)
     # Committed: this process's streams get the table as stored, without reading it back.
     committed(table.id, table.owner, revision, "deal.posted", table)
     return Posted(table, written)

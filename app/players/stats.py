@@ -168,10 +168,11 @@ def on_deal_posted(
     after: TableState,
     entries: Iterable[Entry],
     deal_count: int,
-) -> None:
+) -> list[Fraction | int]:
     """In a post's transaction: add the deal (the table's ``deal_count``-th) to the rows of the
     table's registered seats, ``registered`` as ``registered_seats`` read them ([row id, seat,
-    tally, player id])."""
+    tally, player id]). The seats' balances as stored (exact once finished, else 0), so that
+    the post does not settle the table twice."""
     entries = tuple(entries)
     balances = _balances(rules, after)  # once for every seat
     changes = []
@@ -188,6 +189,7 @@ def on_deal_posted(
             }
         )
     repository.rewrite_seat_rows(session, changes)
+    return balances
 
 
 def on_log_refolded(session: Session, table_id: str, rules: Rules, first_dealer: int) -> None:

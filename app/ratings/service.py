@@ -59,7 +59,6 @@ def on_table_finished(conn: Any, outcome: Outcome, *, hooked: bool = True) -> No
     """In the transaction of the post that finished a rated table: rate it, last in the
     owner's finishing order (and announce it to the owner's webhooks when ``hooked``: the
     owner has an active endpoint, so that a post of an owner without one costs nothing more)."""
-    repo.lock_pools(conn, outcome.owner)
     _append(conn, outcome)
     if hooked:
         _announce(conn, outcome.owner, outcome.table_id, outcome.players)
@@ -82,22 +81,21 @@ def _announce(conn: Any, owner: str, table_id: str, players: Sequence[str]) -> N
 
 
 def _append(conn: Any, outcome: Outcome) -> None:
-    seq = repo.insert_last(conn, outcome.table_id, outcome.owner, outcome.convention, outcome.to_json(), utcnow())
+    """Rate ``outcome`` last in its owner's finishing order, under the owner's ratings lock."""
     pools = pools_of(outcome.convention)
-    stored = repo.current(conn, pools, outcome.players)
-    changes: list[dict[str, Any]] = []
-    current: list[dict[str, Any]] = []
+    stored = repo.lock_and_read_seated(conn, outcome.owner, pools, outcome.players)
+    moves: list[repo.Move] = []
     last: tuple[list[Rating], list[Rating]] | None = None
     for pool in pools:
-        before = [_rating(stored.get((pool, p))) for p in outcome.players]
+        before = [stored.get((pool, p), INITIAL) for p in outcome.players]
         # The same ratings in both pools (an owner who plays one convention) rate once.
         after = last[1] if last is not None and last[0] == before else rate(before, outcome.balances)
         last = (before, after)
-        for player, old, new in zip(outcome.players, before, after):
-            changes.append(_change(outcome, pool, seq, player, old, new))
-            current.append(_current(outcome.owner, pool, player, new, seq))
-    repo.insert_changes(conn, changes)
-    repo.write_current(conn, current)
+        moves.extend(
+            (pool, player, old.mu, old.sigma, new.mu, new.sigma, new.ordinal, new.games)
+            for player, old, new in zip(outcome.players, before, after)
+        )
+    repo.write_finished(conn, outcome.table_id, outcome.owner, outcome.convention, outcome.to_json(), utcnow(), moves)
 
 
 def on_table_changed(conn: Any, table_id: str, outcome: Outcome | None) -> None:
@@ -107,7 +105,6 @@ def on_table_changed(conn: Any, table_id: str, outcome: Outcome | None) -> None:
     rated = repo.rated_row(conn, table_id)
     if rated is None:
         if outcome is not None:  # finished by a correction of its last deal
-            repo.lock_pools(conn, outcome.owner)
             _append(conn, outcome)
             _announce(conn, outcome.owner, table_id, outcome.players)
         return
