@@ -27,7 +27,7 @@ CHUNK = 500
 
 Unit = Session | Connection
 
-_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:name, 24))")
+_LOCK = for_drivers("SELECT pg_advisory_xact_lock(hashtextextended(:name, 24))")
 
 
 def lock_pools(conn: Unit, owner: str) -> None:
@@ -35,38 +35,11 @@ def lock_pools(conn: Unit, owner: str) -> None:
     common must not both start from the same rating. SQLite: the writer holds the database.
     PostgreSQL: a transaction-scoped advisory lock of its own (not the registrations')."""
     if _dialect(conn) == "postgresql":
-        conn.execute(_LOCK, {"name": f"ratings {owner}"})
+        Driver(conn).run(_LOCK, {"name": f"ratings {owner}"})
 
 
-_NEXT_SEQ = select(func.coalesce(func.max(_RATED.c.seq), 0) + 1).where(_RATED.c.owner == bindparam("owner"))
 _INSERT_RATED = insert(_RATED)
 _INSERT_CHANGES = insert(_CHANGES)
-
-
-def next_seq(conn: Unit, owner: str) -> int:
-    return conn.execute(_NEXT_SEQ, {"owner": owner}).scalar_one()
-
-
-# A finished table rated last: its place is the owner's next, taken in the insert itself.
-_INSERT_LAST = (
-    insert(_RATED)
-    .values(
-        table_id=bindparam("table_id"),
-        owner=bindparam("owner"),
-        convention=bindparam("convention"),
-        seq=_NEXT_SEQ.scalar_subquery(),
-        outcome=bindparam("outcome"),
-        finished_at=bindparam("finished_at"),
-        stamp=0,
-    )
-    .returning(_RATED.c.seq)
-)
-
-
-def insert_last(conn: Unit, table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any) -> int:
-    """Rate a table last in its owner's finishing order; its place."""
-    params = {"table_id": table_id, "owner": owner, "convention": convention, "outcome": outcome, "finished_at": finished_at}
-    return conn.execute(_INSERT_LAST, params).scalar_one()
 
 
 def insert_rated(conn: Unit, rows: list[dict[str, Any]]) -> None:
@@ -141,25 +114,9 @@ _CURRENT_COLUMNS_READ = (_CURRENT.c.pool, _CURRENT.c.player_id, _CURRENT.c.mu, _
 _CURRENT_OF = select(*_CURRENT_COLUMNS_READ).where(
     _CURRENT.c.pool.in_(bindparam("pools", expanding=True)), _CURRENT.c.player_id.in_(bindparam("ids", expanding=True))
 )
-# A finished table's players in its two pools, with a parameter per seat: built once for three
-# seats and for four (an expanding IN list is rendered again at each execution).
-_SEATED_CURRENT = {
-    seats: select(*_CURRENT_COLUMNS_READ).where(
-        _CURRENT.c.pool.in_([bindparam("pool_all"), bindparam("pool_convention")]),
-        _CURRENT.c.player_id.in_([bindparam(f"p{s}") for s in range(seats)]),
-    )
-    for seats in (3, 4)
-}
-
-
 def current(conn: Unit, pools: Iterable[str], player_ids: Iterable[str]) -> dict[tuple[str, str], Row]:
     """The current ratings of these players in these pools, by (pool, player id)."""
-    pools, ids = list(pools), list(player_ids)
-    if len(pools) == 2 and len(ids) in _SEATED_CURRENT:
-        params = {"pool_all": pools[0], "pool_convention": pools[1], **{f"p{s}": p for s, p in enumerate(ids)}}
-        rows = conn.execute(_SEATED_CURRENT[len(ids)], params).all()
-    else:
-        rows = conn.execute(_CURRENT_OF, {"pools": pools, "ids": ids}).all()
+    rows = conn.execute(_CURRENT_OF, {"pools": list(pools), "ids": list(player_ids)}).all()
     return {(r.pool, r.player_id): r for r in rows}
 
 
@@ -168,7 +125,6 @@ def current(conn: Unit, pools: Iterable[str], player_ids: Iterable[str]) -> dict
 # On the driver itself (app/kit/db/driver.py): SQLAlchemy's work per statement was most of
 # what rating a table added to the post that finished it.
 
-_LOCK_SQL = for_drivers("SELECT pg_advisory_xact_lock(hashtextextended(:name, 24))")
 _SEATED_READ = {
     seats: for_drivers(
         "SELECT pool, player_id, mu, sigma, games FROM player_ratings WHERE pool IN (:pool_all, :pool_convention) "
@@ -183,7 +139,7 @@ def lock_and_read_seated(unit: Unit, owner: str, pools: tuple[str, str], players
     table's players in its two pools, by (pool, player id)."""
     db = Driver(unit)
     if db.dialect == "postgresql":
-        db.run(_LOCK_SQL, {"name": f"ratings {owner}"})
+        db.run(_LOCK, {"name": f"ratings {owner}"})
     params = {"pool_all": pools[0], "pool_convention": pools[1], **{f"p{s}": p for s, p in enumerate(players)}}
     return {(pool, player): Rating(mu, sigma, games) for pool, player, mu, sigma, games in db.rows(_SEATED_READ[len(players)], params)}
 
