@@ -17,6 +17,7 @@ import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from app.rules import Sentence
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def table_plan(players: int, sizes: frozenset[int]) -> tuple[tuple[int, ...], in
     if not ordered or any(isinstance(s, bool) or not isinstance(s, int) or s < 2 for s in ordered):
         raise ValueError("table sizes are integers of 2 or more")
     if players < ordered[0]:
-        raise ValueError(f"{players} players cannot fill a table of {ordered[0]}")
+        raise ValueError(Sentence("{players} players cannot fill a table of {ordered}", players=players, ordered=ordered[0]))
     for byes in range(players + 1):
         plan = _composition(players - byes, ordered)
         if plan is not None:

@@ -20,7 +20,7 @@ from app.kit.limits import (
 )
 from app.kit.schemas import Amount, Answer, ConventionName, Name, PlainText, Request, absent_when_none, at_most, bounded_map, timestamp
 from app.kit.errors import Unprocessable
-from app.rules import FIELD_NAMES, FieldError, amounts
+from app.rules import FIELD_NAMES, FieldError, amounts, said
 from app.tournaments.model import (
     DIRECTOR_GAME_DEALS,
     SCORING_PRESETS,
@@ -184,7 +184,7 @@ class TournamentCreate(Request):
         try:
             return self.scoring.build(), None
         except ValueError as exc:
-            raise Unprocessable("the scoring does not fit", [FieldError("scoring", str(exc))]) from None
+            raise Unprocessable("the scoring does not fit", [FieldError("scoring", said(exc))]) from None
 
 
 class EntrantsAdd(Request):

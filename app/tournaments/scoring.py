@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
+from app.rules import Sentence
 
 ZERO = Fraction(0)
 
@@ -56,7 +57,7 @@ def _sum(values: Iterable[Exact]) -> Exact:
 
 def _fraction(value: object, what: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-        raise ValueError(f"{what} must be an integer or a Fraction, not {value!r}")
+        raise ValueError(Sentence("{what} must be an integer or a Fraction, not {value!r}", what=what, value=value))
     return Fraction(value)
 
 
@@ -153,7 +154,7 @@ class Scoring:
 
     def __post_init__(self) -> None:
         if self.kind not in ("whists", "places"):
-            raise ValueError(f"unknown scoring kind {self.kind!r}")
+            raise ValueError(Sentence("unknown scoring kind {kind!r}", kind=self.kind))
         if self.transform is not None and self.kind != "whists":
             raise ValueError("a transform applies to the whists scoring only")
         if self.place_points is not None:
@@ -171,7 +172,7 @@ class Scoring:
         tie_breaks = tuple(self.tie_breaks)
         unknown = [t for t in tie_breaks if t not in TIE_BREAKS]
         if unknown or len(set(tie_breaks)) != len(tie_breaks):
-            raise ValueError(f"tie-breaks are distinct names among {', '.join(TIE_BREAKS)}")
+            raise ValueError(Sentence("tie-breaks are distinct names among {tie_breaks}", tie_breaks=', '.join(TIE_BREAKS)))
         object.__setattr__(self, "tie_breaks", tie_breaks)
         if self.bye_score is not None:
             object.__setattr__(self, "bye_score", _fraction(self.bye_score, "the bye score"))
@@ -187,7 +188,7 @@ def _default_points(ordered: Sequence[Exact]) -> list[Exact]:
     """
     base = _DEFAULT_SMALL.get(len(ordered))
     if base is None:
-        raise ValueError(f"no default place points for a table of {len(ordered)} players")
+        raise ValueError(Sentence("no default place points for a table of {ordered} players", ordered=len(ordered)))
     points = list(base)
     if ordered[1] < 0:
         points[0] += 1
@@ -205,7 +206,7 @@ def _place_points(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, 
     else:
         row = scoring.place_points.get(len(ordered))
         if row is None:
-            raise ValueError(f"no place points for a table of {len(ordered)} players")
+            raise ValueError(Sentence("no place points for a table of {ordered} players", ordered=len(ordered)))
         per_place = [_small(p) for p in row]
     shared: dict[Exact, Exact] = {}
     start = 0
@@ -337,7 +338,7 @@ def standings(
             if tally is None:
                 tally = tallies[name] = _Tally(count)
             if tally.rounds[slot] is not None:
-                raise ValueError(f"{name} is scored twice in round {result.round}")
+                raise ValueError(Sentence("{name} is scored twice in round {round}", name=name, round=result.round))
             tally.rounds[slot] = scores[name]
             tally.balance = tally.balance + balance if type(balance) is int else _sum((tally.balance, balance))
             if balance == top:
@@ -349,7 +350,7 @@ def standings(
             if tally is None:
                 tally = tallies[name] = _Tally(count)
             if tally.rounds[number - 1] is not None:
-                raise ValueError(f"{name} has a bye in round {number} and a score (or a second bye)")
+                raise ValueError(Sentence("{name} has a bye in round {number} and a score (or a second bye)", name=name, number=number))
             tally.rounds[number - 1] = score
             tally.byes += 1
     for adjustment in kept_adjustments:

@@ -11,6 +11,7 @@ import ipaddress
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
+from app.rules import Sentence
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -25,7 +26,7 @@ def split(url: str) -> tuple[str, str, int]:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise Refused(f"not a URL: {exc}") from None
+        raise Refused(Sentence("not a URL: {exc}", exc=exc)) from None
     if parts.scheme not in ("http", "https"):
         raise Refused("must be an http or https URL")
     if not parts.hostname:
@@ -50,7 +51,7 @@ def public(address: IPAddress) -> bool:
 def check(address: IPAddress, allowed: tuple) -> None:  # noqa: ANN001
     if public(address) or any(address in net for net in allowed if net.version == address.version):
         return
-    raise Refused(f"resolves to {address}, a loopback, private, link-local or reserved address")
+    raise Refused(Sentence("resolves to {address}, a loopback, private, link-local or reserved address", address=address))
 
 
 def literal(host: str) -> IPAddress | None:
@@ -81,5 +82,5 @@ def resolve(url: str, allowed: tuple) -> IPAddress:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
-        raise Refused(f"host {host!r} does not resolve ({exc})") from None
+        raise Refused(Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)) from None
     return checked(infos, allowed)
