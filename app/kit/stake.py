@@ -45,12 +45,12 @@ def parse_stake(raw: str | None) -> Fraction | None:
         raise _refuse(Sentence("must be at most {stake_max_length} characters", stake_max_length=STAKE_MAX_LENGTH))
     form = _FORM.fullmatch(text)
     if form is None or not (form.group(2) or form.group(3)):
-        raise _refuse("must be a decimal number, e.g. 0.5")
+        raise _refuse(Sentence("must be a decimal number, e.g. 0.5"))
     sign, whole, decimals, exponent = form.group(1), form.group(2), form.group(3) or "", form.group(4) or "0"
     # Bounded by the form: at most 32 digits and |exponent| <= 99.
     value = Fraction(int(whole + decimals or "0"), 10 ** len(decimals)) * Fraction(10) ** int(exponent)
     if sign == "-" and value != 0:
-        raise _refuse("must not be negative")
+        raise _refuse(Sentence("must not be negative"))
     if value > STAKE_MAX:
         raise _refuse(Sentence("must be at most {stake_max}", stake_max=STAKE_MAX))
     if value.denominator > 10**STAKE_DECIMALS:

@@ -40,7 +40,7 @@ async def checked_json(request: Request) -> None:
     found = await json_problem_off_loop(body, request.app.state.settings.max_json_depth, loop_parse_bytes(request))
     if found is not None:
         field, reason = found
-        raise Unprocessable(Sentence("the request is not valid: {field}", field=field), [FieldError(field, reason)])
+        raise Unprocessable(Sentence("the request is not valid: {fields}", fields=field), [FieldError(field, reason)])
 
 
 @router.get(

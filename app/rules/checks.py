@@ -49,7 +49,7 @@ def check_tricks(sheet: WorkingSheet, deal: Deal, errors: list[FieldError], deal
             bad = True
     missing = [s for s in sheet.active if s not in tricks]
     if missing:
-        errors.append(FieldError("tricks", "missing seat " + ", ".join(str(s) for s in missing)))
+        errors.append(FieldError("tricks", Sentence("missing seat {seats}", seats=", ".join(str(s) for s in missing))))
         bad = True
     if not bad and sum(tricks.values()) != 10:
         errors.append(FieldError("tricks", Sentence("tricks add up to {total}, not 10", total=sum(tricks.values()))))

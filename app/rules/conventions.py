@@ -63,11 +63,11 @@ class FieldSpec:
         kind = self.type
         if kind == "bool":
             if not isinstance(value, bool):
-                raise ValueError("must be true or false")
+                raise ValueError(Sentence("must be true or false"))
             return value
         if kind == "int":
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError("must be an integer")
+                raise ValueError(Sentence("must be an integer"))
             if self.choices is not None and value not in self.choices:
                 raise ValueError(Sentence("must be one of {choices}", choices=list(self.choices)))
             if self.minimum is not None and value < self.minimum:
@@ -467,11 +467,11 @@ def make_rules(
     if pool_target is None:
         pool_target = preset.default_pool_target
     elif isinstance(pool_target, bool) or not isinstance(pool_target, int) or pool_target < 1:
-        errors.append(FieldError("pool_target", "must be a positive integer"))
+        errors.append(FieldError("pool_target", Sentence("must be a positive integer")))
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise InvalidTable(errors + [FieldError("options", "must be an object of field names and values")])
+        raise InvalidTable(errors + [FieldError("options", Sentence("must be an object of field names and values"))])
     values = base_values(preset, rules_version)
     given: set[str] = set()
     for name, value in options.items():
@@ -483,13 +483,13 @@ def make_rules(
             except ValueError as exc:
                 errors.append(FieldError(f"options.{name}", said(exc)))
         elif name not in ALIASES:
-            errors.append(FieldError(f"options.{name}", "not a field of the rule table (GET /v1/conventions lists them)"))
+            errors.append(FieldError(f"options.{name}", Sentence("not a field of the rule table (GET /v1/conventions lists them)")))
     for name, alias in ALIASES.items():
         if name not in options:
             continue
         value = options[name]
         if not isinstance(value, bool):
-            errors.append(FieldError(f"options.{name}", "must be true or false"))
+            errors.append(FieldError(f"options.{name}", Sentence("must be true or false")))
             continue
         meant = alias.to_field(preset, value)
         if alias.target in given and values[alias.target] is not meant:

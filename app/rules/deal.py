@@ -121,7 +121,7 @@ class Deal:
             raw = body.get("contract")
             match = _CONTRACT_RE.match(raw) if isinstance(raw, str) else None
             if match is None:
-                errors.append(FieldError("contract", Sentence("must be {contract_help}", contract_help=CONTRACT_HELP)))
+                errors.append(FieldError("contract", Sentence("must be {words}", words=CONTRACT_HELP)))
             else:
                 values["level"], values["strain"] = int(match.group(1)), match.group(2)
         if kind == "contract":
@@ -133,7 +133,7 @@ class Deal:
                 for key, value in defenders.items():
                     seat = _seat_key(key, f"defenders.{key}", errors)
                     if value not in DEFENCE:
-                        errors.append(FieldError(f"defenders.{key}", Sentence("must be {defence}", defence=one_of(DEFENCE))))
+                        errors.append(FieldError(f"defenders.{key}", Sentence("must be {words}", words=one_of(DEFENCE))))
                     elif seat is not None:
                         pairs.append((seat, value))
                 values["defenders"] = tuple(sorted(pairs))
@@ -340,7 +340,7 @@ def _parse_talon(talon: Any, values: dict[str, Any], errors: list[FieldError]) -
             errors.append(FieldError(f"talon.{name}", "not a talon field (bonus, discarded, returned)"))
     if "bonus" in talon and talon["bonus"] is not None:
         if talon["bonus"] not in TALON_BONUSES:
-            errors.append(FieldError("talon.bonus", Sentence("must be {talon_bonuses}", talon_bonuses=one_of(tuple(TALON_BONUSES)))))
+            errors.append(FieldError("talon.bonus", Sentence("must be {words}", words=one_of(tuple(TALON_BONUSES)))))
         else:
             values["talon_bonus"] = talon["bonus"]
     for flag in ("discarded", "returned"):

@@ -80,14 +80,14 @@ class Transform:
         points = tuple(_fraction(b, "a breakpoint") for b in self.breakpoints)
         slopes = tuple(_fraction(s, "a slope") for s in self.slopes)
         if len(slopes) != len(points) + 1:
-            raise ValueError("a transform needs one slope more than its breakpoints")
+            raise ValueError(Sentence("a transform needs one slope more than its breakpoints"))
         if any(b <= 0 for b in points[:1]) or any(b <= a for a, b in zip(points, points[1:])):
-            raise ValueError("breakpoints must be positive and strictly ascending")
+            raise ValueError(Sentence("breakpoints must be positive and strictly ascending"))
         if any(s < 0 for s in slopes):
-            raise ValueError("slopes must not be negative (a better balance never scores less)")
+            raise ValueError(Sentence("slopes must not be negative (a better balance never scores less)"))
         floor = None if self.floor is None else _fraction(self.floor, "the floor")
         if floor is not None and floor > 0:
-            raise ValueError("the floor bounds the negative side: it must not be positive")
+            raise ValueError(Sentence("the floor bounds the negative side: it must not be positive"))
         object.__setattr__(self, "breakpoints", points)
         object.__setattr__(self, "slopes", slopes)
         object.__setattr__(self, "floor", floor)
@@ -156,17 +156,17 @@ class Scoring:
         if self.kind not in ("whists", "places"):
             raise ValueError(Sentence("unknown scoring kind {kind!r}", kind=self.kind))
         if self.transform is not None and self.kind != "whists":
-            raise ValueError("a transform applies to the whists scoring only")
+            raise ValueError(Sentence("a transform applies to the whists scoring only"))
         if self.place_points is not None:
             if self.kind != "places":
-                raise ValueError("place points apply to the places scoring only")
+                raise ValueError(Sentence("place points apply to the places scoring only"))
             points: dict[int, tuple[Fraction, ...]] = {}
             for size, row in self.place_points.items():
                 row = tuple(_fraction(p, "a place's points") for p in row)
                 if isinstance(size, bool) or not isinstance(size, int) or size < 2 or len(row) != size:
-                    raise ValueError("place points give one value per place of a table of 2 or more players")
+                    raise ValueError(Sentence("place points give one value per place of a table of 2 or more players"))
                 if any(b > a for a, b in zip(row, row[1:])):
-                    raise ValueError("a better place never scores fewer points")
+                    raise ValueError(Sentence("a better place never scores fewer points"))
                 points[size] = row
             object.__setattr__(self, "place_points", points)
         tie_breaks = tuple(self.tie_breaks)
@@ -224,7 +224,7 @@ def _place_points(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, 
 
 def _table_scores(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, Exact]:
     if not balances:
-        raise ValueError("a table has players")
+        raise ValueError(Sentence("a table has players"))
     if scoring.kind == "places":
         return _place_points(scoring, balances)
     if scoring.transform is None:
@@ -322,7 +322,7 @@ def standings(
     kept_adjustments = [a for a in adjustments if rounds is None or a.round is None or a.round <= rounds]
     numbers = [r.round for r in kept] + list(kept_byes) + [a.round for a in kept_adjustments if a.round is not None]
     if any(number < 1 for number in numbers):
-        raise ValueError("rounds are numbered from 1")
+        raise ValueError(Sentence("rounds are numbered from 1"))
     count = rounds if rounds is not None else max(numbers, default=0)
 
     tallies: dict[str, _Tally] = {name: _Tally(count) for name in players}

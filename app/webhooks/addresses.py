@@ -28,13 +28,13 @@ def split(url: str) -> tuple[str, str, int]:
     except ValueError as exc:
         raise Refused(Sentence("not a URL: {exc}", exc=exc)) from None
     if parts.scheme not in ("http", "https"):
-        raise Refused("must be an http or https URL")
+        raise Refused(Sentence("must be an http or https URL"))
     if not parts.hostname:
-        raise Refused("must name a host")
+        raise Refused(Sentence("must name a host"))
     if parts.username is not None or parts.password is not None:
-        raise Refused("must not carry a user name or password")
+        raise Refused(Sentence("must not carry a user name or password"))
     if parts.fragment:
-        raise Refused("must not carry a fragment")
+        raise Refused(Sentence("must not carry a fragment"))
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
@@ -66,7 +66,7 @@ def checked(infos: list[tuple], allowed: tuple) -> IPAddress:  # noqa: ANN001
     address among public ones is refused: which one a connection gets is not ours to choose)."""
     addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
     if not addresses:
-        raise Refused("does not resolve")
+        raise Refused(Sentence("does not resolve"))
     for address in addresses:
         check(address, allowed)
     return addresses[0]
