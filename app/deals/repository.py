@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from app.rules import Sentence
 from app.kit.db import DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
@@ -94,7 +95,7 @@ def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
     """The table row a post writes, locked, with its registered seats (``registered``)."""
     row = conn.execute(_POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}).one_or_none()
     if row is None:
-        raise NotFound(f"no table {table_id!r}")
+        raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
     return row
 
 

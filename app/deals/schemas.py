@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, RootModel
 
-from app.rules import Entry, InvalidDeal
+from app.rules import Entry, InvalidDeal, Sentence
 from app.rules import deal as engine
 from app.rules.vocabulary import (
     CONTRACT_HELP,
@@ -211,7 +211,7 @@ class DealInput(
         try:
             return self.root.to_deal()
         except InvalidDeal as exc:
-            raise Unprocessable(f"the deal is not valid: {exc}", exc.errors) from exc
+            raise Unprocessable(Sentence("the deal is not valid: {reasons}", reasons=exc.sentence), exc.errors) from exc
 
     def body(self) -> dict[str, Any]:
         """The fields the caller sent, as sent (an Idempotency-Key's request fingerprint)."""

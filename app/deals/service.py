@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from sqlalchemy.orm import Session
 
+from app.kit.i18n import N_
 from app.deals import repository as repo
 from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_json, kept_answer, replayed
 from app.kit.db import Database
@@ -30,7 +31,7 @@ from app.kit.changes import announce, committed, notification
 from app.kit.outbox import enqueue, event_params
 from app.players import service as player_stats
 from app.ratings import service as ratings
-from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, Rules, TableState, apply_deal, deal_game, exact, replay
+from app.rules import Deal, FieldError, InvalidDeal, ReplayError, Rules, RulesError, Sentence, TableState, apply_deal, deal_game, exact, replay, sentence
 from app.rules.settlement import balances as final_balances
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
 from app.tables.service import load_row, load_table, shared_row
@@ -43,7 +44,7 @@ def refuse_archived(row: Any) -> None:
     already locked, no query of its own."""
     if row.archived_at is not None:
         raise Conflict(
-            f"table {row.id} is archived; unarchive it (PATCH with \"archived\": false) to change its deals",
+            Sentence("table {id} is archived; unarchive it (PATCH with \"archived\": false) to change its deals", id=row.id),
             reason="archived",
         )
 
@@ -53,14 +54,14 @@ def refuse_locked(row: Any) -> None:
     correction until the director reopens the round: read from the row the write already
     locked, no query of its own (the post's read selects every column of the table row)."""
     if row.locked is not None:
-        raise Conflict(f"table {row.id} is locked: {row.locked}", reason="locked")
+        raise Conflict(Sentence("table {id} is locked: {locked}", id=row.id, locked=row.locked), reason="locked")
 
 
 def refusal(exc: RulesError, what: str) -> Exception:
     """The domain error of an engine's refusal of a deal."""
     if exc.kind in ("dealer_mismatch", "finished"):
-        return Conflict(f"{what}: {exc}", exc.errors, reason=exc.kind)
-    return Unprocessable(f"{what}: {exc}", exc.errors)
+        return Conflict(Sentence("{what}: {reasons}", what=sentence(what), reasons=exc.sentence), exc.errors, reason=exc.kind)
+    return Unprocessable(Sentence("{what}: {reasons}", what=sentence(what), reasons=exc.sentence), exc.errors)
 
 
 def expire_idempotency(db: Database, limits: Limits = DEFAULT_LIMITS, *, now: datetime | None = None) -> int:
@@ -120,8 +121,7 @@ def post_deal(
         refuse_locked(row)
         if row.deal_count >= limits.deals_per_table:
             raise Conflict(
-                f"table {row.id} holds {row.deal_count} deals, the most a table may hold "
-                f"(PREFSCORE_MAX_DEALS_PER_TABLE={limits.deals_per_table}); start a new table",
+                Sentence("table {id} holds {deal_count} deals, the most a table may hold (PREFSCORE_MAX_DEALS_PER_TABLE={deals_per_table}); start a new table", id=row.id, deal_count=row.deal_count, deals_per_table=limits.deals_per_table),
                 reason="deal_limit",
                 limit=limits.deals_per_table,
             )
@@ -131,7 +131,7 @@ def post_deal(
         try:
             result = apply_deal(rules, state, deal)
         except InvalidDeal as exc:
-            raise refusal(exc, "the deal does not fit the table") from exc
+            raise refusal(exc, N_("the deal does not fit the table")) from exc
         number = row.deal_count + 1
         revision = row.revision + 1
         table = replace(info(row, rules, result.state), deal_count=number, revision=revision, updated_at=now)
@@ -208,7 +208,7 @@ def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[Tabl
         row = load_row(session, owner, table_id, lock=False)
         found = repo.deal_row(session, row.id, number)
         if found is None:
-            raise NotFound(f"table {table_id} has no deal {number}")
+            raise NotFound(Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number))
         return loaded(row), deal_info(found)
 
 
@@ -311,10 +311,10 @@ def undo_last(db: Database, owner: str, table_id: str, number: int, *, if_match:
         refuse_archived(row)
         refuse_locked(row)
         if not 1 <= number <= row.deal_count:
-            raise NotFound(f"table {table_id} has no deal {number}")
+            raise NotFound(Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number))
         if number != row.deal_count:
             raise Conflict(
-                f"only the last deal ({row.deal_count}) can be undone; correct deal {number} with PUT instead",
+                Sentence("only the last deal ({deal_count}) can be undone; correct deal {number} with PUT instead", deal_count=row.deal_count, number=number),
                 last=row.deal_count,
             )
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
@@ -362,7 +362,7 @@ def correct_deal(
         refuse_archived(row)
         refuse_locked(row)
         if not 1 <= number <= row.deal_count:
-            raise NotFound(f"table {table_id} has no deal {number}")
+            raise NotFound(Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number))
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
         rules = rules_of(row)
         log = repo.log(session, row.id)
@@ -372,9 +372,9 @@ def correct_deal(
             folded = replay(rules, row.first_dealer, deals)
         except ReplayError as exc:
             if exc.number == number:
-                raise refusal(exc, "the corrected deal does not fit the table") from exc
+                raise refusal(exc, N_("the corrected deal does not fit the table")) from exc
             raise Conflict(
-                f"the correction would make deal {exc.number} invalid: {exc}; nothing was changed",
+                Sentence("the correction would make deal {number} invalid: {reasons}; nothing was changed", number=exc.number, reasons=exc.sentence),
                 exc.errors,
                 deal=exc.number,
                 reason="later_deal_invalid",

@@ -32,7 +32,7 @@ from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
 from app.kit.db import ApiKey, Database
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
-from app.rules import FieldError
+from app.rules import FieldError, Sentence
 
 KEY_PREFIX = "pk_"
 OWNER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
@@ -83,8 +83,8 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
         )
     if owner == ADMIN_OWNER:
         raise Unprocessable(
-            f"the owner {ADMIN_OWNER!r} is reserved",
-            [FieldError("owner", f"{ADMIN_OWNER!r} is the owner of PREFSCORE_ADMIN_KEY's tables: no key can be made for it")],
+            Sentence("the owner {admin_owner!r} is reserved", admin_owner=ADMIN_OWNER),
+            [FieldError("owner", Sentence("{admin_owner!r} is the owner of PREFSCORE_ADMIN_KEY's tables: no key can be made for it", admin_owner=ADMIN_OWNER))],
         )
     key = new_key()
     with db.write() as session:
@@ -107,7 +107,7 @@ def revoke_key(db: Database, key_id: int) -> KeyInfo:
     with db.write() as session:
         row = repository.mark_revoked(session, key_id, utcnow())
         if row is None:
-            raise NotFound(f"no key with id {key_id}")
+            raise NotFound(Sentence("no key with id {key_id}", key_id=key_id))
         info = _info(row)
         digest = row.hash
     _cache_of(db).drop(digest)

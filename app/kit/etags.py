@@ -13,7 +13,7 @@ import re
 from fractions import Fraction
 
 from app.kit.errors import NotFound, PreconditionFailed
-from app.rules import RULES_VERSION, amounts
+from app.rules import RULES_VERSION, Sentence, amounts
 
 # Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
 RENDER_VERSION = 2
@@ -47,7 +47,7 @@ def check_if_match(if_match: str | None, current: str) -> None:
 TABLE_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 def checked_table_id(table_id: str) -> str:
     if not TABLE_ID_RE.fullmatch(table_id):
-        raise NotFound(f"no table {table_id[:40]!r}")
+        raise NotFound(Sentence("no table {table_id!r}", table_id=table_id[:40]))
     return table_id
 
 

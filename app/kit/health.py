@@ -3,9 +3,10 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from app.rules import Sentence
 from app.kit.deps import DB
 from app.kit.problems import problem
 from app.kit.problem_schemas import problem_responses
@@ -21,21 +22,21 @@ class HealthOut(Answer):
 
 
 @router.get("/health", operation_id="getHealth", response_model=HealthOut, responses=problem_responses(503))
-def health(db: DB) -> HealthOut | JSONResponse:
+def health(db: DB, request: Request) -> HealthOut | JSONResponse:
     """200 when the database answers ``SELECT 1`` and can be written (a write committed at
     most every few seconds), else 503."""
     try:
         db.ping()
     except Exception:  # noqa: BLE001 - any failure of the database is "down"
         log.warning("health check: the database does not answer", exc_info=True)
-        return problem(503, "the database does not answer", database="down")
+        return problem(503, "the database does not answer", scope=request.scope, database="down")
     why = db.write_problem()
     if why is not None:
         log.error("health check: the database cannot be written: %s", why)
-        return problem(503, f"the database cannot be written: {why}", database="read-only")
+        return problem(503, Sentence("the database cannot be written: {why}", why=why), scope=request.scope, database="read-only")
     probed = db.write_probe()
     if probed is not None:
         state, why = probed
         log.error("health check: the database cannot be written: %s", why)
-        return problem(503, f"the database cannot be written: {why}", database=state)
+        return problem(503, Sentence("the database cannot be written: {why}", why=why), scope=request.scope, database=state)
     return HealthOut(status="ok", database="ok")

@@ -1,12 +1,21 @@
 """RFC 9457 problem details for every error: 4xx from the services and the router, pydantic's
 validation errors (with the bad fields named), 503 with Retry-After when the database cannot
 be reached (SQLAlchemy's connection-level errors), and a 500 fallback that says nothing
-inside. ``install`` registers every error handler of the app."""
+inside. ``install`` registers every error handler of the app.
+
+Every problem is worded in the language its request asks for (``problem_lang``): ``?lang=``,
+else the best of Accept-Language, else English. Pages default to Russian; problems default
+to English because the API answered in English before it spoke Russian, and a client that
+states no preference must keep getting the sentences it was written against.
+``problem_body`` is the one place a problem's words are translated (``title``, ``detail``,
+each ``errors[].reason``); ``type``, ``status``, the fields and the codes stay as they are."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 import anyio
 from fastapi import FastAPI, Request
@@ -14,11 +23,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
 
 from app.kit import observability as obs
-from app.rules import FieldError
+from app.rules import FieldError, Sentence
 from app.kit.errors import ServiceError
-from app.kit.limits import MAX_LISTED_ERRORS
+from app.kit.i18n import LANGUAGES, Lang, N_, language, negotiate
+from app.kit.limits import ACCEPT_LANGUAGE_MAX, MAX_LISTED_ERRORS
 
 from app.kit.bodies import REFUSALS
 from app.kit.validation_errors import field_errors
@@ -27,20 +38,24 @@ PROBLEM = "application/problem+json"
 log = logging.getLogger("prefscore.api")
 
 _TITLES = {
-    400: "Bad request",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not found",
-    405: "Method not allowed",
-    406: "Not acceptable",
-    409: "Conflict",
-    412: "Precondition failed",
-    413: "Content too large",
-    415: "Unsupported media type",
-    422: "Invalid request",
-    500: "Internal server error",
-    503: "Service unavailable",
+    400: N_("Bad request"),
+    401: N_("Unauthorized"),
+    403: N_("Forbidden"),
+    404: N_("Not found"),
+    405: N_("Method not allowed"),
+    406: N_("Not acceptable"),
+    409: N_("Conflict"),
+    412: N_("Precondition failed"),
+    413: N_("Content too large"),
+    415: N_("Unsupported media type"),
+    422: N_("Invalid request"),
+    429: N_("Too many requests"),
+    431: N_("Request header fields too large"),
+    500: N_("Internal server error"),
+    503: N_("Service unavailable"),
 }
+# The language of a problem when the request names none we have (see the module's doc).
+PROBLEM_LANGUAGE = "en"
 _SLUGS = {
     400: "bad-request",
     401: "unauthorized",
@@ -60,33 +75,105 @@ def problem_type(status: int) -> str:
     return f"https://prefscore.example/problems/{_SLUGS.get(status, str(status))}"
 
 
+def problem_lang(scope: Scope | None) -> Lang:
+    """The language of a problem answering the request of ``scope``: its ``?lang=`` (ru or
+    en), else the best of its Accept-Language (at most ACCEPT_LANGUAGE_MAX characters read),
+    else English. Read from the ASGI scope, so that middleware answers the same way."""
+    if not scope:
+        return language(PROBLEM_LANGUAGE)
+    query: str | None = None
+    for item in scope.get("query_string", b"").split(b"&"):
+        if item.startswith(b"lang="):
+            code = unquote(item[5:25].decode("latin-1")).strip().lower()
+            if code in LANGUAGES:
+                query = code
+                break
+    accept = ""
+    for key, value in scope.get("headers", ()):
+        if key == b"accept-language":
+            accept = value[:ACCEPT_LANGUAGE_MAX].decode("latin-1")
+            break
+    return negotiate(query, accept, default=PROBLEM_LANGUAGE)
+
+
+def language_headers(lang: Lang, headers: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``headers`` with the problem's Content-Language, and Accept-Language added to its Vary."""
+    out = dict(headers or {})
+    vary_key = next((k for k in out if k.lower() == "vary"), "Vary")
+    vary = [v.strip() for v in out.get(vary_key, "").split(",") if v.strip()]
+    if not any(v.lower() in ("accept-language", "*") for v in vary):
+        vary.append("Accept-Language")
+    out[vary_key] = ", ".join(vary)
+    out["Content-Language"] = lang.code
+    return out
+
+
+def problem_body(
+    status: int,
+    detail: str,
+    lang: Lang,
+    *,
+    title: str | None = None,
+    errors: list[FieldError] | list[dict[str, str]] | None = None,
+    error_count: int | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A problem's JSON object, its words in ``lang``. Its ``errors`` list at most
+    MAX_LISTED_ERRORS entries; when there were more, ``error_count`` says how many
+    (``error_count`` given: that many)."""
+    body: dict[str, Any] = {
+        "type": problem_type(status),
+        "title": lang.sentence(title or _TITLES.get(status, "Error")),
+        "status": status,
+        "detail": lang.sentence(detail),
+    }
+    if errors is not None:
+        # A body of 32,000 refused items must not make an answer of 32,000 sentences.
+        listed = errors[:MAX_LISTED_ERRORS]
+        body["errors"] = [_error(e, lang) for e in listed]
+        count = max(error_count or 0, len(errors))
+        if count > len(listed):
+            body["error_count"] = count
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return body
+
+
+def _error(error: FieldError | dict[str, str], lang: Lang) -> dict[str, str]:
+    if isinstance(error, dict):
+        return {**error, "reason": lang.sentence(error["reason"])} if "reason" in error else error
+    return {"field": error.field, "reason": lang.sentence(error.reason)}
+
+
 def problem(
     status: int,
     detail: str,
     *,
+    scope: Scope | None,
     title: str | None = None,
     errors: list[FieldError] | list[dict[str, str]] | None = None,
     headers: dict[str, str] | None = None,
     error_count: int | None = None,
     **extra: Any,
 ) -> JSONResponse:
-    """A problem+json answer. Its ``errors`` list at most MAX_LISTED_ERRORS entries; when
-    there were more, ``error_count`` says how many (``error_count`` given: that many)."""
-    body: dict[str, Any] = {
-        "type": problem_type(status),
-        "title": title or _TITLES.get(status, "Error"),
-        "status": status,
-        "detail": detail,
-    }
-    if errors is not None:
-        # A body of 32,000 refused items must not make an answer of 32,000 sentences.
-        listed = errors[:MAX_LISTED_ERRORS]
-        body["errors"] = [e if isinstance(e, dict) else {"field": e.field, "reason": e.reason} for e in listed]
-        count = max(error_count or 0, len(errors))
-        if count > len(listed):
-            body["error_count"] = count
-    body.update({k: v for k, v in extra.items() if v is not None})
-    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+    """A problem+json answer to the request of ``scope``, in its language (``problem_lang``;
+    None: no request to ask, English)."""
+    lang = problem_lang(scope)
+    body = problem_body(status, detail, lang, title=title, errors=errors, error_count=error_count, **extra)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=language_headers(lang, headers))
+
+
+UNEXPECTED = N_("an unexpected error occurred; it has been logged")
+
+
+def not_valid(fields: str) -> Sentence:
+    """The detail of a 422 naming its refused fields."""
+    return Sentence("the request is not valid: {fields}", fields=fields)
+
+
+def service_problem(exc: ServiceError, scope: Scope | None) -> JSONResponse:
+    """The answer to a use case's refusal (a handler's or a middleware's)."""
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    return problem(exc.status, exc.detail, scope=scope, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
 
 
 def validation_errors(exc: RequestValidationError, request: Request | None = None) -> tuple[list[dict[str, str]], int | None]:
@@ -111,10 +198,12 @@ def database_unavailable(request: Request, exc: Exception) -> JSONResponse:
         why = request.app.state.db.write_problem() or text
         log.error("the database cannot be written: %s", why)
         obs.metrics().db_unavailable.inc()
-        return problem(503, "the database cannot be written; the operator has to fix it (see the server's log)", title="Service unavailable")
+        return problem(
+            503, "the database cannot be written; the operator has to fix it (see the server's log)", scope=request.scope, title="Service unavailable"
+        )
     log.warning("the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
     obs.metrics().db_unavailable.inc()
-    return problem(503, "the database is unavailable; retry shortly", title="Service unavailable", headers={"Retry-After": "1"})
+    return problem(503, "the database is unavailable; retry shortly", scope=request.scope, title="Service unavailable", headers={"Retry-After": "1"})
 
 
 def is_connection_error(exc: sa_exc.DBAPIError) -> bool:
@@ -139,26 +228,25 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(sa_exc.TimeoutError, db_error)
 
     @app.exception_handler(ServiceError)
-    async def _service_error(_request: Request, exc: ServiceError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return problem(exc.status, exc.detail, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
+    async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return service_problem(exc, request.scope)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors, count = validation_errors(exc, request)
         fields = ", ".join(sorted({e["field"] for e in errors}))
-        return problem(422, f"the request is not valid: {fields}", errors=errors, error_count=count)
+        return problem(422, not_valid(fields), scope=request.scope, errors=errors, error_count=count)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail = exc.detail if isinstance(exc.detail, str) else _TITLES.get(exc.status_code, "Error")
         if exc.status_code == 404 and detail == "Not Found":
-            detail = "no such resource"
+            detail = N_("no such resource")
         elif exc.status_code == 405 and detail == "Method Not Allowed":
-            detail = "this method is not allowed on this resource"
-        return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))
+            detail = N_("this method is not allowed on this resource")
+        return problem(exc.status_code, detail, scope=request.scope, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, obs.loggable_path(request.url.path))
-        return problem(500, "an unexpected error occurred; it has been logged", request_id=obs.REQUEST_ID.get())
+        return problem(500, UNEXPECTED, scope=request.scope, request_id=obs.REQUEST_ID.get())

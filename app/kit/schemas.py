@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticKnownError
 
 from app.kit import amounts
-from app.rules import CONVENTION_NAMES
+from app.rules import CONVENTION_NAMES, Sentence
 from app.kit.limits import NAME_MAX, SEATS_MAX
 
 # A convention by its name (a table's, a record's, a filter of the statistics).
@@ -28,7 +28,7 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 
 def _no_bidi_controls(value: str) -> str:
     if not BIDI_CONTROLS.isdisjoint(value):
-        raise ValueError("text must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)")
+        raise ValueError(Sentence("text must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)"))
     return value
 
 
@@ -138,7 +138,7 @@ class Request(BaseModel):
     @classmethod
     def _unicode(cls, data: Any) -> Any:
         if not _valid_text(data):
-            raise ValueError("text must be valid Unicode without NUL characters (no lone surrogate escapes)")
+            raise ValueError(Sentence("text must be valid Unicode without NUL characters (no lone surrogate escapes)"))
         return data
 
 

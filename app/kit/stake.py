@@ -15,7 +15,7 @@ from typing import Annotated
 
 from fastapi import Query
 
-from app.rules import FieldError
+from app.rules import FieldError, Sentence, sentence
 from app.kit.errors import Unprocessable
 
 STAKE_MAX = Fraction(1_000_000)
@@ -33,7 +33,7 @@ _FORM = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,2}))?")
 
 
 def _refuse(reason: str) -> Unprocessable:
-    return Unprocessable(f"stake {reason}", [FieldError("stake", reason)])
+    return Unprocessable(Sentence("stake {reason}", reason=sentence(reason)), [FieldError("stake", reason)])
 
 
 def parse_stake(raw: str | None) -> Fraction | None:
@@ -42,17 +42,17 @@ def parse_stake(raw: str | None) -> Fraction | None:
         return None
     text = raw.strip()
     if len(text) > STAKE_MAX_LENGTH:
-        raise _refuse(f"must be at most {STAKE_MAX_LENGTH} characters")
+        raise _refuse(Sentence("must be at most {stake_max_length} characters", stake_max_length=STAKE_MAX_LENGTH))
     form = _FORM.fullmatch(text)
     if form is None or not (form.group(2) or form.group(3)):
-        raise _refuse("must be a decimal number, e.g. 0.5")
+        raise _refuse(Sentence("must be a decimal number, e.g. 0.5"))
     sign, whole, decimals, exponent = form.group(1), form.group(2), form.group(3) or "", form.group(4) or "0"
     # Bounded by the form: at most 32 digits and |exponent| <= 99.
     value = Fraction(int(whole + decimals or "0"), 10 ** len(decimals)) * Fraction(10) ** int(exponent)
     if sign == "-" and value != 0:
-        raise _refuse("must not be negative")
+        raise _refuse(Sentence("must not be negative"))
     if value > STAKE_MAX:
-        raise _refuse(f"must be at most {STAKE_MAX}")
+        raise _refuse(Sentence("must be at most {stake_max}", stake_max=STAKE_MAX))
     if value.denominator > 10**STAKE_DECIMALS:
-        raise _refuse(f"at most {STAKE_DECIMALS} decimal places")
+        raise _refuse(Sentence("at most {stake_decimals} decimal places", stake_decimals=STAKE_DECIMALS))
     return value

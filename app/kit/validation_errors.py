@@ -11,40 +11,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.rules import CONVENTION_NAMES
+from app.rules import CONVENTION_NAMES, Sentence, said
 from app.rules.vocabulary import CONTRACT_HELP, DEAL_TYPES, DEFENCE, TALON_BONUSES, one_of
 
 # What a field holds, by its last name in the path: for sentences that say what was expected.
 _WHAT = {
-    "declarer": "a seat number",
-    "dealer": "a seat number",
-    "help": "a seat number",
-    "writeoff": "a list of seat numbers",
-    "first_dealer": "a seat number",
-    "tricks": "a number of tricks",
-    "players": "the players' names",
-    "pool_target": "the pool to reach",
-    "contract": "a contract",
-    "note": "a note",
-    "owner": "an owner's name",
-    "after": "a deal number",
-    "limit": "a number of deals",
-    "number": "a deal number",
-    "player": "a registered player's id",
-    "external_id": "the client's own id for the person",
-    "from": "a date such as 2026-12-01",
-    "to": "a date such as 2026-12-01",
+    "declarer": Sentence("a seat number"),
+    "dealer": Sentence("a seat number"),
+    "help": Sentence("a seat number"),
+    "writeoff": Sentence("a list of seat numbers"),
+    "first_dealer": Sentence("a seat number"),
+    "tricks": Sentence("a number of tricks"),
+    "players": Sentence("the players' names"),
+    "pool_target": Sentence("the pool to reach"),
+    "contract": Sentence("a contract"),
+    "note": Sentence("a note"),
+    "owner": Sentence("an owner's name"),
+    "after": Sentence("a deal number"),
+    "limit": Sentence("a number of deals"),
+    "number": Sentence("a deal number"),
+    "player": Sentence("a registered player's id"),
+    "external_id": Sentence("the client's own id for the person"),
+    "from": Sentence("a date such as 2026-12-01"),
+    "to": Sentence("a date such as 2026-12-01"),
 }
 # Fields whose accepted words are known: the sentence lists them.
 _WORDS = {
-    "type": "a deal is " + one_of(DEAL_TYPES),
-    "defenders": "each defender answers " + one_of(DEFENCE),
-    "bonus": "the talon bonus is " + one_of(tuple(TALON_BONUSES)),
-    "convention": "the convention is " + one_of(tuple(CONVENTION_NAMES)),
+    "type": Sentence("a deal is {words}", words=one_of(DEAL_TYPES)),
+    "defenders": Sentence("each defender answers {words}", words=one_of(DEFENCE)),
+    "bonus": Sentence("the talon bonus is {words}", words=one_of(tuple(TALON_BONUSES))),
+    "convention": Sentence("the convention is {words}", words=one_of(tuple(CONVENTION_NAMES))),
 }
 # The ranges of the game's numbers: a sentence names both ends.
-_RANGES = {"a seat number": "from 0 to 3", "a number of tricks": "from 0 to 10"}
-_NOT_JSON = "the body is not valid JSON"
+_RANGES = {"a seat number": (0, 3), "a number of tricks": (0, 10)}
+_NOT_JSON = Sentence("the body is not valid JSON")
 
 
 def _field(error: dict[str, Any]) -> str:
@@ -67,7 +67,7 @@ def _field(error: dict[str, Any]) -> str:
     return ".".join(loc) if loc else "body"
 
 
-def _subject(field: str) -> tuple[str, str]:
+def _subject(field: str) -> tuple[str, Sentence | None]:
     """The field as named in a sentence, and what it holds ("" when nothing is known)."""
     parts = field.split(".")
     last = parts[-1]
@@ -75,15 +75,15 @@ def _subject(field: str) -> tuple[str, str]:
     if last.isdigit() and len(parts) > 1:
         owner = parts[-2]
         if owner == "tricks":
-            return f"the tricks of seat {last}", "a number of tricks"
+            return Sentence("the tricks of seat {seat}", seat=last), _WHAT["tricks"]
         if owner == "defenders":
-            return f"the answer of seat {last}", ""
+            return Sentence("the answer of seat {seat}", seat=last), None
         if owner == "writeoff":
-            return f"each seat in {'.'.join(parts[:-1])}", "a seat number"
+            return Sentence("each seat in {field}", field=".".join(parts[:-1])), _WHAT["declarer"]
         if owner == "players":
-            return f"player {int(last) + 1}'s name", "a name"
-        return field, _WHAT.get(owner, "")
-    return field, _WHAT.get(last, "")
+            return Sentence("player {n}'s name", n=int(last) + 1), Sentence("a name")
+        return field, _WHAT.get(owner)
+    return field, _WHAT.get(last)
 
 
 def _bound(ctx: dict[str, Any], key: str) -> str:
@@ -98,65 +98,81 @@ def reason(error: dict[str, Any], field: str) -> str:
     if "[key]" in [str(p) for p in error.get("loc", ())]:
         parts = field.split(".")
         where = ".".join(parts[:-1]) or field
-        return f'{where}: {parts[-1]!r} is not a seat; the keys are seat numbers "0" to "3"'
+        return Sentence('{where}: {key!r} is not a seat; the keys are seat numbers "0" to "3"', where=where, key=parts[-1])
     name, what = _subject(field)
     last = field.split(".")[-1]
     if kind == "json_invalid":
         return _NOT_JSON
     if kind == "missing":
-        return f"{name} is required" + (f": {what}" if what else "")
+        return Sentence("{name} is required: {what}", name=name, what=what) if what else Sentence("{name} is required", name=name)
     if kind == "extra_forbidden":
-        return f"{name} is not a field of this request"
+        return Sentence("{name} is not a field of this request", name=name)
     if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return _WORDS["type"] + (" (type is missing)" if kind == "union_tag_not_found" else f", not {ctx.get('tag')!r}")
+        if kind == "union_tag_not_found":
+            return Sentence("{words} (type is missing)", words=_WORDS["type"])
+        return Sentence("{words}, not {tag!r}", words=_WORDS["type"], tag=ctx.get("tag"))
     if kind == "literal_error" or kind == "enum":
         if last in _WORDS or (len(field.split(".")) > 1 and field.split(".")[-2] in _WORDS):
             key = last if last in _WORDS else field.split(".")[-2]
             return _WORDS[key]
-        return f"{name} must be {ctx.get('expected', 'one of the listed words')}"
+        if "expected" in ctx:
+            return Sentence("{name} must be {expected}", name=name, expected=ctx["expected"])
+        return Sentence("{name} must be one of the listed words", name=name)
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         if what in _RANGES:
-            return f"{name} must be {what} {_RANGES[what]}"
+            low, high = _RANGES[what]
+            return Sentence("{name} must be {what} from {low} to {high}", name=name, what=what, low=low, high=high)
         if "ge" in ctx and kind == "greater_than_equal":
-            return f"{name} must be at least {_bound(ctx, 'ge')}" + (f" ({what})" if what else "")
+            low = _bound(ctx, "ge")
+            return Sentence("{name} must be at least {low} ({what})", name=name, low=low, what=what) if what else Sentence("{name} must be at least {low}", name=name, low=low)
         if kind == "less_than_equal":
-            return f"{name} must be at most {_bound(ctx, 'le')}" + (f" ({what})" if what else "")
+            high = _bound(ctx, "le")
+            return Sentence("{name} must be at most {high} ({what})", name=name, high=high, what=what) if what else Sentence("{name} must be at most {high}", name=name, high=high)
         if kind == "greater_than":
-            return f"{name} must be above {_bound(ctx, 'gt')}"
-        return f"{name} must be below {_bound(ctx, 'lt')}"
+            return Sentence("{name} must be above {low}", name=name, low=_bound(ctx, "gt"))
+        return Sentence("{name} must be below {high}", name=name, high=_bound(ctx, "lt"))
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"{name} must be a whole number" + (f" ({what})" if what else "")
+        return Sentence("{name} must be a whole number ({what})", name=name, what=what) if what else Sentence("{name} must be a whole number", name=name)
     if kind in ("bool_type", "bool_parsing"):
-        return f"{name} must be true or false"
+        return Sentence("{name} must be true or false", name=name)
     if kind in ("string_type", "string_unicode"):
-        return f"{name} must be text"
+        return Sentence("{name} must be text", name=name)
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"{name} must be a JSON object"
+        return Sentence("{name} must be a JSON object", name=name)
     if kind in ("list_type", "tuple_type", "set_type"):
-        return f"{name} must be a JSON list"
+        return Sentence("{name} must be a JSON list", name=name)
     if kind.startswith("date_"):
-        return f"{name} must be a date such as 2026-12-01"
+        return Sentence("{name} must be a date such as 2026-12-01", name=name)
     if kind in ("float_type", "float_parsing", "decimal_type", "decimal_parsing"):
-        return f"{name} must be a number"
+        return Sentence("{name} must be a number", name=name)
     if kind == "string_too_long":
-        return f"{name} must be at most {ctx.get('max_length')} characters long"
+        return Sentence("{name} must be at most {n} characters long", name=name, n=ctx.get("max_length"))
     if kind == "string_too_short":
-        return f"{name} must not be empty" if ctx.get("min_length") == 1 else f"{name} must be at least {ctx.get('min_length')} characters long"
+        if ctx.get("min_length") == 1:
+            return Sentence("{name} must not be empty", name=name)
+        return Sentence("{name} must be at least {n} characters long", name=name, n=ctx.get("min_length"))
+    if kind in ("too_long", "too_short") and last == "players":
+        return Sentence("a table has 3 or 4 players")
     if kind == "too_long":
-        return f"{name} must have at most {ctx.get('max_length')} items" if last != "players" else "a table has 3 or 4 players"
+        return Sentence("{name} must have at most {n} items", name=name, n=ctx.get("max_length"))
     if kind == "too_short":
-        return f"{name} must have at least {ctx.get('min_length')} items" if last != "players" else "a table has 3 or 4 players"
+        return Sentence("{name} must have at least {n} items", name=name, n=ctx.get("min_length"))
     if kind == "string_pattern_mismatch":
         if last == "contract":
-            return f"contract must be {CONTRACT_HELP}"
+            return Sentence("contract must be {words}", words=CONTRACT_HELP)
         if last == "owner":
-            return "owner must be 1-64 letters, digits or _ . @ -, starting with a letter or digit"
-        return f"{name} is not written as expected"
+            return Sentence("owner must be 1-64 letters, digits or _ . @ -, starting with a letter or digit")
+        return Sentence("{name} is not written as expected", name=name)
     if kind == "value_error":
         # our own validators' messages are sentences already ("text must be valid Unicode ...")
+        raised = ctx.get("error")
+        if isinstance(raised, ValueError) and str(raised):
+            return said(raised)
         message = str(error.get("msg", ""))
-        return message.removeprefix("Value error, ") or f"{name} is not valid"
-    return f"{name} is not valid" + (f": it must be {what}" if what else "")
+        return message.removeprefix("Value error, ") or Sentence("{name} is not valid", name=name)
+    if what:
+        return Sentence("{name} is not valid: it must be {what}", name=name, what=what)
+    return Sentence("{name} is not valid", name=name)
 
 
 def field_errors(errors: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, str]]:

@@ -34,6 +34,7 @@ from typing import Annotated, Any, AsyncIterator, Literal
 from typing_extensions import NotRequired, TypedDict
 
 from fastapi import APIRouter, Header, Query, Request
+from starlette.types import Scope
 from fastapi.responses import Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
@@ -53,6 +54,8 @@ from app.kit.errors import NotFound, Unprocessable
 
 from app.kit.deps import DB, KeyCaller, NO_KEY, ScorerAccess
 from app.kit.problems import problem
+from app.kit.i18n import N_
+from app.rules import Sentence
 from app.tables.sheet_schemas import Sheet
 from app.kit.problem_schemas import problem_responses
 from app.kit.openapi import name_schemas
@@ -65,10 +68,10 @@ EVENT_STREAM = "text/event-stream"
 _REVISION = re.compile(rf"[0-9]{{1,{LAST_EVENT_ID_DIGITS}}}")
 # Which setting bounds each holder's streams, and how the refusal names the holder.
 _CAPS = {
-    SHARE_TOKEN: ("PREFSCORE_EVENTS_MAX_PER_SHARE_TOKEN", "this share link"),
-    SCORER_LINK: ("PREFSCORE_EVENTS_MAX_PER_SCORER_LINK", "this scorer link"),
-    KEY: ("PREFSCORE_EVENTS_MAX_PER_KEY", "this key"),
-    ADDRESS: ("PREFSCORE_EVENTS_MAX_PER_ADDRESS", "this address"),
+    SHARE_TOKEN: ("PREFSCORE_EVENTS_MAX_PER_SHARE_TOKEN", Sentence("this share link")),
+    SCORER_LINK: ("PREFSCORE_EVENTS_MAX_PER_SCORER_LINK", Sentence("this scorer link")),
+    KEY: ("PREFSCORE_EVENTS_MAX_PER_KEY", Sentence("this key")),
+    ADDRESS: ("PREFSCORE_EVENTS_MAX_PER_ADDRESS", Sentence("this address")),
 }
 
 
@@ -277,7 +280,7 @@ async def _events(
         hub.unsubscribe(sub)
 
 
-def _subscribe(updates: LiveUpdates, sub: Subscription) -> None:
+def _subscribe(updates: LiveUpdates, sub: Subscription, scope: Scope) -> None:
     """Take the stream's slots, or Refused: 503 when the process holds all it may, 429 when
     one of the stream's holders does (``cap`` names which), with Retry-After."""
     try:
@@ -287,16 +290,22 @@ def _subscribe(updates: LiveUpdates, sub: Subscription) -> None:
         if refused.cap is None:
             raise Refused(problem(
                 503,
-                f"this server holds {refused.limit} event streams, the most it may "
-                "(PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS); retry later or poll",
-                title="Service unavailable", headers=retry, cap="server", limit=refused.limit,
+                Sentence(
+                    "this server holds {limit} event streams, the most it may (PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS); retry later or poll",
+                    limit=refused.limit,
+                ),
+                scope=scope, title="Service unavailable", headers=retry, cap="server", limit=refused.limit,
             )) from None
         setting, who = _CAPS[refused.cap]
         raise Refused(problem(
             429,
-            f"{who} holds {refused.limit} open event streams on this server, the most one may "
-            f"({setting}); close one, or retry later or poll",
-            title="Too many event streams", headers=retry, cap=refused.cap, limit=refused.limit,
+            Sentence(
+                "{who} holds {limit} open event streams on this server, the most one may ({setting}); close one, or retry later or poll",
+                who=who,
+                limit=refused.limit,
+                setting=setting,
+            ),
+            scope=scope, title=N_("Too many event streams"), headers=retry, cap=refused.cap, limit=refused.limit,
         )) from None
 
 
@@ -332,17 +341,18 @@ class _Stream(EventSourceResponse):
             hub.unsubscribe(sub)
 
 
-async def table_stream(updates: LiveUpdates, table_id: str, owner: str | None, have: int | None, sub: Subscription) -> Response:
+async def table_stream(request: Request, table_id: str, owner: str | None, have: int | None, sub: Subscription) -> Response:
     """The stream of one table for ``sub`` (its holders, key, link or share token set by the
     route); ``owner``: the table must be this owner's. A problem when no slot is left."""
+    updates = live(request)
     try:
-        _subscribe(updates, sub)  # before the read: no change between the two is missed
+        _subscribe(updates, sub, request.scope)  # before the read: no change between the two is missed
     except Refused as refused:
         return refused.response
     try:
         found = (await run_in_threadpool(load_current, updates.db, [table_id])).get(table_id)
         if found is None or (owner is not None and found.owner != owner):
-            raise NotFound(f"no table {table_id!r}")
+            raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
     except BaseException:
         updates.hub.unsubscribe(sub)
         raise
@@ -365,9 +375,9 @@ async def stream_table_events(
     sheet and ETag. ``Last-Event-ID`` or ``after`` resumes: a client that missed events gets
     the current state at once. A deleted table ends the stream, and so does revoking the key."""
     if not TABLE_ID_RE.fullmatch(table_id):
-        raise NotFound(f"no table {table_id[:40]!r}")
+        raise NotFound(Sentence("no table {table_id!r}", table_id=table_id[:40]))
     sub = Subscription(owner=None, tables=frozenset({table_id}), key_id=caller.key_id, holders=(key_holder(caller),))
-    return await table_stream(live(request), table_id, caller.owner, resume_revision(last_event_id, after), sub)
+    return await table_stream(request, table_id, caller.owner, resume_revision(last_event_id, after), sub)
 
 
 @router.get(
@@ -387,7 +397,7 @@ async def stream_shared_events(
     sub = Subscription(
         owner=None, tables=frozenset({table.id}), holders=((SHARE_TOKEN, table.share_token), *anonymous_holders(request)), share_token=table.share_token
     )
-    return await table_stream(live(request), table.id, None, resume_revision(last_event_id, after), sub)
+    return await table_stream(request, table.id, None, resume_revision(last_event_id, after), sub)
 
 
 @router.get(
@@ -412,11 +422,11 @@ async def stream_owner_events(
     if tables is not None:
         ids = [t.strip() for t in tables.split(",") if t.strip()]
         if not ids or len(ids) > STREAM_TABLES_MAX or not all(TABLE_ID_RE.fullmatch(t) for t in ids):
-            raise Unprocessable(f"tables: between 1 and {STREAM_TABLES_MAX} table ids, comma-separated")
+            raise Unprocessable(Sentence("tables: between 1 and {stream_tables_max} table ids, comma-separated", stream_tables_max=STREAM_TABLES_MAX))
         wanted = frozenset(ids)
     sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id, holders=(key_holder(caller),))
     try:
-        _subscribe(updates, sub)
+        _subscribe(updates, sub, request.scope)
     except Refused as refused:
         return refused.response
     try:
@@ -424,7 +434,7 @@ async def stream_owner_events(
             found = await run_in_threadpool(load_current, updates.db, sorted(wanted))
             missing = [t for t in sorted(wanted) if t not in found or found[t].owner != owner]
             if missing:
-                raise NotFound(f"no table {missing[0]!r}")
+                raise NotFound(Sentence("no table {missing!r}", missing=missing[0]))
             first = [TableEvent.of("sheet", c) for c in found.values()]
             seeds = [(c.table_id, c.revision, c.deal_count) for c in found.values()]
         elif last_event_id is not None:
@@ -498,7 +508,7 @@ async def stream_shared_tournament_events(
         tournament=found.tournament_id,
     )
     try:
-        _subscribe(updates, sub)  # before the read: no change between the two is missed
+        _subscribe(updates, sub, request.scope)  # before the read: no change between the two is missed
     except Refused as refused:
         return refused.response
     try:
@@ -544,4 +554,4 @@ async def stream_scorer_events(
         holders=((SCORER_LINK, str(scorer.link_id)), *anonymous_holders(request)),
         link_id=scorer.link_id,
     )
-    return await table_stream(live(request), scorer.table_id, scorer.owner, resume_revision(last_event_id, after), sub)
+    return await table_stream(request, scorer.table_id, scorer.owner, resume_revision(last_event_id, after), sub)

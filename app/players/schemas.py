@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints, model_validator
 
+from app.rules import Sentence
 from app.kit import amounts
 from app.players.stats import PlayerStats
 from app.players.service import Player
@@ -32,7 +33,7 @@ class SeatIn(Request):
     @model_validator(mode="after")
     def _one_link(self) -> "SeatIn":
         if (self.player is None) == (self.external_id is None):
-            raise ValueError("a seat object names exactly one of player or external_id")
+            raise ValueError(Sentence("a seat object names exactly one of player or external_id"))
         return self
 
 

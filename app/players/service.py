@@ -30,7 +30,7 @@ from app.players.stats import PlayerStats, Tally
 # What the deals' use cases do to the registered players' rows, in their own transaction: the
 # post's read of the seats (a column of its one statement), a posted deal, a refolded log.
 from app.players.stats import on_deal_posted, on_log_refolded, registered_seats
-from app.rules import FieldError
+from app.rules import FieldError, Sentence
 
 PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 # The most players one owner may register: a registry, not a store one key can fill for ever.
@@ -75,10 +75,10 @@ def _player(row: Any) -> Player:
 def _load(session: Session, owner: str, player_id: str) -> Player:
     """One owner's player; another owner's is not found."""
     if not PLAYER_ID_RE.fullmatch(player_id):
-        raise NotFound(f"no player {player_id[:40]!r}")
+        raise NotFound(Sentence("no player {player_id!r}", player_id=player_id[:40]))
     row = repository.find_player(session, owner, player_id)
     if row is None:
-        raise NotFound(f"no player {player_id!r}")
+        raise NotFound(Sentence("no player {player_id!r}", player_id=player_id))
     return _player(row)
 
 
@@ -95,8 +95,8 @@ def _external_taken(session: Session, owner: str, external_id: str, field: str, 
     other = repository.player_of_external_id(session, owner, external_id)
     if other is not None and other != but:
         raise Conflict(
-            f"the external id {external_id!r} is already another player's ({other})",
-            [FieldError(field, f"already the external id of player {other}")],
+            Sentence("the external id {external_id!r} is already another player's ({other})", external_id=external_id, other=other),
+            [FieldError(field, Sentence("already the external id of player {other}", other=other))],
             reason="external_id_taken",
         )
 
@@ -106,7 +106,7 @@ def _check_player_limit(registered: int, field: str | None = None) -> None:
     table's seat (``field`` names that seat)."""
     if registered >= PLAYERS_PER_OWNER:
         raise Conflict(
-            f"this key's owner has {registered} players, the most one owner may register",
+            Sentence("this key's owner has {registered} players, the most one owner may register", registered=registered),
             [FieldError(field, "registering this player would pass the owner's limit")] if field else None,
             reason="player_limit",
         )
@@ -187,7 +187,7 @@ def check_links(links: dict[int, SeatLink]) -> list[FieldError]:
     for seat, link in sorted(links.items()):
         key = ("player", link.player) if link.player is not None else ("external_id", link.external_id or "")
         if key in seen:
-            errors.append(FieldError(f"players.{seat}.{key[0]}", f"the same player already sits at seat {seen[key]}"))
+            errors.append(FieldError(f"players.{seat}.{key[0]}", Sentence("the same player already sits at seat {seen}", seen=seen[key])))
         else:
             seen[key] = seat
     return errors
@@ -205,7 +205,7 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
             found = repository.owned_player_id(session, owner, link.player) if PLAYER_ID_RE.fullmatch(link.player) else None
             if found is None:
                 raise Unprocessable(
-                    f"no player {link.player[:40]!r}", [FieldError(f"players.{seat}.player", "no such player of this key's owner")]
+                    Sentence("no player {player!r}", player=link.player[:40]), [FieldError(f"players.{seat}.player", "no such player of this key's owner")]
                 )
             ids[seat] = found
         else:
@@ -224,7 +224,7 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
         if pid in dup:
             raise Unprocessable(
                 "one player at two seats",
-                [FieldError(f"players.{seat}", f"player {pid} already sits at seat {dup[pid]}")],
+                [FieldError(f"players.{seat}", Sentence("player {pid} already sits at seat {dup}", pid=pid, dup=dup[pid]))],
             )
         dup[pid] = seat
     empty = Tally().to_json()

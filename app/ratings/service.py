@@ -32,7 +32,7 @@ from app.kit.errors import NotFound, Unprocessable
 from app.kit.outbox import enqueue_with_data
 from app.ratings import repository as repo
 from app.ratings.model import ALL_CONVENTIONS, INITIAL, Outcome, Rating, chances_first, pools_of, predicted_places, rate
-from app.rules import FieldError
+from app.rules import FieldError, Sentence
 
 __all__ = [
     "Outcome",
@@ -193,7 +193,7 @@ def _pool(convention: str | None) -> str:
 
 def _check_player(conn: Any, owner: str, player_id: str) -> None:
     if len(player_id) != 32 or player_id not in repo.owned_players(conn, owner, [player_id]):
-        raise NotFound(f"no player {player_id[:40]!r}")
+        raise NotFound(Sentence("no player {player_id!r}", player_id=player_id[:40]))
 
 
 def player_rating(
@@ -292,7 +292,7 @@ def predict(db: Database, owner: str, player_ids: Sequence[str], *, convention: 
     seen: dict[str, int] = {}
     for i, p in enumerate(player_ids):
         if p in seen:
-            errors.append(FieldError(f"players.{i}", f"the same player already sits at seat {seen[p]}"))
+            errors.append(FieldError(f"players.{i}", Sentence("the same player already sits at seat {seen}", seen=seen[p])))
         seen.setdefault(p, i)
     if errors:
         raise Unprocessable("one player at two seats", errors)

@@ -15,7 +15,7 @@ from app.kit.preconditions import IfNoneMatch
 from app.tables.service import current_etag
 from app.kit.errors import Unprocessable
 from app.tables.model import Limits
-from app.rules import FieldError
+from app.rules import FieldError, Sentence
 from app.kit.settings import Settings
 
 from app.kit import etags
@@ -40,7 +40,7 @@ async def checked_json(request: Request) -> None:
     found = await json_problem_off_loop(body, request.app.state.settings.max_json_depth, loop_parse_bytes(request))
     if found is not None:
         field, reason = found
-        raise Unprocessable(f"the request is not valid: {field}", [FieldError(field, reason)])
+        raise Unprocessable(Sentence("the request is not valid: {fields}", fields=field), [FieldError(field, reason)])
 
 
 @router.get(

@@ -27,10 +27,13 @@ from app.rules import (
     InvalidTable,
     ReplayError,
     Rules,
+    Sentence,
     TableState,
     amount_to_json,
+    joined,
     make_rules,
     replay,
+    sentence,
     sheet,
 )
 from app.rules.fields import to_json
@@ -162,13 +165,13 @@ def _moment(value: str | None, field: str) -> datetime | None:
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise _refused("a timestamp of the record is not valid", field, f"{field} must be an ISO 8601 time such as 2026-12-01T08:00:00Z") from None
+        raise _refused(Sentence("a timestamp of the record is not valid"), field, Sentence("{field} must be an ISO 8601 time such as 2026-12-01T08:00:00Z", field=field)) from None
     if moment.tzinfo is None:
-        raise _refused("a timestamp of the record is not valid", field, f"{field} must say its time zone (Z for UTC)")
+        raise _refused(Sentence("a timestamp of the record is not valid"), field, Sentence("{field} must say its time zone (Z for UTC)", field=field))
     try:
         moment.astimezone(timezone.utc)  # a time the database can store and give back
     except OverflowError:
-        raise _refused("a timestamp of the record is not valid", field, f"{field} must be a UTC time from year 1 to 9999") from None
+        raise _refused(Sentence("a timestamp of the record is not valid"), field, Sentence("{field} must be a UTC time from year 1 to 9999", field=field)) from None
     return moment
 
 
@@ -179,13 +182,13 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
     meta = record["table"]
     names = [player_name(p["name"]) for p in sorted(record["players"], key=lambda p: p["seat"])]
     if [p["seat"] for p in sorted(record["players"], key=lambda p: p["seat"])] != list(range(len(names))):
-        raise _refused("the record's seats are not 0..n-1", "players", "players must hold seats 0 to n-1, each once")
+        raise _refused(Sentence("the record's seats are not 0..n-1"), "players", Sentence("players must hold seats 0 to n-1, each once"))
     errors = check_names(names)
     if errors:
-        raise Unprocessable("the record's players do not fit", errors)
+        raise Unprocessable(Sentence("the record's players do not fit"), errors)
     games = meta["options"].get("games")
     if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
-        raise _refused("the record's table does not fit", "table.options.games", f"must be at most {GAMES_MAX}")
+        raise _refused(Sentence("the record's table does not fit"), "table.options.games", Sentence("must be at most {games_max}", games_max=GAMES_MAX))
     try:
         rules = make_rules(
             meta["convention"],
@@ -196,55 +199,56 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
         )
     except InvalidTable as exc:
         raise Unprocessable(
-            "the record's table does not fit", [FieldError(f"table.{e.field}", e.reason) for e in exc.errors]
+            Sentence("the record's table does not fit"), [FieldError(f"table.{e.field}", e.reason) for e in exc.errors]
         ) from exc
     if not 0 <= meta["first_dealer"] < len(names):
-        raise _refused("the record's table does not fit", "table.first_dealer", f"must be a seat 0-{len(names) - 1}")
+        raise _refused(Sentence("the record's table does not fit"), "table.first_dealer", Sentence("must be a seat 0-{last}", last=len(names) - 1))
     values = rule_values(rules)
     for name in FIELD_NAMES:
         if meta["rules"].get(name, values[name]) != values[name] or name not in meta["rules"]:
             raise _refused(
-                f"the record's rule {name} is not what its convention, options and rules version make",
+                Sentence("the record's rule {name} is not what its convention, options and rules version make", name=name),
                 f"table.rules.{name}",
-                f"{name} is {values[name]!r} under these options, not {meta['rules'].get(name)!r}",
+                Sentence("{name} is {value!r} under these options, not {recorded!r}", name=name, value=values[name], recorded=meta["rules"].get(name)),
             )
     unknown = sorted(set(meta["rules"]) - set(FIELD_NAMES))
     if unknown:
-        raise _refused("the record names a rule this service does not know", f"table.rules.{unknown[0]}", "not a rule field (docs/rules.md)")
+        raise _refused(Sentence("the record names a rule this service does not know"), f"table.rules.{unknown[0]}", Sentence("not a rule field (docs/rules.md)"))
     deals_in = record["deals"]
     if len(deals_in) > limits.deals_per_table:
         raise _refused(
-            f"the record holds {len(deals_in)} deals, more than a table may hold",
+            Sentence("the record holds {count} deals, more than a table may hold", count=len(deals_in)),
             "deals",
-            f"at most {limits.deals_per_table} deals (PREFSCORE_MAX_DEALS_PER_TABLE)",
+            Sentence("at most {deals_per_table} deals (PREFSCORE_MAX_DEALS_PER_TABLE)", deals_per_table=limits.deals_per_table),
         )
     parsed: list[Deal] = []
     for i, d in enumerate(deals_in):
         if d["number"] != i + 1:
-            raise _refused("the record's deals are not numbered 1..n in order", f"deals.{i}.number", f"deal {i + 1} must have number {i + 1}", deal=i + 1)
+            raise _refused(Sentence("the record's deals are not numbered 1..n in order"), f"deals.{i}.number", Sentence("deal {i} must have number {i}", i=i + 1), deal=i + 1)
         try:
             parsed.append(Deal.from_dict(d["deal"]))
         except (InvalidDeal, KeyError, TypeError, ValueError) as exc:
             errors = getattr(exc, "errors", None) or []
-            where = "; ".join(f"{e.field}: {e.reason}" for e in errors[:MAX_LISTED_ERRORS]) or "not a deal body"
+            parts = [Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason)) for e in errors[:MAX_LISTED_ERRORS]]
             if len(errors) > MAX_LISTED_ERRORS:
-                where += f"; and {len(errors) - MAX_LISTED_ERRORS} more"
-            raise _refused(f"deal {i + 1} of the record is not a valid deal: {where}", f"deals.{i}.deal", where, deal=i + 1) from exc
+                parts.append(Sentence("and {n} more", n=len(errors) - MAX_LISTED_ERRORS))
+            where = joined("; ", parts) if parts else Sentence("not a deal body")
+            raise _refused(Sentence("deal {i} of the record is not a valid deal: {where}", i=i + 1, where=where), f"deals.{i}.deal", where, deal=i + 1) from exc
     try:
         folded = replay(rules, meta["first_dealer"], parsed)
     except ReplayError as exc:
         raise _refused(
-            f"deal {exc.number} of the record does not fit the table when re-scored: {exc}",
+            Sentence("deal {number} of the record does not fit the table when re-scored: {reasons}", number=exc.number, reasons=exc.sentence),
             f"deals.{exc.number - 1}.deal",
-            str(exc),
+            exc.sentence,
             deal=exc.number,
         ) from exc
     for i, (d, entries) in enumerate(zip(deals_in, folded.entries)):
         if record_entries(entries) != d["entries"]:
             raise _refused(
-                f"deal {i + 1} of the record wrote other entries than its re-scoring; nothing was imported",
+                Sentence("deal {i} of the record wrote other entries than its re-scoring; nothing was imported", i=i + 1),
                 f"deals.{i}.entries",
-                "these entries are not what the deal scores under the record's rules",
+                Sentence("these entries are not what the deal scores under the record's rules"),
                 deal=i + 1,
             )
     now = utcnow()
@@ -268,7 +272,7 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
     )
     table = info(row, rules, folded.state)
     if record["sheet"] != exact_sheet(table):
-        raise _refused("the record's sheet is not the sheet its deals make", "sheet", "the final sheet differs from the re-scored one")
+        raise _refused(Sentence("the record's sheet is not the sheet its deals make"), "sheet", Sentence("the final sheet differs from the re-scored one"))
     rows = [
         {
             "table_id": row.id,

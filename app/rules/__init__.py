@@ -53,11 +53,16 @@ from app.rules.errors import (
     RulesError,
     TableFinished,
 )
+from app.rules.sentences import Sentence, joined, said, sentence
 from app.rules.scoring import DealResult, Replay, apply_deal, deal_game, replay
 from app.rules.settlement import Settlement, Transfer, settle
 from app.rules.state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
 
 __all__ = [
+    "Sentence",
+    "joined",
+    "said",
+    "sentence",
     "ALIASES",
     "CONTRACT_VALUE",
     "CONVENTION_NAMES",

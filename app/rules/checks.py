@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from app.rules.sentences import Sentence
 from app.rules.deal import Deal
 from app.rules.errors import FieldError
 from app.rules.fields import PoolOverflow
@@ -11,7 +12,7 @@ from app.rules.sheet import WorkingSheet
 
 def check_seat(sheet: WorkingSheet, seat: int | None, field: str, errors: list[FieldError]) -> None:
     if seat is not None and seat >= sheet.n:
-        errors.append(FieldError(field, f"no seat {seat} at a table of {sheet.n}"))
+        errors.append(FieldError(field, Sentence("no seat {seat} at a table of {n}", seat=seat, n=sheet.n)))
 
 
 def check_declarer(sheet: WorkingSheet, deal: Deal, errors: list[FieldError]) -> None:
@@ -19,16 +20,16 @@ def check_declarer(sheet: WorkingSheet, deal: Deal, errors: list[FieldError]) ->
     if declarer is None:
         return
     if declarer >= sheet.n:
-        errors.append(FieldError("declarer", f"no seat {declarer} at a table of {sheet.n}"))
+        errors.append(FieldError("declarer", Sentence("no seat {declarer} at a table of {n}", declarer=declarer, n=sheet.n)))
     elif declarer not in sheet.active:
-        errors.append(FieldError("declarer", f"seat {declarer} deals and sits this deal out"))
+        errors.append(FieldError("declarer", Sentence("seat {declarer} deals and sits this deal out", declarer=declarer)))
 
 
 def check_level(sheet: WorkingSheet, deal: Deal, errors: list[FieldError]) -> None:
     """A contract at least the lowest one the all-pass streak allows."""
     lowest = sheet.state.min_contract(sheet.rules)
     if deal.level is not None and lowest is not None and deal.level < lowest:
-        errors.append(FieldError("contract", f"the lowest contract now is {lowest} (all-pass level {sheet.state.level()})"))
+        errors.append(FieldError("contract", Sentence("the lowest contract now is {lowest} (all-pass level {level})", lowest=lowest, level=sheet.state.level())))
 
 
 def check_tricks(sheet: WorkingSheet, deal: Deal, errors: list[FieldError], dealer_may_hold: int = 0) -> dict[int, int] | None:
@@ -37,21 +38,21 @@ def check_tricks(sheet: WorkingSheet, deal: Deal, errors: list[FieldError], deal
     bad = False
     for seat, count in tricks.items():
         if seat >= sheet.n:
-            errors.append(FieldError(f"tricks.{seat}", f"no seat {seat} at a table of {sheet.n}"))
+            errors.append(FieldError(f"tricks.{seat}", Sentence("no seat {seat} at a table of {n}", seat=seat, n=sheet.n)))
             bad = True
         elif seat not in sheet.active and count > dealer_may_hold:
             if dealer_may_hold:
-                reason = f"the dealer may hold at most {dealer_may_hold} talon tricks"
+                reason = Sentence("the dealer may hold at most {n} talon tricks", n=dealer_may_hold)
             else:
-                reason = "the dealer sits this deal out and holds no trick"
+                reason = Sentence("the dealer sits this deal out and holds no trick")
             errors.append(FieldError(f"tricks.{seat}", reason))
             bad = True
     missing = [s for s in sheet.active if s not in tricks]
     if missing:
-        errors.append(FieldError("tricks", "missing seat " + ", ".join(str(s) for s in missing)))
+        errors.append(FieldError("tricks", Sentence("missing seat {seats}", seats=", ".join(str(s) for s in missing))))
         bad = True
     if not bad and sum(tricks.values()) != 10:
-        errors.append(FieldError("tricks", f"tricks add up to {sum(tricks.values())}, not 10"))
+        errors.append(FieldError("tricks", Sentence("tricks add up to {total}, not 10", total=sum(tricks.values()))))
         bad = True
     return None if bad else tricks
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from app.rules.sentences import Sentence
 from app.rules.checks import check_choices, check_declarer, check_level, check_talon, check_tricks
 from app.rules.deal import TALON_BONUSES, ContractDeal, MisereDeal, RemiseDeal
 from app.rules.errors import FieldError, InvalidDeal
@@ -43,7 +44,7 @@ def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
     first, second = DEFENDERS[sheet.n, sheet.dealer, declarer]
     defence = dict(deal.defenders)
     if len(defence) != 2 or first not in defence or second not in defence:
-        raise InvalidDeal([FieldError("defenders", f"must name exactly the defending seats {first} and {second}")])
+        raise InvalidDeal([FieldError("defenders", Sentence("must name exactly the defending seats {first} and {second}", first=first, second=second))])
     d1, d2 = defence[first], defence[second]
     if rules.stalingrad and level == 6 and deal.strain == "S" and (d1, d2) != ("whist", "whist"):
         raise InvalidDeal([FieldError("defenders", "6 spades is Stalingrad: both defenders must whist")])
@@ -218,7 +219,7 @@ def score_misere(sheet: WorkingSheet, deal: MisereDeal) -> None:
     declarer = deal.declarer
     given = dict(deal.tricks or ())
     if declarer not in given:
-        raise InvalidDeal([FieldError("tricks", f"required: at least the declarer's (seat {declarer}) tricks")])
+        raise InvalidDeal([FieldError("tricks", Sentence("required: at least the declarer's (seat {declarer}) tricks", declarer=declarer))])
     if len(given) > 1:
         # All seats given: they must add up like any played deal.
         if check_tricks(sheet, deal, errors) is None:

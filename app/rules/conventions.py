@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
+from app.rules.sentences import Sentence, said
 from app.rules.errors import FieldError, InvalidTable
 from app.rules.fields import (
     COST_LADDERS,
@@ -62,17 +63,17 @@ class FieldSpec:
         kind = self.type
         if kind == "bool":
             if not isinstance(value, bool):
-                raise ValueError("must be true or false")
+                raise ValueError(Sentence("must be true or false"))
             return value
         if kind == "int":
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError("must be an integer")
+                raise ValueError(Sentence("must be an integer"))
             if self.choices is not None and value not in self.choices:
-                raise ValueError(f"must be one of {list(self.choices)}")
+                raise ValueError(Sentence("must be one of {choices}", choices=list(self.choices)))
             if self.minimum is not None and value < self.minimum:
-                raise ValueError(f"must be at least {self.minimum}")
+                raise ValueError(Sentence("must be at least {minimum}", minimum=self.minimum))
             if self.maximum is not None and value > self.maximum:
-                raise ValueError(f"must be at most {self.maximum}")
+                raise ValueError(Sentence("must be at most {maximum}", maximum=self.maximum))
             return value
         if kind == "enum":
             assert self.enum is not None
@@ -80,11 +81,11 @@ class FieldSpec:
                 for member in self.enum:
                     if member.value == value:
                         return member
-            raise ValueError("must be one of " + ", ".join(m.value for m in self.enum))
+            raise ValueError(Sentence("must be one of {choices}", choices=", ".join(m.value for m in self.enum)))
         if kind == "int_list":
             ints = _int_tuple(value)
             if ints is None or ints not in self.choices:
-                raise ValueError("must be one of " + " or ".join(str(list(c)) for c in self.choices))
+                raise ValueError(Sentence("must be one of {choices}", choices=" or ".join(str(list(c)) for c in self.choices)))
             return ints
         if kind == "cost_ladder":
             ints = _int_tuple(value)
@@ -95,8 +96,11 @@ class FieldSpec:
                 if all(not isinstance(v, bool) and isinstance(v, int) and 1 <= v <= ARITHMETIC_MAX for v in (start, step)):
                     return CostLadder((start,), step)
             raise ValueError(
-                "must be one of " + " or ".join(str(list(c)) for c in COST_LADDERS)
-                + f", or {{\"start\": a, \"step\": d}} (1 ≤ a, d ≤ {ARITHMETIC_MAX}: a, a+d, a+2d, ...)"
+                Sentence(
+                    'must be one of {ladders}, or {{"start": a, "step": d}} (1 ≤ a, d ≤ {arithmetic_max}: a, a+d, a+2d, ...)',
+                    ladders=" or ".join(str(list(c)) for c in COST_LADDERS),
+                    arithmetic_max=ARITHMETIC_MAX,
+                )
             )
         raise AssertionError(kind)  # pragma: no cover
 
@@ -380,26 +384,26 @@ def _contradictions(v: dict[str, Any]) -> list[tuple[tuple[str, ...], str]]:
     out: list[tuple[tuple[str, ...], str]] = []
     no_cost = v["allpass_scoring"] is AllpassScoring.ROSTOV
     if v["games"] != 1 and not v["match_bonuses"]:
-        out.append((("games", "match_bonuses"), "a match of several games needs match_bonuses"))
+        out.append((("games", "match_bonuses"), Sentence("a match of several games needs match_bonuses")))
     if v["end_of_game"] is GameEnd.DEALS:
         if v["game_deals"] < 1:
-            out.append((("game_deals", "end_of_game"), "end_of_game deals needs game_deals of at least 1"))
+            out.append((("game_deals", "end_of_game"), Sentence("end_of_game deals needs game_deals of at least 1")))
         if v["match_bonuses"]:
-            out.append((("end_of_game", "match_bonuses"), "a match's games end by their pools, not by a number of deals"))
+            out.append((("end_of_game", "match_bonuses"), Sentence("a match's games end by their pools, not by a number of deals")))
     elif v["game_deals"]:
-        out.append((("game_deals", "end_of_game"), "game_deals counts only under end_of_game deals"))
+        out.append((("game_deals", "end_of_game"), Sentence("game_deals counts only under end_of_game deals")))
     if no_cost:
         for name, values in (("clean_player", (CleanPlayer.POOL, CleanPlayer.MOUNTAIN, CleanPlayer.CHOICE)),
                              ("clean_dealer", (CleanDealer.MOUNTAIN_COST, CleanDealer.POOL_COST))):
             if v[name] in values:
-                out.append(((name, "allpass_scoring"), f"{v[name].value} needs a trick cost; the rostov all-pass has none"))
+                out.append(((name, "allpass_scoring"), Sentence("{value} needs a trick cost; the rostov all-pass has none", value=v[name].value)))
         if v["compulsory_allpass"]:
-            out.append((("compulsory_allpass", "allpass_scoring"), "a compulsory all-pass needs a trick cost; the rostov all-pass has none"))
+            out.append((("compulsory_allpass", "allpass_scoring"), Sentence("a compulsory all-pass needs a trick cost; the rostov all-pass has none")))
     if v["scale"] == 2:
         ladder: CostLadder = v["allpass_costs"]
         if any(c % 2 for c in ladder.costs) or ladder.step % 2:
             out.append((("allpass_costs", "scale"),
-                        "with scale 2 every cost is written doubled: choose [2,4,6], [2,4,8], [2,4,4] or even start and step"))
+                        Sentence("with scale 2 every cost is written doubled: choose [2,4,6], [2,4,8], [2,4,4] or even start and step")))
     return out
 
 
@@ -453,21 +457,21 @@ def make_rules(
     and keeps its stored state, exactly as when it was made."""
     preset = PRESETS.get(convention) if isinstance(convention, str) else None
     if preset is None:
-        raise InvalidTable([FieldError("convention", f"must be one of {', '.join(CONVENTION_NAMES)}")])
+        raise InvalidTable([FieldError("convention", Sentence("must be one of {choices}", choices=', '.join(CONVENTION_NAMES)))])
     if isinstance(rules_version, bool) or not isinstance(rules_version, int) or not 1 <= rules_version <= RULES_VERSION:
-        raise InvalidTable([FieldError("rules_version", f"must be an integer from 1 to {RULES_VERSION}")])
+        raise InvalidTable([FieldError("rules_version", Sentence("must be an integer from 1 to {rules_version}", rules_version=RULES_VERSION))])
     errors: list[FieldError] = []
     if players not in preset.seat_counts:
         counts = " or ".join(str(n) for n in preset.seat_counts)
-        errors.append(FieldError("players", f"{preset.name} is played by {counts} players"))
+        errors.append(FieldError("players", Sentence("{name} is played by {counts} players", name=preset.name, counts=counts)))
     if pool_target is None:
         pool_target = preset.default_pool_target
     elif isinstance(pool_target, bool) or not isinstance(pool_target, int) or pool_target < 1:
-        errors.append(FieldError("pool_target", "must be a positive integer"))
+        errors.append(FieldError("pool_target", Sentence("must be a positive integer")))
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise InvalidTable(errors + [FieldError("options", "must be an object of field names and values")])
+        raise InvalidTable(errors + [FieldError("options", Sentence("must be an object of field names and values"))])
     values = base_values(preset, rules_version)
     given: set[str] = set()
     for name, value in options.items():
@@ -477,19 +481,19 @@ def make_rules(
                 values[name] = spec.parse(value)
                 given.add(name)
             except ValueError as exc:
-                errors.append(FieldError(f"options.{name}", str(exc)))
+                errors.append(FieldError(f"options.{name}", said(exc)))
         elif name not in ALIASES:
-            errors.append(FieldError(f"options.{name}", "not a field of the rule table (GET /v1/conventions lists them)"))
+            errors.append(FieldError(f"options.{name}", Sentence("not a field of the rule table (GET /v1/conventions lists them)")))
     for name, alias in ALIASES.items():
         if name not in options:
             continue
         value = options[name]
         if not isinstance(value, bool):
-            errors.append(FieldError(f"options.{name}", "must be true or false"))
+            errors.append(FieldError(f"options.{name}", Sentence("must be true or false")))
             continue
         meant = alias.to_field(preset, value)
         if alias.target in given and values[alias.target] is not meant:
-            errors.append(FieldError(f"options.{name}", f"contradicts options.{alias.target}"))
+            errors.append(FieldError(f"options.{name}", Sentence("contradicts options.{target}", target=alias.target)))
         else:
             values[alias.target] = meant
             given.add(alias.target)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
+from app.rules.sentences import Sentence
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.vocabulary import (
     CONTRACT_HELP,
@@ -55,11 +56,11 @@ _FIELDS = {
 _COMMON = {"dealer", "choices", "talon", "over_misere", "note"}
 
 # The reasons of the shape rules both ways in share (``from_dict`` and ``misplaced``).
-DEFENDERS_REASON = f"must map each of the two defending seats to {one_of(DEFENCE)}"
-TRICKS_REASON = "must map seats to the tricks they took"
-WRITEOFF_TWICE = "lists a seat twice"
-TALON_MISPLACED = "only on contract and misère deals"
-OVER_MISERE_MISPLACED = "only on a contract deal of 9 or 10"
+DEFENDERS_REASON = Sentence("must map each of the two defending seats to {answers}", answers=one_of(DEFENCE))
+TRICKS_REASON = Sentence("must map seats to the tricks they took")
+WRITEOFF_TWICE = Sentence("lists a seat twice")
+TALON_MISPLACED = Sentence("only on contract and misère deals")
+OVER_MISERE_MISPLACED = Sentence("only on a contract deal of 9 or 10")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,11 +108,11 @@ class Deal:
             raise InvalidDeal([FieldError("body", "must be a JSON object")])
         kind = body.get("type")
         if kind not in DEAL_TYPES:
-            raise InvalidDeal([FieldError("type", f"must be one of {', '.join(DEAL_TYPES)}")])
+            raise InvalidDeal([FieldError("type", Sentence("must be one of {choices}", choices=', '.join(DEAL_TYPES)))])
         allowed = _FIELDS[kind] | _COMMON
         for name in body:
             if name not in allowed:
-                errors.append(FieldError(str(name), f"not a field of a {kind} deal"))
+                errors.append(FieldError(str(name), Sentence("not a field of a {kind} deal", kind=kind)))
         values: dict[str, Any] = {}
 
         if "declarer" in _FIELDS[kind]:
@@ -120,7 +121,7 @@ class Deal:
             raw = body.get("contract")
             match = _CONTRACT_RE.match(raw) if isinstance(raw, str) else None
             if match is None:
-                errors.append(FieldError("contract", f"must be {CONTRACT_HELP}"))
+                errors.append(FieldError("contract", Sentence("must be {words}", words=CONTRACT_HELP)))
             else:
                 values["level"], values["strain"] = int(match.group(1)), match.group(2)
         if kind == "contract":
@@ -132,7 +133,7 @@ class Deal:
                 for key, value in defenders.items():
                     seat = _seat_key(key, f"defenders.{key}", errors)
                     if value not in DEFENCE:
-                        errors.append(FieldError(f"defenders.{key}", f"must be {one_of(DEFENCE)}"))
+                        errors.append(FieldError(f"defenders.{key}", Sentence("must be {words}", words=one_of(DEFENCE))))
                     elif seat is not None:
                         pairs.append((seat, value))
                 values["defenders"] = tuple(sorted(pairs))
@@ -171,7 +172,7 @@ class Deal:
         if "note" in body and body["note"] is not None:
             note = body["note"]
             if not isinstance(note, str) or len(note) > DEAL_NOTE_MAX:
-                errors.append(FieldError("note", f"must be text of at most {DEAL_NOTE_MAX} characters"))
+                errors.append(FieldError("note", Sentence("must be text of at most {deal_note_max} characters", deal_note_max=DEAL_NOTE_MAX)))
             else:
                 values["note"] = note
         if errors:
@@ -339,7 +340,7 @@ def _parse_talon(talon: Any, values: dict[str, Any], errors: list[FieldError]) -
             errors.append(FieldError(f"talon.{name}", "not a talon field (bonus, discarded, returned)"))
     if "bonus" in talon and talon["bonus"] is not None:
         if talon["bonus"] not in TALON_BONUSES:
-            errors.append(FieldError("talon.bonus", f"must be {one_of(tuple(TALON_BONUSES))}"))
+            errors.append(FieldError("talon.bonus", Sentence("must be {words}", words=one_of(tuple(TALON_BONUSES)))))
         else:
             values["talon_bonus"] = talon["bonus"]
     for flag in ("discarded", "returned"):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.rules.sentences import Sentence, joined, sentence
+
 
 @dataclass(frozen=True)
 class FieldError:
@@ -18,7 +20,9 @@ class RulesError(Exception):
 
     def __init__(self, errors: list[FieldError]):
         self.errors = list(errors)
-        super().__init__("; ".join(f"{e.field}: {e.reason}" for e in self.errors))
+        # The reasons as one sentence ("tricks: …; dealer: …"), each translatable.
+        self.sentence = joined("; ", (Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason)) for e in self.errors))
+        super().__init__(str(self.sentence))
 
 
 class InvalidTable(RulesError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from app.rules.sentences import Sentence
 from app.rules.allpass import score_allpass
 from app.rules.checks import check_choices
 from app.rules.contracts import score_contract, score_misere, score_remise
@@ -39,11 +40,11 @@ class Replay:
 def apply_deal(rules: Rules, state: TableState, deal: Deal) -> DealResult:
     """Score ``deal`` on ``state``. Raises InvalidDeal (or a subclass); ``state`` is never changed."""
     if state.finished:
-        what = "match" if rules.match_bonuses else "game"
-        raise TableFinished([FieldError("type", f"the {what} is over: no more deals")])
+        over = Sentence("the match is over: no more deals") if rules.match_bonuses else Sentence("the game is over: no more deals")
+        raise TableFinished([FieldError("type", over)])
     dealer = state.next_dealer
     if deal.dealer is not None and deal.dealer != dealer:
-        raise DealerMismatch([FieldError("dealer", f"seat {dealer} deals now, not seat {deal.dealer}")])
+        raise DealerMismatch([FieldError("dealer", Sentence("seat {dealer} deals now, not seat {named}", dealer=dealer, named=deal.dealer))])
     sheet = WorkingSheet(rules, state, dealer)
     kind = type(deal)  # each kind is scored by its own function
     if kind is AllpassDeal:

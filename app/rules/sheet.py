@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from app.rules.sentences import Sentence
 from app.rules.deal import Deal
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.fields import MadeGameWriteoff, PoolOverflow, Rules
@@ -103,7 +104,7 @@ class WorkingSheet:
         stray = set(deal.writeoff) - self.writeoff_used
         if stray:
             seats = ", ".join(str(s) for s in sorted(stray))
-            raise InvalidDeal([FieldError("choices.writeoff", f"seat {seats} has nothing to write off in this deal")])
+            raise InvalidDeal([FieldError("choices.writeoff", Sentence("seat {seats} has nothing to write off in this deal", seats=seats))])
 
 
 # --------------------------------------------------------------------------
@@ -147,7 +148,7 @@ def write_off_made_game(sheet: WorkingSheet, seat: int, amount: Amount) -> bool:
     if sheet.state.pools[seat] < rules.pool_target:
         raise InvalidDeal([FieldError(
             "choices.writeoff",
-            f"seat {seat}'s pool is not closed: a made game is written off the mountain only once the pool is closed",
+            Sentence("seat {seat}'s pool is not closed: a made game is written off the mountain only once the pool is closed", seat=seat),
         )])
     sheet.writeoff_used.add(seat)
     sheet.mountain(seat, -amount * rules.pool_rate)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from app.rules.sentences import Sentence
+
 
 class DealType(StrEnum):
     """What was played: a contract game, a misère, a remise ("without three") or all-pass; or
@@ -81,7 +83,7 @@ TALON_BONUSES: dict[str, int] = {
 # A contract as written: a level 6-10 then a strain, "7H", "10NT".
 CONTRACT_PATTERN = r"^(" + "|".join(str(n) for n in CONTRACT_LEVELS) + r")(" + "|".join(STRAINS) + r")$"
 CONTRACT_RE = re.compile(CONTRACT_PATTERN)
-CONTRACT_HELP = 'a level 6-10 and a strain S, C, D, H or NT, e.g. "7H"'
+CONTRACT_HELP = Sentence('a level 6-10 and a strain S, C, D, H or NT, e.g. "7H"')
 
 SEATS_MAX = 4  # a table has 3 or 4 players, seats 0..n-1
 DEAL_NOTE_MAX = 500  # characters of a deal's note (a table's note: app/kit/limits.py TABLE_NOTE_MAX)
@@ -92,4 +94,4 @@ TALON_DEAL_TYPES: tuple[str, ...] = (DealType.CONTRACT.value, DealType.MISERE.va
 def one_of(words: tuple[str, ...] | list[str]) -> str:
     """ "a, b or c": the words a field accepts, for a refusal's reason."""
     words = [str(w) for w in words]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+    return words[0] if len(words) == 1 else Sentence("{words} or {last}", words=", ".join(words[:-1]), last=words[-1])

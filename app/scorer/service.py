@@ -16,6 +16,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
+from app.rules import Sentence
 from app.deals.service import DealPage, list_deals
 from app.keys.service import hash_key
 from app.kit.limits import KEY_PREFIX_LENGTH
@@ -68,7 +69,7 @@ def create_link(db: Database, owner: str, table_id: str, *, limit: int = LINKS_M
         active = repo.active_links(session, table.id)
         if active >= limit:
             raise Conflict(
-                f"table {table.id} has {active} scorer links, the most a table may have; revoke one first",
+                Sentence("table {id} has {active} scorer links, the most a table may have; revoke one first", id=table.id, active=active),
                 reason="scorer_link_limit",
                 limit=limit,
             )
@@ -89,7 +90,7 @@ def revoke_link(db: Database, owner: str, table_id: str, link_id: int) -> LinkIn
         table = load_table(session, owner, table_id, lock=True)
         row = repo.link(session, link_id)
         if row is None or row.table_id != table.id:
-            raise NotFound(f"table {table.id} has no scorer link {link_id}")
+            raise NotFound(Sentence("table {id} has no scorer link {link_id}", id=table.id, link_id=link_id))
         if row.revoked_at is None:
             repo.revoke(session, row, table.id, table.revision + 1)
             announce(session, table.id, table.owner, table.revision + 1, "sheet")

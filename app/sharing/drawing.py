@@ -32,6 +32,7 @@ from typing import Any
 from cachetools import LRUCache
 from pebble import ProcessExpired, ProcessPool
 
+from app.rules import Sentence
 from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.kit.i18n.game_words import MATCH_BONUSES
 from app.kit.settings import Settings
@@ -213,7 +214,7 @@ class Pictures:
             with self._lock:
                 self._waiting -= 1
         if not free:
-            raise Busy(f"every picture worker was busy for {self.wait:g} s; retry shortly")
+            raise Busy(Sentence("every picture worker was busy for {wait:g} s; retry shortly", wait=self.wait))
         try:
             future = self._get_pool().schedule(function, args=arguments(), timeout=self.timeout)
             try:
@@ -221,7 +222,7 @@ class Pictures:
             except FutureTimeout:
                 # pebble has killed the worker and started another in its place
                 log.warning("a picture took more than %g s to draw; its worker was replaced", self.timeout)
-                raise Busy(f"the picture took more than {self.timeout:g} s to draw") from None
+                raise Busy(Sentence("the picture took more than {timeout:g} s to draw", timeout=self.timeout)) from None
             except ProcessExpired as exc:
                 log.warning("a picture worker stopped: %s", exc)
                 raise Busy("the picture's worker stopped; retry shortly") from None
@@ -254,7 +255,7 @@ class Pictures:
         ``lang`` is its code) for a worker, ``inline()`` draws the SVG here (short tables)."""
         if deals > self.max_deals:
             raise Conflict(
-                f"the sheet of a table of more than {self.max_deals} deals is not drawn (this one has {deals})",
+                Sentence("the sheet of a table of more than {max_deals} deals is not drawn (this one has {deals})", max_deals=self.max_deals, deals=deals),
                 max_deals=self.max_deals,
             )
         svg_key, png_key = keys

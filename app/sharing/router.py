@@ -12,6 +12,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
+from starlette.types import Scope
+
 from app.kit.db import Database
 from app.kit.i18n import Lang
 from app.kit.preconditions import IfNoneMatch
@@ -73,14 +75,14 @@ PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 m
 
 
 def picture_response(
-    db: Database, pictures: Pictures, of: Sheet, if_none_match: str | None, lang: Lang, layout: str, fmt: str
+    db: Database, pictures: Pictures, of: Sheet, if_none_match: str | None, lang: Lang, layout: str, fmt: str, scope: Scope
 ) -> Response:
     """The picture as HTTP: 304 when the viewer has it, 503 with Retry-After when every drawing
     worker is busy (a table too long to draw is the service's Conflict: 409)."""
     try:
         drawn = sheet_picture(db, pictures, of, fmt=fmt, lang=lang, layout=layout, seen=if_none_match)
     except Busy as exc:
-        return problem(503, exc.detail, title=exc.title, headers={"Retry-After": str(exc.retry_after)})
+        return problem(503, exc.detail, scope=scope, title=exc.title, headers={"Retry-After": str(exc.retry_after)})
     headers = {"ETag": drawn.etag, "Cache-Control": etags.CACHE, **language_headers(lang)}
     if drawn.body is None:
         return Response(status_code=304, headers=headers)
@@ -94,10 +96,11 @@ def _keyed_picture(fmt: str) -> Callable[..., Response]:
         owner: Owner,
         pictures: PicturesDep,
         lang: PageLang,
+        request: Request,
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return picture_response(db, pictures, Sheet(owner=owner, table_id=table_id), if_none_match, lang, layout.value, fmt)
+        return picture_response(db, pictures, Sheet(owner=owner, table_id=table_id), if_none_match, lang, layout.value, fmt, request.scope)
 
     return picture
 
@@ -108,10 +111,11 @@ def _shared_picture(fmt: str) -> Callable[..., Response]:
         db: DB,
         pictures: PicturesDep,
         lang: PageLang,
+        request: Request,
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return picture_response(db, pictures, Sheet(token=token), if_none_match, lang, layout.value, fmt)
+        return picture_response(db, pictures, Sheet(token=token), if_none_match, lang, layout.value, fmt, request.scope)
 
     return picture
 
@@ -197,8 +201,11 @@ def get_scorer_sheet_svg(
     db: DB,
     pictures: PicturesDep,
     lang: PageLang,
+    request: Request,
     layout: LayoutQuery = Layout.phone,
     if_none_match: IfNoneMatch = None,
 ) -> Response:
     """The sheet drawn as the paper pulka, as ``/v1/tables/{id}/sheet.svg`` draws it (``?lang=``, ``?layout=``)."""
-    return picture_response(db, pictures, Sheet(owner=scorer.owner, table_id=scorer.table_id), if_none_match, lang, layout.value, "svg")
+    return picture_response(
+        db, pictures, Sheet(owner=scorer.owner, table_id=scorer.table_id), if_none_match, lang, layout.value, "svg", request.scope
+    )

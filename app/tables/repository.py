@@ -17,7 +17,7 @@ from app.kit.db import Database, DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
 from app.kit.etags import TABLE_ID_RE, checked_table_id
-from app.rules import FieldError
+from app.rules import FieldError, Sentence
 from app.tables.model import SHARE_TOKEN_RE
 
 _TABLES = TableRow.__table__
@@ -34,7 +34,7 @@ def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> Tabl
     holds the database write lock from BEGIN IMMEDIATE). Another owner's table is not found."""
     row = session.scalars(_table_query(owner, table_id, lock, TableRow)).one_or_none()
     if row is None:
-        raise NotFound(f"no table {table_id!r}")
+        raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
     return row
 
 
@@ -48,7 +48,7 @@ def load_table(session: Session | Connection, owner: str, table_id: str, *, lock
         query, params = statement, {"table_id": checked_table_id(table_id), "owner": owner}
     row = session.execute(query, params).one_or_none()
     if row is None:
-        raise NotFound(f"no table {table_id!r}")
+        raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
     return row
 
 

@@ -21,7 +21,7 @@ from app.kit.changes import announce
 from app.kit.repository import lock_owner
 from app.ratings import service as ratings
 from app.players.service import SeatLink, check_links, link_seats, player_name
-from app.rules import RULES_VERSION, FieldError, InvalidTable, TableState, make_rules, settle
+from app.rules import FieldError, InvalidTable, RULES_VERSION, Sentence, TableState, make_rules, settle
 from app.tables import repository as repo
 # The table row other domains' use cases start from, in their own transaction and lock.
 from app.tables.repository import load_row, load_table, shared_row
@@ -50,8 +50,7 @@ def make_room_for_a_table(session: Any, owner: str, limits: Limits) -> None:
     count = repo.count_tables(session, owner)
     if count >= limits.tables_per_owner:
         raise Conflict(
-            f"this key's owner has {count} tables, the most one owner may have "
-            f"(PREFSCORE_MAX_TABLES_PER_OWNER={limits.tables_per_owner})",
+            Sentence("this key's owner has {count} tables, the most one owner may have (PREFSCORE_MAX_TABLES_PER_OWNER={tables_per_owner})", count=count, tables_per_owner=limits.tables_per_owner),
             reason="table_limit",
             limit=limits.tables_per_owner,
         )
@@ -78,14 +77,14 @@ def create_table(
     errors.extend(check_names(names))
     games = (options or {}).get("games")
     if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
-        errors.append(FieldError("options.games", f"must be at most {GAMES_MAX}"))
+        errors.append(FieldError("options.games", Sentence("must be at most {games_max}", games_max=GAMES_MAX)))
     try:
         rules = make_rules(convention, players=len(names), pool_target=pool_target, options=options or {})
     except InvalidTable as exc:
         errors.extend(exc.errors)
         rules = None
     if not 0 <= first_dealer < len(names):
-        errors.append(FieldError("first_dealer", f"must be a seat 0-{len(names) - 1}"))
+        errors.append(FieldError("first_dealer", Sentence("must be a seat 0-{last}", last=len(names) - 1)))
     if errors or rules is None:
         raise Unprocessable("the table's settings do not fit", errors)
     state = TableState.new(rules, first_dealer=first_dealer)
@@ -207,7 +206,7 @@ def update_table(
             if len(names) != len(row.players):
                 raise Unprocessable(
                     "a rename gives every seat's name",
-                    [FieldError("players", f"players must list all {len(row.players)} names of the table, seat 0 first")],
+                    [FieldError("players", Sentence("players must list all {players} names of the table, seat 0 first", players=len(row.players)))],
                 )
             if names != list(row.players):
                 values["players"] = names
@@ -267,7 +266,7 @@ def current_etag(db: Database, owner: str, table_id: str) -> str:
     with db.lookup() as conn:
         found = repo.sheet_version(conn, owner, table_id)
     if found is None:
-        raise NotFound(f"no table {table_id!r}")
+        raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
     return sheet_etag(table_id, found.revision, found.deal_count)
 
 
@@ -285,7 +284,7 @@ async def current_etag_on_loop(db: Database, owner: str, table_id: str) -> str:
             pass
         else:
             if found is None:
-                raise NotFound(f"no table {table_id!r}")
+                raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
             return sheet_etag(table_id, found[0], found[1])
     return await to_thread.run_sync(current_etag, db, owner, table_id)
 

@@ -17,6 +17,7 @@ import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from app.rules import Sentence
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,9 @@ def table_plan(players: int, sizes: frozenset[int]) -> tuple[tuple[int, ...], in
     """
     ordered = sorted(set(sizes))
     if not ordered or any(isinstance(s, bool) or not isinstance(s, int) or s < 2 for s in ordered):
-        raise ValueError("table sizes are integers of 2 or more")
+        raise ValueError(Sentence("table sizes are integers of 2 or more"))
     if players < ordered[0]:
-        raise ValueError(f"{players} players cannot fill a table of {ordered[0]}")
+        raise ValueError(Sentence("{players} players cannot fill a table of {ordered}", players=players, ordered=ordered[0]))
     for byes in range(players + 1):
         plan = _composition(players - byes, ordered)
         if plan is not None:
@@ -121,7 +122,7 @@ def draw(
     fewest byes, seats balanced; deterministic for (players, sizes, history, seed); `swiss` = players in
     standing order, to group players of close standing."""
     if len(set(players)) != len(players):
-        raise ValueError("a player is listed twice")
+        raise ValueError(Sentence("a player is listed twice"))
     plan, bye_count = table_plan(len(players), sizes)
     rng = random.Random(seed)
     roster = sorted(players)  # the order players are given in does not change the draw

@@ -13,7 +13,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from app.rules import amounts
+from app.rules import Sentence, amounts
 from app.tournaments.scoring import TRANSFORMS, Scoring, Transform
 
 # How a table's game ends: its pool closed (the convention's own end), after a number of
@@ -114,7 +114,7 @@ def parse_amount(value: Any, field: str) -> Fraction:
     try:
         return amounts.parse(value)
     except (TypeError, ValueError, ZeroDivisionError):
-        raise ValueError(f'{field} must be an integer or an exact amount as text ("7/2", "3.5")') from None
+        raise ValueError(Sentence('{field} must be an integer or an exact amount as text ("7/2", "3.5")', field=field)) from None
 
 
 # --- the tournament as loaded --------------------------------------------------------------

@@ -24,7 +24,7 @@ from app.kit.db import (
 )
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
-from app.rules import FieldError
+from app.rules import FieldError, Sentence
 from app.tournaments.model import (
     AdjustmentInfo,
     AuditEntry,
@@ -67,10 +67,10 @@ _ADJUSTMENTS_OF = select(_ADJUSTMENTS).where(_ADJUSTMENTS.c.tournament_id == bin
 def row_of(session: Session, owner: str, tournament_id: str, *, lock: bool = False) -> Row:
     """The owner's tournament row, locked for update when asked; another owner's is not found."""
     if not TOURNAMENT_ID_RE.fullmatch(tournament_id):
-        raise NotFound(f"no tournament {tournament_id[:40]!r}")
+        raise NotFound(Sentence("no tournament {tournament_id!r}", tournament_id=tournament_id[:40]))
     row = session.execute(_BY_ID[lock], {"tid": tournament_id, "owner": owner}).one_or_none()
     if row is None:
-        raise NotFound(f"no tournament {tournament_id!r}")
+        raise NotFound(Sentence("no tournament {tournament_id!r}", tournament_id=tournament_id))
     return row
 
 

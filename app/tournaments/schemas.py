@@ -20,7 +20,7 @@ from app.kit.limits import (
 )
 from app.kit.schemas import Amount, Answer, ConventionName, Name, PlainText, Request, absent_when_none, at_most, bounded_map, timestamp
 from app.kit.errors import Unprocessable
-from app.rules import FIELD_NAMES, FieldError, amounts
+from app.rules import FIELD_NAMES, FieldError, Sentence, amounts, said
 from app.tournaments.model import (
     DIRECTOR_GAME_DEALS,
     SCORING_PRESETS,
@@ -47,7 +47,7 @@ def _exact_value(value: Any) -> int | str:
         return value
     if isinstance(value, str) and _EXACT_TEXT.fullmatch(value):
         return value
-    raise ValueError('must be an integer, or an exact amount as text ("7/2", "3.5")')
+    raise ValueError(Sentence('must be an integer, or an exact amount as text ("7/2", "3.5")'))
 
 
 Exact = Annotated[
@@ -184,7 +184,7 @@ class TournamentCreate(Request):
         try:
             return self.scoring.build(), None
         except ValueError as exc:
-            raise Unprocessable("the scoring does not fit", [FieldError("scoring", str(exc))]) from None
+            raise Unprocessable(Sentence("the scoring does not fit"), [FieldError("scoring", said(exc))]) from None
 
 
 class EntrantsAdd(Request):

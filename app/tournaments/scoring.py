@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
+from app.rules import Sentence
 
 ZERO = Fraction(0)
 
@@ -56,7 +57,7 @@ def _sum(values: Iterable[Exact]) -> Exact:
 
 def _fraction(value: object, what: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-        raise ValueError(f"{what} must be an integer or a Fraction, not {value!r}")
+        raise ValueError(Sentence("{what} must be an integer or a Fraction, not {value!r}", what=what, value=value))
     return Fraction(value)
 
 
@@ -79,14 +80,14 @@ class Transform:
         points = tuple(_fraction(b, "a breakpoint") for b in self.breakpoints)
         slopes = tuple(_fraction(s, "a slope") for s in self.slopes)
         if len(slopes) != len(points) + 1:
-            raise ValueError("a transform needs one slope more than its breakpoints")
+            raise ValueError(Sentence("a transform needs one slope more than its breakpoints"))
         if any(b <= 0 for b in points[:1]) or any(b <= a for a, b in zip(points, points[1:])):
-            raise ValueError("breakpoints must be positive and strictly ascending")
+            raise ValueError(Sentence("breakpoints must be positive and strictly ascending"))
         if any(s < 0 for s in slopes):
-            raise ValueError("slopes must not be negative (a better balance never scores less)")
+            raise ValueError(Sentence("slopes must not be negative (a better balance never scores less)"))
         floor = None if self.floor is None else _fraction(self.floor, "the floor")
         if floor is not None and floor > 0:
-            raise ValueError("the floor bounds the negative side: it must not be positive")
+            raise ValueError(Sentence("the floor bounds the negative side: it must not be positive"))
         object.__setattr__(self, "breakpoints", points)
         object.__setattr__(self, "slopes", slopes)
         object.__setattr__(self, "floor", floor)
@@ -153,25 +154,25 @@ class Scoring:
 
     def __post_init__(self) -> None:
         if self.kind not in ("whists", "places"):
-            raise ValueError(f"unknown scoring kind {self.kind!r}")
+            raise ValueError(Sentence("unknown scoring kind {kind!r}", kind=self.kind))
         if self.transform is not None and self.kind != "whists":
-            raise ValueError("a transform applies to the whists scoring only")
+            raise ValueError(Sentence("a transform applies to the whists scoring only"))
         if self.place_points is not None:
             if self.kind != "places":
-                raise ValueError("place points apply to the places scoring only")
+                raise ValueError(Sentence("place points apply to the places scoring only"))
             points: dict[int, tuple[Fraction, ...]] = {}
             for size, row in self.place_points.items():
                 row = tuple(_fraction(p, "a place's points") for p in row)
                 if isinstance(size, bool) or not isinstance(size, int) or size < 2 or len(row) != size:
-                    raise ValueError("place points give one value per place of a table of 2 or more players")
+                    raise ValueError(Sentence("place points give one value per place of a table of 2 or more players"))
                 if any(b > a for a, b in zip(row, row[1:])):
-                    raise ValueError("a better place never scores fewer points")
+                    raise ValueError(Sentence("a better place never scores fewer points"))
                 points[size] = row
             object.__setattr__(self, "place_points", points)
         tie_breaks = tuple(self.tie_breaks)
         unknown = [t for t in tie_breaks if t not in TIE_BREAKS]
         if unknown or len(set(tie_breaks)) != len(tie_breaks):
-            raise ValueError(f"tie-breaks are distinct names among {', '.join(TIE_BREAKS)}")
+            raise ValueError(Sentence("tie-breaks are distinct names among {tie_breaks}", tie_breaks=', '.join(TIE_BREAKS)))
         object.__setattr__(self, "tie_breaks", tie_breaks)
         if self.bye_score is not None:
             object.__setattr__(self, "bye_score", _fraction(self.bye_score, "the bye score"))
@@ -187,7 +188,7 @@ def _default_points(ordered: Sequence[Exact]) -> list[Exact]:
     """
     base = _DEFAULT_SMALL.get(len(ordered))
     if base is None:
-        raise ValueError(f"no default place points for a table of {len(ordered)} players")
+        raise ValueError(Sentence("no default place points for a table of {ordered} players", ordered=len(ordered)))
     points = list(base)
     if ordered[1] < 0:
         points[0] += 1
@@ -205,7 +206,7 @@ def _place_points(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, 
     else:
         row = scoring.place_points.get(len(ordered))
         if row is None:
-            raise ValueError(f"no place points for a table of {len(ordered)} players")
+            raise ValueError(Sentence("no place points for a table of {ordered} players", ordered=len(ordered)))
         per_place = [_small(p) for p in row]
     shared: dict[Exact, Exact] = {}
     start = 0
@@ -223,7 +224,7 @@ def _place_points(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, 
 
 def _table_scores(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, Exact]:
     if not balances:
-        raise ValueError("a table has players")
+        raise ValueError(Sentence("a table has players"))
     if scoring.kind == "places":
         return _place_points(scoring, balances)
     if scoring.transform is None:
@@ -321,7 +322,7 @@ def standings(
     kept_adjustments = [a for a in adjustments if rounds is None or a.round is None or a.round <= rounds]
     numbers = [r.round for r in kept] + list(kept_byes) + [a.round for a in kept_adjustments if a.round is not None]
     if any(number < 1 for number in numbers):
-        raise ValueError("rounds are numbered from 1")
+        raise ValueError(Sentence("rounds are numbered from 1"))
     count = rounds if rounds is not None else max(numbers, default=0)
 
     tallies: dict[str, _Tally] = {name: _Tally(count) for name in players}
@@ -337,7 +338,7 @@ def standings(
             if tally is None:
                 tally = tallies[name] = _Tally(count)
             if tally.rounds[slot] is not None:
-                raise ValueError(f"{name} is scored twice in round {result.round}")
+                raise ValueError(Sentence("{name} is scored twice in round {round}", name=name, round=result.round))
             tally.rounds[slot] = scores[name]
             tally.balance = tally.balance + balance if type(balance) is int else _sum((tally.balance, balance))
             if balance == top:
@@ -349,7 +350,7 @@ def standings(
             if tally is None:
                 tally = tallies[name] = _Tally(count)
             if tally.rounds[number - 1] is not None:
-                raise ValueError(f"{name} has a bye in round {number} and a score (or a second bye)")
+                raise ValueError(Sentence("{name} has a bye in round {number} and a score (or a second bye)", name=name, number=number))
             tally.rounds[number - 1] = score
             tally.byes += 1
     for adjustment in kept_adjustments:

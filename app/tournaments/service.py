@@ -35,7 +35,7 @@ from app.kit.limits import REVISIONS_CHUNK, TOURNAMENT_ADJUSTMENTS_MAX, TOURNAME
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, get_player, new_player_id, player_name
 from app.ratings import service as ratings
-from app.rules import FieldError, InvalidTable, amounts, make_rules, settle
+from app.rules import FieldError, InvalidTable, Sentence, amounts, make_rules, sentence, settle
 from app.scorer import service as scorer_links
 from app.tables import service as tables
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, check_names, loaded
@@ -210,9 +210,9 @@ def _check_rules(
         except InvalidTable as exc:
             for e in exc.errors:
                 if e.field == "players":
-                    errors.append(FieldError("table_sizes", f"{e.reason}: a table of {size} is not played under these rules"))
+                    errors.append(FieldError("table_sizes", Sentence("{reason}: a table of {size} is not played under these rules", reason=sentence(e.reason), size=size)))
                 elif e.field in ("options.end_of_game", "options.game_deals", "options.match_bonuses"):
-                    errors.append(FieldError("game_end", f"{e.field}: {e.reason}"))
+                    errors.append(FieldError("game_end", Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason))))
                 else:
                     errors.append(e)
     unique: dict[tuple[str, str], FieldError] = {}
@@ -231,8 +231,8 @@ def _entrant_rows(
     players = {e.player_id for e in taken if e.player_id is not None}
     if len(taken) + len(specs) > TOURNAMENT_ENTRANTS_MAX:
         raise Unprocessable(
-            f"a tournament has at most {TOURNAMENT_ENTRANTS_MAX} entrants",
-            [FieldError(field, f"at most {TOURNAMENT_ENTRANTS_MAX} entrants in all")],
+            Sentence("a tournament has at most {tournament_entrants_max} entrants", tournament_entrants_max=TOURNAMENT_ENTRANTS_MAX),
+            [FieldError(field, Sentence("at most {tournament_entrants_max} entrants in all", tournament_entrants_max=TOURNAMENT_ENTRANTS_MAX))],
         )
     rows = []
     number = max((e.number for e in taken), default=0)
@@ -255,7 +255,7 @@ def _entrant_rows(
             errors.extend(bad)
             continue
         if _folded(name) in seen:
-            errors.append(FieldError(f"{field}.{i}.name", f"{name!r} is an entrant already: names are distinct"))
+            errors.append(FieldError(f"{field}.{i}.name", Sentence("{name!r} is an entrant already: names are distinct", name=name)))
             continue
         number += 1
         seen[_folded(name)] = number
@@ -306,7 +306,7 @@ def create_tournament(
         count = repo.count_tournaments(session, owner)
         if count >= TOURNAMENTS_PER_OWNER:
             raise Conflict(
-                f"this key's owner has {count} tournaments, the most one owner may have", reason="tournament_limit",
+                Sentence("this key's owner has {count} tournaments, the most one owner may have", count=count), reason="tournament_limit",
                 limit=TOURNAMENTS_PER_OWNER,
             )
         repo.add_tournament(
@@ -365,7 +365,7 @@ def withdraw(db: Database, owner: str, tournament_id: str, number: int, *, by: s
         t = _load(session, owner, tournament_id, lock=True)
         entrant = _entrant(t, number)
         if entrant.withdrawn_round is not None:
-            raise Conflict(f"entrant {number} withdrew from round {entrant.withdrawn_round}", reason="withdrawn")
+            raise Conflict(Sentence("entrant {number} withdrew from round {withdrawn_round}", number=number, withdrawn_round=entrant.withdrawn_round), reason="withdrawn")
         repo.withdraw(session, t.id, number, t.next_round)
         repo.audit(session, t.id, by, "withdrawal", {"entrant": number, "name": entrant.name, "from_round": t.next_round})
         _moved(session, t)
@@ -376,7 +376,7 @@ def _entrant(t: Tournament, number: int) -> Entrant:
     try:
         return t.entrant(number)
     except KeyError:
-        raise NotFound(f"tournament {t.id} has no entrant {number}") from None
+        raise NotFound(Sentence("tournament {id} has no entrant {number}", id=t.id, number=number)) from None
 
 
 # --- rounds ----------------------------------------------------------------------------------
@@ -393,9 +393,8 @@ def _refuse_open_round(t: Tournament) -> None:
     last = t.last_round
     if last is not None and not last.locked:
         raise Conflict(
-            f"round {last.number} is {last.status}: every table of it finishes, or the director closes it "
-            f"(POST /v1/tournaments/{t.id}/rounds/{last.number}/close), before the next round is drawn",
-            [FieldError("round", f"round {last.number} is still {last.status}")],
+            Sentence("round {number} is {status}: every table of it finishes, or the director closes it (POST /v1/tournaments/{id}/rounds/{number}/close), before the next round is drawn", number=last.number, status=last.status, id=t.id),
+            [FieldError("round", Sentence("round {number} is still {status}", number=last.number, status=last.status))],
             reason="round_open",
             round=last.number,
         )
@@ -411,8 +410,8 @@ def draw_round(
     number = t.next_round
     if number > t.rounds_planned:
         raise Conflict(
-            f"the tournament's {t.rounds_planned} planned rounds are drawn",
-            [FieldError("rounds", f"the tournament plans {t.rounds_planned} rounds")],
+            Sentence("the tournament's {rounds_planned} planned rounds are drawn", rounds_planned=t.rounds_planned),
+            [FieldError("rounds", Sentence("the tournament plans {rounds_planned} rounds", rounds_planned=t.rounds_planned))],
             reason="rounds_done",
         )
     roster = [e.key for e in t.entrants if e.plays(number)]
@@ -421,8 +420,8 @@ def draw_round(
         drawing.table_plan(len(roster), sizes)
     except ValueError:
         raise Unprocessable(
-            f"{len(roster)} players cannot fill a table",
-            [FieldError("entrants", f"round {number} has {len(roster)} players; a table seats {min(sizes)} at least")],
+            Sentence("{roster} players cannot fill a table", roster=len(roster)),
+            [FieldError("entrants", Sentence("round {number} has {roster} players; a table seats {sizes} at least", number=number, roster=len(roster), sizes=min(sizes)))],
         ) from None
     seed = secrets.randbelow(2**53) if seed is None else seed  # exact in every client's JSON numbers
     swiss = None
@@ -435,7 +434,7 @@ def draw_round(
             now_t = _load(session, owner, tournament_id, lock=True)
             _refuse_open_round(now_t)
             if now_t.next_round != number:
-                raise Conflict(f"round {number} was drawn meanwhile", reason="changed")
+                raise Conflict(Sentence("round {number} was drawn meanwhile", number=number), reason="changed")
             repo.add_round(
                 session,
                 t.id,
@@ -514,7 +513,7 @@ def _round(t: Tournament, number: int) -> Round:
     for r in t.rounds:
         if r.number == number:
             return r
-    raise NotFound(f"tournament {t.id} has no round {number}")
+    raise NotFound(Sentence("tournament {id} has no round {number}", id=t.id, number=number))
 
 
 def _swapped(r: Round, a: int, b: int) -> tuple[dict[int, list[int]], list[int], list[int]]:
@@ -524,7 +523,7 @@ def _swapped(r: Round, a: int, b: int) -> tuple[dict[int, list[int]], list[int],
     for n, field in ((a, "a"), (b, "b")):
         found = [at.number for at in r.tables if n in at.seats]
         if not found and n not in r.byes:
-            raise Unprocessable(f"entrant {n} is not in round {r.number}", [FieldError(field, "not drawn in this round")])
+            raise Unprocessable(Sentence("entrant {n} is not in round {number}", n=n, number=r.number), [FieldError(field, "not drawn in this round")])
         where[n] = found[0] if found else None
     seats = {at.number: list(at.seats) for at in r.tables}
     byes = list(r.byes)
@@ -549,13 +548,13 @@ def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int
     for n in (a, b):
         _entrant(t, n)
     if r.locked:
-        raise Conflict(f"round {round_number} is closed", [FieldError("round", "a closed round's seats stay")], reason="round_closed")
+        raise Conflict(Sentence("round {round_number} is closed", round_number=round_number), [FieldError("round", "a closed round's seats stay")], reason="round_closed")
     now = _tables_now(db, t)
     started = [at.number for at in r.tables if at.table_id is None or now.get(at.table_id) is None or now[at.table_id].deal_count > 0]
     if started:
         raise Conflict(
-            f"round {round_number} has started (a deal at table {started[0]}); players are swapped before a round starts",
-            [FieldError("round", f"round {round_number} has started")],
+            Sentence("round {round_number} has started (a deal at table {started}); players are swapped before a round starts", round_number=round_number, started=started[0]),
+            [FieldError("round", Sentence("round {round_number} has started", round_number=round_number))],
             reason="round_started",
         )
     seats, byes, changed_tables = _swapped(r, a, b)
@@ -602,7 +601,7 @@ def _close(db: Database, owner: str, tournament_id: str, round_number: int, by: 
         if r.locked:
             if only_if_finished:
                 return
-            raise Conflict(f"round {round_number} is closed already", [FieldError("round", "closed already")], reason="round_closed")
+            raise Conflict(Sentence("round {round_number} is closed already", round_number=round_number), [FieldError("round", "closed already")], reason="round_closed")
         if only_if_finished and r.reopened:
             return
         ids = []
@@ -635,7 +634,7 @@ def reopen_round(db: Database, owner: str, tournament_id: str, round_number: int
         t = _load(session, owner, tournament_id, lock=True)
         r = _round(t, round_number)
         if not r.locked:
-            raise Conflict(f"round {round_number} is not closed", [FieldError("round", f"round {round_number} is {r.status}")], reason="round_open")
+            raise Conflict(Sentence("round {round_number} is not closed", round_number=round_number), [FieldError("round", Sentence("round {round_number} is {status}", round_number=round_number, status=r.status))], reason="round_open")
         tables.lock_tables(session, [at.table_id for at in r.tables if at.table_id is not None], None)
         repo.clear_balances(session, t.id, round_number)
         repo.set_round(session, t.id, round_number, {"closed_at": None, "reopened": True})
@@ -659,20 +658,20 @@ def add_adjustment(
         t = _load(session, owner, tournament_id, lock=True)
         if len(t.adjustments) >= TOURNAMENT_ADJUSTMENTS_MAX:
             raise Conflict(
-                f"tournament {t.id} has {len(t.adjustments)} adjustments, the most one may have",
+                Sentence("tournament {id} has {adjustments} adjustments, the most one may have", id=t.id, adjustments=len(t.adjustments)),
                 reason="adjustment_limit",
                 limit=TOURNAMENT_ADJUSTMENTS_MAX,
             )
         if not any(e.number == entrant for e in t.entrants):
-            raise Unprocessable(f"no entrant {entrant}", [FieldError("entrant", f"tournament {t.id} has no entrant {entrant}")])
+            raise Unprocessable(Sentence("no entrant {entrant}", entrant=entrant), [FieldError("entrant", Sentence("tournament {id} has no entrant {entrant}", id=t.id, entrant=entrant))])
         if round_number is not None:
             if round_number > len(t.rounds):
-                raise Unprocessable(f"no round {round_number}", [FieldError("round", f"{len(t.rounds)} rounds are drawn")])
+                raise Unprocessable(Sentence("no round {round_number}", round_number=round_number), [FieldError("round", Sentence("{rounds} rounds are drawn", rounds=len(t.rounds)))])
             r = _round(t, round_number)
             if r.locked:
                 raise Conflict(
-                    f"round {round_number} is closed: its director reopens it (with a reason) before adjusting it",
-                    [FieldError("round", f"round {round_number} is closed")],
+                    Sentence("round {round_number} is closed: its director reopens it (with a reason) before adjusting it", round_number=round_number),
+                    [FieldError("round", Sentence("round {round_number} is closed", round_number=round_number))],
                     reason="round_closed",
                 )
         repo.add_adjustment(

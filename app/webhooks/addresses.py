@@ -11,6 +11,7 @@ import ipaddress
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
+from app.rules import Sentence
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -25,15 +26,15 @@ def split(url: str) -> tuple[str, str, int]:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise Refused(f"not a URL: {exc}") from None
+        raise Refused(Sentence("not a URL: {exc}", exc=exc)) from None
     if parts.scheme not in ("http", "https"):
-        raise Refused("must be an http or https URL")
+        raise Refused(Sentence("must be an http or https URL"))
     if not parts.hostname:
-        raise Refused("must name a host")
+        raise Refused(Sentence("must name a host"))
     if parts.username is not None or parts.password is not None:
-        raise Refused("must not carry a user name or password")
+        raise Refused(Sentence("must not carry a user name or password"))
     if parts.fragment:
-        raise Refused("must not carry a fragment")
+        raise Refused(Sentence("must not carry a fragment"))
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
@@ -50,7 +51,7 @@ def public(address: IPAddress) -> bool:
 def check(address: IPAddress, allowed: tuple) -> None:  # noqa: ANN001
     if public(address) or any(address in net for net in allowed if net.version == address.version):
         return
-    raise Refused(f"resolves to {address}, a loopback, private, link-local or reserved address")
+    raise Refused(Sentence("resolves to {address}, a loopback, private, link-local or reserved address", address=address))
 
 
 def literal(host: str) -> IPAddress | None:
@@ -65,7 +66,7 @@ def checked(infos: list[tuple], allowed: tuple) -> IPAddress:  # noqa: ANN001
     address among public ones is refused: which one a connection gets is not ours to choose)."""
     addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
     if not addresses:
-        raise Refused("does not resolve")
+        raise Refused(Sentence("does not resolve"))
     for address in addresses:
         check(address, allowed)
     return addresses[0]
@@ -81,5 +82,5 @@ def resolve(url: str, allowed: tuple) -> IPAddress:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
-        raise Refused(f"host {host!r} does not resolve ({exc})") from None
+        raise Refused(Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)) from None
     return checked(infos, allowed)

@@ -33,6 +33,7 @@ import anyio.to_thread
 import httpx
 from standardwebhooks.webhooks import Webhook
 
+from app.rules import Sentence
 from app.kit.changes import add_sink, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -389,7 +390,7 @@ class Deliverer:
             try:
                 infos = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
             except OSError as exc:
-                raise addresses.Refused(f"host {host!r} does not resolve ({exc})") from None
+                raise addresses.Refused(Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)) from None
             ip = addresses.checked(infos, self.allowed)
         parts = urlsplit(url)
         shown = f"[{ip}]" if ip.version == 6 else str(ip)

@@ -17,7 +17,7 @@ from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.limits import WEBHOOK_ATTEMPTS_SHOWN, WEBHOOKS_PER_OWNER
 from app.kit.outbox import EVENT_TYPES, TOURNAMENT_EVENTS, mask, names
-from app.rules import FieldError
+from app.rules import FieldError, Sentence, said, sentence
 from app.webhooks import addresses
 from app.webhooks import repository as repo
 from app.webhooks.model import Attempt, Created, Delivery, Endpoint
@@ -46,7 +46,7 @@ def check_url(url: str, policy: Policy) -> None:
     try:
         addresses.resolve(url, policy.allowed)
     except addresses.Refused as exc:
-        raise Unprocessable(f"the webhook's url is refused: {exc}", [FieldError("url", str(exc))]) from None
+        raise Unprocessable(Sentence("the webhook's url is refused: {reason}", reason=sentence(said(exc))), [FieldError("url", said(exc))]) from None
 
 
 def _endpoint(row: Any, tables: list[str] | None) -> Endpoint:
@@ -68,7 +68,7 @@ def _endpoint(row: Any, tables: list[str] | None) -> Endpoint:
 def _found(session: Any, owner: str, endpoint_id: int, *, lock: bool = False) -> Any:
     row = repo.endpoint_row(session, owner, endpoint_id, lock=lock)
     if row is None:  # another owner's endpoint too
-        raise NotFound(f"no webhook {endpoint_id}")
+        raise NotFound(Sentence("no webhook {endpoint_id}", endpoint_id=endpoint_id))
     return row
 
 
@@ -84,7 +84,7 @@ def create(db: Database, owner: str, url: str, types: list[str], tables: list[st
     with db.write() as session:
         if repo.count_endpoints(session, owner) >= WEBHOOKS_PER_OWNER:
             raise Conflict(
-                f"an owner may have {WEBHOOKS_PER_OWNER} webhooks; delete one first",
+                Sentence("an owner may have {webhooks_per_owner} webhooks; delete one first", webhooks_per_owner=WEBHOOKS_PER_OWNER),
                 reason="webhook_limit",
                 limit=WEBHOOKS_PER_OWNER,
             )
@@ -214,7 +214,7 @@ def redeliver(db: Database, owner: str, endpoint_id: int, delivery_id: int) -> D
         row = _found(session, owner, endpoint_id, lock=True)
         found = repo.delivery_row(session, row.id, delivery_id)
         if found is None:
-            raise NotFound(f"webhook {endpoint_id} has no delivery {delivery_id}")
+            raise NotFound(Sentence("webhook {endpoint_id} has no delivery {delivery_id}", endpoint_id=endpoint_id, delivery_id=delivery_id))
         repo.redeliver(session, found.id, now)
         return _delivery(repo.delivery_row(session, row.id, delivery_id), [])
 

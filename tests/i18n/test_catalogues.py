@@ -58,3 +58,12 @@ def test_translations_keep_the_placeholders(code):
 def test_catalogue_files_are_as_the_update_script_writes_them(code):
     path = Path(__file__).resolve().parents[2] / "app" / "kit" / "i18n" / "locales" / code / "LC_MESSAGES" / "messages.po"
     assert path.read_text(encoding="utf-8") == merged(code, extract()), "run scripts/update-catalogues"
+
+
+def test_no_refusal_is_an_f_string():
+    """A refusal's sentence is a literal or a Sentence(template, **params): an f-string's
+    text cannot be looked up in a catalogue, so it would stay English."""
+    from app.kit.i18n.catalogues import refusals
+
+    untranslatable = [f"{path.name}:{line}" for path, line, message in refusals() if message is None]
+    assert not untranslatable, untranslatable

@@ -124,12 +124,13 @@ def test_refusals_in_the_chosen_language(run):
     table_id = create(run)
     missing = "0" * 32
     out = run("--lang", "ru", "table", "show", missing, expect=1).output
-    # the status and what it means in Russian; the server's own words quoted
-    assert "404 Не найдено: нет такого стола, сдачи или игрока" in " ".join(out.split()), out
-    assert f"сервер ответил: no table '{missing}'" in " ".join(out.split()), out
+    # the server words its refusal in Russian when asked: its sentence, not a quote of English
+    assert f"404 Не найдено: нет стола '{missing}'" in " ".join(out.split()), out
+    assert "сервер ответил" not in out, out
     run("table", "archive", table_id)
     out = " ".join(run("--lang", "ru", "deal", "add", table_id, "pass", "0:2", "1:5", "2:3", expect=1).output.split())
-    assert "409 Конфликт: стол в архиве" in out and "prefscore table unarchive" in out, out
+    # the server's sentence, then the client's own advice for the conflict
+    assert f"409 Конфликт: стол {table_id} в архиве" in out and "стол в архиве" in out and "prefscore table unarchive" in out, out
     out = " ".join(run("deal", "add", table_id, "pass", "0:2", "1:5", "2:3", expect=1).output.split())
     assert out.startswith("Error: 409 Conflict: table") and "archived" in out, out
 
@@ -240,5 +241,23 @@ def test_a_refused_field_in_russian(run):
     table_id = create(run)
     out = run("--lang", "ru", "deal", "add", table_id, "7H 1 w2 p0 1:6 2:3 0:2", expect=1).output
     lines = out.splitlines()
-    assert lines[0] == "Error: 422 Недопустимый запрос: значение отклонено; каждое отклонённое поле названо ниже", out
-    assert lines[1].startswith("  сервер ответил: ") and "tricks" in out, out
+    assert lines[0] == "Error: 422 Недопустимый запрос: сдача не подходит к столу: tricks: взяток в сумме 11, а не 10", out
+    assert lines[1] == "  - tricks: взяток в сумме 11, а не 10", out
+
+
+def test_an_older_server_answering_in_english_is_quoted():
+    """A server that does not word its problems in the asker's language (no Content-Language,
+    or English): the client says what the status means and quotes the server's words."""
+    from app.cli.client.connection import describe_problem
+    from app.kit.i18n import language
+
+    problem = {"status": 422, "title": "Invalid request", "detail": "the deal does not fit the table: tricks: tricks add up to 11, not 10",
+               "errors": [{"field": "tricks", "reason": "tricks add up to 11, not 10"}]}
+    for said_in in (None, "en"):
+        lines = describe_problem(problem, language("ru"), said_in).splitlines()
+        assert lines[0] == "422 Недопустимый запрос: значение отклонено; каждое отклонённое поле названо ниже"
+        assert lines[1] == "  сервер ответил: the deal does not fit the table: tricks: tricks add up to 11, not 10"
+        assert lines[2] == "  - tricks: tricks add up to 11, not 10"
+    # in English, as before, whatever the server says of its language
+    assert describe_problem(problem, language("en"), "en").splitlines()[0] == "422 Invalid request: " + problem["detail"]
+    assert describe_problem(problem, language("en"), None).splitlines()[0] == "422 Invalid request: " + problem["detail"]

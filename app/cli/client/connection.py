@@ -72,7 +72,8 @@ class ApiError(click.ClickException):
     def __init__(self, response: httpx.Response):
         self.response = response
         self.problem = problem_of(response)
-        super().__init__(describe_problem(self.problem, current_lang()))
+        self.language = response.headers.get("content-language")
+        super().__init__(describe_problem(self.problem, current_lang(), self.language))
 
 
 def problem_of(response: httpx.Response) -> dict[str, Any]:
@@ -85,17 +86,24 @@ def problem_of(response: httpx.Response) -> dict[str, Any]:
     return data
 
 
-def describe_problem(problem: dict[str, Any], lang: Lang | None = None) -> str:
-    """A refusal for a person: the status and its title in ``lang``, what it means (the
-    service's words are English: in another language they follow, quoted as the server's),
-    each refused field."""
+def describe_problem(problem: dict[str, Any], lang: Lang | None = None, said_in: str | None = None) -> str:
+    """A refusal for a person: the status, its title and what it means in ``lang``, each
+    refused field. ``said_in``: the answer's Content-Language. A server that worded the
+    problem in ``lang`` is quoted as it is (a conflict's advice of the client's own after
+    it); an older one speaks English, so in another language its words follow, quoted as
+    the server's."""
     lang = lang or current_lang()
     status = problem.get("status", "?")
     title = str(problem.get("title", ""))
-    text = f"{status} {lang._(title) if title in _TITLES else title}".strip()
     conflict = _CONFLICTS.get(str(problem.get("reason"))) if status == 409 else None
     meaning = conflict or _MEANINGS.get(status)
     detail = problem.get("detail")
+    if said_in and said_in.split("-", 1)[0].strip().lower() == lang.code:
+        text = f"{status} {title}".strip() + (f": {detail}" if detail else "")
+        if conflict and lang.code != "en":
+            text += f"\n  {lang._(conflict)}"
+        return text + _fields_and_key(problem, status, lang)
+    text = f"{status} {lang._(title) if title in _TITLES else title}".strip()
     if lang.code == "en":
         text += f": {detail}" if detail else ""
     else:
@@ -103,6 +111,12 @@ def describe_problem(problem: dict[str, Any], lang: Lang | None = None) -> str:
         if detail:
             said = lang._("the server says: {detail}", detail=detail)
             text += f"\n  {said}"
+    return text + _fields_and_key(problem, status, lang)
+
+
+def _fields_and_key(problem: dict[str, Any], status: Any, lang: Lang) -> str:
+    """The lines after a refusal's first: each refused field, and how to give a key (401)."""
+    text = ""
     for err in problem.get("errors") or []:
         if isinstance(err, dict):
             text += f"\n  - {err.get('field', '?')}: {err.get('reason') or err.get('message') or err}"

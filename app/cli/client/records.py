@@ -148,7 +148,7 @@ def import_deals(table_id: str, deals_json: Path, url: str, key: str | None) -> 
                     progress.stop()
                     refused = lang._("deal {number} of {file} refused", number=number, file=deals_json.name)
                     console.print(f"[red]{escape(refused)}[/] ({escape(format_deal_safe(body, lang))})")
-                    console.print(describe_problem(exc.problem, lang), markup=False)
+                    console.print(describe_problem(exc.problem, lang, exc.language), markup=False)
                     raise SystemExit(1) from None
                 posted += 1
                 progress.advance(task)

@@ -32,6 +32,7 @@ from babel.numbers import format_decimal
 from babel.support import Translations
 
 from app.kit.limits import ACCEPT_LANGUAGE_ITEMS
+from app.rules.sentences import Sentence
 
 LANGUAGES: tuple[str, ...] = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
@@ -77,6 +78,23 @@ class Lang:
         """The form for ``count`` (Russian has three); ``{n}`` in it is the count."""
         params.setdefault("n", count)
         return self.translations.ngettext(singular, plural, count).format(**params)
+
+    def sentence(self, text: str) -> str:
+        """A refusal's sentence in this language: a ``Sentence`` by its template, with its
+        parameters (those that are sentences translated too, the rest written as they are);
+        a plain string by itself as msgid; anything the catalogue lacks left as it is."""
+        if not text:
+            return text  # the empty msgid is the catalogue's header
+        if not isinstance(text, Sentence):
+            return self.translations.gettext(text)
+        template = self.translations.gettext(text.msgid) if text.msgid else text.msgid
+        if not text.params:
+            return template
+        params = {k: self.sentence(v) if isinstance(v, Sentence) else v for k, v in text.params.items()}
+        try:
+            return template.format(**params)
+        except (KeyError, IndexError, ValueError):
+            return str(text)  # a translation that does not fit its template: the English
 
     def words(self, msgids: Iterable[str]) -> dict[str, str]:
         """Translations of several msgids, for a page's script (JSON)."""
@@ -145,9 +163,9 @@ def _preferences(header: str) -> list[str]:
     return [tag for _, _, tag in sorted(ranked)]
 
 
-def negotiate(query: str | None = None, accept_language: str | None = None) -> Lang:
+def negotiate(query: str | None = None, accept_language: str | None = None, default: str = DEFAULT_LANGUAGE) -> Lang:
     """The language asked for: ``?lang=`` first, then the best of Accept-Language that we
-    have, then Russian (the game's own language)."""
+    have, then ``default`` (Russian, the game's own language, unless told)."""
     if query:
         return language(query)
     for tag in _preferences(accept_language or ""):
@@ -156,7 +174,7 @@ def negotiate(query: str | None = None, accept_language: str | None = None) -> L
             return language(base)
         if tag == "*":
             break
-    return language(DEFAULT_LANGUAGE)
+    return language(default)
 
 
 __all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Lang", "N_", "language", "load_catalog", "negotiate"]

@@ -1,4 +1,5 @@
-"""Small ASGI helpers the middleware share: a header of the scope, a problem+json answer."""
+"""Small ASGI helpers the middleware share: a header of the scope, a problem+json answer
+(worded, like every problem, in the request's language: app/kit/problems.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 from starlette.types import Scope, Send
 
-from app.kit.problems import PROBLEM, problem_type
+from app.kit.i18n import Lang
+from app.kit.problems import PROBLEM, language_headers, problem_body, problem_lang
 
 
 def header(scope: Scope, name: bytes) -> bytes | None:
@@ -17,21 +19,28 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def problem_bytes(status: int, title: str, detail: str, **extra: Any) -> bytes:
-    body = {"type": problem_type(status), "title": title, "status": status, "detail": detail}
-    body.update(extra)
+def problem_bytes(lang: Lang, status: int, title: str, detail: str, **extra: Any) -> bytes:
+    body = problem_body(status, detail, lang, title=title, **extra)
     return json.dumps(body, ensure_ascii=False).encode()
 
 
+def language_header_list(lang: Lang) -> list[tuple[bytes, bytes]]:
+    """A problem's Content-Language and Vary, as ASGI headers."""
+    return [(k.lower().encode(), v.encode()) for k, v in language_headers(lang).items()]
+
+
 async def send_problem(
-    send: Send, status: int, title: str, detail: str, headers: list[tuple[bytes, bytes]] | None = None, **extra: Any
+    scope: Scope, send: Send, status: int, title: str, detail: str, headers: list[tuple[bytes, bytes]] | None = None, **extra: Any
 ) -> None:
-    body = problem_bytes(status, title, detail, **extra)
+    lang = problem_lang(scope)
+    body = problem_bytes(lang, status, title, detail, **extra)
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode())] + (headers or []),
+            "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode())]
+            + language_header_list(lang)
+            + (headers or []),
         }
     )
     await send({"type": "http.response.body", "body": body})

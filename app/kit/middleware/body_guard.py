@@ -26,11 +26,12 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.rules import Sentence, sentence
 from app.kit.settings import default_of
 
-from app.kit.problems import PROBLEM
+from app.kit.problems import PROBLEM, not_valid, problem_lang
 from app.kit.middleware.asgi import header as _header
-from app.kit.middleware.asgi import problem_bytes
+from app.kit.middleware.asgi import language_header_list, problem_bytes
 from app.kit.middleware.asgi import send_problem as _send_problem
 
 _PROBLEM = PROBLEM.encode()
@@ -87,7 +88,7 @@ def _parse_float(text: str) -> Any:
 
 
 def _parse_constant(name: str) -> Any:
-    return _Bad(f"{name} is not a JSON number")
+    return _Bad(Sentence("{name} is not a JSON number", name=name))
 
 
 _BAD_CHARS = frozenset(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r") | {"\x7f"}
@@ -108,7 +109,7 @@ def check_json(value: Any, max_depth: int) -> None:
     while stack:
         item, path, depth = stack.pop()
         if depth > max_depth:
-            raise _Reject(path or "body", f"nested deeper than {max_depth} levels")
+            raise _Reject(path or "body", Sentence("nested deeper than {depth} levels", depth=max_depth))
         if isinstance(item, _Bad):
             raise _Reject(path or "body", item.reason)
         if isinstance(item, str):
@@ -120,7 +121,7 @@ def check_json(value: Any, max_depth: int) -> None:
                 where = f"{path}.{key}" if path else str(key)
                 reason = _bad_string(key)
                 if reason:
-                    raise _Reject(path or "body", f"a key: {reason}")
+                    raise _Reject(path or "body", Sentence("a key: {reason}", reason=sentence(reason)))
                 stack.append((child, where, depth + 1))
         elif isinstance(item, list):
             for i, child in enumerate(item):
@@ -134,23 +135,32 @@ class BodyLimitProblem:
 
     def __init__(self, app: ASGIApp, max_body_bytes: int, path_limits: dict[str, int] | None = None):
         self.app = app
-        self.body = problem_bytes(413, "Content too large", f"the request body is larger than {max_body_bytes} bytes")
-        self.path_bodies = {
-            path: problem_bytes(413, "Content too large", f"the request body is larger than {limit} bytes")
-            for path, limit in (path_limits or {}).items()
-        }
+        self.max_body_bytes = max_body_bytes
+        self.path_limits = dict(path_limits or {})
+        self.bodies: dict[tuple[str, str], bytes] = {}  # (path or "", language): the refusal, made once
 
-    def refusal(self, path: str) -> bytes:
-        """The 413's problem+json for a request to ``path`` (a route may have its own limit)."""
-        return self.path_bodies.get(path, self.body)
+    def refusal(self, scope: Scope) -> bytes:
+        """The 413's problem+json for the request of ``scope`` (a route may have its own
+        limit), in its language."""
+        path = scope.get("path", "")
+        path = path if path in self.path_limits else ""
+        lang = problem_lang(scope)
+        body = self.bodies.get((path, lang.code))
+        if body is None:
+            limit = self.path_limits.get(path, self.max_body_bytes)
+            detail = Sentence("the request body is larger than {limit} bytes", limit=limit)
+            body = self.bodies[(path, lang.code)] = problem_bytes(lang, 413, "Content too large", detail)
+        return body
 
-    def rewrite_headers(self, headers: list[tuple[bytes, bytes]], refusal: bytes) -> bool:
+    def rewrite_headers(self, headers: list[tuple[bytes, bytes]], scope: Scope) -> bool:
         """For a 413's headers (a list, changed in place): whether its body must be replaced
-        by ``refusal`` (it is not problem+json yet)."""
+        by ``refusal(scope)`` (it is not problem+json yet)."""
         if any(v.startswith(_PROBLEM) for k, v in headers if k == b"content-type"):
             return False
-        headers[:] = [(k, v) for k, v in headers if k not in (b"content-type", b"content-length")]
+        refusal = self.refusal(scope)
+        headers[:] = [(k, v) for k, v in headers if k not in (b"content-type", b"content-length", b"content-language", b"vary")]
         headers += [(b"content-type", _PROBLEM), (b"content-length", str(len(refusal)).encode())]
+        headers += language_header_list(problem_lang(scope))
         return True
 
 
@@ -185,7 +195,7 @@ class BodyGuard:
         length = _header(scope, b"content-length")
         if length is not None:
             if not _CONTENT_LENGTH.fullmatch(length.strip()):
-                await _send_problem(send, 400, "Bad request", "Content-Length must be a decimal number of bytes")
+                await _send_problem(scope, send, 400, "Bad request", "Content-Length must be a decimal number of bytes")
                 return
         elif _header(scope, b"transfer-encoding") is None:
             await self.app(scope, receive, send)  # no body
@@ -205,10 +215,11 @@ class BodyGuard:
             if rejection is not None:
                 field, reason = rejection
                 await _send_problem(
+                    scope,
                     send,
                     422,
                     "Invalid request",
-                    f"the request is not valid: {field}",
+                    not_valid(field),
                     errors=[{"field": field, "reason": reason}],
                 )
                 return
@@ -243,7 +254,7 @@ def json_problem(body: bytes, max_depth: int) -> tuple[str, str] | None:
     try:
         value = json.loads(body, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
     except RecursionError:
-        return "body", f"nested deeper than {max_depth} levels"
+        return "body", Sentence("nested deeper than {depth} levels", depth=max_depth)
     except ValueError:
         return None  # not JSON (or not UTF-8): the route's own parser answers 422
     try:

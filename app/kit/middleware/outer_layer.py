@@ -36,14 +36,14 @@ class OuterLayer:
                 headers = list(message.get("headers", ()))
                 status = message["status"]
                 if status == 413:
-                    request.rewriting = too_large.rewrite_headers(headers, too_large.refusal(scope.get("path", "")))
+                    request.rewriting = too_large.rewrite_headers(headers, scope)
                 context.response_started(request, status, headers)
                 security.add(headers)
                 message = {**message, "headers": headers}
             elif request.rewriting and message["type"] == "http.response.body":
                 if message.get("more_body", False):
                     return
-                message = {"type": "http.response.body", "body": too_large.refusal(scope.get("path", ""))}
+                message = {"type": "http.response.body", "body": too_large.refusal(scope)}
                 request.rewriting = False
             await send(message)
 

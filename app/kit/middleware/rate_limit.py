@@ -39,15 +39,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.rules import Sentence, sentence
 from app.kit import observability as obs
 from app.kit.callers import ADMIN_KEY_ONLY, Lookups
 from app.kit.db import Database
 from app.kit.limiter import Busy, Decision, FairShare, MemoryLimiter, RateLimiter
-from app.kit.errors import NotFound, ServiceError, Unauthorized
+from app.kit.errors import NotFound, Unauthorized
+from app.kit.i18n import N_
 from app.kit.settings import Settings
 
 # The database's 503 as the app's own handler answers it.
-from app.kit.problems import database_unavailable, is_connection_error, problem
+from app.kit.problems import database_unavailable, is_connection_error, problem, service_problem
 from app.kit.middleware.asgi import header, send_problem
 
 # Where the caller of a request's key, once identified here, is left for app/kit/deps.py.
@@ -60,9 +62,9 @@ _SCORER = re.compile(r"^/(?:v1/)?score/([^/]+)")
 _STREAM = "/events"
 
 # The refusals, here and in the dependencies (app/kit/deps.py), word for word.
-KEY_REQUIRED = "an API key is required: Authorization: Bearer <key>"
-KEY_NOT_VALID = "this API key is not valid"
-NO_SCORER_LINK = "no scorer link with this token (or it was revoked)"
+KEY_REQUIRED = N_("an API key is required: Authorization: Bearer <key>")
+KEY_NOT_VALID = N_("this API key is not valid")
+NO_SCORER_LINK = N_("no scorer link with this token (or it was revoked)")
 
 
 def bearer_token(scope: Scope) -> str | None:
@@ -74,12 +76,6 @@ def bearer_token(scope: Scope) -> str | None:
     if not (value and scheme and credentials) or scheme.lower() != "bearer":
         return None
     return credentials.strip()
-
-
-def service_problem(exc: ServiceError) -> Response:
-    """The answer app/kit/problems.py gives ``exc`` when a dependency raises it."""
-    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    return problem(exc.status, exc.detail, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
 
 
 def _route_path(scope: Scope) -> str:
@@ -141,15 +137,15 @@ class RateLimit:
             scorer = _SCORER.match(path) if shared is None else None
             if shared is not None:
                 self._address(scope)
-                self._count(self.by_share.hit(shared.group(1)) if self.by_share is not None else None, "this share link")
-                holder = ("share link", shared.group(1))
+                self._count(self.by_share.hit(shared.group(1)) if self.by_share is not None else None, Sentence("this share link"))
+                holder = (Sentence("this share link"), shared.group(1))
             elif scorer is not None:
                 await self._scorer(scope, scorer.group(1))
-                holder = ("scorer link", scorer.group(1))
+                holder = (Sentence("this scorer link"), scorer.group(1))
             elif path.startswith("/v1/"):
-                holder = ("key", await self._caller(scope))
+                holder = (Sentence("this key"), await self._caller(scope))
             if holder is not None and self.fair_share is not None and not path.endswith(_STREAM):
-                await self._turn(holder)
+                await self._turn(holder, scope)
             else:
                 holder = None
         except _Refused as refused:
@@ -165,7 +161,7 @@ class RateLimit:
         finally:
             self.fair_share.leave(holder)  # type: ignore[union-attr]
 
-    async def _turn(self, holder: tuple[str, str]) -> None:
+    async def _turn(self, holder: tuple[str, str], scope: Scope) -> None:
         """Wait for the holder's turn (app.kit.limiter.FairShare); 429 when it does not come."""
         try:
             await self.fair_share.enter(holder)  # type: ignore[union-attr]
@@ -174,8 +170,15 @@ class RateLimit:
             raise _Refused(
                 problem(
                     429,
-                    f"this {holder[0]} has {busy.in_progress} requests in progress and more waiting"
-                    f" (at most {self.fair_share.limit} at once, PREFSCORE_MAX_REQUESTS_IN_PROGRESS); retry after {busy.retry_after} s",  # type: ignore[union-attr]
+                    Sentence(
+                        "{what} has {n} requests in progress and more waiting"
+                        " (at most {limit} at once, PREFSCORE_MAX_REQUESTS_IN_PROGRESS); retry after {retry} s",
+                        what=holder[0],
+                        n=busy.in_progress,
+                        limit=self.fair_share.limit,  # type: ignore[union-attr]
+                        retry=busy.retry_after,
+                    ),
+                    scope=scope,
                     title="Too many requests",
                     headers={"Retry-After": str(busy.retry_after)},
                 )
@@ -188,17 +191,24 @@ class RateLimit:
             if refused.response is not None:
                 await refused.response(scope, receive, send)
             else:
-                await self._too_many(send, refused.decision, refused.what)  # type: ignore[arg-type]
+                await self._too_many(scope, send, refused.decision, refused.what)  # type: ignore[arg-type]
 
         return answer
 
-    async def _too_many(self, send: Send, decision: Decision, what: str) -> None:
+    async def _too_many(self, scope: Scope, send: Send, decision: Decision, what: str) -> None:
         obs.metrics().rate_limited.inc()
         await send_problem(
+            scope,
             send,
             429,
             "Too many requests",
-            f"{what} made more than {decision.limit} requests in {self.window} seconds; retry after {decision.retry_after} s",
+            Sentence(
+                "{what} made more than {limit} requests in {window} seconds; retry after {retry} s",
+                what=sentence(what),
+                limit=decision.limit,
+                window=self.window,
+                retry=decision.retry_after,
+            ),
             headers=[
                 (b"retry-after", str(decision.retry_after).encode()),
                 (b"ratelimit-limit", str(decision.limit).encode()),
@@ -218,7 +228,7 @@ class RateLimit:
         client = scope.get("client")
         address = client[0] if client else "?"
         if self.by_address is not None:
-            self._count(self.by_address.hit(address), "this address (without a valid key)")
+            self._count(self.by_address.hit(address), Sentence("this address (without a valid key)"))
         return address
 
     async def _by_key(self, token: str, what: str) -> None:
@@ -246,8 +256,8 @@ class RateLimit:
         found = await self._lookup(scope, self.lookups.scorer, self.db, token)
         scope[SCORER_SCOPE_KEY] = (token, found)
         if found is None:
-            raise _Refused(service_problem(NotFound(NO_SCORER_LINK)))
-        await self._by_key(token, "this scorer link")
+            raise _Refused(service_problem(NotFound(NO_SCORER_LINK), scope))
+        await self._by_key(token, Sentence("this scorer link"))
 
     async def _caller(self, scope: Scope) -> str:
         """A route that needs a key: 401 unless the request has a valid one, which is
@@ -257,15 +267,15 @@ class RateLimit:
         if not caller:
             address = self._address(scope)  # before any lookup of the key
             if token is None:
-                raise _Refused(service_problem(Unauthorized(KEY_REQUIRED)))
+                raise _Refused(service_problem(Unauthorized(KEY_REQUIRED), scope))
             if caller is None:
                 caller = await self._lookup(scope, self.lookups.identify, self.db, token, self.admin_key)
             if not caller:  # None, or INVALID from the cache
-                raise _Refused(service_problem(Unauthorized(KEY_NOT_VALID)))
+                raise _Refused(service_problem(Unauthorized(KEY_NOT_VALID), scope))
             if self.by_address is not None:
                 self.by_address.refund(address)  # a valid key is counted as a key
         # The dependency that authenticates the request (app/kit/deps.py) takes this
         # answer instead of hashing and looking up the same key a second time.
         scope[CALLER_SCOPE_KEY] = (token, caller)
-        await self._by_key(token, "this key")  # type: ignore[arg-type]
+        await self._by_key(token, Sentence("this key"))  # type: ignore[arg-type]
         return token  # type: ignore[return-value]

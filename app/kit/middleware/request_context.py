@@ -14,6 +14,7 @@ from app.kit import observability as obs
 from app.kit.settings import Settings
 
 from app.kit.middleware.asgi import header, send_problem
+from app.kit.problems import UNEXPECTED
 
 access_log = logging.getLogger("prefscore.access")
 log = logging.getLogger("prefscore.api")
@@ -71,9 +72,7 @@ class RequestContext:
         log.exception("unhandled error on %s %s", scope.get("method"), obs.loggable_path(scope.get("path", "")))
         if request.response_started:
             raise
-        await send_problem(
-            send, 500, "Internal server error", "an unexpected error occurred; it has been logged", request_id=request.request_id
-        )
+        await send_problem(scope, send, 500, "Internal server error", UNEXPECTED, request_id=request.request_id)
 
     def finish(self, request: _Request, scope: Scope) -> None:
         """Metrics and the access line (call from ``finally``)."""
