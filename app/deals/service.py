@@ -14,7 +14,9 @@ status codes and headers and build the answers."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from datetime import datetime
+from fractions import Fraction
 from typing import Any, Callable
 
 from sqlalchemy.orm import Session
@@ -31,7 +33,7 @@ from app.kit.changes import announce, committed, notification
 from app.kit.outbox import enqueue, event_params
 from app.players import service as player_stats
 from app.ratings import service as ratings
-from app.rules import Deal, FieldError, InvalidDeal, ReplayError, Rules, RulesError, Sentence, TableState, apply_deal, deal_game, exact, replay, sentence
+from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, Sentence, apply_deal, deal_game, exact, replay, sentence
 from app.rules.settlement import balances as final_balances
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
 from app.tables.service import load_row, load_table, shared_row
@@ -163,8 +165,7 @@ def post_deal(
             # other post does any rating work.
             if row.rated and result.state.finished and len(row.registered) == len(row.players):
                 seated = {seat: player for _, seat, _, player in row.registered}
-                outcome = ratings.Outcome(row.id, row.owner, row.convention, tuple(seated[s] for s in range(len(balances))), tuple(balances))
-                ratings.on_table_finished(conn, outcome, hooked=row.hooked)
+                ratings.on_table_finished(conn, _outcome(row.id, row.owner, row.convention, balances, seated), hooked=row.hooked)
     # Committed: this process's streams get the table as stored, without reading it back.
     committed(table.id, table.owner, revision, "deal.posted", table)
     return Posted(table, written)
@@ -283,9 +284,8 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
     announce(session, table_id, work.table.owner, work.table.revision, work.kind, deal=work.deal.number)
 
 
-def _outcome(table_id: str, owner: str, convention: str, rules: Rules, state: TableState, seated: dict[int, str]) -> ratings.Outcome:
+def _outcome(table_id: str, owner: str, convention: str, balances: Sequence[Fraction | int], seated: dict[int, str]) -> ratings.Outcome:
     """A finished table as its players' ratings take it: each seat's player and exact balance."""
-    balances = [exact(b) for b in final_balances(rules, state)]
     return ratings.Outcome(table_id, owner, convention, tuple(seated[s] for s in range(len(balances))), tuple(balances))
 
 
@@ -295,7 +295,8 @@ def _rerate(session: Session, table: TableInfo) -> None:
     seated = player_stats.seated_players(session, table.id)
     outcome = None
     if table.state.finished and len(seated) == len(table.players):
-        outcome = _outcome(table.id, table.owner, table.convention, table.rules, table.state, seated)
+        balances = [exact(b) for b in final_balances(table.rules, table.state)]
+        outcome = _outcome(table.id, table.owner, table.convention, balances, seated)
     ratings.on_table_changed(session, table.id, outcome)
 
 

@@ -5,6 +5,7 @@ copy per language."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated
 
@@ -28,6 +29,14 @@ def page_lang(
 PageLang = Annotated[Lang, Depends(page_lang)]
 
 
-def language_headers(lang: Lang) -> dict[str, str]:
-    """The headers of an answer in ``lang`` (declared as ``headers.LANGUAGE``)."""
-    return {"Content-Language": lang.code, "Vary": "Accept-Language"}
+def language_headers(lang: Lang, headers: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``headers`` (none: a new set) with those of an answer in ``lang`` (declared as
+    ``headers.LANGUAGE``): its Content-Language, and Accept-Language added to its Vary."""
+    out = dict(headers or {})
+    vary_key = next((k for k in out if k.lower() == "vary"), "Vary")
+    vary = [v.strip() for v in out.get(vary_key, "").split(",") if v.strip()]
+    if not any(v.lower() in ("accept-language", "*") for v in vary):
+        vary.append("Accept-Language")
+    out[vary_key] = ", ".join(vary)
+    out["Content-Language"] = lang.code
+    return out

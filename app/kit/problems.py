@@ -13,7 +13,6 @@ each ``errors[].reason``); ``type``, ``status``, the fields and the codes stay a
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
@@ -29,6 +28,7 @@ from app.kit import observability as obs
 from app.rules import FieldError, Sentence
 from app.kit.errors import ServiceError
 from app.kit.i18n import LANGUAGES, Lang, N_, language, negotiate
+from app.kit.lang import language_headers
 from app.kit.limits import ACCEPT_LANGUAGE_MAX, MAX_LISTED_ERRORS
 
 from app.kit.bodies import REFUSALS
@@ -94,18 +94,6 @@ def problem_lang(scope: Scope | None) -> Lang:
             accept = value[:ACCEPT_LANGUAGE_MAX].decode("latin-1")
             break
     return negotiate(query, accept, default=PROBLEM_LANGUAGE)
-
-
-def language_headers(lang: Lang, headers: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``headers`` with the problem's Content-Language, and Accept-Language added to its Vary."""
-    out = dict(headers or {})
-    vary_key = next((k for k in out if k.lower() == "vary"), "Vary")
-    vary = [v.strip() for v in out.get(vary_key, "").split(",") if v.strip()]
-    if not any(v.lower() in ("accept-language", "*") for v in vary):
-        vary.append("Accept-Language")
-    out[vary_key] = ", ".join(vary)
-    out["Content-Language"] = lang.code
-    return out
 
 
 def problem_body(

@@ -114,6 +114,8 @@ _CURRENT_COLUMNS_READ = (_CURRENT.c.pool, _CURRENT.c.player_id, _CURRENT.c.mu, _
 _CURRENT_OF = select(*_CURRENT_COLUMNS_READ).where(
     _CURRENT.c.pool.in_(bindparam("pools", expanding=True)), _CURRENT.c.player_id.in_(bindparam("ids", expanding=True))
 )
+
+
 def current(conn: Unit, pools: Iterable[str], player_ids: Iterable[str]) -> dict[tuple[str, str], Row]:
     """The current ratings of these players in these pools, by (pool, player id)."""
     rows = conn.execute(_CURRENT_OF, {"pools": list(pools), "ids": list(player_ids)}).all()
@@ -137,11 +139,10 @@ _SEATED_READ = {
 def lock_and_read_seated(unit: Unit, owner: str, pools: tuple[str, str], players: tuple[str, ...]) -> dict[tuple[str, str], Rating]:
     """Under the owner's ratings lock (``lock_pools``), the current ratings of a finished
     table's players in its two pools, by (pool, player id)."""
-    db = Driver(unit)
-    if db.dialect == "postgresql":
-        db.run(_LOCK, {"name": f"ratings {owner}"})
+    lock_pools(unit, owner)
     params = {"pool_all": pools[0], "pool_convention": pools[1], **{f"p{s}": p for s, p in enumerate(players)}}
-    return {(pool, player): Rating(mu, sigma, games) for pool, player, mu, sigma, games in db.rows(_SEATED_READ[len(players)], params)}
+    rows = Driver(unit).rows(_SEATED_READ[len(players)], params)
+    return {(pool, player): Rating(mu, sigma, games) for pool, player, mu, sigma, games in rows}
 
 
 _MOVE_FIELDS = ("pool", "player_id", "mu_before", "sigma_before", "mu", "sigma", "ordinal", "games")

@@ -11,7 +11,8 @@ import re
 import pytest
 
 from app.kit.i18n import language
-from app.kit.problems import language_headers, problem, problem_lang
+from app.kit.lang import language_headers
+from app.kit.problems import problem, problem_lang
 from app.rules import FieldError, Sentence, joined
 
 from tests.api.samples import ALLPASS, PASS_6S

@@ -9,7 +9,8 @@ from typing import Any
 from starlette.types import Scope, Send
 
 from app.kit.i18n import Lang
-from app.kit.problems import PROBLEM, language_headers, problem_body, problem_lang
+from app.kit.lang import language_headers
+from app.kit.problems import PROBLEM, problem_body, problem_lang
 
 
 def header(scope: Scope, name: bytes) -> bytes | None:

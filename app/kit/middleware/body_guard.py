@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.rules import Sentence, sentence
+from app.kit.i18n import Lang
 from app.kit.settings import default_of
 
 from app.kit.problems import PROBLEM, not_valid, problem_lang
@@ -139,12 +140,12 @@ class BodyLimitProblem:
         self.path_limits = dict(path_limits or {})
         self.bodies: dict[tuple[str, str], bytes] = {}  # (path or "", language): the refusal, made once
 
-    def refusal(self, scope: Scope) -> bytes:
+    def refusal(self, scope: Scope, lang: Lang | None = None) -> bytes:
         """The 413's problem+json for the request of ``scope`` (a route may have its own
-        limit), in its language."""
+        limit), in its language (``lang`` when the caller has it already)."""
         path = scope.get("path", "")
         path = path if path in self.path_limits else ""
-        lang = problem_lang(scope)
+        lang = lang or problem_lang(scope)
         body = self.bodies.get((path, lang.code))
         if body is None:
             limit = self.path_limits.get(path, self.max_body_bytes)
@@ -157,10 +158,11 @@ class BodyLimitProblem:
         by ``refusal(scope)`` (it is not problem+json yet)."""
         if any(v.startswith(_PROBLEM) for k, v in headers if k == b"content-type"):
             return False
-        refusal = self.refusal(scope)
+        lang = problem_lang(scope)
+        refusal = self.refusal(scope, lang)
         headers[:] = [(k, v) for k, v in headers if k not in (b"content-type", b"content-length", b"content-language", b"vary")]
         headers += [(b"content-type", _PROBLEM), (b"content-length", str(len(refusal)).encode())]
-        headers += language_header_list(problem_lang(scope))
+        headers += language_header_list(lang)
         return True
 
 
