@@ -75,6 +75,12 @@ class Phone:
                 continue
         self.driver.find_element(By.CSS_SELECTOR, selector).click()
 
+    def pressed(self, selector):
+        """Whether the button is pressed, read in one script: the form is drawn again when the
+        sheet changes, so an element found first may be gone by the time it is read."""
+        return self.driver.execute_script(
+            "return document.querySelector(arguments[0])?.getAttribute('aria-pressed')", selector) == "true"
+
     def body(self, name):
         return self.driver.find_element("tag name", "body").get_attribute(name)
 
@@ -200,8 +206,8 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     phone.wait(lambda: phone.body("data-ready") == "true")
     assert browser.execute_script("return INITIAL.read_at") < went_offline  # the kept copy
     assert phone.body("data-outbox") == "2"
-    assert browser.find_element(By.CSS_SELECTOR, '[data-level="8"]').get_attribute("aria-pressed") == "true"
-    assert browser.find_element(By.CSS_SELECTOR, '[data-strain="S"]').get_attribute("aria-pressed") == "true"
+    assert phone.pressed('[data-level="8"]')
+    assert phone.pressed('[data-strain="S"]')
     phone.wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#sheet svg"))  # the last sheet seen
     phone.shot("score-offline-ru-phone-reloaded")
     for step in ['[data-defence="1:whist"]', '[data-defence="2:whist"]', '[data-tricks="0:8"]', '[data-tricks="1:1"]', "#submit"]:
@@ -222,7 +228,7 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     phone.shot("score-online-ru-phone-refused")
     # fixed with one tap (the deal is checked in the form) and recorded again; the rest follow
     phone.tap('[data-fix]')
-    assert browser.find_element(By.CSS_SELECTOR, '[data-kind="allpass"]').get_attribute("aria-pressed") == "true"
+    phone.wait(lambda: phone.pressed('[data-kind="allpass"]'), timeout=5)
     phone.tap("#submit")
     phone.wait(lambda: phone.body("data-deal-count") == "10" and phone.body("data-outbox") == "0", timeout=30)
 
@@ -232,7 +238,7 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     # the undo by the button: the last deal taken back into the form, then recorded again
     phone.tap("#confirm-undo")
     phone.wait(lambda: phone.body("data-deal-count") == "13")
-    assert browser.find_element(By.CSS_SELECTOR, '[data-kind="misere"]').get_attribute("aria-pressed") == "true"
+    phone.wait(lambda: phone.pressed('[data-kind="misere"]'), timeout=5)
     phone.tap("#submit")
     phone.wait(lambda: phone.body("data-deal-count") == "14" and phone.body("data-outbox") == "0")
 
