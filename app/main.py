@@ -33,6 +33,7 @@ from app.kit import health
 from app.keys import router as keys
 from app.players import router as players
 from app.ratings import router as ratings
+from app.ratings.rater import Rater
 from app.records import router as records
 from app.scorer import router as scorer
 from app.sharing import page as shared_page
@@ -87,11 +88,13 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, settings.threads)
         if settings.webhooks_deliver:  # the outbox's deliveries, sent by this process (app/webhooks)
             _app.state.webhooks.start()
+        _app.state.rater.start()  # the finished rated tables' ratings, after their posts (app/ratings)
         stop_watching = tournament_service.watch_finished_tables(database)  # a round closes when its last table finishes
         try:
             yield
         finally:
             stop_watching()
+            await _app.state.rater.stop()
             await _app.state.webhooks.stop()
         await anyio.to_thread.run_sync(_app.state.pictures.close)  # the drawing workers, if started
         if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/live)
@@ -118,6 +121,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         scorer=lambda db, token: scorer_service.resolve(db, token),
     )
     app.state.webhooks = Deliverer(database, settings)
+    app.state.rater = Rater(database)
     app.state.pictures = Pictures(settings)  # their cache and drawing workers (app/sharing/drawing.py)
     configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)

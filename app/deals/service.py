@@ -161,11 +161,12 @@ def post_deal(
             enqueue(conn, event_params(row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number), posted=True)
         if row.registered:  # registered players' statistics, in this transaction
             balances = player_stats.on_deal_posted(conn, row.registered, rules, deal, state, result.state, result.entries, number)
-            # The post that finishes a rated table with every seat registered rates it; no
-            # other post does any rating work.
+            # The post that finishes a rated table with every seat registered gives it its
+            # place in the finishing order (rated after the commit); no other post does any
+            # rating work.
             if row.rated and result.state.finished and len(row.registered) == len(row.players):
                 seated = {seat: player for _, seat, _, player in row.registered}
-                ratings.on_table_finished(conn, _outcome(row.id, row.owner, row.convention, balances, seated), hooked=row.hooked)
+                ratings.on_table_finished(conn, _outcome(row.id, row.owner, row.convention, balances, seated))
     # Committed: this process's streams get the table as stored, without reading it back.
     committed(table.id, table.owner, revision, "deal.posted", table)
     return Posted(table, written)

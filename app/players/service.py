@@ -171,6 +171,7 @@ def stats(
     """The player's statistics, with their rating in the pool of ``convention`` (of every
     convention when None) and its last change: a rating is of every rated table, whatever
     the dates asked."""
+    ratings.caught_up(db, owner)
     with db.read() as session:
         player = _load(session, owner, player_id)
         found = player_stats.player_stats(session, player.id, convention=convention, since=since, until=until)

@@ -13,7 +13,6 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from app.kit.db.driver import Driver, for_drivers
-from app.ratings.model import Rating
 from app.kit.db import PlayerRatingRow, PlayerRow, PlayerTableRow, RatedTableRow, RatingChangeRow, TableRow
 
 _RATED = RatedTableRow.__table__
@@ -124,110 +123,60 @@ def current(conn: Unit, pools: Iterable[str], player_ids: Iterable[str]) -> dict
 
 # --- a table finishing: the post's hot path --------------------------------------------------
 #
-# On the driver itself (app/kit/db/driver.py): SQLAlchemy's work per statement was most of
-# what rating a table added to the post that finished it.
+# The post that finishes a rated table only takes the table's place in its owner's finishing
+# order, pending; its ratings are written after the commit (``pending_tables``, ``mark_rated``).
+# On the driver itself (app/kit/db/driver.py): SQLAlchemy's own work per statement would cost
+# the post more than the database does.
 
-_SEATED_READ = {
-    seats: for_drivers(
-        "SELECT pool, player_id, mu, sigma, games FROM player_ratings WHERE pool IN (:pool_all, :pool_convention) "
-        f"AND player_id IN ({', '.join(f':p{s}' for s in range(seats))})"
-    )
-    for seats in (3, 4)
+_TAKE_PLACE = {
+    "sqlite": (
+        "INSERT INTO rated_tables (table_id, owner, convention, seq, outcome, finished_at, stamp, pending) "
+        "SELECT :table_id, :owner, :convention, COALESCE(MAX(seq), 0) + 1, :outcome, :finished_at, 0, :pending "
+        "FROM rated_tables WHERE owner = :owner"
+    ),
+    # Typed: PostgreSQL deduces no one type for a parameter used twice (text and varchar).
+    "postgresql": (
+        "INSERT INTO rated_tables (table_id, owner, convention, seq, outcome, finished_at, stamp, pending) "
+        "SELECT CAST(%(table_id)s AS text), CAST(%(owner)s AS text), CAST(%(convention)s AS text), COALESCE(MAX(seq), 0) + 1, "
+        "CAST(%(outcome)s AS json), CAST(%(finished_at)s AS timestamptz), 0, CAST(%(pending)s AS boolean) "
+        "FROM rated_tables WHERE owner = CAST(%(owner)s AS text)"
+    ),
 }
 
 
-def lock_and_read_seated(unit: Unit, owner: str, pools: tuple[str, str], players: tuple[str, ...]) -> dict[tuple[str, str], Rating]:
-    """Under the owner's ratings lock (``lock_pools``), the current ratings of a finished
-    table's players in its two pools, by (pool, player id)."""
+def take_place(unit: Unit, table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any) -> None:
+    """A finished rated table's place, the owner's next in the finishing order, pending. SQLite:
+    one statement (the writer holds the database). PostgreSQL: under the owner's ratings lock,
+    so that two tables finishing at once take two places."""
     lock_pools(unit, owner)
-    params = {"pool_all": pools[0], "pool_convention": pools[1], **{f"p{s}": p for s, p in enumerate(players)}}
-    rows = Driver(unit).rows(_SEATED_READ[len(players)], params)
-    return {(pool, player): Rating(mu, sigma, games) for pool, player, mu, sigma, games in rows}
-
-
-_MOVE_FIELDS = ("pool", "player_id", "mu_before", "sigma_before", "mu", "sigma", "ordinal", "games")
-# One player's move in one pool, in the order of _MOVE_FIELDS.
-Move = tuple[str, str, float, float, float, float, float, int]
-
-# SQLite: the table's place (the owner's next) returned by its insert, then its changes and
-# the current ratings, each one statement of every row.
-_SQLITE_LAST = (
-    "INSERT INTO rated_tables (table_id, owner, convention, seq, outcome, finished_at, stamp) "
-    "SELECT :table_id, :owner, :convention, COALESCE(MAX(seq), 0) + 1, :outcome, :finished_at, 0 "
-    "FROM rated_tables WHERE owner = :owner RETURNING seq"
-)
-
-
-def _sqlite_changes(rows: int) -> str:
-    one = "(:owner, :pool{k}, :seq, :table_id, :player_id{k}, :mu_before{k}, :sigma_before{k}, :mu{k}, :sigma{k}, :games{k})"
-    return (
-        "INSERT INTO rating_changes (owner, pool, seq, table_id, player_id, mu_before, sigma_before, mu, sigma, games) VALUES "
-        + ", ".join(one.format(k=k) for k in range(rows))
-    )
-
-
-def _sqlite_current(rows: int) -> str:
-    one = "(:pool{k}, :player_id{k}, :owner, :mu{k}, :sigma{k}, :ordinal{k}, :games{k}, :seq)"
-    return (
-        "INSERT INTO player_ratings (pool, player_id, owner, mu, sigma, ordinal, games, seq) VALUES "
-        + ", ".join(one.format(k=k) for k in range(rows))
-        + " ON CONFLICT (pool, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
-        "ordinal = excluded.ordinal, games = excluded.games, seq = excluded.seq"
-    )
-
-
-_SQLITE_MOVES = {rows: (_sqlite_changes(rows), _sqlite_current(rows)) for rows in (6, 8)}  # 3 or 4 seats, 2 pools
-
-# PostgreSQL: the table's place, its changes and its players' current ratings in one
-# statement (one round trip), the place taken in the insert under the owner's lock.
-_PG_FINISHED = """
-WITH rated AS (
-    INSERT INTO rated_tables (table_id, owner, convention, seq, outcome, finished_at, stamp)
-    SELECT CAST(%(table_id)s AS text), CAST(%(owner)s AS text), CAST(%(convention)s AS text), COALESCE(MAX(seq), 0) + 1,
-        CAST(%(outcome)s AS json), CAST(%(finished_at)s AS timestamptz), 0
-    FROM rated_tables WHERE owner = CAST(%(owner)s AS text)
-    RETURNING seq
-), moved AS (
-    SELECT * FROM unnest(CAST(%(pool)s AS text[]), CAST(%(player_id)s AS text[]), CAST(%(mu_before)s AS float8[]),
-        CAST(%(sigma_before)s AS float8[]), CAST(%(mu)s AS float8[]), CAST(%(sigma)s AS float8[]),
-        CAST(%(ordinal)s AS float8[]), CAST(%(games)s AS integer[]))
-        AS m(pool, player_id, mu_before, sigma_before, mu, sigma, ordinal, games)
-), changed AS (
-    INSERT INTO rating_changes (owner, pool, seq, table_id, player_id, mu_before, sigma_before, mu, sigma, games)
-    SELECT CAST(%(owner)s AS text), m.pool, rated.seq, CAST(%(table_id)s AS text), m.player_id, m.mu_before, m.sigma_before,
-        m.mu, m.sigma, m.games
-    FROM rated, moved AS m
-)
-INSERT INTO player_ratings (pool, player_id, owner, mu, sigma, ordinal, games, seq)
-SELECT m.pool, m.player_id, CAST(%(owner)s AS text), m.mu, m.sigma, m.ordinal, m.games, rated.seq FROM rated, moved AS m
-ON CONFLICT (pool, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal,
-    games = excluded.games, seq = excluded.seq
-"""
-
-
-def write_finished(
-    unit: Unit, table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any, moves: list[Move]
-) -> None:
-    """A finished table rated last in its owner's finishing order: its row (its place the
-    owner's next), each seat's change in each pool, and the seats' current ratings."""
     db = Driver(unit)
-    params: dict[str, Any] = {
+    db.run(_TAKE_PLACE, {
         "table_id": table_id,
         "owner": owner,
         "convention": convention,
         "outcome": db.bound(_RATED.c.outcome, outcome),
         "finished_at": db.bound(_RATED.c.finished_at, finished_at),
-    }
-    if db.dialect == "postgresql":
-        params.update(zip(_MOVE_FIELDS, map(list, zip(*moves))))
-        db.run(_PG_FINISHED, params)
-        return
-    ((params["seq"],),) = db.rows(_SQLITE_LAST, params)
-    for k, move in enumerate(moves):
-        params.update({f"{name}{k}": value for name, value in zip(_MOVE_FIELDS, move)})
-    changes, current = _SQLITE_MOVES[len(moves)]
-    db.run(changes, params)
-    db.run(current, params)
+        "pending": db.bound(_RATED.c.pending, True),
+    })
+
+
+_PENDING = select(_RATED.c.table_id, _RATED.c.convention, _RATED.c.seq, _RATED.c.outcome).where(_RATED.c.pending)
+
+
+def pending_tables(conn: Unit, owner: str, *, rows: int | None = None) -> list[Row]:
+    """The owner's finished rated tables whose ratings are not written yet, in finishing order
+    (always the last ones: whatever rates a table rates every pending one before it)."""
+    query = _PENDING.where(_RATED.c.owner == owner).order_by(_RATED.c.seq)
+    return list(conn.execute(query if rows is None else query.limit(rows)).all())
+
+
+def owners_pending(conn: Unit) -> list[str]:
+    """Every owner with a pending table (the rater's sweep)."""
+    return list(conn.execute(select(_RATED.c.owner).where(_RATED.c.pending).distinct()).scalars())
+
+
+def mark_rated(conn: Unit, table_id: str) -> None:
+    conn.execute(update(_RATED).where(_RATED.c.table_id == table_id).values(pending=False))
 
 
 def rated_row(conn: Unit, table_id: str) -> Row | None:

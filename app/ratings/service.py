@@ -3,16 +3,20 @@ every convention and in its convention's pool, in the order the tables finished.
 
 The hooks run in the transaction of the write that changes a table (app/deals, app/tables):
 
-- ``on_table_finished``: the post that finishes a rated table rates it last in the owner's
-  finishing order (its players' current ratings read, the model run, the changes written);
+- ``on_table_finished``: the post that finishes a rated table takes its place, last in the
+  owner's finishing order, pending; nothing more, so that rating costs the post almost
+  nothing. ``rate_pending`` rates the pending tables in order (their players' current
+  ratings read, the model run, the changes written): the rater (app/ratings/rater.py) right
+  after the commit, and every read of the ratings first (``caught_up``), so that nobody ever
+  reads a rating without its latest tables;
 - ``on_table_changed``: an undo or a correction of a rated table, or its deletion, compares
   the table's outcome with the one rated; when the ranking moved (or the table is no longer
   finished) every table of its pools from its place on is rated again, from the ratings the
   players had before it.
 
-So the stored ratings are always what ``recompute`` gives from the rated tables in finishing
-order, which the property test checks and ``rebuild`` (``prefscore ratings rebuild``) reports
-and restores.
+So the stored ratings, once the pending tables are rated, are always what ``recompute``
+gives from the rated tables in finishing order, which the property test checks and
+``rebuild`` (``prefscore ratings rebuild``) reports and restores.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any, Callable, Iterator, Sequence
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
-from app.kit.outbox import enqueue_with_data
+from app.kit.outbox import enqueue_with_data, is_hooked
 from app.ratings import repository as repo
 from app.ratings.model import ALL_CONVENTIONS, INITIAL, Outcome, Rating, chances_first, pools_of, predicted_places, rate
 from app.rules import FieldError, Sentence
@@ -39,6 +43,8 @@ __all__ = [
     "Rating",
     "on_table_changed",
     "on_table_finished",
+    "rate_pending",
+    "caught_up",
     "leaderboard",
     "player_rating",
     "predict",
@@ -55,20 +61,45 @@ __all__ = [
 # --- the hooks of the writes ---------------------------------------------------------------
 
 
-def on_table_finished(conn: Any, outcome: Outcome, *, hooked: bool = True) -> None:
-    """In the transaction of the post that finished a rated table: rate it, last in the
-    owner's finishing order (and announce it to the owner's webhooks when ``hooked``: the
-    owner has an active endpoint, so that a post of an owner without one costs nothing more)."""
-    _append(conn, outcome)
-    if hooked:
-        _announce(conn, outcome.owner, outcome.table_id, outcome.players)
+def on_table_finished(conn: Any, outcome: Outcome) -> None:
+    """In the transaction of the post that finished a rated table: its place, last in the
+    owner's finishing order, pending (``rate_pending`` rates it after the commit)."""
+    repo.take_place(conn, outcome.table_id, outcome.owner, outcome.convention, outcome.to_json(), utcnow())
+
+
+def rate_pending(conn: Any, owner: str) -> int:
+    """In a write transaction, under the owner's ratings lock: rate the owner's pending tables
+    in finishing order, each announced to the owner's webhooks (rating.changed). Returns how
+    many were rated (none when another process rated them first)."""
+    repo.lock_pools(conn, owner)
+    pending = repo.pending_tables(conn, owner)
+    hooked = bool(pending) and is_hooked(conn, owner)
+    for row in pending:
+        outcome = Outcome.from_json(row.table_id, owner, row.convention, row.outcome)
+        _rate_last(conn, outcome, row.seq)
+        repo.mark_rated(conn, row.table_id)
+        if hooked:
+            _announce(conn, owner, row.table_id, outcome.players)
+    return len(pending)
+
+
+def caught_up(db: Database, owner: str) -> None:
+    """Before a read of the owner's ratings: the pending tables rated (normally the rater has
+    done it; a read that comes first does it itself). A read with none pending pays one index
+    lookup."""
+    with db.read() as session:
+        if not repo.pending_tables(session, owner, rows=1):
+            return
+    with db.write() as session:
+        rate_pending(session, owner)
 
 
 def _announce(conn: Any, owner: str, table_id: str, players: Sequence[str]) -> None:
     """The webhooks' rating.changed of ``table_id``, in this transaction: each of its players'
     ordinal before and after it in the pool of every convention, as just written (none when
     the table no longer counts: not finished any more, or deleted), and the table's version
-    of its changes (its settlement's ETag part)."""
+    of its changes (its settlement's ETag part). Nothing is written for an owner without an
+    endpoint that wants it."""
     rows = {r.player_id: r for r in repo.table_changes(conn, table_id, ALL_CONVENTIONS)}
     entries = []
     for player in players:
@@ -80,22 +111,23 @@ def _announce(conn: Any, owner: str, table_id: str, players: Sequence[str]) -> N
     enqueue_with_data(conn, owner, table_id, "rating.changed", utcnow(), data, revision=repo.rated_stamp(conn, table_id))
 
 
-def _append(conn: Any, outcome: Outcome) -> None:
-    """Rate ``outcome`` last in its owner's finishing order, under the owner's ratings lock."""
+def _rate_last(conn: Any, outcome: Outcome, seq: int) -> None:
+    """Rate ``outcome``, place ``seq`` of its owner's finishing order, every table before it
+    rated: its players' current ratings are the ones it starts from."""
     pools = pools_of(outcome.convention)
-    stored = repo.lock_and_read_seated(conn, outcome.owner, pools, outcome.players)
-    moves: list[repo.Move] = []
+    stored = repo.current(conn, pools, outcome.players)
+    changes, current = [], []
     last: tuple[list[Rating], list[Rating]] | None = None
     for pool in pools:
-        before = [stored.get((pool, p), INITIAL) for p in outcome.players]
+        before = [_rating(stored.get((pool, p))) for p in outcome.players]
         # The same ratings in both pools (an owner who plays one convention) rate once.
         after = last[1] if last is not None and last[0] == before else rate(before, outcome.balances)
         last = (before, after)
-        moves.extend(
-            (pool, player, old.mu, old.sigma, new.mu, new.sigma, new.ordinal, new.games)
-            for player, old, new in zip(outcome.players, before, after)
-        )
-    repo.write_finished(conn, outcome.table_id, outcome.owner, outcome.convention, outcome.to_json(), utcnow(), moves)
+        for player, old, new in zip(outcome.players, before, after):
+            changes.append(_change(outcome, pool, seq, player, old, new))
+            current.append(_current(outcome.owner, pool, player, new, seq))
+    repo.insert_changes(conn, changes)
+    repo.write_current(conn, current)
 
 
 def on_table_changed(conn: Any, table_id: str, outcome: Outcome | None) -> None:
@@ -105,10 +137,10 @@ def on_table_changed(conn: Any, table_id: str, outcome: Outcome | None) -> None:
     rated = repo.rated_row(conn, table_id)
     if rated is None:
         if outcome is not None:  # finished by a correction of its last deal
-            _append(conn, outcome)
-            _announce(conn, outcome.owner, table_id, outcome.players)
+            on_table_finished(conn, outcome)
+            rate_pending(conn, outcome.owner)
         return
-    repo.lock_pools(conn, rated.owner)
+    rate_pending(conn, rated.owner)  # under the owner's lock, every table before this one rated
     was = Outcome.from_json(table_id, rated.owner, rated.convention, rated.outcome)
     if outcome is not None and outcome.players == was.players and outcome.ranks == was.ranks:
         if outcome.balances != was.balances:  # the same ranking: the same ratings
@@ -202,6 +234,7 @@ def player_rating(
     """A player's current rating in a pool and its history, the latest table first (another
     owner's player is not found; a player with no rated table has the initial rating)."""
     pool = _pool(convention)
+    caught_up(db, owner)
     with db.read() as session:
         _check_player(session, owner, player_id)
         rating = _rating(repo.rating_of(session, pool, player_id))
@@ -214,8 +247,8 @@ def player_rating(
 
 
 def rating_summary(session: Any, player_id: str, convention: str | None) -> tuple[Rating, Change | None]:
-    """In the caller's read: a player's rating in a pool and the change of their last rated
-    table there (the player's statistics show both)."""
+    """In the caller's read, after ``caught_up``: a player's rating in a pool and the change of
+    their last rated table there (the player's statistics show both)."""
     pool = _pool(convention)
     rating = _rating(repo.rating_of(session, pool, player_id))
     rows = repo.history(session, pool, player_id, before=None, rows=1)
@@ -266,6 +299,7 @@ def leaderboard(db: Database, owner: str, *, convention: str | None = None, afte
     """The owner's players by ordinal in a pool, the highest first, keyset-paged. The ETag is
     of the page as read (a 304 saves the client the body)."""
     position = decode_cursor(after) if after is not None else None
+    caught_up(db, owner)
     with db.read() as session:
         rows = repo.leaderboard(session, owner, _pool(convention), after=position, rows=limit + 1)
     standings = tuple(Standing(r.player_id, r.name, Rating(r.mu, r.sigma, r.games)) for r in rows[:limit])
@@ -297,6 +331,7 @@ def predict(db: Database, owner: str, player_ids: Sequence[str], *, convention: 
     if errors:
         raise Unprocessable("one player at two seats", errors)
     pool = _pool(convention)
+    caught_up(db, owner)
     with db.read() as session:
         owned = repo.owned_players(session, owner, player_ids)
         missing = [FieldError(f"players.{i}", "no such player of this key's owner") for i, p in enumerate(player_ids) if p not in owned]
@@ -319,7 +354,9 @@ class Seating:
     players: tuple[str | None, ...]
 
 
-def chances_at_tables(db: Database, seatings: Sequence[Seating], *, convention: str | None = None) -> list[tuple[float, ...] | None]:
+def chances_at_tables(
+    db: Database, owner: str, seatings: Sequence[Seating], *, convention: str | None = None
+) -> list[tuple[float, ...] | None]:
     """Each seating's chance to finish first, seat by seat (they sum to 1; ``predict``'s
     chance_first), from its players' ratings in the pool: those they had before the table
     when it is rated (a finished table keeps the forecast it was played with), else their
@@ -328,6 +365,8 @@ def chances_at_tables(db: Database, seatings: Sequence[Seating], *, convention: 
     pool = _pool(convention)
     complete = [bool(s.players) and all(p is not None for p in s.players) for s in seatings]
     wanted = [s for s, whole in zip(seatings, complete) if whole]
+    if wanted:
+        caught_up(db, owner)
     with db.read() as session:
         before = repo.before_tables(session, [s.table_id for s in wanted if s.table_id is not None], pool) if wanted else {}
         stored = repo.current_in_pool(session, pool, {p for s in wanted for p in s.players if p is not None}) if wanted else {}
@@ -360,6 +399,10 @@ def table_etag_part(rating: TableRating | None) -> str:
 
 def table_rating(db: Database, table_id: str) -> TableRating | None:
     """What a rated table did to its players' ratings (None when it is not rated)."""
+    with db.read() as session:
+        rated = repo.rated_row(session, table_id)
+    if rated is not None and rated.pending:
+        caught_up(db, rated.owner)
     with db.read() as session:
         rated = repo.rated_row(session, table_id)
         if rated is None:
@@ -497,7 +540,7 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
     tables = count = 0
     for owner in owners:
         with db.write() as session:
-            repo.lock_pools(session, owner)
+            rate_pending(session, owner)  # what the rater has not done yet is no difference
             computed = recompute(session, owner)
             tables += len(computed.rated)
             diff = 0
@@ -522,6 +565,7 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
 
 
 def differences_of(db: Database, owner: str) -> list[str]:
-    """``differences`` in a read of its own."""
+    """``differences`` in a read of its own, the pending tables rated first."""
+    caught_up(db, owner)
     with db.read() as session:
         return differences(session, owner)

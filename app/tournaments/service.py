@@ -861,7 +861,7 @@ def _chances(db: Database, t: Tournament, current: Round | None) -> dict[int, tu
         return {}
     registered = {e.number: e.player_id for e in t.entrants}
     seatings = [ratings.Seating(at.table_id, tuple(registered.get(n) for n in at.seats)) for at in current.tables]
-    found = ratings.chances_at_tables(db, seatings, convention=t.convention)
+    found = ratings.chances_at_tables(db, t.owner, seatings, convention=t.convention)
     return {at.number: c for at, c in zip(current.tables, found) if c is not None}
 @dataclass(frozen=True)
 class SharedVersion:

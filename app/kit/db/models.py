@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Double, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Double, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.sql.expression import false
 
@@ -309,10 +309,15 @@ class RatedTableRow(Base):
     """A finished rated table as its players' ratings took it (app/ratings): its place in the
     owner's finishing order (``seq``) and its outcome, each seat's player and exact balance.
     ``stamp`` is bumped whenever the table's rating changes are written again (a correction
-    of an earlier table re-rates it), for the settlement's ETag."""
+    of an earlier table re-rates it), for the settlement's ETag. ``pending``: the table has
+    its place but its ratings are not written yet (the post that finished it only takes the
+    place; app/ratings rates it after the commit, or before any read of the ratings)."""
 
     __tablename__ = "rated_tables"
-    __table_args__ = (UniqueConstraint("owner", "seq"),)
+    __table_args__ = (
+        UniqueConstraint("owner", "seq"),
+        Index("ix_rated_tables_pending", "owner", "seq", sqlite_where=text("pending"), postgresql_where=text("pending")),
+    )
 
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
     owner: Mapped[str] = mapped_column(String(64))
@@ -321,6 +326,7 @@ class RatedTableRow(Base):
     outcome: Mapped[list[Any]] = mapped_column(JSON)  # [[player_id, balance "p/q" or int text], ...] by seat
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     stamp: Mapped[int] = mapped_column(Integer, default=0)
+    pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class RatingChangeRow(Base):

@@ -1,0 +1,108 @@
+"""When a finished table is rated (docs/ratings.md § When a table is rated): the post that
+finishes it only takes its place in the owner's finishing order, pending; the rater of the
+process rates it right after the commit, without any read; a read of the ratings that comes
+first rates it itself, so that no read ever shows a rating without its latest tables; and a
+rater that starts rates what a process that stopped between a post and its rating left."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from sqlalchemy import func, select
+
+from app.kit import changes
+from app.kit.db import PlayerRatingRow, RatedTableRow, RatingChangeRow
+from app.ratings.model import INITIAL, rate
+from app.ratings.rater import Rater
+from app.rules import Deal, exact, make_rules, replay
+from app.rules.settlement import balances
+from tests.api.samples import PULKA
+
+
+def _players(api, *names):
+    return [api.post("/v1/players", json={"name": n}).json()["id"] for n in names]
+
+
+def _finished_rated_table(api, ids):
+    t = api.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4, rated=True)
+    for body in PULKA:
+        api.deal(t["id"], body)
+    return t["id"]
+
+
+def _stored(db, table_id):
+    """(pending, the table's rating changes, its first player's current ratings) as stored."""
+    with db.read() as session:
+        pending = session.execute(select(RatedTableRow.pending).where(RatedTableRow.table_id == table_id)).scalar_one()
+        changed = session.execute(select(func.count()).where(RatingChangeRow.table_id == table_id)).scalar_one()
+        return pending, changed
+
+
+@pytest.fixture
+def no_rater(monkeypatch):
+    """The raters of this process not told of any post (as if the process had stopped right
+    after the commit): what is pending stays pending until a read or a rater's sweep."""
+    monkeypatch.setattr(changes, "_sinks", [s for s in changes._sinks if not isinstance(getattr(s, "__self__", None), Rater)])
+
+
+READS = {
+    "the player's rating": lambda api, tid, ids: api.get(f"/v1/players/{ids[0]}/rating").json()["rating"]["mu"],
+    "the player's statistics": lambda api, tid, ids: api.get(f"/v1/players/{ids[0]}/stats").json()["rating"]["mu"],
+    "the settlement": lambda api, tid, ids: api.get(f"/v1/tables/{tid}/settlement").json()["rating"][0]["after"]["mu"],
+    "the leaderboard": lambda api, tid, ids: {s["player"]: s["rating"]["mu"] for s in api.get("/v1/ratings").json()["items"]}[ids[0]],
+    "a prediction": lambda api, tid, ids: api.post("/v1/ratings/predict", json={"players": ids}).json()["players"][0]["rating"]["mu"],
+}
+
+
+@pytest.mark.parametrize("read", list(READS))
+def test_a_read_rates_the_pending_tables_first(api, db, no_rater, read):
+    ids = _players(api, "Anna", "Boris", "Vera")
+    tid = _finished_rated_table(api, ids)
+    assert _stored(db, tid) == (True, 0)  # the post took the place only
+    # Anna's first rated table, from the initial rating: the model over the pulka's balances
+    rules = make_rules("sochi", players=3, pool_target=4)
+    state = replay(rules, 0, [Deal.from_dict(b) for b in PULKA]).state
+    expected = rate([INITIAL] * 3, [exact(b) for b in balances(rules, state)])
+    assert READS[read](api, tid, ids) == expected[0].mu
+    assert _stored(db, tid) == (False, 6)  # three players in two pools (every convention's, sochi's)
+
+
+def test_the_rater_rates_right_after_the_commit_without_a_read(api, db):
+    ids = _players(api, "Anna", "Boris", "Vera")
+    tid = _finished_rated_table(api, ids)
+    deadline = time.monotonic() + 10
+    while _stored(db, tid) != (False, 6):
+        assert time.monotonic() < deadline, "the rater did not rate the table"
+        time.sleep(0.02)
+    with db.read() as session:
+        games = session.execute(select(PlayerRatingRow.games).where(PlayerRatingRow.player_id.in_(ids))).scalars().all()
+    assert sorted(games) == [1] * 6
+
+
+def test_a_starting_rater_rates_what_was_left_pending(api, db, no_rater):
+    ids = _players(api, "Anna", "Boris", "Vera")
+    first, second = _finished_rated_table(api, ids), _finished_rated_table(api, ids)
+    assert _stored(db, first) == (True, 0) and _stored(db, second) == (True, 0)
+
+    async def run_a_rater():
+        rater = Rater(db, sweep_seconds=60)
+        rater.start()
+        try:
+            for _ in range(500):
+                if _stored(db, second) == (False, 6):
+                    return
+                await asyncio.sleep(0.02)
+        finally:
+            await rater.stop()
+
+    done = threading.Thread(target=asyncio.run, args=(run_a_rater(),))
+    done.start()
+    done.join(20)
+    assert _stored(db, first) == (False, 6) and _stored(db, second) == (False, 6)
+    # in finishing order: the second table started from the ratings the first one left
+    got = api.get(f"/v1/players/{ids[0]}/rating").json()
+    assert [c["table_id"] for c in got["history"]] == [second, first] and got["rating"]["games"] == 2
+    assert got["history"][0]["before"]["mu"] == got["history"][1]["after"]["mu"]
