@@ -3,7 +3,7 @@
 - the last post of a table (the one that finishes it): rated against unrated, both with
   every seat a registered player (what rating the table adds to the post's CPU: its place
   in the finishing order), and the rating itself, which the rater does after the commit
-  (``caught_up`` of the owner, one table pending, as the rater runs it);
+  (``rate_owner``, one table pending, as the rater runs it);
 - the leaderboard of one owner's 10,000 rated players (``GET /v1/ratings``: its first page
   and pages further down, through the cursor);
 - ``prefscore ratings rebuild`` of 100,000 finished rated tables (three registered players
@@ -219,7 +219,7 @@ async def _requests(url: str, posts: int, requests: int, board_owner: str, seed:
 
     from app.kit.settings import Settings
     from app.main import create_app
-    from app.ratings.service import caught_up
+    from app.ratings.service import rate_owner
 
     app = create_app(Settings(database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING"))
     out: dict[str, Any] = {}
@@ -228,7 +228,7 @@ async def _requests(url: str, posts: int, requests: int, board_owner: str, seed:
         key = (await client.post("/v1/keys", json={"owner": "bench-posts"}, headers=admin)).json()["key"]
         # The app's lifespan (and so its rater) does not run under the ASGI transport: the
         # rater's work is done in turn, timed apart.
-        rated_after = partial(caught_up, app.state.db, "bench-posts")
+        rated_after = partial(rate_owner, app.state.db, "bench-posts")
         out.update(await _last_posts(client, {"Authorization": f"Bearer {key}"}, posts, seed, rated_after))
         key = (await client.post("/v1/keys", json={"owner": board_owner}, headers=admin)).json()["key"]
         out.update(await _leaderboard(client, {"Authorization": f"Bearer {key}"}, requests))

@@ -121,10 +121,13 @@ def has_endpoints(owner: Any) -> Any:
     return exists().where(_E.c.owner == owner, _E.c.active, _E.c.disabled_at.is_(None))
 
 
+_HOOKED = select(has_endpoints(bindparam("hooked_owner")))
+
+
 def is_hooked(conn: Session | Connection, owner: str) -> bool:
     """Whether ``owner`` has an active endpoint now (a write that announces several events
     asks once, and writes nothing for an owner without one)."""
-    return bool(conn.execute(select(has_endpoints(owner))).scalar())
+    return bool(conn.execute(_HOOKED, {"hooked_owner": owner}).scalar())
 
 
 def event_params(owner: str, table_id: str, revision: int, kind: str, at: datetime, *, deal: int | None = None, deal_count: int | None = None) -> dict[str, Any] | None:

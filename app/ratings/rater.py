@@ -21,7 +21,7 @@ import anyio.to_thread
 from app.kit.changes import add_sink, remove_sink
 from app.kit.db import Database
 from app.ratings import repository as repo
-from app.ratings.service import caught_up
+from app.ratings.service import rate_owner
 
 log = logging.getLogger("prefscore.ratings")
 
@@ -77,7 +77,7 @@ class Rater:
         while True:
             for owner in sorted(owners):
                 try:
-                    await anyio.to_thread.run_sync(caught_up, self.db, owner)
+                    await anyio.to_thread.run_sync(rate_owner, self.db, owner)
                     self.rounds += 1
                 except asyncio.CancelledError:
                     raise

@@ -160,14 +160,22 @@ def take_place(unit: Unit, table_id: str, owner: str, convention: str, outcome: 
     })
 
 
-_PENDING = select(_RATED.c.table_id, _RATED.c.convention, _RATED.c.seq, _RATED.c.outcome).where(_RATED.c.pending)
+_PENDING = (
+    select(_RATED.c.table_id, _RATED.c.convention, _RATED.c.seq, _RATED.c.outcome)
+    .where(_RATED.c.pending, _RATED.c.owner == bindparam("owner"))
+    .order_by(_RATED.c.seq)
+)
+_ANY_PENDING = select(_RATED.c.seq).where(_RATED.c.pending, _RATED.c.owner == bindparam("owner")).limit(1)
 
 
-def pending_tables(conn: Unit, owner: str, *, rows: int | None = None) -> list[Row]:
+def pending_tables(conn: Unit, owner: str) -> list[Row]:
     """The owner's finished rated tables whose ratings are not written yet, in finishing order
     (always the last ones: whatever rates a table rates every pending one before it)."""
-    query = _PENDING.where(_RATED.c.owner == owner).order_by(_RATED.c.seq)
-    return list(conn.execute(query if rows is None else query.limit(rows)).all())
+    return list(conn.execute(_PENDING, {"owner": owner}).all())
+
+
+def any_pending(conn: Unit, owner: str) -> bool:
+    return conn.execute(_ANY_PENDING, {"owner": owner}).first() is not None
 
 
 def owners_pending(conn: Unit) -> list[str]:
@@ -175,8 +183,11 @@ def owners_pending(conn: Unit) -> list[str]:
     return list(conn.execute(select(_RATED.c.owner).where(_RATED.c.pending).distinct()).scalars())
 
 
+_MARK_RATED = update(_RATED).where(_RATED.c.table_id == bindparam("rated_table")).values(pending=False)
+
+
 def mark_rated(conn: Unit, table_id: str) -> None:
-    conn.execute(update(_RATED).where(_RATED.c.table_id == table_id).values(pending=False))
+    conn.execute(_MARK_RATED, {"rated_table": table_id})
 
 
 def rated_row(conn: Unit, table_id: str) -> Row | None:

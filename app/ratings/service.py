@@ -45,6 +45,7 @@ __all__ = [
     "on_table_finished",
     "rate_pending",
     "caught_up",
+    "rate_owner",
     "leaderboard",
     "player_rating",
     "predict",
@@ -88,10 +89,15 @@ def caught_up(db: Database, owner: str) -> None:
     done it; a read that comes first does it itself). A read with none pending pays one index
     lookup."""
     with db.read() as session:
-        if not repo.pending_tables(session, owner, rows=1):
+        if not repo.any_pending(session, owner):
             return
+    rate_owner(db, owner)
+
+
+def rate_owner(db: Database, owner: str) -> int:
+    """``rate_pending`` in a write transaction of its own (the rater's, told of a finished table)."""
     with db.write() as session:
-        rate_pending(session, owner)
+        return rate_pending(session, owner)
 
 
 def _announce(conn: Any, owner: str, table_id: str, players: Sequence[str]) -> None:
