@@ -210,7 +210,7 @@ def ratings() -> None:
 
 
 @ratings.command("rebuild")
-@click.option("--check", is_flag=True, help="report the differences only; write nothing (exit status 1 when there are some)")
+@click.option("--check", is_flag=True, help="report the differences only, correcting none (pending tables are rated first, as by any read; exit status 1 when there are differences)")
 def ratings_rebuild(check: bool) -> None:
     """Recompute every rating from the finished rated tables in finishing order, report how
     the stored ratings differ, and store the recomputed ones (one owner per transaction)."""
