@@ -28,7 +28,7 @@ _WHAT = {
     "note": Sentence("a note"),
     "owner": Sentence("an owner's name"),
     "after": Sentence("a deal number"),
-    "limit": Sentence("a number of deals"),
+    "limit": Sentence("how many items a page lists"),
     "number": Sentence("a deal number"),
     "player": Sentence("a registered player's id"),
     "external_id": Sentence("the client's own id for the person"),

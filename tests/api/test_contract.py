@@ -62,7 +62,10 @@ def test_table_and_query_refusals_are_sentences(api):
     }
     tid = api.table()["id"]
     errors = refusal(api.get(f"/v1/tables/{tid}/deals", params={"limit": 999, "after": -1}))
-    assert errors == {"limit": "limit must be at most 200 (a number of deals)", "after": "after must be at least 0 (a deal number)"}
+    assert errors == {"limit": "limit must be at most 200 (how many items a page lists)", "after": "after must be at least 0 (a deal number)"}
+    # every listing's limit is said the same way: a page of players lists players, not deals
+    errors = refusal(api.get("/v1/players", params={"limit": 0}))
+    assert errors == {"limit": "limit must be at least 1 (how many items a page lists)"}
 
 
 def test_the_idempotency_key_refusals_are_in_errors(api):
