@@ -6,32 +6,10 @@ events of its tables. On a real uvicorn (a stream never ends for a test client).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
-import httpx
-import pytest
-
-from tests.conftest import Api, new_owner_key
 from tests.sse import EventReader
-from tests.support.served import served
 
 from .test_api import six_spades
-
-
-@pytest.fixture(scope="module")
-def server(settings, db) -> Iterator[str]:
-    from app.main import create_app
-
-    app = create_app(settings.model_copy(update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}), db=db)
-    with served(app, lifespan="on") as url:
-        yield url
-
-
-@pytest.fixture
-def owner(client, admin_headers, server) -> Iterator[Api]:
-    name, key = new_owner_key(client, admin_headers)
-    with httpx.Client(base_url=server, timeout=20) as c:
-        yield Api(c, key, name)
 
 
 def _tournament_events(r: EventReader, count: int) -> list:

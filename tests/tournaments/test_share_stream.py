@@ -21,22 +21,6 @@ from .test_api import six_spades
 _ONE_ROUND = {"convention": "sochi", "rounds": 1, "game_end": {"kind": "deals", "deals": 1}, "entrants": ["A", "B", "C"]}
 
 
-@pytest.fixture(scope="module")
-def server(settings, db) -> Iterator[str]:
-    from app.main import create_app
-
-    app = create_app(settings.model_copy(update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}), db=db)
-    with served(app, lifespan="on") as url:
-        yield url
-
-
-@pytest.fixture
-def owner(client, admin_headers, server) -> Iterator[Api]:
-    name, key = new_owner_key(client, admin_headers)
-    with httpx.Client(base_url=server, timeout=20) as c:
-        yield Api(c, key, name)
-
-
 def _next(r: EventReader) -> Event:
     """The next event that is not about the stream itself."""
     return r.next_table_event(15)
