@@ -33,7 +33,6 @@ class Rater:
     def __init__(self, db: Database, *, sweep_seconds: float = SWEEP_SECONDS):
         self.db = db
         self.sweep_seconds = sweep_seconds
-        self.rounds = 0  # owners caught up by this rater
         self._owners: set[str] = set()
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -78,9 +77,6 @@ class Rater:
             for owner in sorted(owners):
                 try:
                     await anyio.to_thread.run_sync(rate_owner, self.db, owner)
-                    self.rounds += 1
-                except asyncio.CancelledError:
-                    raise
                 except Exception:  # noqa: BLE001 - the next read of these ratings rates them
                     log.exception("ratings: the pending tables of owner %s could not be rated", owner)
             try:

@@ -404,20 +404,25 @@ def table_etag_part(rating: TableRating | None) -> str:
 
 
 def table_rating(db: Database, table_id: str) -> TableRating | None:
-    """What a rated table did to its players' ratings (None when it is not rated)."""
+    """What a rated table did to its players' ratings (None when it is not rated). One read,
+    unless the table is still pending: then it is rated first and read again."""
     with db.read() as session:
         rated = repo.rated_row(session, table_id)
-    if rated is not None and rated.pending:
-        caught_up(db, rated.owner)
+        if rated is None or not rated.pending:
+            return _table_rating(session, rated)
+    caught_up(db, rated.owner)
     with db.read() as session:
-        rated = repo.rated_row(session, table_id)
-        if rated is None:
-            return None
-        rows = {r.player_id: r for r in repo.table_changes(session, table_id, ALL_CONVENTIONS)}
+        return _table_rating(session, repo.rated_row(session, table_id))
+
+
+def _table_rating(session: Any, rated: Any) -> TableRating | None:
+    if rated is None:
+        return None
+    rows = {r.player_id: r for r in repo.table_changes(session, rated.table_id, ALL_CONVENTIONS)}
     seats = []
     for player, _ in rated.outcome:
         r = rows[player]
-        change = Change(table_id, rated.seq, rated.finished_at, Rating(r.mu_before, r.sigma_before, r.games - 1), Rating(r.mu, r.sigma, r.games))
+        change = Change(rated.table_id, rated.seq, rated.finished_at, Rating(r.mu_before, r.sigma_before, r.games - 1), Rating(r.mu, r.sigma, r.games))
         seats.append((player, change))
     return TableRating(rated.stamp, tuple(seats))
 
