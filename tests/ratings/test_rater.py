@@ -20,21 +20,17 @@ from app.ratings.rater import Rater
 from app.rules import Deal, exact, make_rules, replay
 from app.rules.settlement import balances
 from tests.api.samples import PULKA
-
-
-def _players(api, *names):
-    return [api.post("/v1/players", json={"name": n}).json()["id"] for n in names]
+from tests.ratings.test_api import _play, _players, _rated_table
 
 
 def _finished_rated_table(api, ids):
-    t = api.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4, rated=True)
-    for body in PULKA:
-        api.deal(t["id"], body)
+    t = _rated_table(api, ids)
+    _play(api, t["id"])
     return t["id"]
 
 
 def _stored(db, table_id):
-    """(pending, the table's rating changes, its first player's current ratings) as stored."""
+    """(whether the table is pending, how many rating changes it has) as stored."""
     with db.read() as session:
         pending = session.execute(select(RatedTableRow.pending).where(RatedTableRow.table_id == table_id)).scalar_one()
         changed = session.execute(select(func.count()).where(RatingChangeRow.table_id == table_id)).scalar_one()
