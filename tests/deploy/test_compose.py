@@ -146,18 +146,19 @@ def test_a_pulka_through_the_load_balancer_reaches_both_replicas(stack: Stack):
     assert verdict.stored == len(deals) and verdict.problems == []
 
 
-# Two connections of the service's own engine (app.kit.db.engine.make_engine from the
-# environment), through PgBouncer, one after the other: the first runs a statement often
-# enough for psycopg to prepare it on the server connection PgBouncer lent it; PgBouncer then
-# lends that same server connection to the second, whose own preparation of the statement
+# Six connections of the service's own engine (app.kit.db.engine.make_engine from the
+# environment), through PgBouncer, one after the other: each runs a statement often enough for
+# psycopg to prepare it on the server connection PgBouncer lent it; PgBouncer lends a server
+# connection one of them prepared on to a later one, whose own preparation of the statement
 # collides ("prepared statement ... already exists"), or which finds its statement missing.
+# Six, not two: the replicas' own queries (their deliverers and raters) also borrow server
+# connections, and two alone were once lent two different ones.
 PROBE = """
 from sqlalchemy import text
 from app.kit.db.engine import make_engine
 from app.kit.settings import Settings
 engine = make_engine(Settings.from_env())
-first, second = engine.connect(), engine.connect()
-for conn in (first, second):
+for conn in [engine.connect() for _ in range(6)]:
     for n in range(8):
         assert conn.execute(text("SELECT CAST(:n AS integer) + 1"), {"n": n}).scalar() == n + 1
         conn.commit()
