@@ -4,6 +4,7 @@ list, change, delete, a new share token. Domain results and domain errors only: 
 
 from __future__ import annotations
 
+import logging
 import secrets
 import uuid
 from dataclasses import replace
@@ -40,6 +41,7 @@ from app.tables.model import (
 )
 
 
+log = logging.getLogger("prefscore.tables")
 
 
 def make_room_for_a_table(session: Any, owner: str, limits: Limits) -> None:
@@ -226,14 +228,44 @@ def update_table(
 
 
 def delete_table(db: Database, owner: str, table_id: str, *, if_match: str | None = None) -> None:
-    """Delete the table with every deal and idempotency record; its share token goes with its row."""
+    """The owner's explicit DELETE: the table with every deal and idempotency record; its
+    share token goes with its row. The only way a table holding a deal is deleted."""
     with db.write() as session:
         row = repo.load_table(session, owner, table_id, lock=True)
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
-        if row.rated:  # its players' ratings are made again without it, from its place on
-            ratings.on_table_changed(session, row.id, None)
-        repo.delete_table(session, row.id)
-        announce(session, row.id, row.owner, row.revision + 1, "table.deleted")
+        _delete(session, row)
+
+
+def _delete(session: Any, row: Any) -> None:
+    if row.rated:  # its players' ratings are made again without it, from its place on
+        ratings.on_table_changed(session, row.id, None)
+    repo.delete_table(session, row.id)
+    announce(session, row.id, row.owner, row.revision + 1, "table.deleted")
+
+
+def drop_unplayed(session: Any, owner: str, table_id: str) -> int | None:
+    """In the caller's writing transaction: delete a table that holds no deal (a table another
+    domain made and replaces, e.g. a tournament's before its round starts). Its row is locked
+    first, as every write of a deal locks it, so a deal posted meanwhile either is stored
+    before (and the table stays: its deal count is returned, the caller refuses) or waits and
+    then finds no table; a deal is never acknowledged and then deleted. None when dropped or
+    already gone."""
+    try:
+        row = repo.load_table(session, owner, table_id, lock=True)
+    except NotFound:
+        return None
+    if row.deal_count > 0:
+        return row.deal_count
+    _delete(session, row)
+    return None
+
+
+def drop_unplayed_table(db: Database, owner: str, table_id: str) -> None:
+    """``drop_unplayed`` in a transaction of its own (undoing a table made for a change that
+    failed); a table that got a deal meanwhile is kept."""
+    with db.write() as session:
+        if drop_unplayed(session, owner, table_id) is not None:
+            log.warning("tables: table %s holds a deal and is kept", table_id)
 
 
 def rotate_share_token(db: Database, owner: str, table_id: str) -> TableInfo:
@@ -294,6 +326,8 @@ __all__ = [
     "current_etag_on_loop",
     "create_table",
     "delete_table",
+    "drop_unplayed",
+    "drop_unplayed_table",
     "get_shared",
     "get_table",
     "get_tables",

@@ -454,10 +454,8 @@ def draw_round(
 
 
 def _drop_table(db: Database, owner: str, table_id: str) -> None:
-    try:
-        tables.delete_table(db, owner, table_id)
-    except NotFound:
-        pass
+    """A table made for a change that failed: dropped unless it got a deal meanwhile."""
+    tables.drop_unplayed_table(db, owner, table_id)
 
 
 def open_round_tables(
@@ -535,11 +533,24 @@ def _swapped(r: Round, a: int, b: int) -> tuple[dict[int, list[int]], list[int],
     return seats, byes, sorted({x for x in where.values() if x is not None})
 
 
+def _refuse_started(round_number: int, table: int) -> None:
+    raise Conflict(
+        Sentence("round {round_number} has started (a deal at table {started}); players are swapped before a round starts", round_number=round_number, started=table),
+        [FieldError("round", Sentence("round {round_number} has started", round_number=round_number))],
+        reason="round_started",
+        table=table,
+    )
+
+
 def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int, b: int, *, by: str) -> tuple[Tournament, dict[int, str]]:
     """The director swaps two players of a round before it starts (no deal at any of its
     tables). The tables they sit at are made again with the players swapped (new tables,
     new scorer links: a registered player's seat is linked when a table is made); a player
-    with a bye changes places with one at a table. Returns the new links by table number."""
+    with a bye changes places with one at a table. Returns the new links by table number.
+
+    The old tables are dropped in the transaction that puts the new ones in the round, each
+    row locked as a deal's post locks it: a deal stored at one first refuses the swap (409
+    naming the table), a deal posted after waits and finds its table gone."""
     with db.read() as session:
         t = _load(session, owner, tournament_id)
     r = _round(t, round_number)
@@ -552,11 +563,7 @@ def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int
     now = _tables_now(db, t)
     started = [at.number for at in r.tables if at.table_id is None or now.get(at.table_id) is None or now[at.table_id].deal_count > 0]
     if started:
-        raise Conflict(
-            Sentence("round {round_number} has started (a deal at table {started}); players are swapped before a round starts", round_number=round_number, started=started[0]),
-            [FieldError("round", Sentence("round {round_number} has started", round_number=round_number))],
-            reason="round_started",
-        )
+        _refuse_started(round_number, started[0])
     seats, byes, changed_tables = _swapped(r, a, b)
     made: dict[int, tuple[str, str]] = {}
     try:
@@ -566,6 +573,9 @@ def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int
             t2 = _load(session, owner, tournament_id, lock=True)
             if t2.revision != t.revision:
                 raise Conflict("the tournament changed meanwhile; swap again", reason="changed")
+            for at in r.tables:
+                if at.number in made and at.table_id is not None and tables.drop_unplayed(session, owner, at.table_id) is not None:
+                    _refuse_started(round_number, at.number)
             for number, (table_id, _) in made.items():
                 repo.set_table(session, t.id, round_number, number, {"table_id": table_id, "seats": seats[number]})
             repo.set_round(session, t.id, round_number, {"byes": byes})
@@ -575,10 +585,6 @@ def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int
         for table_id, _ in made.values():
             _drop_table(db, owner, table_id)
         raise
-    for number in changed_tables:
-        old = next(at.table_id for at in r.tables if at.number == number)
-        if old is not None:
-            _drop_table(db, owner, old)
     with db.read() as session:
         return _load(session, owner, tournament_id), {n: token for n, (_, token) in made.items()}
 
