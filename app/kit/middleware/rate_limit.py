@@ -20,10 +20,16 @@ Counting, in this order:
   refused for its address;
 - per key, in the database so that every process shares one count
   (app.kit.limiter.RateLimiter), once the key is known valid;
-- per share link (``/v1/shared/{token}...`` and the page ``/shared/{token}``): per token,
-  in memory;
+- per share link (``/v1/shared/{token}...``, the pages ``/shared/{token}`` and
+  ``/tournament/{token}``): per token, in memory;
 - per scorer link (``/v1/score/{token}...`` and the page ``/score/{token}``): a valid one as a
   key, counted in the database per link.
+
+Every route is budgeted unless declared otherwise: a path outside ``/v1`` is counted against
+its address whatever it names (a page, a picture, the manifest, the service worker, the API's
+documents, a path no route serves), but for the few declared in ``UNBUDGETED``. The routes
+answered without a key are declared in ``PUBLIC_ROUTES``; a test walks the app's routes
+against it and sends each more than the budget (tests/hardening/test_public_routes.py).
 """
 
 from __future__ import annotations
@@ -56,10 +62,45 @@ from app.kit.middleware.asgi import header, send_problem
 CALLER_SCOPE_KEY = "prefscore.caller"
 # Where the scorer link of a request, once looked up here, is left for app/kit/deps.py.
 SCORER_SCOPE_KEY = "prefscore.scorer"
-_SHARED = re.compile(r"^/(?:v1/)?shared/([^/]+)")
+_SHARED = re.compile(r"^/(?:(?:v1/)?shared|tournament)/([^/]+)")
 _SCORER = re.compile(r"^/(?:v1/)?score/([^/]+)")
 # Event streams are left out of the fair share: they last, and have caps of their own (app/live).
 _STREAM = "/events"
+
+# The operators' probes, declared outside every budget: a load balancer asks them of one
+# address without pause, and they look up nothing a request presents.
+UNBUDGETED = frozenset({"/health", "/metrics"})
+# Every route answered without a key, and what it is counted against besides its address:
+# a share token's budget (the share links, the tournament's page and JSON), a scorer link's
+# (counted as a key once it is found), or the address's alone.
+PUBLIC_ROUTES: dict[str, str] = {
+    "/v1/shared/{token}": "share link",
+    "/v1/shared/{token}/sheet.svg": "share link",
+    "/v1/shared/{token}/sheet.png": "share link",
+    "/v1/shared/{token}/deals": "share link",
+    "/v1/shared/{token}/events": "share link",
+    "/v1/shared/{token}/tournament": "share link",
+    "/v1/shared/{token}/tournament/events": "share link",
+    "/shared/{token}": "share link",
+    "/tournament/{token}": "share link",
+    "/v1/score/{token}": "scorer link",
+    "/v1/score/{token}/deals": "scorer link",
+    "/v1/score/{token}/deals/{number}": "scorer link",
+    "/v1/score/{token}/sheet.svg": "scorer link",
+    "/v1/score/{token}/events": "scorer link",
+    "/score/{token}": "scorer link",
+    "/score/{token}/manifest.webmanifest": "scorer link",
+    "/score/{token}/icon.svg": "scorer link",
+    "/score/{token}/sw.js": "scorer link",
+    "/openapi.json": "address",
+    "/docs": "address",
+    "/docs/assets": "address",
+    "/docs/oauth2-redirect": "address",
+    "/docs/redoc.standalone.js": "address",
+    "/redoc": "address",
+    "/health": "unbudgeted",
+    "/metrics": "unbudgeted",
+}
 
 # The refusals, here and in the dependencies (app/kit/deps.py), word for word.
 KEY_REQUIRED = N_("an API key is required: Authorization: Bearer <key>")
@@ -144,6 +185,8 @@ class RateLimit:
                 holder = (Sentence("this scorer link"), scorer.group(1))
             elif path.startswith("/v1/"):
                 holder = (Sentence("this key"), await self._caller(scope))
+            elif path not in UNBUDGETED:
+                self._address(scope)
             if holder is not None and self.fair_share is not None and not path.endswith(_STREAM):
                 await self._turn(holder, scope)
             else:
