@@ -22,6 +22,14 @@ def all_keys(session: Session) -> list[ApiKey]:
     return list(session.scalars(select(ApiKey).order_by(ApiKey.id)))
 
 
+def keys_page(session: Session, *, before: int | None, rows: int) -> list[ApiKey]:
+    """At most ``rows`` stored keys, newest first, below the id ``before`` (keyset paging)."""
+    query = select(ApiKey)
+    if before is not None:
+        query = query.where(ApiKey.id < before)
+    return list(session.scalars(query.order_by(ApiKey.id.desc()).limit(rows)))
+
+
 def mark_revoked(session: Session, key_id: int, now: datetime) -> ApiKey | None:
     """Mark the key revoked at ``now`` unless it already is; the key (None when there is none)."""
     row = session.get(ApiKey, key_id)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 
-from app.keys.service import create_key, list_keys, revoke_key
+from app.keys.service import create_key, keys_page, revoke_key
 
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Admin
 from app.kit.headers import CACHE_CONTROL
+from app.kit.limits import KEYS_PAGE_MAX
 from app.keys.schemas import KeyCreate, KeyList, KeyListed, KeyOut
 from app.kit.problem_schemas import problem_responses
 router = APIRouter(prefix="/v1", tags=["keys"], route_class=BodyRoute)
@@ -41,11 +42,20 @@ def post_key(body: KeyCreate, db: DB, _admin: Admin, response: Response) -> KeyO
     response_model=KeyList,
     responses={200: _NO_STORE, **problem_responses(401, 403)},
 )
-def get_keys(db: DB, _admin: Admin, response: Response) -> KeyList:
-    """Every stored key, revoked ones included: id, owner, prefix, admin flag, when it was
-    created and revoked. Never a hash nor a secret."""
+def get_keys(
+    db: DB,
+    _admin: Admin,
+    response: Response,
+    before: Annotated[int | None, Query(ge=1, le=2**53 - 1, description="list the keys made before this one (its id), from the last page's next")] = None,
+    limit: Annotated[int, Query(ge=1, le=KEYS_PAGE_MAX, description="at most this many keys")] = 50,
+) -> KeyList:
+    """The stored keys, revoked ones included, newest first, keyset-paged (follow ``next``
+    until it is null): id, owner, prefix, admin flag, when it was created and revoked. Never
+    a hash nor a secret."""
     response.headers["Cache-Control"] = "no-store"
-    return KeyList(items=[KeyListed.model_validate(k.to_dict()) for k in list_keys(db)])
+    keys, last = keys_page(db, before=before, limit=limit)
+    nxt = f"/v1/keys?before={last}&limit={limit}" if last is not None else None
+    return KeyList(items=[KeyListed.model_validate(k.to_dict()) for k in keys], next=nxt)
 
 
 @router.delete(

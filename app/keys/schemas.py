@@ -35,3 +35,4 @@ class KeyListed(Answer):
 
 class KeyList(Answer):
     items: list[KeyListed]
+    next: str | None = Field(description="the URL of the next page; null on the last")

@@ -97,8 +97,18 @@ def _info(row: ApiKey) -> KeyInfo:
 
 
 def list_keys(db: Database) -> list[KeyInfo]:
+    """Every stored key, oldest first (the command line's listing)."""
     with db.read() as session:
         return [_info(row) for row in repository.all_keys(session)]
+
+
+def keys_page(db: Database, *, before: int | None = None, limit: int = 50) -> tuple[list[KeyInfo], int | None]:
+    """A page of the stored keys, newest first: at most ``limit`` below the id ``before``, and
+    the id a next page starts below (None on the last)."""
+    with db.read() as session:
+        rows = repository.keys_page(session, before=before, rows=limit + 1)
+    page = [_info(row) for row in rows[:limit]]
+    return page, (page[-1].id if len(rows) > limit and page else None)
 
 
 def revoke_key(db: Database, key_id: int) -> KeyInfo:

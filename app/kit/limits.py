@@ -44,6 +44,10 @@ REASON_MAX = 200
 """Characters of a director's reason (an adjustment, a reopened round)."""
 TOURNAMENTS_PAGE_MAX = 200
 """Tournaments on one page of GET /v1/tournaments."""
+AUDIT_PAGE_MAX = 200
+"""Entries on one page of a tournament's audit."""
+KEYS_PAGE_MAX = 200
+"""Keys on one page of GET /v1/keys."""
 
 # --- pages of a listing
 TABLES_PAGE_MAX = 200
@@ -109,6 +113,8 @@ WEBHOOK_ATTEMPTS_SHOWN = 20
 
 __all__ = [
     "ACCEPT_LANGUAGE_ITEMS",
+    "AUDIT_PAGE_MAX",
+    "KEYS_PAGE_MAX",
     "ACCEPT_LANGUAGE_MAX",
     "DEALS_PAGE_MAX",
     "DEAL_NOTE_MAX",

@@ -27,9 +27,11 @@ def add_link(session: Session, table_id: str, prefix: str, digest: str) -> Score
     return row
 
 
-def links_of(session: Session, table_id: str) -> list[ScorerLinkRow]:
-    """The table's links, revoked ones included, oldest first."""
-    return list(session.scalars(select(ScorerLinkRow).where(ScorerLinkRow.table_id == table_id).order_by(ScorerLinkRow.id)))
+def links_of(session: Session, table_id: str, *, after: int = 0, rows: int | None = None) -> list[ScorerLinkRow]:
+    """The table's links, revoked ones included, oldest first: at most ``rows`` after the link
+    ``after`` (keyset paging on its id)."""
+    query = select(ScorerLinkRow).where(ScorerLinkRow.table_id == table_id, ScorerLinkRow.id > after).order_by(ScorerLinkRow.id)
+    return list(session.scalars(query if rows is None else query.limit(rows)))
 
 
 def link(session: Session, link_id: int) -> ScorerLinkRow | None:

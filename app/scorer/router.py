@@ -22,6 +22,7 @@ from app.tables.service import get_table
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
+from app.kit.limits import SCORER_LINKS_MAX
 from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
 from app.tables.schemas import SettlementOut
 from app.kit.problem_schemas import problem_responses
@@ -60,11 +61,20 @@ def create_scorer_link(table_id: str, db: DB, owner: Owner, response: Response) 
     response_model=ScorerLinkList,
     responses={200: _NO_STORE, **problem_responses(401, 404)},
 )
-def list_scorer_links(table_id: str, db: DB, owner: Owner, response: Response) -> ScorerLinkList:
-    """The table's scorer links, revoked ones included: id, prefix, when made and revoked.
-    Never a token nor a hash."""
+def list_scorer_links(
+    table_id: str,
+    db: DB,
+    owner: Owner,
+    response: Response,
+    after: Annotated[int, Query(ge=0, le=2**53 - 1, description="list the links after this one (its id), from the last page's next")] = 0,
+    limit: Annotated[int, Query(ge=1, le=SCORER_LINKS_MAX, description="at most this many links (all of a table's, by default)")] = SCORER_LINKS_MAX,
+) -> ScorerLinkList:
+    """The table's scorer links, revoked ones included, oldest first, keyset-paged (follow
+    ``next`` until it is null): id, prefix, when made and revoked. Never a token nor a hash."""
     response.headers["Cache-Control"] = "no-store"
-    return ScorerLinkList(items=[ScorerLink.of(link) for link in links.list_links(db, owner, table_id)])
+    found, last = links.list_links(db, owner, table_id, after=after, limit=limit)
+    nxt = f"/v1/tables/{table_id}/scorer-links?after={last}&limit={limit}" if last is not None else None
+    return ScorerLinkList(items=[ScorerLink.of(link) for link in found], next=nxt)
 
 
 @owner_router.delete(

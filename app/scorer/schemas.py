@@ -46,6 +46,7 @@ class ScorerLinkCreated(ScorerLink):
 
 class ScorerLinkList(Answer):
     items: list[ScorerLink]
+    next: str | None = Field(description="the URL of the next page; null on the last")
 
 
 class ScoringChoices(Answer):

@@ -76,11 +76,14 @@ def create_link(db: Database, owner: str, table_id: str, *, limit: int = LINKS_M
         return _info(repo.add_link(session, table.id, token[:KEY_PREFIX_LENGTH], hash_key(token))), token
 
 
-def list_links(db: Database, owner: str, table_id: str) -> list[LinkInfo]:
-    """The table's links, revoked ones included, oldest first."""
+def list_links(db: Database, owner: str, table_id: str, *, after: int = 0, limit: int = LINKS_MAX) -> tuple[list[LinkInfo], int | None]:
+    """A page of the table's links, revoked ones included, oldest first: at most ``limit``
+    after the link ``after``, and the link a next page starts after (None on the last)."""
     with db.read() as session:
         table = load_table(session, owner, table_id, lock=False)
-        return [_info(r) for r in repo.links_of(session, table.id)]
+        rows = repo.links_of(session, table.id, after=after, rows=limit + 1)
+    page = [_info(r) for r in rows[:limit]]
+    return page, (page[-1].id if len(rows) > limit and page else None)
 
 
 def revoke_link(db: Database, owner: str, table_id: str, link_id: int) -> LinkInfo:

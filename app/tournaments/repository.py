@@ -213,9 +213,12 @@ def audit(session: Session, tournament_id: str, by: str, action: str, detail: di
     session.execute(insert(_AUDIT).values(tournament_id=tournament_id, at=utcnow(), by=by, action=action, detail=detail))
 
 
-def audit_of(session: Session, tournament_id: str) -> list[AuditEntry]:
-    rows = session.execute(select(_AUDIT).where(_AUDIT.c.tournament_id == tournament_id).order_by(_AUDIT.c.id))
-    return [AuditEntry(r.id, r.at, r.by, r.action, dict(r.detail)) for r in rows]
+def audit_of(session: Session, tournament_id: str, *, after: int, rows: int) -> list[AuditEntry]:
+    """At most ``rows`` entries of the audit after the entry ``after``, oldest first (keyset
+    paging on the entry's id)."""
+    query = select(_AUDIT).where(_AUDIT.c.tournament_id == tournament_id, _AUDIT.c.id > after)
+    found = session.execute(query.order_by(_AUDIT.c.id).limit(rows))
+    return [AuditEntry(r.id, r.at, r.by, r.action, dict(r.detail)) for r in found]
 
 
 # --- the listing: the owner's tournaments, newest first, keyset-paged on the time-ordered id

@@ -16,7 +16,7 @@ from app.kit.bodies import BodyRoute
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
-from app.kit.limits import TOURNAMENT_ENTRANTS_MAX, TOURNAMENT_ROUNDS_MAX, TOURNAMENTS_PAGE_MAX
+from app.kit.limits import AUDIT_PAGE_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENT_ROUNDS_MAX, TOURNAMENTS_PAGE_MAX
 from app.kit.preconditions import IfNoneMatch, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
@@ -242,9 +242,18 @@ def add_adjustment(tournament_id: TournamentId, body: AdjustmentIn, db: DB, call
     response_model=AuditList,
     responses=problem_responses(401, 404),
 )
-def get_audit(tournament_id: TournamentId, db: DB, caller: KeyCaller) -> AuditList:
-    """Every draw, lock, reopen, adjustment, swap, withdrawal and late entry, with who and when, oldest first."""
-    return AuditList(items=[AuditItem.of(e) for e in svc.audit(db, caller.owner, tournament_id)])
+def get_audit(
+    tournament_id: TournamentId,
+    db: DB,
+    caller: KeyCaller,
+    after: Annotated[int, Query(ge=0, le=2**62, description="list the entries after this one (its id), from the last page's next")] = 0,
+    limit: Annotated[int, Query(ge=1, le=AUDIT_PAGE_MAX, description="at most this many entries")] = 50,
+) -> AuditList:
+    """Every draw, lock, reopen, adjustment, swap, withdrawal and late entry, with who and when,
+    oldest first, keyset-paged: follow ``next`` until it is null."""
+    entries, last = svc.audit(db, caller.owner, tournament_id, after=after, limit=limit)
+    nxt = f"/v1/tournaments/{tournament_id}/audit?after={last}&limit={limit}" if last is not None else None
+    return AuditList(items=[AuditItem.of(e) for e in entries], next=nxt)
 
 
 @router.get(

@@ -532,3 +532,4 @@ class AuditItem(Answer):
 
 class AuditList(Answer):
     items: list[AuditItem]
+    next: str | None = Field(description="the URL of the next page; null on the last")

@@ -184,10 +184,14 @@ def list_tournaments(db: Database, owner: str, *, after: str | None = None, limi
     return TournamentPage(items, nxt)
 
 
-def audit(db: Database, owner: str, tournament_id: str) -> list[AuditEntry]:
+def audit(db: Database, owner: str, tournament_id: str, *, after: int = 0, limit: int = 50) -> tuple[list[AuditEntry], int | None]:
+    """A page of the audit, oldest first: at most ``limit`` entries after the entry ``after``,
+    and the entry a next page starts after (None on the last)."""
     with db.read() as session:
         row = repo.row_of(session, owner, tournament_id)
-        return repo.audit_of(session, row.id)
+        entries = repo.audit_of(session, row.id, after=after, rows=limit + 1)
+    page = entries[:limit]
+    return page, (page[-1].id if len(entries) > limit and page else None)
 
 
 # --- creating --------------------------------------------------------------------------------
