@@ -132,6 +132,39 @@ def test_loopback_is_refused_unless_the_setting_allows_it(api):
     assert "loopback" in r.json()["errors"][0]["reason"]
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[64:ff9b::a9fe:a9fe]/hook",  # NAT64: 169.254.169.254 behind a translator
+        "http://[2002:a9fe:a9fe::1]/hook",  # 6to4: the same address inside 2002::/16
+        "http://[::127.0.0.1]/hook",  # IPv4-compatible loopback
+        "http://[::ffff:10.0.0.1]/hook",  # IPv4-mapped private
+        "http://example.org:0/hook",  # port 0
+    ],
+)
+def test_an_ipv4_address_inside_an_ipv6_one_and_port_0_are_refused(api, url):
+    r = api.post("/v1/webhooks", json={"url": url, "types": ["deal.posted"]})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "url", r.text
+    # and on a change of URL
+    made = api.post("/v1/webhooks", json={"url": "http://[64:ff9b::808:808]/hook", "types": ["deal.posted"]})
+    assert made.status_code == 201, made.text  # a public IPv4 address behind NAT64 is fine
+    changed = api.client.patch(f"/v1/webhooks/{made.json()['id']}", json={"url": url}, headers=api.headers)
+    assert changed.status_code == 422 and changed.json()["errors"][0]["field"] == "url", changed.text
+    api.delete(f"/v1/webhooks/{made.json()['id']}")
+
+
+def test_an_embedded_address_is_refused_at_delivery_too():
+    from app.webhooks import addresses
+
+    for host in ("64:ff9b::7f00:1", "2002:7f00:1::1", "::127.0.0.1", "::ffff:127.0.0.1", "2001:0:4136:e378:8000:63bf:3fff:fdd2"):
+        with pytest.raises(addresses.Refused):
+            addresses.check(addresses.literal(host), ())
+    for host in ("64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888"):
+        addresses.check(addresses.literal(host), ())
+    with pytest.raises(addresses.Refused, match="port 0"):
+        addresses.split("https://example.org:0/")
+
+
 def test_a_posted_deal_is_delivered_signed_and_verifies_with_the_library(owner, receiver):
     hook = register(owner, receiver.url)
     table = owner.table()
