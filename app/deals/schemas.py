@@ -14,7 +14,11 @@ from app.rules.vocabulary import (
     CONTRACT_PATTERN,
     DEFENCE,
     DEAL_NOTE_MAX,
+    PENALTY_AMOUNT_MAX,
+    PENALTY_CLAUSE_MAX,
+    PENALTY_DESTINATIONS,
     SEATS_MAX,
+    VIOLATIONS,
     TALON_BONUSES,
     DealType,
     EntryKind,
@@ -31,6 +35,11 @@ Defence = Literal[DEFENCE]  # type: ignore[valid-type]
 BonusWord = Literal[tuple(TALON_BONUSES)]  # type: ignore[valid-type]
 Note = Annotated[str, Field(max_length=DEAL_NOTE_MAX), PlainText]
 KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
+Destination = Literal[PENALTY_DESTINATIONS]  # type: ignore[valid-type]
+ViolationWord = Literal[VIOLATIONS]  # type: ignore[valid-type]
+PenaltyAmount = Annotated[int, Field(ge=1, le=PENALTY_AMOUNT_MAX)]
+Clause = Annotated[str, Field(min_length=1, max_length=PENALTY_CLAUSE_MAX), PlainText]
+Reason = Annotated[str, Field(min_length=1, max_length=DEAL_NOTE_MAX), PlainText]
 DefenceMap = seat_map(Defence)
 TricksMap = seat_map(Tricks)
 
@@ -80,6 +89,7 @@ class _DealCommon(Request):
             writeoff=None if self.choices is None else self.choices.writeoff,
             talon=self.talon is not None,
             over_misere=self.over_misere,
+            choices=self.choices is not None,
         )
         if errors:
             raise InvalidDeal(errors)
@@ -132,6 +142,22 @@ class _Allpass(Request):
 
 class _Close(Request):
     type: Literal["close"] = "close"
+
+
+class _Penalty(Request):
+    type: Literal["penalty"] = "penalty"
+    offender: Seat = Field(description="the player penalised")
+    amount: PenaltyAmount = Field(
+        default=None, description="points to the mountain or apart, or whists from each other player; "
+        "required unless the violation's amount is fixed"
+    )
+    destination: Destination = Field(
+        default=None, description="mountain, whists (each other player on the offender) or apart; "
+        "default: the table's penalties_to"
+    )
+    violation: ViolationWord = Field(default=None, description="the section 10 error penalised")
+    clause: Clause = Field(default=None, description='the clause of the code applied, e.g. "10.3"')
+    reason: Reason = Field(description="why the penalty was given")
 
 
 class ContractDeal(_DealCommon, _Contract):
@@ -196,14 +222,32 @@ class CloseDeal(_DealCommon, _Close):
         return engine.CloseDeal(**self._common())
 
 
-DEAL_VARIANTS = (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal)
+class PenaltyDeal(_DealCommon, _Penalty):
+    """A judge's penalty written between deals: it does not move the deal on (docs/rules.md §15)."""
+
+    example = {"type": "penalty", "offender": 1, "amount": 10, "destination": "mountain", "clause": "10.3", "reason": "lead out of turn"}
+
+    def to_deal(self) -> engine.PenaltyDeal:
+        self._refuse_misplaced()
+        return engine.PenaltyDeal(
+            offender=self.offender,
+            amount=self.amount,
+            destination=self.destination,
+            violation=self.violation,
+            clause=self.clause,
+            reason=self.reason,
+            **self._common(),
+        )
+
+
+DEAL_VARIANTS = (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal, PenaltyDeal)
 assert tuple(v.model_fields["type"].default for v in DEAL_VARIANTS) == tuple(m.value for m in DealType)
 
 
 class DealInput(
-    RootModel[Annotated[Union[ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal], Field(discriminator="type")]]
+    RootModel[Annotated[Union[ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal, PenaltyDeal], Field(discriminator="type")]]
 ):
-    """A deal body: one of the five kinds, told apart by ``type``."""
+    """A deal body: one of the six kinds, told apart by ``type``."""
 
     def to_deal(self) -> engine.Deal:
         """The engine's deal of this body (its kind's frozen type); 422 naming the field when
@@ -291,6 +335,16 @@ class _StoredClose(Answer):
     type: Literal["close"]
 
 
+class _StoredPenalty(Answer):
+    type: Literal["penalty"]
+    offender: int
+    amount: int = absent_when_none()
+    destination: Destination = absent_when_none()
+    violation: ViolationWord = absent_when_none()
+    clause: str = absent_when_none()
+    reason: str
+
+
 class StoredContractDeal(_StoredTail, _StoredContract, _StoredHead):
     """A contract deal of the log."""
 
@@ -311,10 +365,17 @@ class StoredCloseDeal(_StoredTail, _StoredClose, _StoredHead):
     """The caller's end of a game played for a number of deals."""
 
 
+class StoredPenaltyDeal(_StoredTail, _StoredPenalty, _StoredHead):
+    """A judge's penalty of the log."""
+
+
 class StoredDeal(
     RootModel[
         Annotated[
-            Union[StoredContractDeal, StoredMisereDeal, StoredRemiseDeal, StoredAllpassDeal, StoredCloseDeal],
+            Union[
+                StoredContractDeal, StoredMisereDeal, StoredRemiseDeal, StoredAllpassDeal, StoredCloseDeal,
+                StoredPenaltyDeal,
+            ],
             Field(discriminator="type"),
         ]
     ]

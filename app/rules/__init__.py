@@ -43,7 +43,7 @@ from app.rules.fields import (
     TwoWhistersHigh,
     UnwhistedWriteoff,
 )
-from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal, RemiseDeal
+from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal, PenaltyDeal, RemiseDeal
 from app.rules.errors import (
     DealerMismatch,
     FieldError,
@@ -95,6 +95,7 @@ __all__ = [
     "ContractDeal",
     "Deal",
     "MisereDeal",
+    "PenaltyDeal",
     "RemiseDeal",
     "DealResult",
     "DealerMismatch",

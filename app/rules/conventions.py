@@ -37,6 +37,7 @@ from app.rules.fields import (
     read_options_with,
     to_json,
 )
+from app.rules.vocabulary import PenaltyDestination
 
 CONVENTION_NAMES = ("sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races")
 ARITHMETIC_MAX = 100  # the unbounded ladder's start and step are at most this
@@ -191,6 +192,10 @@ FIELDS: tuple[FieldSpec, ...] = (
     _bool("compulsory_allpass", "Each game opens with an all-pass, and a failed misère (or a failed 9/10 over a misère) forces one."),
     _bool("match_bonuses", "A match of games with the races' bonuses (first to the target, smallest mountain, largest pool)."),
     FieldSpec("games", "int", "Games in the match.", minimum=1),
+    _enum("penalties_to", PenaltyDestination,
+          "Where a judge's penalty goes when it does not say: mountain (the offender's), whists (each other player "
+          "writes the amount on the offender), apart (kept apart: counted in the balance as mountain points, "
+          "written in neither the pool nor the mountain)."),
 )
 SPECS = {spec.name: spec for spec in FIELDS}
 assert tuple(SPECS) == FIELD_NAMES, "every field of Rules has a spec, in order"
@@ -266,6 +271,7 @@ def _values(**changes: Any) -> dict[str, Any]:
         "compulsory_allpass": False,
         "match_bonuses": False,
         "games": 1,
+        "penalties_to": PenaltyDestination.MOUNTAIN,
     }
     for name in changes:
         assert name in base, name

@@ -19,9 +19,13 @@ from app.rules.vocabulary import (
     DEAL_TYPES,
     DEFENCE,
     DEAL_NOTE_MAX,
+    PENALTY_AMOUNT_MAX,
+    PENALTY_CLAUSE_MAX,
+    PENALTY_DESTINATIONS,
     STRAINS,
     TALON_BONUSES,
     TALON_DEAL_TYPES,
+    VIOLATIONS,
     one_of,
 )
 
@@ -36,6 +40,7 @@ __all__ = [
     "ContractDeal",
     "Deal",
     "MisereDeal",
+    "PenaltyDeal",
     "RemiseDeal",
     "misplaced",
 ]
@@ -52,6 +57,7 @@ _FIELDS = {
     "remise": {"type", "declarer", "contract"},
     "allpass": {"type", "tricks"},
     "close": {"type"},  # the caller ends a game played for a number of deals (end_of_game deals)
+    "penalty": {"type", "offender", "amount", "destination", "violation", "clause", "reason"},
 }
 _COMMON = {"dealer", "choices", "talon", "over_misere", "note"}
 
@@ -61,6 +67,13 @@ TRICKS_REASON = Sentence("must map seats to the tricks they took")
 WRITEOFF_TWICE = Sentence("lists a seat twice")
 TALON_MISPLACED = Sentence("only on contract and misère deals")
 OVER_MISERE_MISPLACED = Sentence("only on a contract deal of 9 or 10")
+CHOICES_MISPLACED = Sentence("a penalty makes no choice")
+OFFENDER_REASON = Sentence("must be the seat number of the player penalised")
+AMOUNT_REASON = Sentence("must be a whole number from 1 to {amount_max}", amount_max=PENALTY_AMOUNT_MAX)
+DESTINATION_REASON = Sentence("must be {words}", words=one_of(PENALTY_DESTINATIONS))
+VIOLATION_REASON = Sentence("must be {words}", words=one_of(VIOLATIONS))
+CLAUSE_REASON = Sentence("must be text of 1 to {clause_max} characters, e.g. \"10.3\"", clause_max=PENALTY_CLAUSE_MAX)
+REASON_REASON = Sentence("required: why the penalty was given, text of 1 to {deal_note_max} characters", deal_note_max=DEAL_NOTE_MAX)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -152,10 +165,14 @@ class Deal:
                 values["tricks"] = tuple(sorted(pairs))
         elif kind == "allpass":
             errors.append(FieldError("tricks", "required: every player's tricks"))
+        if kind == "penalty":
+            _parse_penalty(body, values, errors)
 
         if "dealer" in body:
             values["dealer"] = _seat(body["dealer"], "dealer", errors, required=True)
-        if "choices" in body:
+        if "choices" in body and kind == "penalty":
+            errors.append(FieldError("choices", CHOICES_MISPLACED))
+        elif "choices" in body:
             _parse_choices(body["choices"], values, errors)
         if "talon" in body:
             if kind not in TALON_DEAL_TYPES:
@@ -210,6 +227,8 @@ class Deal:
             out["talon"] = talon
         if self.over_misere:
             out["over_misere"] = True
+        if isinstance(self, PenaltyDeal):
+            out |= self.penalty_fields()
         if self.note is not None:
             out["note"] = self.note
         return out
@@ -268,7 +287,37 @@ class CloseDeal(Deal):
     type: ClassVar[str] = "close"
 
 
-KINDS: dict[str, type[Deal]] = {k.type: k for k in (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal)}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PenaltyDeal(Deal):
+    """A judge's penalty written on the sheet between deals (docs/rules.md §15): ``amount``
+    to the offender's mountain, as whists of each other player on him, or kept apart. It
+    does not move the deal on."""
+
+    type: ClassVar[str] = "penalty"
+    offender: int
+    amount: int | None = None  # None: the violation's amount where the code fixes it
+    destination: str | None = None  # None: the table's penalties_to
+    violation: str | None = None
+    clause: str | None = None
+    reason: str
+
+    def penalty_fields(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"offender": self.offender}
+        if self.amount is not None:
+            out["amount"] = self.amount
+        if self.destination is not None:
+            out["destination"] = self.destination
+        if self.violation is not None:
+            out["violation"] = self.violation
+        if self.clause is not None:
+            out["clause"] = self.clause
+        out["reason"] = self.reason
+        return out
+
+
+KINDS: dict[str, type[Deal]] = {
+    k.type: k for k in (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal, PenaltyDeal)
+}
 assert tuple(KINDS) == DEAL_TYPES
 
 
@@ -280,6 +329,7 @@ def misplaced(
     writeoff: Sequence[int] | None = None,
     talon: bool = False,
     over_misere: bool | None = None,
+    choices: bool = False,
 ) -> list[FieldError]:
     """The shape rules a request's model does not state, for a body whose fields have their
     types: empty maps, a seat written off twice, a talon or over_misere on a kind that has
@@ -295,6 +345,8 @@ def misplaced(
         errors.append(FieldError("talon", TALON_MISPLACED))
     if over_misere and kind != "contract":
         errors.append(FieldError("over_misere", OVER_MISERE_MISPLACED))
+    if choices and kind == "penalty":
+        errors.append(FieldError("choices", CHOICES_MISPLACED))
     return errors
 
 
@@ -349,3 +401,38 @@ def _parse_talon(talon: Any, values: dict[str, Any], errors: list[FieldError]) -
                 errors.append(FieldError(f"talon.{flag}", "must be true or false"))
             else:
                 values[f"talon_{flag}"] = talon[flag]
+
+
+def _parse_penalty(body: dict[str, Any], values: dict[str, Any], errors: list[FieldError]) -> None:
+    offender = body.get("offender")
+    if isinstance(offender, bool) or not isinstance(offender, int) or not 0 <= offender <= 3:
+        errors.append(FieldError("offender", OFFENDER_REASON))
+    else:
+        values["offender"] = offender
+    if body.get("amount") is not None:
+        amount = body["amount"]
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= PENALTY_AMOUNT_MAX:
+            errors.append(FieldError("amount", AMOUNT_REASON))
+        else:
+            values["amount"] = amount
+    if body.get("destination") is not None:
+        if body["destination"] not in PENALTY_DESTINATIONS:
+            errors.append(FieldError("destination", DESTINATION_REASON))
+        else:
+            values["destination"] = body["destination"]
+    if body.get("violation") is not None:
+        if body["violation"] not in VIOLATIONS:
+            errors.append(FieldError("violation", VIOLATION_REASON))
+        else:
+            values["violation"] = body["violation"]
+    if body.get("clause") is not None:
+        clause = body["clause"]
+        if not isinstance(clause, str) or not 1 <= len(clause) <= PENALTY_CLAUSE_MAX:
+            errors.append(FieldError("clause", CLAUSE_REASON))
+        else:
+            values["clause"] = clause
+    reason = body.get("reason")
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) or len(reason) > DEAL_NOTE_MAX:
+        errors.append(FieldError("reason", REASON_REASON))
+    else:
+        values["reason"] = reason

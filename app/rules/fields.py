@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable, NamedTuple
 
+from app.rules.vocabulary import PenaltyDestination
+
 # Bumped whenever a rule change can change a stored sheet; a table keeps scoring under the
 # version it was made with (make_rules' rules_version, docs/rules.md §12).
 # 2: the seed readings of docs/rules.md §11 put right.
@@ -203,6 +205,8 @@ class Rules:
     compulsory_allpass: bool  # each game opens with an all-pass; a failed misère forces one
     match_bonuses: bool  # the races' bonuses and a match of ``games`` games
     games: int
+    # penalties (docs/rules.md §15)
+    penalties_to: PenaltyDestination  # where a penalty goes when it does not say
     # the rules version the table was made under (not a field: make_rules' rules_version)
     rules_version: int = RULES_VERSION
 

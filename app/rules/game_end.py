@@ -59,6 +59,7 @@ def finish_deal(sheet: WorkingSheet, deal: Deal) -> TableState:
         state.match_pools,
         state.match_mountains,
         state.bonuses,
+        state.apart,
     )
     if not game_ended(rules, new, closed=deal.type == "close"):
         return new

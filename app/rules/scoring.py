@@ -15,10 +15,11 @@ from app.rules.sentences import Sentence
 from app.rules.allpass import score_allpass
 from app.rules.checks import check_choices
 from app.rules.contracts import score_contract, score_misere, score_remise
-from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal
+from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal, PenaltyDeal
 from app.rules.errors import DealerMismatch, FieldError, InvalidDeal, ReplayError, TableFinished
 from app.rules.fields import GameEnd, Rules
 from app.rules.game_end import finish_deal
+from app.rules.penalties import finish_penalty, score_penalty
 from app.rules.sheet import WorkingSheet, write_pools
 from app.rules.state import Entry, TableState
 
@@ -47,6 +48,10 @@ def apply_deal(rules: Rules, state: TableState, deal: Deal) -> DealResult:
         raise DealerMismatch([FieldError("dealer", Sentence("seat {dealer} deals now, not seat {named}", dealer=dealer, named=deal.dealer))])
     sheet = WorkingSheet(rules, state, dealer)
     kind = type(deal)  # each kind is scored by its own function
+    if kind is PenaltyDeal:  # between deals: it moves neither the deal nor the streak
+        score_penalty(sheet, deal)
+        sheet.check_choices_used(deal)
+        return DealResult(sheet.entries_written(), finish_penalty(sheet, state))
     if kind is AllpassDeal:
         score_allpass(sheet, deal)
     elif kind is CloseDeal:

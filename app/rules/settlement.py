@@ -26,11 +26,12 @@ class Settlement:
 
 
 def balances(rules: Rules, state: TableState) -> tuple[Fraction, ...]:
-    """balance_i = W_i + 10·(mean(G) − G_i), with G_i = mountain_i − k·pool_i over the match."""
+    """balance_i = W_i + 10·(mean(G) − G_i), with G_i = mountain_i + apart_i − k·pool_i over
+    the match (apart_i: the penalties kept apart, docs/rules.md §15)."""
     n = state.players
     k = rules.pool_rate
     pools, mountains = state.totals()
-    g = [Fraction(mountains[i]) - k * Fraction(pools[i]) for i in range(n)]
+    g = [Fraction(mountains[i]) + state.apart_of(i) - k * Fraction(pools[i]) for i in range(n)]
     mean = sum(g, Fraction(0)) / n
     out = []
     for i in range(n):

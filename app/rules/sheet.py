@@ -30,7 +30,7 @@ class WorkingSheet:
     __slots__ = (
         "rules", "state", "dealer", "n", "active", "pools", "mountains", "whists",
         "entries", "pending_pools", "exit", "compulsory_next", "unhelpable", "help_used",
-        "writeoff_used", "copied_rows",
+        "writeoff_used", "copied_rows", "aparts",
     )
 
     def __init__(self, rules: Rules, state: TableState, dealer: int):
@@ -51,6 +51,7 @@ class WorkingSheet:
         self.unhelpable: set[int] = set()  # defenders who failed their whist (failed_whister_unhelped)
         self.help_used = False
         self.writeoff_used: set[int] = set()
+        self.aparts: list[Amount] | None = None  # a penalty kept apart (docs/rules.md §15)
 
     # writing -------------------------------------------------------------
     def _enter(self, key: tuple[str, int, int | None], amount: Amount) -> None:
@@ -72,6 +73,15 @@ class WorkingSheet:
                 self.copied_rows |= 1 << seat
             row[on] = exact(row[on] + amount)
             self._enter(("whists", seat, on), amount)
+
+    def apart(self, seat: int, amount: Amount) -> None:
+        """A penalty kept apart: in the balance as mountain points, not in the mountain."""
+        if amount:
+            if self.aparts is None:
+                self.aparts = list(self.state.apart) or [0] * self.n
+            amount = exact(amount)
+            self.aparts[seat] = exact(self.aparts[seat] + amount)
+            self._enter(("apart", seat, None), amount)
 
     def whists_written(self) -> tuple[tuple[Amount, ...], ...]:
         copied = self.copied_rows

@@ -41,7 +41,7 @@ def amount_from_json(value: int | str) -> Amount:
 class Entry:
     """One line a deal writes on the sheet. Negative amounts are written off."""
 
-    kind: str  # "pool", "mountain" or "whists"
+    kind: str  # "pool", "mountain", "whists" or "apart" (a penalty kept apart)
     seat: int
     amount: Amount
     on: int | None = None  # for whists: the seat written on
@@ -81,6 +81,8 @@ class TableState:
     match_pools: tuple[Amount, ...] = ()  # totals of the games already ended
     match_mountains: tuple[Amount, ...] = ()
     bonuses: tuple[Bonus, ...] = field(default=())
+    # penalties kept apart by the judge, mountain points by seat (docs/rules.md §15); () none yet
+    apart: tuple[Amount, ...] = ()
 
     @classmethod
     def new(cls, rules: Rules, first_dealer: int = 0) -> "TableState":
@@ -119,6 +121,10 @@ class TableState:
     def pool_closed(self, rules: Rules, seat: int) -> bool:
         return self.pools[seat] >= rules.pool_target
 
+    def apart_of(self, seat: int) -> Amount:
+        """The penalties kept apart of ``seat``, mountain points."""
+        return self.apart[seat] if self.apart else 0
+
     def totals(self) -> tuple[tuple[Amount, ...], tuple[Amount, ...]]:
         """Pools and mountains over the whole match (the current game included)."""
         if not self.match_pools:
@@ -147,7 +153,7 @@ class TableState:
             "match_pools": [aj(a) for a in self.match_pools],
             "match_mountains": [aj(a) for a in self.match_mountains],
             "bonuses": [[b.game, b.kind, b.seat, aj(b.amount)] for b in self.bonuses],
-        }
+        } | ({"apart": [aj(a) for a in self.apart]} if self.apart else {})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TableState":
@@ -169,6 +175,7 @@ class TableState:
             match_pools=tuple(af(a) for a in data["match_pools"]),
             match_mountains=tuple(af(a) for a in data["match_mountains"]),
             bonuses=tuple(Bonus(g, k, s, af(a)) for g, k, s, a in data["bonuses"]),
+            apart=tuple(af(a) for a in data.get("apart", ())),
         )
 
 
@@ -189,6 +196,8 @@ def sheet(rules: Rules, state: TableState) -> dict[str, Any]:
                 "whists": {str(j): state.whists[seat][j] for j in range(n) if j != seat},
             }
         )
+        if state.apart:
+            players[-1]["apart"] = state.apart[seat]
     out: dict[str, Any] = {
         "deal_count": state.deal_count,
         "players": players,

@@ -16,13 +16,15 @@ from app.rules.sentences import Sentence
 
 class DealType(StrEnum):
     """What was played: a contract game, a misère, a remise ("without three") or all-pass; or
-    ``close``, the caller ending a game played for a number of deals."""
+    ``close``, the caller ending a game played for a number of deals; or ``penalty``, a
+    judge's penalty written on the sheet between deals (docs/rules.md §15)."""
 
     CONTRACT = "contract"
     MISERE = "misere"
     REMISE = "remise"
     ALLPASS = "allpass"
     CLOSE = "close"
+    PENALTY = "penalty"
 
 
 class Strain(StrEnum):
@@ -58,6 +60,33 @@ class EntryKind(StrEnum):
     POOL = "pool"
     MOUNTAIN = "mountain"
     WHISTS = "whists"
+    APART = "apart"  # a penalty the judge keeps apart: in the balance, not in the pool or mountain
+
+
+class PenaltyDestination(StrEnum):
+    """Where a penalty goes (docs/rules.md §15): the offender's mountain, whists written by
+    each other player on the offender, or kept apart by the judge (counted in the balance as
+    mountain points, but written in neither the pool nor the mountain)."""
+
+    MOUNTAIN = "mountain"
+    WHISTS = "whists"
+    APART = "apart"
+
+
+class Violation(StrEnum):
+    """The errors of the Sporting Code's section 10 a penalty may name (docs/rules.md §15)."""
+
+    MISDEAL = "misdeal"  # a wrong deal: cards dealt out of turn, wrongly, or a card shown
+    BID_OUT_OF_TURN = "bid_out_of_turn"
+    WRONG_BID = "wrong_bid"  # a bid below the lowest allowed, or not in the order of bids
+    TALON_SEEN = "talon_seen"  # the talon looked at before it was the declarer's
+    EXPOSED_CARD = "exposed_card"
+    LEAD_OUT_OF_TURN = "lead_out_of_turn"
+    REVOKE = "revoke"  # not following suit, or not trumping, when able to
+    WRONG_CLAIM = "wrong_claim"  # tricks claimed or conceded that the cards do not bear out
+    WRONG_RECORD = "wrong_record"  # the sheet written wrongly
+    CONDUCT = "conduct"  # a breach of the ethics: remarks, signals, delay
+    OTHER = "other"
 
 
 class MatchBonusKind(StrEnum):
@@ -79,6 +108,15 @@ TALON_BONUSES: dict[str, int] = {
     TalonBonus.ACE_KING.value: 20,
     TalonBonus.TWO_ACES.value: 30,
 }
+
+# A penalty's amount where the code fixes it, by violation; None: the judge gives the amount.
+# The Sporting Code's section 10 was not found in a public copy (docs/rules.md §15), so no
+# amount is fixed here: every penalty gives its amount.
+PENALTY_AMOUNTS: dict[str, int | None] = {m.value: None for m in Violation}
+PENALTY_DESTINATIONS: tuple[str, ...] = tuple(m.value for m in PenaltyDestination)
+VIOLATIONS: tuple[str, ...] = tuple(m.value for m in Violation)
+PENALTY_AMOUNT_MAX = 10_000  # points or whists of one penalty
+PENALTY_CLAUSE_MAX = 20  # characters of a clause, "10.3.2"
 
 # A contract as written: a level 6-10 then a strain, "7H", "10NT".
 CONTRACT_PATTERN = r"^(" + "|".join(str(n) for n in CONTRACT_LEVELS) + r")(" + "|".join(STRAINS) + r")$"

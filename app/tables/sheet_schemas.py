@@ -24,6 +24,7 @@ class SheetPlayer(Answer):
     pool_closed: bool = Field(description="the pool has reached the target")
     mountain: Amount
     whists: dict[str, Amount] = Field(description="what this player has written on each other seat (by seat)")
+    apart: Amount = absent_when_none(description="penalties kept apart by the judge, mountain points (only once any is)")
 
 
 class Allpass(Answer):
@@ -80,6 +81,7 @@ class Sheet(Answer):
                 pool_closed=state.pool_closed(rules, seat),
                 mountain=mountains[seat],
                 whists={str(on): whists[seat][on] for on in range(n) if on != seat},
+                **({"apart": state.apart[seat]} if state.apart else {}),
             )
             for seat in range(n)
         ]

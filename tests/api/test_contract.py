@@ -38,8 +38,8 @@ def test_deal_refusals_are_sentences_naming_the_field_and_its_bound(api):
 @pytest.mark.parametrize(
     ("body", "field", "reason"),
     [
-        ({"type": "poker"}, "type", "a deal is contract, misere, remise, allpass or close, not 'poker'"),
-        ({"declarer": 1}, "type", "a deal is contract, misere, remise, allpass or close (type is missing)"),
+        ({"type": "poker"}, "type", "a deal is contract, misere, remise, allpass, close or penalty, not 'poker'"),
+        ({"declarer": 1}, "type", "a deal is contract, misere, remise, allpass, close or penalty (type is missing)"),
         ({"type": "misere"}, "declarer", "declarer is required: a seat number"),
         ({"type": "misere", "declarer": "1"}, "declarer", "declarer must be a whole number (a seat number)"),
         ({**ALLPASS, "note": "x" * 501}, "note", "note must be at most 500 characters long"),

@@ -98,7 +98,7 @@ def test_openapi_describes_the_api(client):
     if "$ref" in body:  # the named union, DealInput
         body = doc["components"]["schemas"][body["$ref"].rsplit("/", 1)[1]]
     assert body["discriminator"]["propertyName"] == "type"
-    assert set(body["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close"}
+    assert set(body["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close", "penalty"}
     schemas = doc["components"]["schemas"]
     assert schemas["ContractDeal"]["additionalProperties"] is False
     assert {"401", "404", "409", "412", "422"} <= set(paths["/v1/tables/{table_id}/deals"]["post"]["responses"])

@@ -138,18 +138,18 @@ def test_the_deal_input_is_a_named_union_with_constant_tags(doc):
     assert doc["paths"]["/v1/tables/{table_id}/deals/{number}"]["put"]["requestBody"]["content"]["application/json"]["schema"] == body["schema"]
     union = doc["components"]["schemas"]["DealInput"]
     assert union["discriminator"]["propertyName"] == "type"
-    assert set(union["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close"}
+    assert set(union["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close", "penalty"}
     for tag, ref in union["discriminator"]["mapping"].items():
         variant = schema(doc, {"$ref": ref})
         assert variant["properties"]["type"]["const"] == tag
         assert variant["properties"]["type"]["default"] == tag  # a generator fills it in
-    assert set(body["examples"]) == {"contract", "misere", "remise", "allpass", "close"}
+    assert set(body["examples"]) == {"contract", "misere", "remise", "allpass", "close", "penalty"}
 
 
 def test_the_stored_deal_is_typed_per_kind(doc):
     schemas = doc["components"]["schemas"]
     stored = schemas["StoredDeal"]
-    assert set(stored["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close"}
+    assert set(stored["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close", "penalty"}
     contract = schemas["StoredContractDeal"]
     assert {"number", "type", "declarer", "contract", "defenders", "entries"} <= set(contract["required"])
     assert "contract" not in schemas["StoredAllpassDeal"]["properties"]

@@ -14,6 +14,7 @@ from app.rules.vocabulary import (
     DefenderAnswer,
     EntryKind,
     MatchBonusKind,
+    PenaltyDestination,
     Strain,
     TalonBonus,
 )
@@ -35,6 +36,7 @@ DEAL_TYPES: dict[str, str] = {
     DealType.REMISE: N_("remise"),
     DealType.ALLPASS: N_("all-pass"),
     DealType.CLOSE: N_("game closed"),
+    DealType.PENALTY: N_("penalty"),
 }
 DEFENCE: dict[str, str] = {
     DefenderAnswer.WHIST: N_("whist"),
@@ -45,6 +47,12 @@ ENTRY_KINDS: dict[str, str] = {
     EntryKind.POOL: N_("pool"),
     EntryKind.MOUNTAIN: N_("mountain"),
     EntryKind.WHISTS: N_("whists"),
+    EntryKind.APART: N_("kept apart"),
+}
+PENALTY_DESTINATIONS: dict[str, str] = {
+    PenaltyDestination.MOUNTAIN: N_("to the mountain"),
+    PenaltyDestination.WHISTS: N_("whists to the others"),
+    PenaltyDestination.APART: N_("kept apart"),
 }
 TALON_BONUSES: dict[str, str] = {
     TalonBonus.ACE: N_("ace in the talon"),
