@@ -37,6 +37,7 @@ from app.rules import Sentence
 from app.kit.changes import add_sink, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
+from app.kit.db.outage import Pause
 from app.kit.etags import sheet_etag
 from app.kit.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.kit.observability import metrics
@@ -166,6 +167,7 @@ class Deliverer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: httpx.AsyncClient | None = None
         self._cleaned = 0.0
+        self.outage = Pause("webhooks", log)
 
     # --- the task's life
     def start(self) -> None:
@@ -222,7 +224,7 @@ class Deliverer:
                 pass
             self._wake.clear()
             try:
-                await self.round()
+                await self.outage.run(self.round)  # waits while the database is away
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 — the database away: the next look tries again
