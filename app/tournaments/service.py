@@ -497,10 +497,10 @@ def _open_table(
         first_dealer=0,
         options=t.table_options(),
         rated=True,  # a tournament's tables count for ratings (those of registered players only)
+        title=table_title(t.name, round_number, number),
         limits=limits,
     )
     try:
-        tables.update_table(db, t.owner, table.id, title=table_title(t.name, round_number, number))
         _, token = scorer_links.create_link(db, t.owner, table.id)
     except Exception:
         _drop_table(db, t.owner, table.id)
