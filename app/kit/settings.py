@@ -189,6 +189,12 @@ class Settings(BaseSettings):
     """Deliveries to one endpoint at once, per process."""
     webhooks_concurrency: int = Field(64, ge=1)
     """Deliveries at once, per process."""
+    webhooks_in_flight_per_owner: int = Field(16, ge=1)
+    """Deliveries of one owner at once, per process: one owner's slow receivers leave the other
+    places to the other owners."""
+    webhooks_rate_limit: int = Field(3000, ge=0)
+    """Deliveries a minute per owner, per delivering process (its budget for webhooks: those
+    beyond it wait their turn, none is dropped); 0: no limit."""
     webhooks_retry_schedule: Origins = ("5", "300", "1800", "7200", "18000", "36000")
     """Comma-separated seconds before each retry (the last repeats), each with jitter."""
     webhooks_retry_jitter: float = Field(0.1, ge=0, le=1)
