@@ -73,7 +73,8 @@ def drawing_of(picture: Picture, layout: str) -> dict[str, Any]:
     games = picture.games
     history = [Played(d.entries, games[i] if games else None) for i, d in enumerate(picture.deals or ())]
     settlement = settle(table.rules, table.state, None)
-    return {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout}
+    return {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout,
+            "convention": table.rules.preset}
 
 
 def picture_svg(picture: Picture, lang: Lang, layout: str) -> DrawnSvg:
