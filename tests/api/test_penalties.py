@@ -150,3 +150,31 @@ def test_penalties_go_through_the_open_record(api, other_api):
     assert other_api.post("/v1/tables/import", json=bad).status_code == 422
     csv = api.get(f"/v1/tables/{tid}/export?format=csv").text
     assert ",penalty,," in csv and ",apart," in csv
+
+
+def test_the_picture_marks_and_lists_penalties_in_both_languages(api):
+    t = api.table()
+    tid = t["id"]
+    api.deal(tid, penalty(offender=1, amount=10))  # Boris: 10 to the mountain, clause 10.3
+    api.deal(tid, penalty(offender=2, amount=4, destination="whists", violation="revoke", reason="did not follow suit"))
+    en = api.client.get(f"/v1/shared/{t['share_token']}/sheet.svg?lang=en").text
+    assert ">10*<" in en  # Boris's mountain, marked as a penalty's
+    assert en.count(">4*<") == 2  # Anna's and Boris's whists on Vera
+    assert ">Penalties<" in en and "* written by a penalty." in en
+    assert "deal 1: Boris, 10 to the mountain (clause" in en
+    ru = api.client.get(f"/v1/shared/{t['share_token']}/sheet.svg?lang=ru").text
+    assert ">Штрафы<" in ru and "сдача 2: Vera, 4 вистов от каждого" in ru
+    # the heading counts deals played: the penalties are none
+    assert "0 deals" in en
+
+
+def test_the_share_and_scorer_pages_list_penalties(api):
+    t = api.table()
+    api.deal(t["id"], penalty())
+    page = api.client.get(f"/shared/{t['share_token']}?lang=ru").text
+    assert '"penalty": "штраф"' in page and 'd.type === "penalty"' in page
+    shared = api.client.get(f"/v1/shared/{t['share_token']}/deals").json()["items"]
+    assert shared[0]["type"] == "penalty" and shared[0]["clause"] == "10.3"
+    link = api.post(f"/v1/tables/{t['id']}/scorer-link").json()["link"]
+    scorer = api.client.get(f"{link}?lang=ru").text
+    assert '"penalty": "штраф"' in scorer and 'd.type === "penalty"' in scorer
