@@ -178,3 +178,10 @@ def test_the_share_and_scorer_pages_list_penalties(api):
     link = api.post(f"/v1/tables/{t['id']}/scorer-link").json()["link"]
     scorer = api.client.get(f"{link}?lang=ru").text
     assert '"penalty": "штраф"' in scorer and 'd.type === "penalty"' in scorer
+
+
+def test_the_clients_log_writes_a_penalty():
+    from app.cli.client.notation import format_deal
+
+    body = {"type": "penalty", "offender": 1, "amount": 10, "destination": "apart", "clause": "10.3", "reason": "late"}
+    assert format_deal(body) == "penalty 1 amount=10 destination=apart clause=10.3"
