@@ -173,6 +173,16 @@ def log(session: Session, table_id: str) -> list[Row]:
     return list(session.execute(_LOG.where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number)).all())
 
 
+def penalty_rows(session: Session, table_ids: list[str]) -> list[Row]:
+    """The penalties of these tables' logs (the body's type read in SQL), by table and number."""
+    query = (
+        select(_DEALS.c.table_id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer)
+        .where(_DEALS.c.table_id.in_(table_ids), _DEALS.c.body["type"].as_string() == "penalty")
+        .order_by(_DEALS.c.table_id, _DEALS.c.number)
+    )
+    return list(session.execute(query).all())
+
+
 def keyed_numbers(session: Session, table_id: str, numbers: list[int]) -> list[int]:
     """Which of these deals were posted with an Idempotency-Key still kept."""
     return list(

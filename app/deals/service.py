@@ -38,7 +38,7 @@ from app.rules.settlement import balances as final_balances
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
 from app.tables.service import load_row, load_table, shared_row
 
-__all__ = ["Changed", "DealInfo", "Posted", "deal_info", "entries_to_json", "stored_log"]
+__all__ = ["Changed", "DealInfo", "Posted", "deal_info", "entries_to_json", "penalties_at", "stored_log"]
 
 
 def refuse_archived(row: Any) -> None:
@@ -91,6 +91,7 @@ def post_deal(
     request_hash: str | None = None,
     if_match: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    also: Callable[[Any, DealInfo], None] | None = None,
 ) -> Posted:
     """Post one deal: the table row read and locked, one insert, one update, one commit (on
     PostgreSQL the writes and the notification are one statement). With an Idempotency-Key
@@ -100,7 +101,11 @@ def post_deal(
 
     Core statements, not the ORM's unit of work: the three statements are always the same,
     and the identity map, change tracking and flush planning cost more than all the
-    scoring (docs/performance.md)."""
+    scoring (docs/performance.md).
+
+    ``also``: what the caller writes in the same transaction, once the deal is written (the
+    connection and the deal): a tournament's audit of a director's penalty. A retry with the
+    key replays the first answer and writes nothing again."""
     canonical = deal.to_dict()
     with db.write_core() as conn:
         row = repo.table_to_post_at(conn, owner, table_id)
@@ -157,6 +162,8 @@ def post_deal(
         if row.hooked:  # the webhooks' deliveries of the deal, in the same statement on PostgreSQL
             params.update(event_params(row.owner, row.id, revision, "deal.posted", now, deal=number, deal_count=number) or {})
         repo.write_post(conn, params, keyed=idempotency_key is not None, hooked=row.hooked)
+        if also is not None:
+            also(conn, written)
         if row.hooked and result.state.finished and not state.finished:
             enqueue(conn, event_params(row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number), posted=True)
         if row.registered:  # registered players' statistics, in this transaction
@@ -422,6 +429,18 @@ def correct_deal(
 
     work = _refold(db, owner, table_id, plan)
     return Changed(work.table, work.deal, tuple(work.rescored))
+
+
+def penalties_at(db: Database, table_ids: Sequence[str]) -> dict[str, list[DealInfo]]:
+    """The judge's penalties standing in these tables' logs, in order, by table (docs/rules.md
+    §15): one read of the penalties only, whatever the length of the logs."""
+    out: dict[str, list[DealInfo]] = {}
+    if not table_ids:
+        return out
+    with db.read() as session:
+        for r in repo.penalty_rows(session, list(table_ids)):
+            out.setdefault(r.table_id, []).append(deal_info(r))
+    return out
 
 
 def stored_log(session: Session, table_id: str) -> list[Any]:

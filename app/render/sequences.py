@@ -41,6 +41,7 @@ class Played:
 
     entries: tuple[Entry, ...]
     game: int | None = None
+    penalty: bool = False  # a judge's penalty: the values it wrote are marked on the sheet
 
 
 @dataclass
@@ -51,6 +52,12 @@ class Sequences:
     pool: list[list[Amount]] = field(default_factory=list)
     mountain: list[list[Amount]] = field(default_factory=list)
     whists: list[dict[int, list[Amount]]] = field(default_factory=list)
+    # the values a penalty wrote: (kind, seat, on, index in its sequence)
+    marks: set[tuple[str, int, int | None, int]] = field(default_factory=set)
+
+    def marked(self, kind: str, seat: int, on: int | None = None) -> set[int]:
+        """The places in a sequence of the values a penalty wrote."""
+        return {i for k, s, o, i in self.marks if (k, s, o) == (kind, seat, on)}
 
     def __post_init__(self) -> None:
         n = self.players
@@ -60,12 +67,12 @@ class Sequences:
             self.whists = [{j: [] for j in range(n) if j != i} for i in range(n)]
 
 
-def _entries_of(item: Any) -> tuple[Sequence[Any], int | None]:
+def _entries_of(item: Any) -> tuple[Sequence[Any], int | None, bool]:
     if isinstance(item, Played):
-        return item.entries, item.game
+        return item.entries, item.game, item.penalty
     if isinstance(item, Mapping):
-        return list(item.get("entries") or []), item.get("game")
-    return item, None
+        return list(item.get("entries") or []), item.get("game"), bool(item.get("penalty"))
+    return item, None, False
 
 
 def _entry(e: Any) -> tuple[str, int, int | None, Amount]:
@@ -90,7 +97,7 @@ def fold(players: int, history: Iterable[Any]) -> Sequences:
     whists: list[list[Amount]] = [[0] * players for _ in range(players)]
     current_game: int | None = None
     for item in history:
-        entries, game = _entries_of(item)
+        entries, game, penalty = _entries_of(item)
         if game is not None and current_game is not None and game != current_game:
             pool = [0] * players
             mountain = [0] * players
@@ -115,11 +122,14 @@ def fold(players: int, history: Iterable[Any]) -> Sequences:
         # on the same value are one write on paper)
         for kind, seat, on in touched:
             if kind == EntryKind.POOL:
-                _append(seq.pool[seat], pool[seat])
+                values, value = seq.pool[seat], pool[seat]
             elif kind == EntryKind.MOUNTAIN:
-                _append(seq.mountain[seat], mountain[seat])
+                values, value = seq.mountain[seat], mountain[seat]
             else:
-                _append(seq.whists[seat][on], whists[seat][on])
+                values, value = seq.whists[seat][on], whists[seat][on]  # type: ignore[index]
+            _append(values, value)
+            if penalty and values and values[-1] == value:
+                seq.marks.add((kind, seat, on, len(values) - 1))
     return seq
 
 
@@ -159,8 +169,11 @@ def written(value: Amount, lang: Language | None = None) -> str:
     return lang.number(v).replace(get_group_symbol(lang.locale), "")
 
 
-def sequence_text(values: Sequence[Amount], lang: Language | None = None) -> list[str]:
+PENALTY_MARK = "*"  # after a value a judge's penalty wrote
+
+
+def sequence_text(values: Sequence[Amount], lang: Language | None = None, marked: set[int] | None = None) -> list[str]:
     """The tokens of a written sequence: "2 · " "6 · " "10" (joined: "2 · 6 · 10"); a line
-    may break after any token."""
-    tokens = [written(v, lang) for v in values]
+    may break after any token. ``marked``: the places of values a penalty wrote ("12*")."""
+    tokens = [written(v, lang) + (PENALTY_MARK if marked and i in marked else "") for i, v in enumerate(values)]
     return [t + SEPARATOR for t in tokens[:-1]] + tokens[-1:]

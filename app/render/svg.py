@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.render.measure import text_width, wrap, wrap_words
-from app.render.sequences import Amount, Played, exact, fold, reconcile, sequence_text
+from app.render.sequences import Amount, Played, exact, fold, reconcile, sequence_text, written
 from app.render.words import Language
 from app.rules import Settlement
 
@@ -291,6 +291,24 @@ def _balances(settlement: Settlement | Mapping[str, Any]) -> dict[int, Amount]:
     return {p["seat"]: exact(p["balance"]) for p in settlement.get("players", [])}
 
 
+def _penalty_line(lang: Language, pen: Mapping[str, Any], names: Sequence[str]) -> str:
+    """ "deal 5: Boris, 10 to the mountain (clause 10.3): lead out of turn"."""
+    amount = written(exact(pen["amount"]), lang)
+    to = pen.get("to")
+    if to == "whists":
+        where = lang._("{amount} whists from each other player", amount=amount)
+    elif to == "apart":
+        where = lang._("{amount} kept apart", amount=amount)
+    else:
+        where = lang._("{amount} to the mountain", amount=amount)
+    line = lang._("deal {number}: {name}, {where}", number=pen["number"], name=names[pen["offender"]], where=where)
+    if pen.get("clause"):
+        line += " " + lang._("(clause {clause})", clause=pen["clause"])
+    if pen.get("reason"):
+        line += ": " + str(pen["reason"])
+    return line
+
+
 def draw_sheet(
     sheet: Mapping[str, Any],
     *,
@@ -302,6 +320,7 @@ def draw_sheet(
     convention: str | None = None,
     layout: str = DEFAULT_LAYOUT,
     match_bonuses: Mapping[str, str] | None = None,
+    penalties: Sequence[Mapping[str, Any]] | None = None,
 ) -> Drawn:
     """The sheet as an SVG document, with its size.
 
@@ -312,7 +331,10 @@ def draw_sheet(
     drawn when the game is finished. ``convention``: the convention's name, in the reader's
     language, first in the heading. ``pool_target``: written in the circle. ``lang``: the
     words and numbers. ``layout``: "phone" or "wide". ``match_bonuses``: the msgid of each
-    match bonus kind (else the kind's own name).
+    match bonus kind (else the kind's own name). ``penalties``: the judge's penalties in
+    order, each ``number``, ``offender``, ``amount``, ``to`` (the kind of entry it wrote:
+    mountain, whists or apart), and ``clause`` and ``reason``: listed below the sheet, and the
+    values they wrote marked "*" (docs/rules.md §15).
     """
     width = float(LAYOUTS[layout])
     players = sorted(sheet["players"], key=lambda p: p["seat"])
@@ -371,12 +393,13 @@ def draw_sheet(
     closed = [bool(p.get("pool_closed")) for p in players]
     for s in sectors:
         p = players[s.seat]
-        whists = [sequence_text(reconcile(seqs.whists[s.seat][j], p["whists"].get(str(j), 0)), lang)
+        whists = [sequence_text(reconcile(seqs.whists[s.seat][j], p["whists"].get(str(j), 0)), lang,
+                                seqs.marked("whists", s.seat, j))
                   for j in orders[s.seat]]
         pool = sequence_text(reconcile(seqs.pool[s.seat], p["pool"]), lang)
         if closed[s.seat] and pool:
             pool = pool[:-1] + [pool[-1] + " ✓"]
-        mountain = sequence_text(reconcile(seqs.mountain[s.seat], p["mountain"]), lang)
+        mountain = sequence_text(reconcile(seqs.mountain[s.seat], p["mountain"]), lang, seqs.marked("mountain", s.seat))
         contents[s.seat] = [whists, [pool], [mountain]]
     f, laid = solve(x0, x1, top, n, contents)
 
@@ -412,7 +435,15 @@ def draw_sheet(
         notes.append(lang._("✓ the pool is closed."))
     if dealer is not None and not finished:
         notes.append(lang._("● deals next."))
+    if penalties:
+        notes.append(lang._("* written by a penalty."))
     paragraph(" ".join(notes), SMALL, "legend")
+
+    if penalties:
+        y += PAD
+        paragraph(lang._("Penalties"), SMALL, "head strong-head")
+        for pen in penalties:
+            paragraph(_penalty_line(lang, pen, names), SMALL, "legend", 2 * PAD)
 
     if match and match.get("bonuses"):
         y += PAD

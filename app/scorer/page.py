@@ -48,6 +48,8 @@ WORDS = (
     N_("all-pass"),
     N_("remise"),
     N_("game closed"),
+    N_("penalty"),
+    N_("(clause {clause})"),
     N_("Declarer"),
     N_("Contract"),
     N_("NT"),

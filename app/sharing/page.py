@@ -52,6 +52,8 @@ SCRIPT_WORDS = [
     N_("misère"),
     N_("remise"),
     N_("game closed"),
+    N_("penalty"),
+    N_("(clause {clause})"),
     N_("made"),
     N_("took {n}"),
     N_("tricks: {list}"),

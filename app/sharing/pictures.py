@@ -9,7 +9,7 @@ changes costs one indexed row read per poll and a table is drawn once per revisi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,10 +71,38 @@ def drawing_of(picture: Picture, layout: str) -> dict[str, Any]:
     exact = sheet(table.rules, table.state)
     exact["players"] = [{**p, "name": table.players[p["seat"]]} for p in exact["players"]]
     games = picture.games
-    history = [Played(d.entries, games[i] if games else None) for i, d in enumerate(picture.deals or ())]
+    deals = picture.deals or ()
+    history = [
+        Played(d.entries, games[i] if games else None, d.body.get("type") == "penalty") for i, d in enumerate(deals)
+    ]
     settlement = settle(table.rules, table.state, None)
-    return {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout,
-            "convention": table.rules.preset}
+    drawing = {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout,
+               "convention": table.rules.preset}
+    penalties = penalties_of(deals)
+    if penalties:
+        drawing["penalties"] = penalties
+    return drawing
+
+
+def penalties_of(deals: Sequence[DealInfo]) -> list[dict[str, Any]]:
+    """The judge's penalties of a log as a picture and the pages list them (docs/rules.md
+    §15): number, offender, amount, where it went (the kind of entry it wrote), clause, reason."""
+    out = []
+    for d in deals:
+        body = d.body
+        if body.get("type") != "penalty":
+            continue
+        to = d.entries[0].kind if d.entries else body.get("destination")
+        out.append({
+            "number": d.number,
+            "offender": body["offender"],
+            "amount": body.get("amount"),
+            "to": to,
+            "violation": body.get("violation"),
+            "clause": body.get("clause"),
+            "reason": body.get("reason"),
+        })
+    return out
 
 
 def picture_svg(picture: Picture, lang: Lang, layout: str) -> DrawnSvg:

@@ -210,6 +210,25 @@ def _rows(lang: Lang, view: svc.PublicView) -> tuple[tuple[Row, ...], dict[int, 
     return tuple(rows), scores, adjustments
 
 
+def _penalties(lang: Lang, view: svc.PublicView, names: dict[int, str]) -> list[tuple[str, str, str]]:
+    """The judges' penalties standing at the tables, as (where, whom and what, clause and
+    reason): "round 2, table 1", "Boris: 10 to the mountain", "clause 10.3: lead out of turn"."""
+    out = []
+    for p in view.penalties:
+        where = lang._("round {round}, table {table}", round=p["round"], table=p["table"])
+        amount = str(p["amount"])
+        what = {
+            "whists": lang._("{amount} whists from each other player", amount=amount),
+            "apart": lang._("{amount} kept apart", amount=amount),
+        }.get(p["to"] or "", lang._("{amount} to the mountain", amount=amount))
+        name = names.get(p["entrant"], f"#{p['entrant']}") if p["entrant"] is not None else "?"
+        why = p["reason"] or ""
+        if p["clause"]:
+            why = lang._("(clause {clause})", clause=p["clause"]) + (": " + why if why else "")
+        out.append((where, f"{name}: {what}", why))
+    return out
+
+
 def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, object]:
     t = view.tournament
     rows, scores, adjustments = _rows(lang, view)
@@ -260,6 +279,7 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
         "rows": rows,
         "round_numbers": list(range(1, view.standings.rounds + 1)),
         "adjustments": adjustments,
+        "penalties": _penalties(lang, view, names),
         "current": current,
         "history": history,
         "words": {
@@ -275,6 +295,7 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "round_n": lang._("round {n}"),
             "adjustment": lang._("Adj."),
             "adjustment_long": lang._("Adjustments"),
+            "penalties": lang._("Penalties"),
             "total": lang._("Total"),
             "bye": lang._("bye"),
             "withdrawn": lang._("withdrawn"),

@@ -11,7 +11,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Row, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.kit.db import (
@@ -209,7 +209,9 @@ def add_adjustment(session: Session, tournament_id: str, values: dict[str, Any])
     session.execute(insert(_ADJUSTMENTS).values(tournament_id=tournament_id, created_at=utcnow(), **values))
 
 
-def audit(session: Session, tournament_id: str, by: str, action: str, detail: dict[str, Any]) -> None:
+def audit(session: Session | Connection, tournament_id: str, by: str, action: str, detail: dict[str, Any]) -> None:
+    """One entry of the audit, in the caller's transaction (a session, or the connection of a
+    deal's post: a director's penalty is audited in the deal's own transaction)."""
     session.execute(insert(_AUDIT).values(tournament_id=tournament_id, at=utcnow(), by=by, action=action, detail=detail))
 
 

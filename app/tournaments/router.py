@@ -16,11 +16,13 @@ from app.kit.bodies import BodyRoute
 from app.kit.built import Built
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
-from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
+from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION, not_modified
 from app.kit.limits import AUDIT_PAGE_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENT_ROUNDS_MAX, TOURNAMENTS_PAGE_MAX
 from app.kit.preconditions import IfNoneMatch, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
+from app.deals.model import request_hash
+from app.deals.answers import IdempotencyKey, checked_key
 from app.tables.model import Limits
 from app.tournaments import export
 from app.tournaments import service as svc
@@ -30,6 +32,8 @@ from app.tournaments.schemas import (
     AuditItem,
     AuditList,
     DrawIn,
+    PenaltyIn,
+    PenaltyOut,
     EntrantsAdd,
     ReopenIn,
     SharedTournament,
@@ -238,6 +242,47 @@ def add_adjustment(tournament_id: TournamentId, body: AdjustmentIn, db: DB, call
         by=by(caller),
     )
     return AdjustmentOut.of(adjustment)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/penalties",
+    operation_id="addTournamentPenalty",
+    status_code=201,
+    response_model=PenaltyOut,
+    responses={201: {"headers": {**LOCATION, **IDEMPOTENT_REPLAYED}}, **problem_responses(401, 404, 409, 422)},
+)
+def add_penalty(
+    tournament_id: TournamentId,
+    body: PenaltyIn,
+    db: DB,
+    caller: KeyCaller,
+    response: Response,
+    settings: Settings_,
+    idempotency_key: IdempotencyKey = None,
+) -> PenaltyOut:
+    """A judge's penalty on an entrant at a round's table (docs/rules.md §15): written in the
+    table's log as a deal is (undone and corrected there), audited, shown on the public page.
+    Refused at a closed round's table until the round is reopened. A retry with the same
+    Idempotency-Key and body gets the first answer."""
+    key = checked_key(idempotency_key)
+    done = svc.post_penalty(
+        db,
+        caller.owner,
+        tournament_id,
+        round_number=body.round,
+        table=body.table,
+        entrant=body.entrant,
+        penalty=body.penalty(),
+        by=by(caller),
+        idempotency_key=key,
+        request_hash=request_hash(body.model_dump(mode="json")) if key is not None else None,
+        limits=Limits.of(settings),
+    )
+    out = PenaltyOut.of(done)
+    response.headers["Location"] = f"/v1/tables/{out.table_id}/deals/{out.deal.root.number}"
+    if done.posted.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return out
 
 
 @router.get(

@@ -34,7 +34,10 @@ from app.tournaments.model import (
     parse_amount,
 )
 from app.tournaments.scoring import TIE_BREAKS, TRANSFORMS, Scoring, Standing, Transform
-from app.tournaments.service import EntrantSpec, PublicView, Standings
+from app.tournaments.service import EntrantSpec, PenaltyPosted, PublicView, Standings
+from app.deals.schemas import Clause, Destination, DealWithSheet, PenaltyAmount, StoredDeal, ViolationWord
+from app.deals.schemas import Reason as PenaltyReason
+from app.tables.sheet_schemas import Sheet
 
 Options = bounded_map(len(FIELD_NAMES))
 # An exact amount: an integer, or text such as "7/2", "3.5", "-12" (one check, so that a
@@ -210,6 +213,49 @@ class ReopenIn(Request):
     reason: Reason
 
     example = {"reason": "table 2 wrote deal 14's whists to the wrong player"}
+
+
+class PenaltyIn(Request):
+    """A judge's penalty on an entrant at a round's table (docs/rules.md §15)."""
+
+    example = {"round": 2, "table": 1, "entrant": 7, "amount": 10, "clause": "10.3", "reason": "lead out of turn"}
+
+    round: int = Field(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the round")
+    table: int = Field(ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="the table's number in the round")
+    entrant: int = Field(ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="the entrant penalised: a player of that table")
+    amount: PenaltyAmount = Field(default=None, description="points to the mountain or apart, or whists from each other player")
+    destination: Destination = Field(default=None, description="mountain, whists or apart; default: the tournament's penalties_to")
+    violation: ViolationWord = Field(default=None, description="the section 10 error penalised")
+    clause: Clause = Field(default=None, description='the clause of the code applied, e.g. "10.3"')
+    reason: PenaltyReason = Field(description="why the penalty was given")
+
+    def penalty(self) -> dict[str, Any]:
+        """The penalty's own fields, as the engine's penalty takes them."""
+        return {
+            "amount": self.amount, "destination": self.destination, "violation": self.violation,
+            "clause": self.clause, "reason": self.reason,
+        }
+
+
+class PenaltyOut(Answer):
+    """A director's penalty as posted: the round's table, the entrant and seat, the stored deal."""
+
+    round: int
+    table: int
+    table_id: str
+    entrant: int
+    seat: int
+    deal: StoredDeal
+    sheet: Sheet
+
+    @classmethod
+    def of(cls, done: PenaltyPosted) -> "PenaltyOut":
+        result = done.posted
+        # a retry with the key: the first answer again, as it was kept
+        answer = (DealWithSheet.model_validate(result.earlier_answer) if result.earlier_answer is not None
+                  else DealWithSheet.of(result.table, result.deal))  # type: ignore[arg-type]
+        return cls(round=done.round, table=done.table, table_id=done.table_id, entrant=done.entrant, seat=done.seat,
+                   deal=answer.deal, sheet=answer.sheet)
 
 
 class AdjustmentIn(Request):
@@ -498,6 +544,11 @@ class SharedTournament(Answer):
     standings: StandingsOut
     current_round: int | None
     live_links: dict[str, str] = Field(description="the current round's tables' event streams, by table number")
+    penalties: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the judges' penalties standing in the tables' logs: round, table, deal, entrant, amount, to "
+        "(mountain, whists or apart), violation, clause, reason (docs/rules.md §15)",
+    )
     chances_first: dict[str, list[float]] = absent_when_none(
         description="each seat's chance to finish first (0 to 1, seat 0 first; they sum to 1), by table number: the current "
         "round's tables whose players are all registered and rated in the tournament's convention's pool (POST "
@@ -514,6 +565,7 @@ class SharedTournament(Answer):
             standings=StandingsOut.of(view.standings),
             current_round=view.current.number if view.current else None,
             live_links=links,
+            penalties=list(view.penalties),
             **({"chances_first": {str(n): list(c) for n, c in sorted(view.chances.items())}} if view.chances else {}),
         )
 
@@ -522,7 +574,7 @@ class AuditItem(Answer):
     id: int
     at: str
     by: str = Field(description='who: a key ("key 12"), the admin key, or "the tables finished"')
-    action: Literal["draw", "lock", "reopen", "adjustment", "swap", "withdrawal", "late_entry"]
+    action: Literal["draw", "lock", "reopen", "adjustment", "swap", "withdrawal", "late_entry", "penalty"]
     detail: dict[str, Any]
 
     @classmethod

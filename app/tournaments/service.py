@@ -36,7 +36,8 @@ from app.kit.limits import REVISIONS_CHUNK, TOURNAMENT_ADJUSTMENTS_MAX, TOURNAME
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, get_player, new_player_id, player_name
 from app.ratings import service as ratings
-from app.rules import FieldError, InvalidTable, Sentence, amounts, make_rules, sentence, settle
+from app.deals import service as deals
+from app.rules import FieldError, InvalidTable, PenaltyDeal, Sentence, amounts, make_rules, sentence, settle
 from app.scorer import service as scorer_links
 from app.tables import service as tables
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, check_names, loaded
@@ -700,6 +701,95 @@ def add_adjustment(
     return t, t.adjustments[-1]
 
 
+# --- the director's penalties (docs/rules.md §15) -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class PenaltyPosted:
+    """A director's penalty as posted at a round's table: where, on whom, and the deal."""
+
+    round: int
+    table: int
+    table_id: str
+    entrant: int
+    seat: int
+    posted: deals.Posted
+
+
+def post_penalty(
+    db: Database,
+    owner: str,
+    tournament_id: str,
+    *,
+    round_number: int,
+    table: int,
+    entrant: int,
+    penalty: dict[str, Any],
+    by: str,
+    idempotency_key: str | None = None,
+    request_hash: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> PenaltyPosted:
+    """The director writes a penalty on an entrant at a round's table: posted in that table's
+    log as a deal is (the table row locked, refused at a locked table: a closed round is
+    reopened first), with its Idempotency-Key, and audited in the same transaction. A retry
+    with the key replays the first answer and audits nothing again. ``penalty``: the
+    penalty's own fields (amount, destination, violation, clause, reason)."""
+    with db.read() as session:
+        t = _load(session, owner, tournament_id)
+    if not 1 <= round_number <= len(t.rounds):
+        raise Unprocessable(Sentence("no round {round_number}", round_number=round_number), [FieldError("round", Sentence("{rounds} rounds are drawn", rounds=len(t.rounds)))])
+    r = _round(t, round_number)
+    at = next((x for x in r.tables if x.number == table), None)
+    if at is None or at.table_id is None:
+        raise Unprocessable(
+            Sentence("round {round_number} has no table {table}", round_number=round_number, table=table),
+            [FieldError("table", Sentence("round {round_number} has {tables} tables", round_number=round_number, tables=len(r.tables)))],
+        )
+    if entrant not in at.seats:
+        raise Unprocessable(
+            Sentence("entrant {entrant} does not sit at table {table} of round {round_number}", entrant=entrant, table=table, round_number=round_number),
+            [FieldError("entrant", Sentence("table {table} seats entrants {seats}", table=table, seats=", ".join(str(s) for s in at.seats)))],
+        )
+    seat = at.seats.index(entrant)
+    deal = PenaltyDeal(offender=seat, **penalty)
+    table_id = at.table_id
+
+    def audited(conn: Any, written: deals.DealInfo) -> None:
+        entry = written.entries[0] if written.entries else None
+        repo.audit(conn, t.id, by, "penalty", {
+            "round": round_number, "table": table, "entrant": entrant, "seat": seat, "deal": written.number,
+            "amount": deal.amount, "to": entry.kind if entry is not None else None, "violation": deal.violation,
+            "clause": deal.clause, "reason": deal.reason,
+        })
+
+    posted = deals.post_deal(
+        db, owner, table_id, deal, idempotency_key=idempotency_key, request_hash=request_hash, limits=limits, also=audited
+    )
+    return PenaltyPosted(round_number, table, table_id, entrant, seat, posted)
+
+
+def penalties_shown(db: Database, t: Tournament) -> list[dict[str, Any]]:
+    """The penalties standing in the tournament's tables' logs, round and table first, as the
+    public page lists them (an undone or corrected penalty as the log now holds it)."""
+    where: dict[str, TableAtRound] = {at.table_id: at for r in t.rounds for at in r.tables if at.table_id is not None}
+    found = deals.penalties_at(db, list(where))
+    out = []
+    for table_id, infos in found.items():
+        at = where[table_id]
+        for d in infos:
+            body = d.body
+            offender = body["offender"]
+            out.append({
+                "round": at.round, "table": at.number, "deal": d.number,
+                "entrant": at.seats[offender] if offender < len(at.seats) else None,
+                "amount": body.get("amount"), "to": d.entries[0].kind if d.entries else None,
+                "violation": body.get("violation"), "clause": body.get("clause"), "reason": body.get("reason"),
+            })
+    out.sort(key=lambda p: (p["round"], p["table"], p["deal"]))
+    return out
+
+
 # --- standings -------------------------------------------------------------------------------
 
 
@@ -826,6 +916,8 @@ class PublicView:
     # The current round's tables whose players are all registered and rated: each seat's
     # chance to finish first (app/ratings, in the tournament's convention's pool), by table.
     chances: dict[int, tuple[float, ...]] = field(default_factory=dict)
+    # The judges' penalties standing in the tables' logs (``penalties_shown``).
+    penalties: tuple[dict[str, Any], ...] = ()
     # The tournament's version it was built at (``_public_version``): with the ETag, the
     # revision of what is built from the view (the page, the JSON).
     version: str = ""
@@ -904,6 +996,7 @@ def _build_public_view(db: Database, token: str, version: str) -> PublicView:
         current_tables=tuple(played[current.number]) if current else (),
         history=tuple((r, tuple(played[r.number])) for r in reversed(t.rounds)),
         version=version,
+        penalties=tuple(penalties_shown(db, t)),
     )
 
 
@@ -916,6 +1009,8 @@ def _chances(db: Database, t: Tournament, current: Round | None) -> dict[int, tu
     seatings = [ratings.Seating(at.table_id, tuple(registered.get(n) for n in at.seats)) for at in current.tables]
     found = ratings.chances_at_tables(db, t.owner, seatings, convention=t.convention)
     return {at.number: c for at, c in zip(current.tables, found) if c is not None}
+
+
 @dataclass(frozen=True)
 class SharedVersion:
     """What a share link's event stream needs of its tournament: which it is, its revision

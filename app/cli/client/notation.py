@@ -162,6 +162,10 @@ def format_deal(body: dict[str, Any], lang: Lang | None = None) -> str:
     """The notation of a deal body (the inverse of parse_deal for bodies it can write); with
     ``lang``, contracts as that language writes them (7♥, 10БК)."""
     kind = body["type"]
+    if kind == DealType.PENALTY.value:  # written only: a judge's penalty is posted as JSON (docs/rules.md §15)
+        words = ["penalty", str(body["offender"])]
+        words += [f"{k}={body[k]}" for k in ("amount", "destination", "violation", "clause") if body.get(k) is not None]
+        return " ".join(words)
     if kind == DealType.ALLPASS.value:
         words = ["pass"]
     elif kind == DealType.MISERE.value:
