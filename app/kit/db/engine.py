@@ -30,6 +30,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.kit.db.outage import is_outage
+from app.kit.observability import metrics
 from app.kit.db.replicas import NEVER, current_visit, parse_position, replayed_enough
 from app.kit.settings import Settings, default_of
 
@@ -318,15 +319,22 @@ class Database:
             except Exception as exc:
                 session.close()
                 if is_outage(exc):
-                    self.leader_reads += 1
+                    self._counted("leader")
                     return None  # the replica is away: the leader serves
                 raise
             if not replayed_enough(replayed, visit.position):
                 session.close()
-                self.leader_reads += 1
+                self._counted("leader")
                 return None
-        self.replica_reads += 1
+        self._counted("replica")
         return session
+
+    def _counted(self, server: str) -> None:
+        if server == "replica":
+            self.replica_reads += 1
+        else:
+            self.leader_reads += 1
+        metrics().replica_reads.labels(server).inc()
 
     def _note_write(self) -> None:
         """After a committed write of a request, when reads may go to a replica: the leader's
