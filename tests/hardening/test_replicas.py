@@ -153,3 +153,30 @@ def test_a_replica_away_sends_a_read_with_a_position_to_the_leader(pair, app):
             assert db.leader_reads == 1
     finally:
         db.dispose()
+
+
+@needs_postgres
+def test_writes_to_a_demoted_leader_are_retryable_and_drop_its_connections(pair, app):
+    """The service pointed at a server that takes no writes (a leader a failover demoted; here
+    the replica): each write is a retryable 503, and the pool's connections are dropped (the
+    next ones are made afresh: through the balancer, to the new leader)."""
+    from sqlalchemy import event
+
+    made = app.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=AUTH)
+    pair.wait_replayed(made.headers[POSITION])
+    table = made.json()["id"]
+    settings = app.app.state.settings.model_copy(update={"database_url": pair.replica_url, "read_database_url": ""})
+    db = make_database(settings)
+    connects: list[int] = []
+    event.listen(db.engine, "connect", lambda *_a: connects.append(1))
+    try:
+        with TestClient(create_app(settings, db=db)) as demoted:
+            for path, body in ((f"/v1/tables/{table}/deals", DEAL), ("/v1/tables", {"players": ["A", "B", "C"], "convention": "sochi"})):
+                r = demoted.post(path, json=body, headers=AUTH)
+                assert r.status_code == 503 and r.json()["retryable"] is True and r.headers["Retry-After"], r.text
+                assert r.json()["type"].endswith("/database-unavailable")
+                made_before = len(connects)
+                assert demoted.get(f"/v1/tables/{table}", headers=AUTH).status_code == 200
+                assert len(connects) > made_before, f"{path}: the next read reused a connection to the read-only server"
+    finally:
+        db.dispose()

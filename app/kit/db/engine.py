@@ -79,7 +79,7 @@ def make_engine(settings: Settings) -> Engine:
         )
         _sqlite_events(engine, settings.sqlite_busy_timeout_ms)
         return engine
-    return create_engine(
+    engine = create_engine(
         url,
         pool_size=pool_size,
         max_overflow=max(0, threads - pool_size),
@@ -90,6 +90,19 @@ def make_engine(settings: Settings) -> Engine:
         # request per worker fails (503) and the next ones get fresh connections.
         connect_args=_pg_connect_args(settings, url.get_driver_name()) if url.get_backend_name() == "postgresql" else {},
     )
+    if url.get_backend_name() == "postgresql":
+        _pg_events(engine)
+    return engine
+
+
+def _pg_events(engine: Engine) -> None:
+    @event.listens_for(engine, "handle_error")
+    def _read_only_is_gone(context):  # noqa: ANN001
+        # "cannot execute ... in a read-only transaction": a failover demoted the server this
+        # pool reached (or it is a standby). Its connections are dropped like lost ones, so
+        # that the next ones are made afresh, through the balancer, to the new leader.
+        if getattr(context.original_exception, "sqlstate", None) == "25006":
+            context.is_disconnect = True
 
 
 def _pg_connect_args(settings: Settings, driver: str) -> dict[str, object]:
