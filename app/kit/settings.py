@@ -73,6 +73,17 @@ class Settings(BaseSettings):
     is being written then: the last answer stands)."""
     db_prepared_statements: bool = True
     """0: psycopg never prepares statements (needed behind PgBouncer < 1.21 in transaction mode)."""
+    read_database_url: str = ""
+    """PostgreSQL: a URL whose server is a streaming replica of ``database_url`` (HAProxy's
+    replicas port): the reads that may come from a replica (sheets, listings, share and
+    tournament pages, standings, pictures) go there, the writes and every other read to
+    ``database_url``; a client's read after its own write waits for nothing and never sees
+    older data (the ``Prefscore-Position`` header and cookie). Empty: every read goes to
+    ``database_url``. Ignored with SQLite."""
+    read_after_seconds: float = 5.0
+    """Seconds a write's ``Prefscore-Position`` cookie lasts: within them a read by the same
+    browser is served by the replica only once the replica has replayed the write, else by
+    ``database_url``."""
 
     # --- requests
     max_body_bytes: int = 64 * 1024
