@@ -70,6 +70,7 @@ WORDS = (
     N_("two aces in the talon"),
     N_("talon discarded"),
     N_("talon returned"),
+    N_("the dealer whists"),
     N_("outbid a misère"),
     N_("Record the deal"),
     N_("Save the correction"),

@@ -73,6 +73,7 @@ class ScoringChoices(Answer):
     talon_discard: bool = Field(False, description="a thrown-away talon may be marked (talon.discarded: rostov's fixed-price talon)")
     misere_talon_bonus: bool = Field(False, description="a misère may name a talon bonus (not when the bonus is priced by the game)")
     return_talon: bool = Field(description="the talon may be returned (talon.returned, 4 players)")
+    dealer_whist: bool = Field(False, description="4 players: the dealer may whist after pass and half-whist (dealer_half_whist)")
     over_misere: bool = Field(description="a 9 or 10 may be marked as outbidding a misère (over_misere)")
     dealer_talon_tricks: int = Field(description="at 4 players, the talon tricks the dealer may hold on an all-pass (0: none)")
 
@@ -99,6 +100,7 @@ class ScoringChoices(Answer):
             talon_discard=rules.talon_bonuses and rules.talon_bonus_price is TalonBonusPrice.FIXED,
             misere_talon_bonus=rules.talon_bonuses and rules.talon_bonus_price is TalonBonusPrice.FIXED,
             return_talon=rules.return_talon and rules.players == 4,
+            dealer_whist=rules.dealer_half_whist and rules.players == 4,
             over_misere=rules.compulsory_allpass,
             # The open talon's tricks count for a 4-player dealer, except in Rostov (closed talon).
             dealer_talon_tricks=2 if rules.players == 4 and rules.allpass_scoring is not AllpassScoring.ROSTOV else 0,

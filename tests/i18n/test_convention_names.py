@@ -1,4 +1,5 @@
-"""Every convention has a name in both languages, and the picture heads its sheet with it."""
+"""Every convention has a name in both languages, the picture heads its sheet with it, and the
+client and the catalogue name every convention from the one list."""
 
 from __future__ import annotations
 
@@ -27,3 +28,12 @@ def test_the_picture_shows_the_convention_in_both_languages(lang, expected):
     svg = render_sheet(exact, lang=language(lang), pool_target=20, convention="fspr")
     words = " ".join(t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text"))
     assert expected in words
+
+
+def test_the_client_names_every_convention_from_the_one_list():
+    from app.cli.client.tables import table_create
+    from app.conventions.schemas import ConventionOut
+
+    option = next(p for p in table_create.params if p.name == "convention")
+    assert option.help == ", ".join(CONVENTION_NAMES)
+    assert ConventionOut.model_fields["name"].annotation.__args__ == CONVENTION_NAMES

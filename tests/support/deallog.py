@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from app.rules import (
+    CONVENTION_NAMES,
     COST_LADDERS,
     AllpassScoring,
     CleanPlayer,
@@ -28,6 +29,7 @@ from app.rules import (
     MadeGameWriteoff,
     PoolOverflow,
     Deal,
+    TalonBonusPrice,
     Rules,
     TableState,
     UnwhistedWriteoff,
@@ -37,7 +39,7 @@ from app.rules import (
 )
 from app.rules.conventions import ALIASES, FIELDS, PRESETS
 
-CONVENTIONS = ("sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races")
+CONVENTIONS = CONVENTION_NAMES
 STRAINS = ("S", "C", "D", "H", "NT")
 VALUE = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
 OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
@@ -189,11 +191,12 @@ def _extras(sit: Situation, body: dict[str, Any], rng: random.Random) -> dict[st
 
 
 def _talon(sit: Situation, body: dict[str, Any], rng: random.Random, kind: str) -> None:
-    if sit.rules.talon_bonuses and rng.random() < 0.3:
+    by_game = sit.rules.talon_bonus_price is TalonBonusPrice.GAME  # no discard, no bonus on a misère
+    if sit.rules.talon_bonuses and rng.random() < 0.3 and not (by_game and kind != "contract"):
         talon: dict[str, Any] = {}
-        if rng.random() < 0.7:
+        if rng.random() < 0.7 or by_game:
             talon["bonus"] = rng.choice(["ace", "marriage", "ace_king", "two_aces"])
-        if rng.random() < 0.5 or not talon:
+        if not by_game and (rng.random() < 0.5 or not talon):
             talon["discarded"] = rng.random() < 0.8
         body["talon"] = talon
     elif kind == "contract" and sit.n == 4 and sit.rules.return_talon and rng.random() < 0.2:
