@@ -612,5 +612,5 @@ class Deliverer:
     async def drain(self, timeout: float = 10) -> None:
         """Tests: wait until nothing is being sent and every outcome is written."""
         deadline = time.monotonic() + timeout
-        while (self._sending or self.queues or self.outcomes or self.failures) and time.monotonic() < deadline:
+        while (self._sending or self.queues or self.outcomes or self.failures or self.released) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
