@@ -296,6 +296,10 @@ class Deliverer:
         share = self.most_held - self.settings.webhooks_batch // 2
         return max(1, min(share, max(per, int(per * self.settings.webhooks_lease / 2 / max(pace, 0.001)))))
 
+    def owner_held(self, owner: str) -> int:
+        held = [e for e, o in self.owner_of.items() if o == owner]
+        return sum(self.in_flight[e] + len(self.queues.get(e, ())) for e in held)
+
     def places(self, endpoint: int) -> int:
         """Deliveries to the endpoint at once: one while it is backed off (the breaker's probe)."""
         return 1 if self.backed_off(endpoint) else self.settings.webhooks_in_flight_per_endpoint
@@ -422,8 +426,11 @@ class Deliverer:
         self._settle(row, *outcome)
         self._breaker(endpoint, answered=outcome[0] is not None)
         self._pump_owner(owner, endpoint)
-        if endpoint not in self.queues and self.held < self.most_held and self._wake is not None:
-            self._wake.set()  # its queue ran dry: claim more now rather than at the next look
+        # Its queue ran dry: claim more now rather than at the next look; not while its owner
+        # holds all it may (the claim would take nothing of it: a write for nothing).
+        room = self.held < self.most_held and self.owner_held(owner) < self.owner_may_hold(owner)
+        if endpoint not in self.queues and room and self._wake is not None:
+            self._wake.set()
         if endpoint not in self.queues and endpoint not in self.in_flight:
             self.owner_of.pop(endpoint, None)
 
