@@ -13,8 +13,8 @@ one's second…; an owner's turns go round its endpoints), no endpoint given mor
 within half a lease at its recent pace, no owner more than its share of what the process holds.
 Places: at most ``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_ENDPOINT`` to one endpoint and
 ``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_OWNER`` of one owner at once. An endpoint that keeps giving
-no answer is backed off (a circuit breaker): its queued deliveries are given back, due after a
-pause that grows, and it holds one place until it answers again. Each delivery counts against
+no answer within the timeout is backed off (a circuit breaker): its queued deliveries are
+given back, due after a pause that grows, and it holds one place until it answers again. Each delivery counts against
 its owner's budget, ``PREFSCORE_WEBHOOKS_RATE_LIMIT`` a minute: beyond it they wait, due.
 A process that dies with
 claimed deliveries leaves them due again once their lease is over: each is delivered at least
@@ -60,6 +60,7 @@ log = logging.getLogger("prefscore.webhooks")
 _SILENT_BEFORE_BACKOFF = 3  # answers missed in a row before an endpoint is backed off
 _BACKOFF_FIRST = 5.0  # seconds of its first pause; each next one doubles
 _BACKOFF_MOST = 60.0
+_TIMED_OUT = "no answer within"
 _LINKED = ("deal.posted", "deal.undone", "deal.corrected", "table.finished", "table.renamed", "table.archived")
 
 
@@ -424,7 +425,8 @@ class Deliverer:
         previous = self.owner_pace.get(owner)
         self.owner_pace[owner] = outcome[3] if previous is None else 0.8 * previous + 0.2 * outcome[3]
         self._settle(row, *outcome)
-        self._breaker(endpoint, answered=outcome[0] is not None)
+        # Only a timeout holds a place long: a refused connection fails at once, and is left to the retries.
+        self._breaker(endpoint, answered=not (outcome[0] is None and (outcome[1] or "").startswith(_TIMED_OUT)))
         self._pump_owner(owner, endpoint)
         # Its queue ran dry: claim more now rather than at the next look; not while its owner
         # holds all it may (the claim would take nothing of it: a write for nothing).
@@ -435,8 +437,8 @@ class Deliverer:
             self.owner_of.pop(endpoint, None)
 
     def _breaker(self, endpoint: int, *, answered: bool) -> None:
-        """An endpoint that gave no answer (a timeout, a refused connection) so many times in a
-        row is backed off: its queued deliveries are given back, due after a pause that doubles
+        """An endpoint that gave no answer within the timeout so many times in a row is backed
+        off: its queued deliveries are given back, due after a pause that doubles
         each time (at most a minute), and it keeps one place until it answers again."""
         if answered:
             self.silent.pop(endpoint, None)
@@ -478,7 +480,7 @@ class Deliverer:
         except addresses.Refused as exc:
             return None, f"url refused: {exc}", None, time.monotonic() - started
         except TimeoutError:
-            return None, f"no answer within {self.settings.webhooks_timeout:g} s", None, time.monotonic() - started
+            return None, f"{_TIMED_OUT} {self.settings.webhooks_timeout:g} s", None, time.monotonic() - started
         except httpx.HTTPError as exc:
             return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
         except OSError as exc:
