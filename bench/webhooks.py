@@ -17,6 +17,10 @@ the outbox stays bounded.
    deliveries per second from the first claim to the last outcome written. Target: 500/s.
 3. **Bounded**: with ``PREFSCORE_WEBHOOKS_RETENTION`` at 1 s, the rows left in the outbox a
    few seconds after the last delivery (the deliverer's own cleanup deletes them).
+4. **Fan-out** (``--fanout N``): the CPU seconds of this process per ``POST deal`` with its
+   deliveries, for an owner with N endpoints that want ``deal.posted`` (each deal sent N
+   times, to the receiver, by the app's own deliverer) against one with none: from the first
+   post to the last outcome written, ``--fanout-deals`` deals each.
 
 Results go to bench/results/webhooks-<time>-<commit>.json.
 """
@@ -123,6 +127,57 @@ async def announcing(url: str, n: int, rounds: int) -> dict[str, float]:
     }
 
 
+# --------------------------------------------------------------------------- 4. fan-out
+
+
+async def fanning_out(url: str, endpoints: int, deals: int, receiver: str) -> dict[str, Any]:
+    from app.main import create_app
+    from app.kit.settings import Settings
+
+    settings = Settings(
+        database_url=url, admin_key=ADMIN, max_deals_per_table=10**6, webhooks_allowed_networks=("127.0.0.0/8",),
+        webhooks_poll_interval=0.2,
+    )  # fmt: skip
+    app = create_app(settings)
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    cpu: dict[str, float] = {}
+    async with app.router.lifespan_context(app):
+        deliverer = app.state.webhooks
+        for owner, count in (("alone", 0), ("fanned", endpoints)):
+            status, _, body = await Call(app, "POST", "/v1/keys", json.dumps({"owner": owner}).encode(), admin)()
+            assert status == 201, body
+            auth = {"Authorization": f"Bearer {json.loads(body)['key']}"}
+            for i in range(count):
+                hook = json.dumps({"url": f"{receiver}{i}", "types": ["deal.posted"]}).encode()
+                status, _, body = await Call(app, "POST", "/v1/webhooks", hook, auth)()
+                assert status == 201, body
+            table = b'{"players":["Anna","Boris","Vera"],"convention":"sochi","first_dealer":0}'
+            status, _, body = await Call(app, "POST", "/v1/tables", table, auth)()
+            assert status == 201, body
+            post = Call(app, "POST", f"/v1/tables/{json.loads(body)['id']}/deals", ALLPASS_BODY.encode(), auth)
+            for _ in range(5):  # warm, and its deliveries out of the way
+                assert (await post())[0] == 201
+            while deliverer.delivered < 5 * count:
+                await asyncio.sleep(0.01)
+            await deliverer.drain(30)
+            before, started = deliverer.delivered, time.process_time()
+            for _ in range(deals):
+                assert (await post())[0] == 201
+            deadline = time.monotonic() + 300
+            while deliverer.delivered - before < deals * count and time.monotonic() < deadline:
+                await asyncio.sleep(0.005)
+            await deliverer.drain(30)
+            assert deliverer.delivered - before >= deals * count, "not every delivery went out"
+            cpu[owner] = (time.process_time() - started) / deals
+    return {
+        "endpoints": endpoints,
+        "deals": deals,
+        "deal_cpu_ms_no_endpoint": round(cpu["alone"] * 1000, 3),
+        "deal_cpu_ms_with_deliveries": round(cpu["fanned"] * 1000, 3),
+        "times": round(cpu["fanned"] / cpu["alone"], 1),
+    }
+
+
 # --------------------------------------------------------------------------- 2. and 3. delivering
 
 
@@ -222,6 +277,12 @@ def run(url: str, args: argparse.Namespace) -> dict[str, Any]:
             except OSError:
                 assert time.monotonic() < deadline, "the receiver did not start"
                 time.sleep(0.05)
+        if args.fanout:
+            out["fanout"] = f = asyncio.run(fanning_out(url, args.fanout, args.fanout_deals, f"http://127.0.0.1:{port}/hook"))
+            print(
+                f"fan-out: a deal {f['deal_cpu_ms_no_endpoint']} ms CPU without an endpoint, {f['deal_cpu_ms_with_deliveries']} ms "
+                f"with its {f['endpoints']} deliveries ({f['times']}x)"
+            )
         _fill(url, args.deliveries, f"http://127.0.0.1:{port}/hook")
         out["delivering"] = asyncio.run(delivering(url, args.deliveries, port))
     finally:
@@ -243,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=30, help="blocks per owner")
     p.add_argument("--deliveries", type=int, default=5000)
     p.add_argument("--delivering-only", action="store_true", help="parts 2 and 3 alone")
+    p.add_argument("--fanout", type=int, default=0, metavar="N", help="part 4 too: a deal's CPU with N endpoints' deliveries")
+    p.add_argument("--fanout-deals", type=int, default=50)
     p.add_argument("--receiver", type=int, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.receiver:

@@ -13,8 +13,8 @@ one's second…; an owner's turns go round its endpoints), no endpoint given mor
 within half a lease at its recent pace, no owner more than its share of what the process holds.
 Places: at most ``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_ENDPOINT`` to one endpoint and
 ``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_OWNER`` of one owner at once. An endpoint that keeps giving
-no answer is backed off (a circuit breaker): its queued deliveries are given back, due after a
-pause that grows, and it holds one place until it answers again. Each delivery counts against
+no answer within the timeout is backed off (a circuit breaker): its queued deliveries are
+given back, due after a pause that grows, and it holds one place until it answers again. Each delivery counts against
 its owner's budget, ``PREFSCORE_WEBHOOKS_RATE_LIMIT`` a minute: beyond it they wait, due.
 A process that dies with
 claimed deliveries leaves them due again once their lease is over: each is delivered at least
@@ -61,6 +61,7 @@ log = logging.getLogger("prefscore.webhooks")
 _SILENT_BEFORE_BACKOFF = 3  # answers missed in a row before an endpoint is backed off
 _BACKOFF_FIRST = 5.0  # seconds of its first pause; each next one doubles
 _BACKOFF_MOST = 60.0
+_TIMED_OUT = "no answer within"
 _LINKED = ("deal.posted", "deal.undone", "deal.corrected", "table.finished", "table.renamed", "table.archived")
 
 
@@ -298,6 +299,10 @@ class Deliverer:
         share = self.most_held - self.settings.webhooks_batch // 2
         return max(1, min(share, max(per, int(per * self.settings.webhooks_lease / 2 / max(pace, 0.001)))))
 
+    def owner_held(self, owner: str) -> int:
+        held = [e for e, o in self.owner_of.items() if o == owner]
+        return sum(self.in_flight[e] + len(self.queues.get(e, ())) for e in held)
+
     def places(self, endpoint: int) -> int:
         """Deliveries to the endpoint at once: one while it is backed off (the breaker's probe)."""
         return 1 if self.backed_off(endpoint) else self.settings.webhooks_in_flight_per_endpoint
@@ -422,16 +427,20 @@ class Deliverer:
         previous = self.owner_pace.get(owner)
         self.owner_pace[owner] = outcome[3] if previous is None else 0.8 * previous + 0.2 * outcome[3]
         self._settle(row, *outcome)
-        self._breaker(endpoint, answered=outcome[0] is not None)
+        # Only a timeout holds a place long: a refused connection fails at once, and is left to the retries.
+        self._breaker(endpoint, answered=not (outcome[0] is None and (outcome[1] or "").startswith(_TIMED_OUT)))
         self._pump_owner(owner, endpoint)
-        if endpoint not in self.queues and self.held < self.most_held and self._wake is not None:
-            self._wake.set()  # its queue ran dry: claim more now rather than at the next look
+        # Its queue ran dry: claim more now rather than at the next look; not while its owner
+        # holds all it may (the claim would take nothing of it: a write for nothing).
+        room = self.held < self.most_held and self.owner_held(owner) < self.owner_may_hold(owner)
+        if endpoint not in self.queues and room and self._wake is not None:
+            self._wake.set()
         if endpoint not in self.queues and endpoint not in self.in_flight:
             self.owner_of.pop(endpoint, None)
 
     def _breaker(self, endpoint: int, *, answered: bool) -> None:
-        """An endpoint that gave no answer (a timeout, a refused connection) so many times in a
-        row is backed off: its queued deliveries are given back, due after a pause that doubles
+        """An endpoint that gave no answer within the timeout so many times in a row is backed
+        off: its queued deliveries are given back, due after a pause that doubles
         each time (at most a minute), and it keeps one place until it answers again."""
         if answered:
             self.silent.pop(endpoint, None)
@@ -473,7 +482,7 @@ class Deliverer:
         except addresses.Refused as exc:
             return None, f"url refused: {exc}", None, time.monotonic() - started
         except TimeoutError:
-            return None, f"no answer within {self.settings.webhooks_timeout:g} s", None, time.monotonic() - started
+            return None, f"{_TIMED_OUT} {self.settings.webhooks_timeout:g} s", None, time.monotonic() - started
         except httpx.HTTPError as exc:
             return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
         except OSError as exc:
@@ -614,5 +623,5 @@ class Deliverer:
     async def drain(self, timeout: float = 10) -> None:
         """Tests: wait until nothing is being sent and every outcome is written."""
         deadline = time.monotonic() + timeout
-        while (self._sending or self.queues or self.outcomes or self.failures) and time.monotonic() < deadline:
+        while (self._sending or self.queues or self.outcomes or self.failures or self.released) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)

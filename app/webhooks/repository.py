@@ -5,7 +5,7 @@ outcomes of a batch of attempts, and the cleanup of finished deliveries."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime
 from typing import Any
 
@@ -142,6 +142,24 @@ def claim_order(
     first, then each owner's second…, an owner's turns going round its endpoints (each
     endpoint's oldest due first, at most ``per_endpoint`` of one). The owners and endpoints
     named are left out (they hold all they may). A read: ``claim_candidates`` locks."""
+    where = [_D.c.state == "pending", _D.c.due_at <= now, _E.c.active, _E.c.disabled_at.is_(None)]
+    if skip_owners:
+        where.append(_D.c.owner.not_in(skip_owners))
+    if skip_endpoints:
+        where.append(_D.c.endpoint_id.not_in(skip_endpoints))
+    owners = conn.execute(select(_D.c.owner).join(_E, _E.c.id == _D.c.endpoint_id).where(*where).distinct().limit(2)).scalars().all()
+    if len(owners) <= 1:
+        # One owner due (the usual case): its oldest, the endpoints' turns made here; the
+        # ranking below reads every due row, this only the first ones by the due index.
+        query = select(_D.c.id, _D.c.endpoint_id).join(_E, _E.c.id == _D.c.endpoint_id).where(*where)
+        found = conn.execute(query.order_by(_D.c.due_at, _D.c.id).limit(rows)).all()
+        nth: Counter[int] = Counter()
+        turns = []
+        for place, (delivery, endpoint) in enumerate(found):
+            nth[endpoint] += 1
+            if nth[endpoint] <= per_endpoint:
+                turns.append((nth[endpoint], place, delivery))
+        return [delivery for _n, _p, delivery in sorted(turns)]
     due = (
         select(
             _D.c.id,
@@ -150,14 +168,10 @@ def claim_order(
             func.row_number().over(partition_by=_D.c.endpoint_id, order_by=(_D.c.due_at, _D.c.id)).label("nth"),
         )
         .join(_E, _E.c.id == _D.c.endpoint_id)
-        .where(_D.c.state == "pending", _D.c.due_at <= now, _E.c.active, _E.c.disabled_at.is_(None))
+        .where(*where)
+        .subquery()
     )
-    if skip_owners:
-        due = due.where(_D.c.owner.not_in(skip_owners))
-    if skip_endpoints:
-        due = due.where(_D.c.endpoint_id.not_in(skip_endpoints))
-    due = due.subquery()
-    turns = (
+    turns_ = (
         select(
             due.c.id,
             due.c.due_at,
@@ -166,7 +180,7 @@ def claim_order(
         .where(due.c.nth <= per_endpoint)
         .subquery()
     )
-    return list(conn.execute(select(turns.c.id).order_by(turns.c.turn, turns.c.due_at, turns.c.id).limit(rows)).scalars())
+    return list(conn.execute(select(turns_.c.id).order_by(turns_.c.turn, turns_.c.due_at, turns_.c.id).limit(rows)).scalars())
 
 
 _CLAIMABLE = (

@@ -590,3 +590,23 @@ def test_deliveries_beyond_the_owners_budget_wait_and_are_not_dropped(owner, rec
     deliverer.wake()
     settled(owner, hook, 5)
     assert len(receiver.received) == 5
+
+
+def test_an_endpoint_that_keeps_giving_no_answer_is_backed_off(settings, db):
+    """Three answers missed in a row: its queued deliveries are given back (due after a
+    pause, no attempt counted) and it has one place until it answers again."""
+    from collections import deque
+    from types import SimpleNamespace
+
+    from app.webhooks.delivery import Deliverer
+
+    deliverer = Deliverer(db, settings)
+    deliverer.queues[7] = deque(SimpleNamespace(id=i, endpoint_id=7, owner="o") for i in range(5))
+    for _ in range(2):
+        deliverer._breaker(7, answered=False)
+    assert deliverer.places(7) == settings.webhooks_in_flight_per_endpoint and len(deliverer.queues[7]) == 5
+    deliverer._breaker(7, answered=False)
+    assert deliverer.places(7) == 1 and deliverer.may_hold(7) == 1 and 7 not in deliverer.queues
+    assert [r["delivery"] for r in deliverer.released] == [0, 1, 2, 3, 4]
+    deliverer._breaker(7, answered=True)
+    assert deliverer.places(7) == settings.webhooks_in_flight_per_endpoint
