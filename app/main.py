@@ -25,6 +25,7 @@ from app.kit import openapi
 from app.kit import problems
 
 from app.kit.middleware import trailing_slash
+from app.kit.middleware.read_your_writes import ReadYourWrites
 from app.scorer import page as score_page
 from app.conventions import router as conventions
 from app.deals import router as deals
@@ -78,6 +79,39 @@ class PrefscoreAPI(FastAPI):
         return middleware.wrap(super().build_middleware_stack(), self.state.settings)
 
 
+# The routes whose reads a replica may serve when PREFSCORE_READ_DATABASE_URL names one (a
+# moment behind at most, never behind the client's own write): sheets, listings, share and
+# tournament pages and views, standings, pictures. Not the ratings (a read rates what is
+# pending first: a write), nor keys and webhooks (an operator's view of them is the leader's),
+# nor the event streams (their catch-up follows the leader's notifications).
+REPLICA_READS = frozenset(
+    {
+        "/v1/tables",
+        "/v1/tables/{table_id}",
+        "/v1/tables/{table_id}/sheet",
+        "/v1/tables/{table_id}/sheet.svg",
+        "/v1/tables/{table_id}/sheet.png",
+        "/v1/tables/{table_id}/deals",
+        "/v1/tables/{table_id}/deals/{number}",
+        "/v1/shared/{token}",
+        "/v1/shared/{token}/sheet.svg",
+        "/v1/shared/{token}/sheet.png",
+        "/v1/shared/{token}/deals",
+        "/v1/shared/{token}/tournament",
+        "/shared/{token}",
+        "/tournament/{token}",
+        "/v1/score/{token}",
+        "/v1/score/{token}/deals",
+        "/v1/score/{token}/sheet.svg",
+        "/v1/players",
+        "/v1/tournaments",
+        "/v1/tournaments/{tournament_id}",
+        "/v1/tournaments/{tournament_id}/standings",
+        "/v1/tournaments/{tournament_id}/audit",
+    }
+)
+
+
 def create_app(settings: Settings | None = None, db: Database | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     database = db or make_database(settings)
@@ -125,7 +159,10 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.pictures = Pictures(settings)  # their cache and drawing workers (app/sharing/drawing.py)
     configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)
-    # Innermost, inside the rate limit: the sheet's 304 before the framework's routing.
+    if database.read_engine is not None:
+        # Innermost: the client's own writes only (app/kit/db/replicas.py).
+        app.add_middleware(ReadYourWrites, routes=REPLICA_READS, cookie_seconds=settings.read_after_seconds)
+    # Inside the rate limit: the sheet's 304 before the framework's routing.
     app.add_middleware(SheetNotModified, db=database, routes=app.router.routes)
     middleware.install(app, settings)
     # The record import reads its body under its own limit (app/records/router.py); it is

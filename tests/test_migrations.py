@@ -259,3 +259,42 @@ def test_the_deal_games_are_filled_in_both_ways(new_database):
             assert "game" not in {c["name"] for c in inspect(engine).get_columns("deals")}
         finally:
             engine.dispose()
+
+
+def test_ids_handed_out_only_grow_after_0015(new_database):
+    """0015 rebuilds the tables whose ids are handed out with AUTOINCREMENT on SQLite: their
+    rows stay (a parent's copy deletes no child), and a deleted newest id is not given again.
+    PostgreSQL's sequences already never go back."""
+    from sqlalchemy import text
+
+    with new_database("ids") as url:
+        migrate.upgrade(url, "0014")
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            with engine.begin() as conn:
+                conn.execute(text(
+                    "INSERT INTO webhook_endpoints (owner, url, types, all_tables, secret, active, created_at, updated_at) "
+                    "VALUES ('o', 'http://example.org/', 1, true, 's', true, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ))
+                endpoint = conn.execute(text("SELECT max(id) FROM webhook_endpoints")).scalar()
+                for _ in range(3):
+                    conn.execute(text(
+                        "INSERT INTO webhook_deliveries (endpoint_id, owner, type, occurred_at, state, attempts) "
+                        f"VALUES ({endpoint}, 'o', 'webhook.test', CURRENT_TIMESTAMP, 'pending', 0)"
+                    ))
+                newest = conn.execute(text("SELECT max(id) FROM webhook_deliveries")).scalar()
+            migrate.upgrade(url)
+            with engine.begin() as conn:
+                assert conn.execute(text("SELECT count(*) FROM webhook_deliveries")).scalar() == 3
+                conn.execute(text(f"DELETE FROM webhook_deliveries WHERE id = {newest}"))
+                conn.execute(text(
+                    "INSERT INTO webhook_deliveries (endpoint_id, owner, type, occurred_at, state, attempts) "
+                    f"VALUES ({endpoint}, 'o', 'webhook.test', CURRENT_TIMESTAMP, 'pending', 0)"
+                ))
+                assert conn.execute(text("SELECT max(id) FROM webhook_deliveries")).scalar() == newest + 1
+            migrate.downgrade(url, "0014")
+            with engine.connect() as conn:
+                assert conn.execute(text("SELECT count(*) FROM webhook_deliveries")).scalar() == 3
+                assert conn.execute(text("SELECT count(*) FROM webhook_endpoints")).scalar() == 1
+        finally:
+            engine.dispose()

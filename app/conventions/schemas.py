@@ -6,6 +6,8 @@ from typing import Literal, Union
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt
 
+from app.rules import CONVENTION_NAMES
+
 
 class ArithmeticLadder(BaseModel):
     """The unbounded all-pass cost ladder a, a+d, a+2d, ..."""
@@ -35,7 +37,7 @@ class RuleField(BaseModel):
 class ConventionOut(BaseModel):
     """A convention: a named preset of every field of the rule table."""
 
-    name: Literal["sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races"]
+    name: Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
     title: str
     players: list[int]
     default_pool_target: int

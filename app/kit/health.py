@@ -4,6 +4,7 @@ import logging
 from typing import Literal
 
 from fastapi import APIRouter, Request
+from pydantic import Field
 from fastapi.responses import JSONResponse
 
 from app.rules import Sentence
@@ -19,24 +20,26 @@ log = logging.getLogger("prefscore.api")
 class HealthOut(Answer):
     status: Literal["ok"]
     database: Literal["ok"]
+    writes: bool = Field(description="the database takes writes (PostgreSQL: the server is the leader, not a standby)")
 
 
 @router.get("/health", operation_id="getHealth", response_model=HealthOut, responses=problem_responses(503))
 def health(db: DB, request: Request) -> HealthOut | JSONResponse:
     """200 when the database answers ``SELECT 1`` and can be written (a write committed at
-    most every few seconds), else 503."""
+    most every few seconds; PostgreSQL: ``pg_is_in_recovery()`` false on the leader's URL),
+    else 503; ``writes`` says whether the database takes writes (false during a failover)."""
     try:
         db.ping()
     except Exception:  # noqa: BLE001 - any failure of the database is "down"
         log.warning("health check: the database does not answer", exc_info=True)
-        return problem(503, "the database does not answer", scope=request.scope, database="down")
+        return problem(503, "the database does not answer", scope=request.scope, database="down", writes=False)
     why = db.write_problem()
     if why is not None:
         log.error("health check: the database cannot be written: %s", why)
-        return problem(503, Sentence("the database cannot be written: {why}", why=why), scope=request.scope, database="read-only")
+        return problem(503, Sentence("the database cannot be written: {why}", why=why), scope=request.scope, database="read-only", writes=False)
     probed = db.write_probe()
     if probed is not None:
         state, why = probed
         log.error("health check: the database cannot be written: %s", why)
-        return problem(503, Sentence("the database cannot be written: {why}", why=why), scope=request.scope, database=state)
-    return HealthOut(status="ok", database="ok")
+        return problem(503, Sentence("the database cannot be written: {why}", why=why), scope=request.scope, database=state, writes=False)
+    return HealthOut(status="ok", database="ok", writes=True)

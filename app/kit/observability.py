@@ -134,6 +134,11 @@ class _Metrics:
         self.replays = Counter("prefscore_idempotent_replays", "POST .../deals answered from a stored Idempotency-Key response")
         self.rate_limited = Counter("prefscore_rate_limited", "Requests refused with 429 by the per-key rate limit")
         self.db_unavailable = Counter("prefscore_database_unavailable", "Requests answered 503 because the database was away")
+        self.replica_reads = Counter(
+            "prefscore_replica_reads",
+            "Reads of the routes a replica may serve, by the server that answered: replica, or leader (the replica had not replayed the client's write, or was away)",
+            ["server"],
+        )
         self.webhook_deliveries = Counter(
             "prefscore_webhook_deliveries", "Webhook delivery attempts, by outcome (delivered, retry, gone)", ["outcome"]
         )

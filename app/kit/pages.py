@@ -78,3 +78,29 @@ def page_response(
             **language_headers(lang),
         },
     )
+
+
+# Where a page written once for many answers (``built_page``) takes each answer's nonce: a
+# value of the nonce's shape made per process, which nothing a page shows can guess.
+NONCE_SLOT = secrets.token_urlsafe(16)
+
+
+def built_page(page: Template, **values: Any) -> bytes:
+    """A page filled with ``values``, to be answered many times (``built_page_response``)."""
+    return page.render(nonce=NONCE_SLOT, **values).encode()
+
+
+def built_page_response(
+    body: bytes, lang: Lang, /, *, cache_control: str, headers: Mapping[str, str] | None = None
+) -> HTMLResponse:
+    """A page written by ``built_page``, with a nonce of its own, as ``page_response`` answers."""
+    nonce = secrets.token_urlsafe(16)
+    return HTMLResponse(
+        body.replace(NONCE_SLOT.encode(), nonce.encode()),
+        headers={
+            "Cache-Control": cache_control,
+            **(headers or {}),
+            "Content-Security-Policy": page_policy(nonce),
+            **language_headers(lang),
+        },
+    )

@@ -52,6 +52,10 @@ class Problem(BaseModel):
     last: int | None = Field(default=None, description="409 of an undo: the number of the last deal")
     current_etag: str | None = Field(default=None, description="412: the sheet's current ETag")
     database: str | None = Field(default=None, description='503 of /health: "down", "read-only" or "full"')
+    writes: bool | None = Field(default=None, description="503 of /health: whether the database takes writes (false)")
+    retryable: bool | None = Field(
+        default=None, description="503: true when the database was away for a moment (nothing of the request was stored; send it again after Retry-After)"
+    )
     request_id: str | None = Field(default=None, description="500: the request's X-Request-ID, to quote")
     field: str | None = Field(
         default=None,
@@ -105,7 +109,10 @@ EXAMPLES: dict[int, dict[str, Any]] = {
         "type": _TYPE + "internal", "title": "Internal server error", "status": 500,
         "detail": "an unexpected error occurred; it has been logged", "request_id": "6f1d2c3b4a59",
     },
-    503: {"type": _TYPE + "unavailable", "title": "Service unavailable", "status": 503, "detail": "the database is unavailable; retry shortly"},
+    503: {
+        "type": _TYPE + "database-unavailable", "title": "Service unavailable", "status": 503,
+        "detail": "the database is unavailable; retry shortly", "retryable": True,
+    },
 }
 
 

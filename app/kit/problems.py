@@ -25,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Scope
 
 from app.kit import observability as obs
+from app.kit.db import outage
 from app.rules import FieldError, Sentence
 from app.kit.errors import ServiceError
 from app.kit.i18n import LANGUAGES, Lang, N_, language, negotiate
@@ -71,8 +72,8 @@ _SLUGS = {
 }
 
 
-def problem_type(status: int) -> str:
-    return f"https://prefscore.example/problems/{_SLUGS.get(status, str(status))}"
+def problem_type(status: int, slug: str | None = None) -> str:
+    return f"https://prefscore.example/problems/{slug or _SLUGS.get(status, str(status))}"
 
 
 def problem_lang(scope: Scope | None) -> Lang:
@@ -104,13 +105,14 @@ def problem_body(
     title: str | None = None,
     errors: list[FieldError] | list[dict[str, str]] | None = None,
     error_count: int | None = None,
+    slug: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """A problem's JSON object, its words in ``lang``. Its ``errors`` list at most
     MAX_LISTED_ERRORS entries; when there were more, ``error_count`` says how many
-    (``error_count`` given: that many)."""
+    (``error_count`` given: that many). ``slug``: a type of its own (else the status's)."""
     body: dict[str, Any] = {
-        "type": problem_type(status),
+        "type": problem_type(status, slug),
         "title": lang.sentence(title or _TITLES.get(status, "Error")),
         "status": status,
         "detail": lang.sentence(detail),
@@ -141,12 +143,13 @@ def problem(
     errors: list[FieldError] | list[dict[str, str]] | None = None,
     headers: dict[str, str] | None = None,
     error_count: int | None = None,
+    slug: str | None = None,
     **extra: Any,
 ) -> JSONResponse:
     """A problem+json answer to the request of ``scope``, in its language (``problem_lang``;
     None: no request to ask, English)."""
     lang = problem_lang(scope)
-    body = problem_body(status, detail, lang, title=title, errors=errors, error_count=error_count, **extra)
+    body = problem_body(status, detail, lang, title=title, errors=errors, error_count=error_count, slug=slug, **extra)
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=language_headers(lang, headers))
 
 
@@ -180,40 +183,49 @@ def validation_errors(exc: RequestValidationError, request: Request | None = Non
 
 
 def database_unavailable(request: Request, exc: Exception) -> JSONResponse:
-    text = str(getattr(exc, "orig", exc))
-    if "readonly database" in text or _is_read_only(exc):
-        # Not a moment's outage: retrying will not help until someone fixes the permissions.
-        why = request.app.state.db.write_problem() or text
-        log.error("the database cannot be written: %s", why)
-        obs.metrics().db_unavailable.inc()
-        return problem(
-            503, "the database cannot be written; the operator has to fix it (see the server's log)", scope=request.scope, title="Service unavailable"
-        )
-    log.warning("the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
+    """The answer to a request that met a database outage (app/kit/db/outage.py): its
+    transaction has rolled back, so it may be sent again as it was (503, Retry-After, a
+    problem type of its own and ``retryable``); a SQLite file that cannot be written is the
+    operator's to fix (503 without Retry-After)."""
     obs.metrics().db_unavailable.inc()
-    return problem(503, "the database is unavailable; retry shortly", scope=request.scope, title="Service unavailable", headers={"Retry-After": "1"})
+    if outage.is_permanent(exc):
+        # Not a moment's outage: retrying will not help until someone fixes the permissions.
+        why = request.app.state.db.write_problem() or str(getattr(exc, "orig", exc))
+        log.error("the database cannot be written: %s", why)
+        return problem(
+            503, "the database cannot be written; the operator has to fix it (see the server's log)", scope=request.scope, title="Service unavailable", retryable=False
+        )
+    if outage.is_read_only(exc):
+        # A leader demoted by a failover (or a server set read-only): /health says which.
+        log.warning("the database takes no writes: %s", str(getattr(exc, "orig", exc)).strip())
+        detail = N_("the database cannot be written at the moment (a failover, or a server that takes no writes); retry shortly")
+    else:
+        log.warning("the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
+        detail = N_("the database is unavailable; retry shortly")
+    return problem(
+        503,
+        detail,
+        scope=request.scope,
+        title="Service unavailable",
+        headers={"Retry-After": str(outage.RETRY_AFTER)},
+        slug=outage.PROBLEM_SLUG,
+        retryable=True,
+    )
 
 
 def is_connection_error(exc: sa_exc.DBAPIError) -> bool:
-    return exc.connection_invalidated or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError)) or _is_read_only(exc)
-
-
-def _is_read_only(exc: Exception) -> bool:
-    """PostgreSQL refused a write in a read-only transaction (SQLSTATE 25006: a standby, or
-    default_transaction_read_only): the database cannot be written, not a fault of ours."""
-    return getattr(getattr(exc, "orig", None), "sqlstate", None) == "25006"
+    return outage.is_outage(exc) or outage.is_permanent(exc)
 
 
 def install(app: FastAPI) -> None:
     async def db_error(request: Request, exc: Exception) -> Response:
-        if isinstance(exc, sa_exc.TimeoutError) or (isinstance(exc, sa_exc.DBAPIError) and is_connection_error(exc)):
+        if outage.is_outage(exc) or outage.is_permanent(exc):
             return await anyio.to_thread.run_sync(database_unavailable, request, exc)
         raise exc
 
-    app.add_exception_handler(sa_exc.OperationalError, db_error)
-    app.add_exception_handler(sa_exc.InterfaceError, db_error)
-    app.add_exception_handler(sa_exc.InternalError, db_error)  # a read-only transaction's refusal
-    app.add_exception_handler(sa_exc.TimeoutError, db_error)
+    # Every database error comes here; what is not an outage goes on to the 500 below.
+    for kind in outage.error_kinds():
+        app.add_exception_handler(kind, db_error)
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:

@@ -73,6 +73,17 @@ class Settings(BaseSettings):
     is being written then: the last answer stands)."""
     db_prepared_statements: bool = True
     """0: psycopg never prepares statements (needed behind PgBouncer < 1.21 in transaction mode)."""
+    read_database_url: str = ""
+    """PostgreSQL: a URL whose server is a streaming replica of ``database_url`` (HAProxy's
+    replicas port): the reads that may come from a replica (sheets, listings, share and
+    tournament pages, standings, pictures) go there, the writes and every other read to
+    ``database_url``; a client's read after its own write waits for nothing and never sees
+    older data (the ``Prefscore-Position`` header and cookie). Empty: every read goes to
+    ``database_url``. Ignored with SQLite."""
+    read_after_seconds: float = 5.0
+    """Seconds a write's ``Prefscore-Position`` cookie lasts: within them a read by the same
+    browser is served by the replica only once the replica has replayed the write, else by
+    ``database_url``."""
 
     # --- requests
     max_body_bytes: int = 64 * 1024
@@ -189,6 +200,12 @@ class Settings(BaseSettings):
     """Deliveries to one endpoint at once, per process."""
     webhooks_concurrency: int = Field(64, ge=1)
     """Deliveries at once, per process."""
+    webhooks_in_flight_per_owner: int = Field(16, ge=1)
+    """Deliveries of one owner at once, per process: one owner's slow receivers leave the other
+    places to the other owners."""
+    webhooks_rate_limit: int = Field(3000, ge=0)
+    """Deliveries a minute per owner, per delivering process (its budget for webhooks: those
+    beyond it wait their turn, none is dropped); 0: no limit."""
     webhooks_retry_schedule: Origins = ("5", "300", "1800", "7200", "18000", "36000")
     """Comma-separated seconds before each retry (the last repeats), each with jitter."""
     webhooks_retry_jitter: float = Field(0.1, ge=0, le=1)

@@ -20,6 +20,7 @@ import anyio.to_thread
 
 from app.kit.changes import add_sink, remove_sink
 from app.kit.db import Database
+from app.kit.db.outage import Pause, is_outage
 from app.ratings import repository as repo
 from app.ratings.service import rate_owner
 
@@ -37,6 +38,7 @@ class Rater:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
+        self.outage = Pause("ratings", log)
 
     def start(self) -> None:
         """On the running loop; idempotent."""
@@ -72,18 +74,20 @@ class Rater:
 
     async def _run(self) -> None:
         assert self._wake is not None
-        owners = await anyio.to_thread.run_sync(self._pending_owners)  # left by an earlier process
+        # While the database is away each step waits for it (self.outage) and then goes on
+        # with the owners it held: a told owner is not dropped to wait for the next sweep.
+        owners = await self.outage.run(anyio.to_thread.run_sync, self._pending_owners)  # left by an earlier process
         while True:
             for owner in sorted(owners):
                 try:
-                    await anyio.to_thread.run_sync(rate_owner, self.db, owner)
+                    await self.outage.run(anyio.to_thread.run_sync, rate_owner, self.db, owner)
                 except Exception:  # noqa: BLE001 - the next read of these ratings rates them
                     log.exception("ratings: the pending tables of owner %s could not be rated", owner)
             try:
                 await asyncio.wait_for(self._wake.wait(), self.sweep_seconds)
                 owners = set()
             except asyncio.TimeoutError:
-                owners = await anyio.to_thread.run_sync(self._pending_owners)
+                owners = await self.outage.run(anyio.to_thread.run_sync, self._pending_owners)
             self._wake.clear()
             owners |= self._owners
             self._owners.clear()
@@ -92,6 +96,8 @@ class Rater:
         try:
             with self.db.read() as session:
                 return set(repo.owners_pending(session))
-        except Exception:  # noqa: BLE001 - the database is away: the next sweep looks again
+        except Exception as exc:  # noqa: BLE001
+            if is_outage(exc):
+                raise  # the pause waits for the database, then looks again
             log.exception("ratings: the pending tables could not be looked for")
             return set()

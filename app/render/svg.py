@@ -317,6 +317,7 @@ def draw_sheet(
     settlement: Settlement | Mapping[str, Any] | None = None,
     pool_target: int | None = None,
     title: str | None = None,
+    convention: str | None = None,
     layout: str = DEFAULT_LAYOUT,
     match_bonuses: Mapping[str, str] | None = None,
     penalties: Sequence[Mapping[str, Any]] | None = None,
@@ -327,7 +328,8 @@ def draw_sheet(
     ``name``. ``history``: the deals in order, each ``Played`` (its entries and, for
     piter_races, its game) or its entry list; without it each value is written as a single
     number. ``settlement``: the engine's settlement, whose balances (rounded to cents) are
-    drawn when the game is finished. ``pool_target``: written in the circle. ``lang``: the
+    drawn when the game is finished. ``convention``: the convention's name, in the reader's
+    language, first in the heading. ``pool_target``: written in the circle. ``lang``: the
     words and numbers. ``layout``: "phone" or "wide". ``match_bonuses``: the msgid of each
     match bonus kind (else the kind's own name). ``penalties``: the judge's penalties in
     order, each ``number``, ``offender``, ``amount``, ``to`` (the kind of entry it wrote:
@@ -355,7 +357,7 @@ def draw_sheet(
     # -- the heading: title, target, deals, game, who deals, the all-pass level -----------
     if title:
         paragraph(title, NAME, "title")
-    facts = []
+    facts = [convention] if convention else []
     if pool_target is not None:
         facts.append(lang._("Pool to {target}", target=pool_target))
     count = int(sheet.get("deal_count", 0))

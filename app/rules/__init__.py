@@ -40,6 +40,7 @@ from app.rules.fields import (
     Responsibility,
     Rules,
     SingleWhister,
+    TalonBonusPrice,
     TwoWhistersHigh,
     UnwhistedWriteoff,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "Responsibility",
     "SingleWhister",
     "TwoWhistersHigh",
+    "TalonBonusPrice",
     "UnwhistedWriteoff",
     "AllpassDeal",
     "CloseDeal",

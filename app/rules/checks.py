@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.rules.sentences import Sentence
 from app.rules.deal import Deal
 from app.rules.errors import FieldError
-from app.rules.fields import PoolOverflow
+from app.rules.fields import PoolOverflow, TalonBonusPrice
 from app.rules.sheet import WorkingSheet
 
 
@@ -62,6 +62,11 @@ def check_talon(sheet: WorkingSheet, deal: Deal, errors: list[FieldError]) -> No
     if (deal.talon_bonus is not None or deal.talon_discarded) and not rules.talon_bonuses:
         field = "talon.bonus" if deal.talon_bonus is not None else "talon.discarded"
         errors.append(FieldError(field, "talon bonuses and discards are scored only with talon_bonuses (rostov)"))
+    elif rules.talon_bonus_price is TalonBonusPrice.GAME:
+        if deal.talon_bonus is not None and deal.type == "misere":
+            errors.append(FieldError("talon.bonus", "a talon bonus priced by the game is never written on a misère (talon_bonus_price game)"))
+        if deal.talon_discarded:
+            errors.append(FieldError("talon.discarded", "a thrown-away talon writes nothing under talon_bonus_price game"))
     if deal.talon_returned and not (rules.return_talon and sheet.n == 4):
         errors.append(FieldError("talon.returned", "returning the talon needs the return_talon option at a 4-player table"))
 

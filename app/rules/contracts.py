@@ -16,6 +16,7 @@ from app.rules.fields import (
     WHIST_OBLIGATION,
     Responsibility,
     Rules,
+    TalonBonusPrice,
     SingleWhister,
     TwoWhistersHigh,
     UnwhistedWriteoff,
@@ -43,6 +44,10 @@ def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
     # Defenders in order from the declarer's left among active seats.
     first, second = DEFENDERS[sheet.n, sheet.dealer, declarer]
     defence = dict(deal.defenders)
+    dealer_whists = sheet.n == 4 and sheet.dealer in defence
+    if dealer_whists:
+        check_dealer_whist(sheet, defence, first, second)
+        del defence[sheet.dealer]
     if len(defence) != 2 or first not in defence or second not in defence:
         raise InvalidDeal([FieldError("defenders", Sentence("must name exactly the defending seats {first} and {second}", first=first, second=second))])
     d1, d2 = defence[first], defence[second]
@@ -61,6 +66,9 @@ def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
         raise InvalidDeal([FieldError("over_misere", "only with compulsory_allpass (piter_races), on a 9 or 10 that outbid a misère")])
 
     value = CONTRACT_VALUE[level]
+    if dealer_whists:
+        score_dealer_whist(sheet, deal, declarer, level, value)
+        return
     if not whisters:
         if deal.tricks is not None:
             raise InvalidDeal([FieldError("tricks", "the game was not played (nobody whisted): give no tricks")])
@@ -85,6 +93,43 @@ def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
         score_made_contract(sheet, declarer, level, value, whisters, passer, tricks, second)
     else:
         score_failed_contract(sheet, deal, declarer, level, value, whisters, passer, tricks)
+
+
+def check_dealer_whist(sheet: WorkingSheet, defence: dict[int, str], first: int, second: int) -> None:
+    """A 4-player dealer in the defenders: only his whist after pass and half-whist (dealer_half_whist)."""
+    dealer = sheet.dealer
+    if not sheet.rules.dealer_half_whist:
+        raise InvalidDeal([FieldError(f"defenders.{dealer}", "the dealer sits this deal out: he whists only with dealer_half_whist")])
+    if defence[dealer] != "whist" or (defence.get(first), defence.get(second)) != ("pass", "half_whist"):
+        raise InvalidDeal([FieldError(f"defenders.{dealer}", Sentence(
+            "the dealer may only whist, after seat {first} passed and seat {second} half-whisted (dealer_half_whist)",
+            first=first, second=second))])
+
+
+def score_dealer_whist(sheet: WorkingSheet, deal: ContractDeal, declarer: int, level: int, value: int) -> None:
+    """The dealer whisted over a half-whist: the game is played; the dealer writes the whists
+    for both defenders' tricks, made or failed, and answers for no missing trick."""
+    if deal.tricks is None:
+        raise InvalidDeal([FieldError("tricks", "required: the game was whisted and played")])
+    errors: list[FieldError] = []
+    tricks = check_tricks(sheet, deal, errors)
+    if tricks is None:
+        raise InvalidDeal(errors)
+    rules = sheet.rules
+    score_talon(sheet, deal)
+    made = tricks[declarer] >= level
+    double = 2 if rules.failed_declarer_doubled and not made else 1
+    sheet.whist(sheet.dealer, declarer, rules.scale * value * (10 - tricks[declarer]) * double)
+    if made:
+        sheet.pool(declarer, value)
+    else:
+        undertricks = level - tricks[declarer]
+        sheet.mountain(declarer, rules.scale * value * undertricks)
+        consolation = rules.consolation_of(value) * undertricks * double
+        for seat in range(sheet.n):
+            if seat != declarer:
+                sheet.whist(seat, declarer, consolation)
+    sheet.exit = made  # as any whisted game: a failed one leaves the streak as it was
 
 
 def score_half_whist(sheet: WorkingSheet, declarer: int, second: int, level: int, value: int) -> None:
@@ -252,10 +297,15 @@ def score_remise(sheet: WorkingSheet, deal: RemiseDeal) -> None:
 
 
 def score_talon(sheet: WorkingSheet, deal: ContractDeal | MisereDeal) -> None:
-    """The Rostov talon (talon_bonuses) and the returned talon (return_talon)."""
+    """The talon bonus (talon_bonuses, priced by talon_bonus_price), the Rostov discard and
+    the returned talon (return_talon). Written whatever the game's outcome."""
     declarer = deal.declarer
+    rules = sheet.rules
     if deal.talon_bonus is not None:
         bonus = TALON_BONUSES[deal.talon_bonus]
+        if rules.talon_bonus_price is TalonBonusPrice.GAME:
+            # quick tricks (10 whists each at the fixed price) at the game's trick price
+            bonus = bonus // 10 * rules.scale * CONTRACT_VALUE[deal.level]
         if sheet.n == 4:
             sheet.whist(sheet.dealer, declarer, bonus)
         else:

@@ -32,6 +32,7 @@ from app.rules.fields import (
     Responsibility,
     Rules,
     SingleWhister,
+    TalonBonusPrice,
     TwoWhistersHigh,
     UnwhistedWriteoff,
     read_options_with,
@@ -39,7 +40,7 @@ from app.rules.fields import (
 )
 from app.rules.vocabulary import PenaltyDestination
 
-CONVENTION_NAMES = ("sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races")
+CONVENTION_NAMES = ("sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races", "fspr", "classic_1996")
 ARITHMETIC_MAX = 100  # the unbounded ladder's start and step are at most this
 
 
@@ -187,6 +188,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     _enum("unwhisted_writeoff", UnwhistedWriteoff,
           "An unwhisted made game written off the mountain (choices.writeoff): never, value (V), double_high (8-10 and a clean misère, 2V)."),
     _bool("talon_bonuses", "The Rostov talon: quick tricks in the talon and a thrown-away talon write whists."),
+    _enum("talon_bonus_price", TalonBonusPrice,
+          "What a quick trick found in the talon writes: fixed (10 whists, Rostov) or game (the game's trick price s·V, "
+          "made or failed, never on a misère: ФСПР)."),
+    _bool("dealer_half_whist", "4 players: after pass and half-whist the dealer may whist; he then writes the whists "
+          "for both defenders' tricks and answers for no missing trick (ФСПР)."),
     _bool("return_talon", "4 players: the declarer may refuse the talon; the dealer then gets V to the mountain."),
     _bool("pass_pass_whist", "Bidding only (a passer may reconsider); stored, no effect on scoring."),
     _bool("compulsory_allpass", "Each game opens with an all-pass, and a failed misère (or a failed 9/10 over a misère) forces one."),
@@ -266,6 +272,8 @@ def _values(**changes: Any) -> dict[str, Any]:
         "made_game_writeoff": MadeGameWriteoff.NEVER,
         "unwhisted_writeoff": UnwhistedWriteoff.NEVER,
         "talon_bonuses": False,
+        "talon_bonus_price": TalonBonusPrice.FIXED,
+        "dealer_half_whist": False,
         "return_talon": False,
         "pass_pass_whist": True,
         "compulsory_allpass": False,
@@ -339,6 +347,23 @@ PRESETS: dict[str, Preset] = {
         ),
         classic=("games",),
     ),
+    # ФСПР's Sporting Code, section 6, the Leningrad system (docs/rules.md §13: each value's source)
+    "fspr": Preset(
+        "fspr", "FSPR (Leningrad)", (3, 4), 20,
+        _values(
+            scale=2, pool_rate=2, misere_penalty=20, single_whister=SingleWhister.GENTLEMEN,
+            whisted_tens=True, remise=False, allpass_costs=CostLadder((2, 4, 6)), exit_levels=(6, 7, 7),
+            clean_player=CleanPlayer.CHOICE, half_whist_exit=False, talon_bonuses=True,
+            talon_bonus_price=TalonBonusPrice.GAME, dealer_half_whist=True,
+        ),
+        classic=(),
+    ),
+    # the Кодекс преферанса of 1996, its game without the options it leaves to the table (§14)
+    "classic_1996": Preset(
+        "classic_1996", "Preference Code 1996", (3, 4), 20,
+        _values(whisted_tens=True),
+        classic=(),
+    ),
 }
 assert tuple(PRESETS) == CONVENTION_NAMES
 
@@ -405,6 +430,8 @@ def _contradictions(v: dict[str, Any]) -> list[tuple[tuple[str, ...], str]]:
                 out.append(((name, "allpass_scoring"), Sentence("{value} needs a trick cost; the rostov all-pass has none", value=v[name].value)))
         if v["compulsory_allpass"]:
             out.append((("compulsory_allpass", "allpass_scoring"), Sentence("a compulsory all-pass needs a trick cost; the rostov all-pass has none")))
+    if v["talon_bonus_price"] is not TalonBonusPrice.FIXED and not v["talon_bonuses"]:
+        out.append((("talon_bonus_price", "talon_bonuses"), Sentence("a talon bonus is priced only with talon_bonuses")))
     if v["scale"] == 2:
         ladder: CostLadder = v["allpass_costs"]
         if any(c % 2 for c in ladder.costs) or ladder.step % 2:

@@ -108,6 +108,13 @@ class MadeGameWriteoff(Choice):
     BEYOND_TARGET = "beyond_target"  # the part beyond the target, at any time (VMK, rules version 1)
 
 
+class TalonBonusPrice(Choice):
+    """What one quick trick found in the talon writes (talon_bonuses)."""
+
+    FIXED = "fixed"  # 10 whists a quick trick, whatever the game (Rostov)
+    GAME = "game"  # the game's trick price s·V a quick trick, never on a misère (ФСПР, §13)
+
+
 class FixedDealerScope(Choice):
     """With sliding_allpass off: which deals keep the dealer."""
 
@@ -199,6 +206,8 @@ class Rules:
     unwhisted_writeoff: UnwhistedWriteoff
     # talon and bidding
     talon_bonuses: bool  # the Rostov talon: bonuses for quick tricks, the discarded talon
+    talon_bonus_price: TalonBonusPrice  # a quick trick: 10 whists, or the game's trick price
+    dealer_half_whist: bool  # 4 players: the dealer may whist after pass, half-whist
     return_talon: bool
     pass_pass_whist: bool
     # the match

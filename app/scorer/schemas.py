@@ -8,7 +8,9 @@ from typing import Any
 
 from pydantic import Field
 
-from app.rules import AllpassScoring, CleanPlayer, GameEnd, MadeGameWriteoff, PoolOverflow, Rules, SingleWhister, UnwhistedWriteoff
+from app.rules import (
+    AllpassScoring, CleanPlayer, GameEnd, MadeGameWriteoff, PoolOverflow, Rules, SingleWhister, TalonBonusPrice, UnwhistedWriteoff,
+)
 from app.rules.vocabulary import CONTRACT_LEVELS, STRAINS, TALON_BONUSES
 from app.scorer.service import LinkInfo
 from app.tables.model import TableInfo
@@ -68,6 +70,8 @@ class ScoringChoices(Answer):
     clean_writeoff: bool = Field(description="a player with no trick on an all-pass may write off the mountain instead (choices.writeoff)")
     help: bool = Field(description="a closed pool's overflow may be sent to one player (choices.help)")
     talon_bonuses: list[str] = Field(description="the talon bonuses a contract or misère may name (rostov); empty elsewhere")
+    talon_discard: bool = Field(False, description="a thrown-away talon may be marked (talon.discarded: rostov's fixed-price talon)")
+    misere_talon_bonus: bool = Field(False, description="a misère may name a talon bonus (not when the bonus is priced by the game)")
     return_talon: bool = Field(description="the talon may be returned (talon.returned, 4 players)")
     over_misere: bool = Field(description="a 9 or 10 may be marked as outbidding a misère (over_misere)")
     dealer_talon_tricks: int = Field(description="at 4 players, the talon tricks the dealer may hold on an all-pass (0: none)")
@@ -92,6 +96,8 @@ class ScoringChoices(Answer):
             clean_writeoff=rules.clean_player is CleanPlayer.CHOICE,
             help=rules.pool_overflow is not PoolOverflow.NO_CAP,
             talon_bonuses=list(TALON_BONUSES) if rules.talon_bonuses else [],
+            talon_discard=rules.talon_bonuses and rules.talon_bonus_price is TalonBonusPrice.FIXED,
+            misere_talon_bonus=rules.talon_bonuses and rules.talon_bonus_price is TalonBonusPrice.FIXED,
             return_talon=rules.return_talon and rules.players == 4,
             over_misere=rules.compulsory_allpass,
             # The open talon's tricks count for a 4-player dealer, except in Rostov (closed talon).

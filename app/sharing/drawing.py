@@ -34,7 +34,7 @@ from pebble import ProcessExpired, ProcessPool
 
 from app.rules import Sentence
 from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
-from app.kit.i18n.game_words import MATCH_BONUSES
+from app.kit.i18n.game_words import CONVENTIONS, MATCH_BONUSES
 from app.kit.settings import Settings
 from app.render import Drawn, draw_sheet
 
@@ -79,7 +79,10 @@ class DrawnSvg(bytes):
 def sheet_drawing(render: dict[str, Any], lang: Lang) -> Drawn:
     """The renderer (app/render: the engine's objects in ``render``) in the app's language,
     with the game's words of the catalogues."""
-    return draw_sheet(**render, lang=lang, match_bonuses=MATCH_BONUSES)
+    render = dict(render)
+    convention = render.pop("convention", None)
+    title = lang._(CONVENTIONS[convention]) if convention in CONVENTIONS else None
+    return draw_sheet(**render, lang=lang, convention=title, match_bonuses=MATCH_BONUSES)
 
 
 def render_sheet(sheet: dict[str, Any], *, lang: Lang | None = None, **render: Any) -> str:

@@ -76,7 +76,8 @@ def drawing_of(picture: Picture, layout: str) -> dict[str, Any]:
         Played(d.entries, games[i] if games else None, d.body.get("type") == "penalty") for i, d in enumerate(deals)
     ]
     settlement = settle(table.rules, table.state, None)
-    drawing = {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout}
+    drawing = {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout,
+               "convention": table.rules.preset}
     penalties = penalties_of(deals)
     if penalties:
         drawing["penalties"] = penalties

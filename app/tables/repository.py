@@ -72,6 +72,15 @@ def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
 
 
 
+def versions_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
+    """(id, revision, deal_count) of these tables, whoever owns them, in one statement; an id
+    that names no table (or cannot be one) is absent."""
+    ids = [t for t in table_ids if TABLE_ID_RE.fullmatch(t)]
+    if not ids:
+        return []
+    return list(conn.execute(select(_TABLES.c.id, _TABLES.c.revision, _TABLES.c.deal_count).where(_TABLES.c.id.in_(ids))).all())
+
+
 def count_tables(session: Session, owner: str) -> int:
     return session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
 

@@ -68,8 +68,11 @@ def create_table(
     first_dealer: int = 0,
     options: dict[str, Any] | None = None,
     rated: bool = False,
+    title: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> TableInfo:
+    """A new table (``title``: its title from the start, no rename after). Nothing is
+    announced: a table is first heard of by its first change."""
     errors: list[FieldError] = []
     # A seat given as a registered player or an external id is linked to the registry (docs/api.md,
     # "Players and statistics"); a plain name is not.
@@ -104,6 +107,7 @@ def create_table(
         deal_count=0,
         revision=0,
         rated=rated,
+        title=(title.strip() or None) if title is not None else None,
     )
     with db.write() as session:
         make_room_for_a_table(session, owner, limits)
@@ -126,6 +130,14 @@ def get_tables(db: Database, table_ids: list[str]) -> dict[str, TableInfo]:
     with db.lookup() as conn:
         rows = repo.rows_by_ids(conn, table_ids)
     return {row.id: loaded(row) for row in rows}
+
+
+def versions(db: Database, table_ids: list[str]) -> dict[str, tuple[int, int]]:
+    """(revision, deal count) of tables by id, whoever owns them, in one statement, without
+    their rows (a view built from them is as new as these: every change of a table moves its
+    revision or its deal count). An id that names no table is absent."""
+    with db.lookup() as conn:
+        return {row.id: (row.revision, row.deal_count) for row in repo.versions_by_ids(conn, table_ids)}
 
 
 def get_shared(db: Database, token: str) -> TableInfo:
@@ -236,14 +248,18 @@ def delete_table(db: Database, owner: str, table_id: str, *, if_match: str | Non
         _delete(session, row)
 
 
-def _delete(session: Any, row: Any) -> None:
+def _delete(session: Any, row: Any, *, unheard: bool = False) -> None:
+    """``unheard``: a table dropped before anything of it was announced (made for a change
+    that was then refused: no deal, no change since it was made) goes without an event, so
+    that a refused change leaves no event behind."""
     if row.rated:  # its players' ratings are made again without it, from its place on
         ratings.on_table_changed(session, row.id, None)
     repo.delete_table(session, row.id)
-    announce(session, row.id, row.owner, row.revision + 1, "table.deleted")
+    if not (unheard and row.revision == 0 and row.deal_count == 0):
+        announce(session, row.id, row.owner, row.revision + 1, "table.deleted")
 
 
-def drop_unplayed(session: Any, owner: str, table_id: str) -> int | None:
+def drop_unplayed(session: Any, owner: str, table_id: str, *, unheard: bool = False) -> int | None:
     """In the caller's writing transaction: delete a table that holds no deal (a table another
     domain made and replaces, e.g. a tournament's before its round starts). Its row is locked
     first, as every write of a deal locks it, so a deal posted meanwhile either is stored
@@ -256,15 +272,16 @@ def drop_unplayed(session: Any, owner: str, table_id: str) -> int | None:
         return None
     if row.deal_count > 0:
         return row.deal_count
-    _delete(session, row)
+    _delete(session, row, unheard=unheard)
     return None
 
 
 def drop_unplayed_table(db: Database, owner: str, table_id: str) -> None:
     """``drop_unplayed`` in a transaction of its own (undoing a table made for a change that
-    failed); a table that got a deal meanwhile is kept."""
+    failed); a table that got a deal meanwhile is kept, one never changed since it was made
+    goes without an event (nothing of it was announced)."""
     with db.write() as session:
-        if drop_unplayed(session, owner, table_id) is not None:
+        if drop_unplayed(session, owner, table_id, unheard=True) is not None:
             log.warning("tables: table %s holds a deal and is kept", table_id)
 
 

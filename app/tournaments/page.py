@@ -28,7 +28,8 @@ from app.kit.deps import DB
 from app.kit.errors import NotFound
 from app.kit.i18n import LANGUAGES, N_, Lang
 from app.kit.lang import PageLang
-from app.kit.pages import page_response, template
+from app.kit.built import Built
+from app.kit.pages import built_page, built_page_response, page_response, template
 from app.tournaments import service as svc
 from app.tournaments.model import CLOSED, REOPENED, PlayedTable, Round
 
@@ -40,6 +41,10 @@ PAGE = template("app.tournaments/tournament.html")
 # own stream, and one for the page's fetches).
 LIVE_TABLES_MAX = 4
 HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+# The pages written, by share token and language: once per version of the tournament's view
+# (app/tournaments/service.py public_view), bounded by number and size; each answer gets its
+# own script nonce (app/kit/pages.py built_page_response).
+_PAGES: Built[bytes] = Built(64, max_bytes=32 * 1024 * 1024, weigh=len)
 
 SCRIPT_WORDS = [
     N_("updated {time}"),
@@ -55,7 +60,8 @@ def tournament_page(token: str, db: DB, lang: PageLang) -> HTMLResponse:
         response = page_response(PAGE, lang, cache_control="no-cache", headers=HEADERS, **missing_values(lang))
         response.status_code = 404
         return response
-    return page_response(PAGE, lang, cache_control="no-cache", headers=HEADERS, **page_values(token, view, lang))
+    body = _PAGES.get_or_build((token, lang.code), view.built_at, lambda: built_page(PAGE, **page_values(token, view, lang)))
+    return built_page_response(body, lang, cache_control="no-cache", headers=HEADERS)
 
 
 # --- what the template writes ---------------------------------------------------------------

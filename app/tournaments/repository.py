@@ -264,6 +264,14 @@ def version(session: Session, tournament_id: str) -> tuple[list[Row], list[Row]]
     return list(session.execute(_ROUND_STATES, params).all()), list(session.execute(_OPEN_TABLES, params).all())
 
 
+def round_table_ids(session: Session, tournament_id: str, round_number: int) -> list[str]:
+    """The ordinary tables played at a round (a table deleted since is absent)."""
+    rows = session.execute(
+        select(_TABLES.c.table_id).where(_TABLES.c.tournament_id == tournament_id, _TABLES.c.round == round_number)
+    )
+    return [r.table_id for r in rows if r.table_id is not None]
+
+
 def owner_of(session: Session, tournament_id: str) -> str | None:
     return session.scalar(select(_T.c.owner).where(_T.c.id == tournament_id))
 

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Response
 
 from app.kit import etags
 from app.kit.bodies import BodyRoute
+from app.kit.built import Built
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION, not_modified
@@ -49,6 +50,9 @@ router = APIRouter(prefix="/v1", tags=["tournaments"], route_class=BodyRoute)
 # The standings' answers by ETag, bounded (app/tournaments/service.py keeps the standings).
 _ANSWERS: LRUCache[str, bytes] = LRUCache(maxsize=128)
 _ANSWERS_LOCK = threading.Lock()
+# The share link's answers, by share token: built once per version of the tournament's view
+# (app/tournaments/service.py public_view), bounded by number and size.
+_SHARED: Built[bytes] = Built(64, max_bytes=32 * 1024 * 1024, weigh=len)
 TournamentId = Annotated[str, Path(max_length=64, description="the tournament's id")]
 RoundNumber = Annotated[int, Path(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the round's number")]
 EntrantNumber = Annotated[int, Path(ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="the entrant's number")]
@@ -389,6 +393,10 @@ def get_shared_tournament(token: str, db: DB, response: Response, if_none_match:
     etag = view.etag
     if (unchanged := not_modified_response(if_none_match, etag)) is not None:
         return unchanged
-    response.headers["ETag"] = etag
-    response.headers["Cache-Control"] = etags.CACHE
-    return SharedTournament.of(view)
+    headers = {"ETag": etag, "Cache-Control": etags.CACHE}
+    body = _SHARED.get_or_build(token, view.built_at, lambda: _shared_body(view))
+    return Response(content=body, media_type="application/json", headers=headers)
+
+
+def _shared_body(view: svc.PublicView) -> bytes:
+    return SharedTournament.of(view).model_dump_json().encode()

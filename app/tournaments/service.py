@@ -20,13 +20,14 @@ import logging
 import threading
 import secrets
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
+from app.kit.built import Built
 from app.kit.changes import add_sink, announce, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -497,10 +498,10 @@ def _open_table(
         first_dealer=0,
         options=t.table_options(),
         rated=True,  # a tournament's tables count for ratings (those of registered players only)
+        title=table_title(t.name, round_number, number),
         limits=limits,
     )
     try:
-        tables.update_table(db, t.owner, table.id, title=table_title(t.name, round_number, number))
         _, token = scorer_links.create_link(db, t.owner, table.id)
     except Exception:
         _drop_table(db, t.owner, table.id)
@@ -917,6 +918,14 @@ class PublicView:
     chances: dict[int, tuple[float, ...]] = field(default_factory=dict)
     # The judges' penalties standing in the tables' logs (``penalties_shown``).
     penalties: tuple[dict[str, Any], ...] = ()
+    # The tournament's version it was built at (``_public_version``): with the ETag, the
+    # revision of what is built from the view (the page, the JSON).
+    version: str = ""
+
+    @property
+    def built_at(self) -> str:
+        """What a page or an answer made of this view is kept by: its version and its ETag."""
+        return f"{self.version}|{self.etag}"
 
     @property
     def etag(self) -> str:
@@ -940,8 +949,42 @@ def _read_shared(db: Database, token: str) -> tuple[Tournament, dict[str, TableI
     return _read(db, row.owner, row.id)
 
 
+# The public views built, by share token: one per version of its tournament (``_public_version``),
+# built once however many anonymous viewers poll it. Bounded: a view of a 600-player
+# tournament is a few MB of objects.
+PUBLIC_VIEWS_KEPT = 16
+_PUBLIC_VIEWS: Built[PublicView] = Built(PUBLIC_VIEWS_KEPT)
+
+
+def _public_version(db: Database, token: str) -> str:
+    """The version of the share token's tournament as its public view shows it, read without
+    the tournament (404 for an unknown token): its revision (every change of the tournament
+    moves it: a round drawn, closed or reopened, a swap, an adjustment, an entry) and the
+    (revision, deals) of every table of a round not closed and of the current round (a deal,
+    an undo, a rename, a new share link of a table move them). Its tables' states are not
+    read: a view kept at this version was built from these very tables, and the build
+    closed the last round if they had all finished (``_read``)."""
+    with db.read() as session:
+        row = repo.shared_row(session, token)
+        rounds, open_tables = repo.version(session, row.id)
+        last = rounds[-1] if rounds else None
+        current = repo.round_table_ids(session, row.id, last.number) if last is not None and last.closed_at is not None else []
+    ids = [r.table_id for r in open_tables if r.table_id is not None] + current
+    now = tables.versions(db, ids) if ids else {}
+    parts = [row.id, str(row.revision), str(STANDINGS_SHAPE)] + [f"{i}:{v[0]}:{v[1]}" for i, v in sorted(now.items())]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
+
+
 def public_view(db: Database, token: str) -> PublicView:
-    """The tournament of a share token (404 for an unknown one), as a public page shows it."""
+    """The tournament of a share token (404 for an unknown one), as a public page shows it:
+    built once per version of the tournament (``_public_version``), the current round's
+    chances read anew (a player's rating moves with tables outside the tournament)."""
+    version = _public_version(db, token)
+    view = _PUBLIC_VIEWS.get_or_build(token, version, lambda: _build_public_view(db, token, version))
+    return replace(view, chances=_chances(db, view.tournament, view.current))
+
+
+def _build_public_view(db: Database, token: str, version: str) -> PublicView:
     t, now = _read_shared(db, token)
     current = t.last_round
     table_stand = _standings_of(t, now, None, standings_etag(t, now, None))
@@ -952,7 +995,7 @@ def public_view(db: Database, token: str) -> PublicView:
         current=current,
         current_tables=tuple(played[current.number]) if current else (),
         history=tuple((r, tuple(played[r.number])) for r in reversed(t.rounds)),
-        chances=_chances(db, t, current),
+        version=version,
         penalties=tuple(penalties_shown(db, t)),
     )
 
@@ -966,6 +1009,8 @@ def _chances(db: Database, t: Tournament, current: Round | None) -> dict[int, tu
     seatings = [ratings.Seating(at.table_id, tuple(registered.get(n) for n in at.seats)) for at in current.tables]
     found = ratings.chances_at_tables(db, t.owner, seatings, convention=t.convention)
     return {at.number: c for at, c in zip(current.tables, found) if c is not None}
+
+
 @dataclass(frozen=True)
 class SharedVersion:
     """What a share link's event stream needs of its tournament: which it is, its revision

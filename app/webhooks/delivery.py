@@ -3,11 +3,20 @@ from a task of its event loop, started with the app. No other kind of process.
 
 One round: a look (a read: is anything due?), claims of up to ``PREFSCORE_WEBHOOKS_BATCH``
 due rows of active endpoints (each pushed a lease ahead: ``FOR UPDATE SKIP LOCKED`` on
-PostgreSQL, SQLite's one writer at a time elsewhere; no endpoint given more than it answers
-within half a lease at its recent pace), the sends (at most
-``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_ENDPOINT`` to one endpoint at once; httpx, no redirect
-followed, the checked address connected to, the answer read up to a bound), and the outcomes
-written in batches. A process that dies with
+PostgreSQL, SQLite's one writer at a time elsewhere), the sends (httpx, no redirect followed,
+the checked address connected to, the answer read up to a bound), and the outcomes written in
+batches, each delivery's on its own when a batch fails (one bad row sinks no other; a delivery
+whose endpoint was deleted while it was sent is dropped).
+
+Shared fairly: a claim takes owners in turns (each owner's first due delivery, then each
+one's second…; an owner's turns go round its endpoints), no endpoint given more than it answers
+within half a lease at its recent pace, no owner more than its share of what the process holds.
+Places: at most ``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_ENDPOINT`` to one endpoint and
+``PREFSCORE_WEBHOOKS_IN_FLIGHT_PER_OWNER`` of one owner at once. An endpoint that keeps giving
+no answer is backed off (a circuit breaker): its queued deliveries are given back, due after a
+pause that grows, and it holds one place until it answers again. Each delivery counts against
+its owner's budget, ``PREFSCORE_WEBHOOKS_RATE_LIMIT`` a minute: beyond it they wait, due.
+A process that dies with
 claimed deliveries leaves them due again once their lease is over: each is delivered at least
 once, with the same ``webhook-id`` on a repeat.
 
@@ -31,12 +40,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import anyio.to_thread
 import httpx
+from sqlalchemy.exc import InterfaceError, OperationalError
 from standardwebhooks.webhooks import Webhook
 
 from app.rules import Sentence
 from app.kit.changes import add_sink, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
+from app.kit.db.outage import Pause
 from app.kit.etags import sheet_etag
 from app.kit.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.kit.observability import metrics
@@ -47,6 +58,9 @@ from app.webhooks import repository as repo
 from app.webhooks.model import message_id
 
 log = logging.getLogger("prefscore.webhooks")
+_SILENT_BEFORE_BACKOFF = 3  # answers missed in a row before an endpoint is backed off
+_BACKOFF_FIRST = 5.0  # seconds of its first pause; each next one doubles
+_BACKOFF_MOST = 60.0
 _LINKED = ("deal.posted", "deal.undone", "deal.corrected", "table.finished", "table.renamed", "table.archived")
 
 
@@ -154,6 +168,13 @@ class Deliverer:
         self.in_flight: Counter[int] = Counter()
         self.queues: dict[int, deque[Any]] = {}  # claimed, waiting for a place
         self.pace: dict[int, float] = {}  # each endpoint's recent seconds per delivery
+        self.owner_of: dict[int, str] = {}  # endpoint -> owner, for the endpoints held
+        self.owner_in_flight: Counter[str] = Counter()
+        self.owner_pace: dict[str, float] = {}  # each owner's recent seconds per delivery
+        self.waiting: dict[str, dict[int, None]] = {}  # an owner's endpoints waiting for its places, in turn
+        self.silent: dict[int, int] = {}  # the breaker: endpoint -> answers missed in a row
+        self.budget: dict[str, tuple[float, float]] = {}  # owner -> (deliveries left, when counted)
+        self.released: list[dict[str, Any]] = []  # claimed deliveries given back unsent
         self.outcomes: list[dict[str, Any]] = []
         self.failures: list[tuple[int, str, bool]] = []  # (endpoint, reason, gone)
         self.answered: set[int] = set()
@@ -166,6 +187,7 @@ class Deliverer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: httpx.AsyncClient | None = None
         self._cleaned = 0.0
+        self.outage = Pause("webhooks", log)
 
     # --- the task's life
     def start(self) -> None:
@@ -198,7 +220,7 @@ class Deliverer:
             except (asyncio.CancelledError, Exception):  # noqa: BLE001
                 pass
         self._tasks.clear()
-        if self.outcomes or self.failures or self.answered:
+        if self.outcomes or self.failures or self.answered or self.released:
             await anyio.to_thread.run_sync(self._write_outcomes)
         if self._client is not None:
             await self._client.aclose()
@@ -222,7 +244,7 @@ class Deliverer:
                 pass
             self._wake.clear()
             try:
-                await self.round()
+                await self.outage.run(self.round)  # waits while the database is away
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 — the database away: the next look tries again
@@ -260,23 +282,68 @@ class Deliverer:
     def may_hold(self, endpoint: int) -> int:
         """What one endpoint may hold: what it answers within half a lease at its recent pace
         (an endpoint not heard from yet is taken to use the whole timeout), so that a claimed
-        delivery is sent before its lease ends however slow its endpoint is."""
+        delivery is sent before its lease ends however slow its endpoint is; one while it is
+        backed off."""
+        if self.backed_off(endpoint):
+            return 1
         pace = self.pace.get(endpoint, self.settings.webhooks_timeout)
         per = self.settings.webhooks_in_flight_per_endpoint
         return max(per, int(per * self.settings.webhooks_lease / 2 / max(pace, 0.001)))
 
+    def owner_may_hold(self, owner: str) -> int:
+        """What one owner may hold: what its places answer within half a lease at its recent
+        pace, and never so much that a claim for the other owners would be too small to make."""
+        pace = self.owner_pace.get(owner, self.settings.webhooks_timeout)
+        per = self.settings.webhooks_in_flight_per_owner
+        share = self.most_held - self.settings.webhooks_batch // 2
+        return max(1, min(share, max(per, int(per * self.settings.webhooks_lease / 2 / max(pace, 0.001)))))
+
+    def places(self, endpoint: int) -> int:
+        """Deliveries to the endpoint at once: one while it is backed off (the breaker's probe)."""
+        return 1 if self.backed_off(endpoint) else self.settings.webhooks_in_flight_per_endpoint
+
+    def backed_off(self, endpoint: int) -> bool:
+        return self.silent.get(endpoint, 0) >= _SILENT_BEFORE_BACKOFF
+
     def _pump(self, endpoint: int) -> None:
-        """Start sending the endpoint's queued deliveries, at most so many at once."""
+        """Start sending the endpoint's queued deliveries, at most so many at once, and no
+        more of its owner's than the owner's places (the endpoint then waits its turn)."""
         queue = self.queues.get(endpoint)
         loop = asyncio.get_running_loop()
-        while queue and self.in_flight[endpoint] < self.settings.webhooks_in_flight_per_endpoint:
+        owner = self.owner_of.get(endpoint, "")
+        while queue and self.in_flight[endpoint] < self.places(endpoint):
+            if self.owner_in_flight[owner] >= self.settings.webhooks_in_flight_per_owner:
+                self.waiting.setdefault(owner, {})[endpoint] = None
+                break
             row = queue.popleft()
             self.in_flight[endpoint] += 1
+            self.owner_in_flight[owner] += 1
             task = loop.create_task(self._deliver(row))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
         if not queue:
             self.queues.pop(endpoint, None)
+
+    def _pump_owner(self, owner: str, endpoint: int) -> None:
+        """A place of the owner's is free: its waiting endpoints first, in turn, then this one."""
+        waiting = self.waiting.get(owner)
+        while waiting and self.owner_in_flight[owner] < self.settings.webhooks_in_flight_per_owner:
+            first = next(iter(waiting))
+            del waiting[first]
+            self._pump(first)
+        if waiting is not None and not waiting:
+            self.waiting.pop(owner, None)
+        self._pump(endpoint)
+
+    def _spend(self, owner: str, now: float, spent: int = 0) -> float:
+        """The deliveries the owner may still start this minute (its budget refills evenly)."""
+        rate = self.settings.webhooks_rate_limit
+        if rate <= 0:
+            return float("inf")
+        left, at = self.budget.get(owner, (float(rate), now))
+        left = min(float(rate), left + (now - at) * rate / 60) - spent
+        self.budget[owner] = (left, now)
+        return left
 
     def _look(self) -> bool:
         now = self.clock()
@@ -304,25 +371,42 @@ class Deliverer:
                 return deleted
 
     def _claim(self, rows: int) -> list[Any]:
-        """Up to ``rows`` due deliveries, none beyond what its endpoint may hold (the rest
-        is left unclaimed for the next claim, here or in another process)."""
+        """Up to ``rows`` due deliveries, owners in turns, none beyond what its endpoint or
+        its owner may hold or its owner's budget (the rest is left unclaimed for the next
+        claim, here or in another process)."""
         now = self.clock()
         lease = now + timedelta(seconds=self.settings.webhooks_lease)
         held = Counter(self.in_flight)
         for endpoint, queue in list(self.queues.items()):
             held[endpoint] += len(queue)
+        owners: Counter[str] = Counter()
+        for endpoint, count in held.items():
+            owners[self.owner_of.get(endpoint, "")] += count
+        clock = time.monotonic()
+        full_owners = [o for o in set(owners) | set(self.budget) if owners[o] >= self.owner_may_hold(o) or self._spend(o, clock) < 1]
+        full_endpoints = [e for e, count in held.items() if count >= self.may_hold(e)]
         with self.db.write_core() as conn:
+            order = repo.claim_order(conn, now, rows * 2, rows, full_owners, full_endpoints)
             taken: list[Any] = []
-            for row in repo.claim_candidates(conn, now, rows * 2):
-                if held[row.endpoint_id] < self.may_hold(row.endpoint_id) and len(taken) < rows:
+            for row in repo.claim_candidates(conn, now, order):
+                owner = row.owner
+                if (
+                    len(taken) < rows
+                    and held[row.endpoint_id] < self.may_hold(row.endpoint_id)
+                    and owners[owner] < self.owner_may_hold(owner)
+                    and self._spend(owner, clock) >= 1
+                ):
                     held[row.endpoint_id] += 1
+                    owners[owner] += 1
+                    self._spend(owner, clock, 1)
+                    self.owner_of[row.endpoint_id] = owner
                     taken.append(row)
             repo.lease(conn, [r.id for r in taken], lease)
         return taken
 
     # --- one delivery
     async def _deliver(self, row: Any) -> None:
-        endpoint = row.endpoint_id
+        endpoint, owner = row.endpoint_id, row.owner
         try:
             async with self._places:
                 outcome = await self.send(row)
@@ -330,12 +414,35 @@ class Deliverer:
             self.in_flight[endpoint] -= 1
             if self.in_flight[endpoint] <= 0:
                 del self.in_flight[endpoint]
+            self.owner_in_flight[owner] -= 1
+            if self.owner_in_flight[owner] <= 0:
+                del self.owner_in_flight[owner]
         previous = self.pace.get(endpoint)
         self.pace[endpoint] = outcome[3] if previous is None else 0.8 * previous + 0.2 * outcome[3]
+        previous = self.owner_pace.get(owner)
+        self.owner_pace[owner] = outcome[3] if previous is None else 0.8 * previous + 0.2 * outcome[3]
         self._settle(row, *outcome)
-        self._pump(endpoint)
+        self._breaker(endpoint, answered=outcome[0] is not None)
+        self._pump_owner(owner, endpoint)
         if endpoint not in self.queues and self.held < self.most_held and self._wake is not None:
             self._wake.set()  # its queue ran dry: claim more now rather than at the next look
+        if endpoint not in self.queues and endpoint not in self.in_flight:
+            self.owner_of.pop(endpoint, None)
+
+    def _breaker(self, endpoint: int, *, answered: bool) -> None:
+        """An endpoint that gave no answer (a timeout, a refused connection) so many times in a
+        row is backed off: its queued deliveries are given back, due after a pause that doubles
+        each time (at most a minute), and it keeps one place until it answers again."""
+        if answered:
+            self.silent.pop(endpoint, None)
+            return
+        missed = self.silent[endpoint] = self.silent.get(endpoint, 0) + 1
+        pause = min(_BACKOFF_MOST, _BACKOFF_FIRST * 2 ** max(0, missed - _SILENT_BEFORE_BACKOFF))
+        queue = self.queues.pop(endpoint, None) if missed >= _SILENT_BEFORE_BACKOFF else None
+        if queue:
+            due = self.clock() + timedelta(seconds=pause)
+            self.released.extend({"delivery": row.id, "due": due} for row in queue)
+            self.waiting.get(self.owner_of.get(endpoint, ""), {}).pop(endpoint, None)
 
     async def send(self, row: Any) -> tuple[int | None, str | None, float | None, float]:
         """POST the delivery: (status, error, Retry-After seconds, duration in seconds)."""
@@ -440,7 +547,7 @@ class Deliverer:
             except asyncio.TimeoutError:
                 pass
             self._flushed.clear()
-            if self.outcomes or self.failures or self.answered:
+            if self.outcomes or self.failures or self.answered or self.released:
                 try:
                     await anyio.to_thread.run_sync(self._write_outcomes)
                 except Exception:  # noqa: BLE001 — kept for the next flush; the lease covers them
@@ -448,24 +555,61 @@ class Deliverer:
                     await asyncio.sleep(self.settings.webhooks_poll_interval)
 
     def _write_outcomes(self) -> None:
-        outcomes, failures, answered = self.outcomes, self.failures, self.answered
-        self.outcomes, self.failures, self.answered = [], [], set()
-        now = self.clock()
-        give_up_before = now - timedelta(seconds=self.settings.webhooks_disable_after)
+        """What the attempts say of their endpoints, then the attempts and the deliveries' new
+        states (the endpoints' rows first, in the order an endpoint's deletion takes them). One
+        transaction; when it fails, each part in its own, so that a delivery that cannot be
+        written (gone with its endpoint, or worse) holds back no other. Kept for the next
+        flush only while the database is away."""
+        outcomes, failures, answered, released = self.outcomes, self.failures, self.answered, self.released
+        self.outcomes, self.failures, self.answered, self.released = [], [], set(), []
         try:
-            with self.db.write_core() as conn:
-                repo.record(conn, outcomes)
-                failing = {e for e, _r, _g in failures}
-                repo.endpoints_answered(conn, [e for e in answered if e not in failing])
-                for endpoint, reason, gone in failures:
-                    if gone:
-                        repo.disable(conn, endpoint, now, reason)
-                    elif repo.endpoint_failing(conn, endpoint, now, give_up_before, f"failing since before {give_up_before:%Y-%m-%d %H:%M:%S} UTC; last: {reason}"):
-                        log.warning("webhooks: endpoint %s disabled after failing for too long", endpoint)
-        except Exception:
-            self.outcomes[:0], self.failures[:0] = outcomes, failures
+            try:
+                with self.db.write_core() as conn:
+                    self._endpoints(conn, failures, answered)
+                    self._record(conn, outcomes, released)
+            except (OperationalError, InterfaceError):
+                raise
+            except Exception:  # noqa: BLE001 — one row among them: each on its own
+                log.warning("webhooks: a batch of %d outcomes failed; writing each on its own", len(outcomes), exc_info=True)
+                self._alone("the endpoints' failures", lambda conn: self._endpoints(conn, failures, answered))
+                for one in outcomes:
+                    self._alone(f"delivery {one['delivery']}", lambda conn, one=one: self._record(conn, [one], []))
+                for one in released:
+                    self._alone(f"delivery {one['delivery']}", lambda conn, one=one: self._record(conn, [], [one]))
+        except (OperationalError, InterfaceError):
+            self.outcomes[:0], self.failures[:0], self.released[:0] = outcomes, failures, released
             self.answered |= answered
             raise
+
+    def _alone(self, what: str, write: Callable[[Any], None]) -> None:
+        """One part of a failed batch in its own transaction; dropped and said once if it fails
+        too (a delivery's lease makes it due again)."""
+        try:
+            with self.db.write_core() as conn:
+                write(conn)
+        except (OperationalError, InterfaceError):
+            raise
+        except Exception:  # noqa: BLE001
+            log.exception("webhooks: the outcome of %s could not be written; it is dropped", what)
+
+    def _record(self, conn: Any, outcomes: list[dict[str, Any]], released: list[dict[str, Any]]) -> None:
+        there = repo.existing(conn, [o["delivery"] for o in outcomes])
+        gone = [o["delivery"] for o in outcomes if o["delivery"] not in there]
+        if gone:  # said once: nothing of them is kept to be tried again
+            log.info("webhooks: deliveries %s dropped: their endpoint was deleted while they were sent", gone)
+        repo.record(conn, [o for o in outcomes if o["delivery"] in there])
+        repo.release(conn, released)
+
+    def _endpoints(self, conn: Any, failures: list[tuple[int, str, bool]], answered: set[int]) -> None:
+        now = self.clock()
+        give_up_before = now - timedelta(seconds=self.settings.webhooks_disable_after)
+        failing = {e for e, _r, _g in failures}
+        repo.endpoints_answered(conn, [e for e in answered if e not in failing])
+        for endpoint, reason, gone in failures:
+            if gone:
+                repo.disable(conn, endpoint, now, reason)
+            elif repo.endpoint_failing(conn, endpoint, now, give_up_before, f"failing since before {give_up_before:%Y-%m-%d %H:%M:%S} UTC; last: {reason}"):
+                log.warning("webhooks: endpoint %s disabled after failing for too long", endpoint)
 
     async def drain(self, timeout: float = 10) -> None:
         """Tests: wait until nothing is being sent and every outcome is written."""

@@ -135,10 +135,45 @@ def oldest_pending(conn: Connection) -> datetime | None:
     return conn.execute(_OLDEST).scalar()
 
 
+def claim_order(
+    conn: Connection, now: datetime, rows: int, per_endpoint: int, skip_owners: list[str], skip_endpoints: list[int]
+) -> list[int]:
+    """Ids of due deliveries of active endpoints in turns, at most ``rows``: each owner's
+    first, then each owner's second…, an owner's turns going round its endpoints (each
+    endpoint's oldest due first, at most ``per_endpoint`` of one). The owners and endpoints
+    named are left out (they hold all they may). A read: ``claim_candidates`` locks."""
+    due = (
+        select(
+            _D.c.id,
+            _D.c.owner,
+            _D.c.due_at,
+            func.row_number().over(partition_by=_D.c.endpoint_id, order_by=(_D.c.due_at, _D.c.id)).label("nth"),
+        )
+        .join(_E, _E.c.id == _D.c.endpoint_id)
+        .where(_D.c.state == "pending", _D.c.due_at <= now, _E.c.active, _E.c.disabled_at.is_(None))
+    )
+    if skip_owners:
+        due = due.where(_D.c.owner.not_in(skip_owners))
+    if skip_endpoints:
+        due = due.where(_D.c.endpoint_id.not_in(skip_endpoints))
+    due = due.subquery()
+    turns = (
+        select(
+            due.c.id,
+            due.c.due_at,
+            func.row_number().over(partition_by=due.c.owner, order_by=(due.c.nth, due.c.due_at, due.c.id)).label("turn"),
+        )
+        .where(due.c.nth <= per_endpoint)
+        .subquery()
+    )
+    return list(conn.execute(select(turns.c.id).order_by(turns.c.turn, turns.c.due_at, turns.c.id).limit(rows)).scalars())
+
+
 _CLAIMABLE = (
     select(
         _D.c.id,
         _D.c.endpoint_id,
+        _D.c.owner,
         _D.c.type,
         _D.c.table_id,
         _D.c.revision,
@@ -154,19 +189,26 @@ _CLAIMABLE = (
         _E.c.failing_since,
     )
     .join(_E, _E.c.id == _D.c.endpoint_id)
-    .where(_D.c.state == "pending", _D.c.due_at <= bindparam("now"), _E.c.active, _E.c.disabled_at.is_(None))
-    .order_by(_D.c.due_at)
-    .limit(bindparam("rows"))
+    .where(
+        _D.c.id.in_(bindparam("ids", expanding=True)),
+        _D.c.state == "pending",
+        _D.c.due_at <= bindparam("now"),
+        _E.c.active,
+        _E.c.disabled_at.is_(None),
+    )
     .with_for_update(of=_D, skip_locked=True)  # SQLite renders none: its writer holds the file
 )
 _LEASE = update(_D).where(_D.c.id == bindparam("claimed")).values(due_at=bindparam("lease_until"))
 
 
-def claim_candidates(conn: Connection, now: datetime, rows: int) -> list[Row]:
-    """Due deliveries of active endpoints, oldest due first, at most ``rows``, locked (rows
-    another claim holds are skipped); the claimer takes some of them (``lease``) and leaves
-    the rest to the next claim."""
-    return list(conn.execute(_CLAIMABLE, {"now": now, "rows": rows}).all())
+def claim_candidates(conn: Connection, now: datetime, ids: list[int]) -> list[Row]:
+    """These deliveries (``claim_order``'s) if still due, in that order, locked (rows another
+    claim holds are skipped); the claimer takes some of them (``lease``) and leaves the rest
+    to the next claim."""
+    if not ids:
+        return []
+    found = {row.id: row for row in conn.execute(_CLAIMABLE, {"now": now, "ids": ids})}
+    return [found[i] for i in ids if i in found]
 
 
 def lease(conn: Connection, ids: list[int], lease_until: datetime) -> None:
@@ -195,6 +237,21 @@ _OUTCOME = (
         finished_at=bindparam("done_at"),
     )
 )
+
+
+def release(conn: Connection, due: list[dict[str, Any]]) -> None:
+    """Claimed deliveries given back unsent, due again at ``due_at`` (no attempt counted)."""
+    if due:
+        conn.execute(update(_D).where(_D.c.id == bindparam("delivery")).values(due_at=bindparam("due")), due)
+
+
+def existing(conn: Connection, delivery_ids: list[int]) -> set[int]:
+    """Which of these deliveries are still there (their endpoint not deleted meanwhile), each
+    kept there until the commit (``FOR KEY SHARE``: an endpoint's deletion waits)."""
+    if not delivery_ids:
+        return set()
+    query = select(_D.c.id).where(_D.c.id.in_(delivery_ids)).with_for_update(key_share=True)
+    return set(conn.execute(query).scalars())
 
 
 def record(conn: Connection, outcomes: list[dict[str, Any]]) -> None:

@@ -59,7 +59,7 @@ def test_unexpected_errors_are_problem_500(settings, db, admin_key, monkeypatch)
 
 def test_health_ok(client):
     r = client.get("/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok", "database": "ok"}
+    assert r.status_code == 200 and r.json() == {"status": "ok", "database": "ok", "writes": True}
 
 
 def test_health_503_when_the_database_is_down(tmp_path):

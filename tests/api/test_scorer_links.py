@@ -245,6 +245,12 @@ def test_the_choices_are_the_table_rules(api, client):
     rostov = choices(convention="rostov", players=four)
     assert "remise" not in rostov["kinds"] and rostov["talon_bonuses"] == ["ace", "marriage", "ace_king", "two_aces"]
     assert rostov["dealer_talon_tricks"] == 0  # the Rostov talon is closed on an all-pass
+    assert rostov["talon_discard"] is True and rostov["misere_talon_bonus"] is True
+    fspr = choices(convention="fspr", players=four)
+    # the bonus priced by the game: on a contract only, no discard; the dealer plays the open talon
+    assert fspr["talon_bonuses"] == ["ace", "marriage", "ace_king", "two_aces"]
+    assert fspr["talon_discard"] is False and fspr["misere_talon_bonus"] is False
+    assert fspr["dealer_talon_tricks"] == 2 and "remise" not in fspr["kinds"] and fspr["whisted_tens"] is True
     vmk = choices(convention="vmk")
     assert vmk["unwhisted_writeoff"] is True and vmk["made_game_writeoff"] is True and vmk["dealer_talon_tricks"] == 0
     races = choices(convention="piter_races", players=four)

@@ -12,11 +12,11 @@ def fields(response) -> set[str]:
     return {e["field"] for e in response.json()["errors"]}
 
 
-def test_conventions_lists_all_six_with_options(api):
+def test_conventions_lists_all_eight_with_options(api):
     r = api.get("/v1/conventions")
     assert r.status_code == 200
     names = [c["name"] for c in r.json()]
-    assert names == ["sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races"]
+    assert names == ["sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races", "fspr", "classic_1996"]
     piter = next(c for c in r.json() if c["name"] == "piter")
     opts = {o["name"]: o for o in piter["options"]}
     assert opts["stalingrad"]["type"] == "bool" and opts["stalingrad"]["default"] is True

@@ -132,6 +132,39 @@ def test_loopback_is_refused_unless_the_setting_allows_it(api):
     assert "loopback" in r.json()["errors"][0]["reason"]
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[64:ff9b::a9fe:a9fe]/hook",  # NAT64: 169.254.169.254 behind a translator
+        "http://[2002:a9fe:a9fe::1]/hook",  # 6to4: the same address inside 2002::/16
+        "http://[::127.0.0.1]/hook",  # IPv4-compatible loopback
+        "http://[::ffff:10.0.0.1]/hook",  # IPv4-mapped private
+        "http://example.org:0/hook",  # port 0
+    ],
+)
+def test_an_ipv4_address_inside_an_ipv6_one_and_port_0_are_refused(api, url):
+    r = api.post("/v1/webhooks", json={"url": url, "types": ["deal.posted"]})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "url", r.text
+    # and on a change of URL
+    made = api.post("/v1/webhooks", json={"url": "http://[64:ff9b::808:808]/hook", "types": ["deal.posted"]})
+    assert made.status_code == 201, made.text  # a public IPv4 address behind NAT64 is fine
+    changed = api.client.patch(f"/v1/webhooks/{made.json()['id']}", json={"url": url}, headers=api.headers)
+    assert changed.status_code == 422 and changed.json()["errors"][0]["field"] == "url", changed.text
+    api.delete(f"/v1/webhooks/{made.json()['id']}")
+
+
+def test_an_embedded_address_is_refused_at_delivery_too():
+    from app.webhooks import addresses
+
+    for host in ("64:ff9b::7f00:1", "2002:7f00:1::1", "::127.0.0.1", "::ffff:127.0.0.1", "2001:0:4136:e378:8000:63bf:3fff:fdd2"):
+        with pytest.raises(addresses.Refused):
+            addresses.check(addresses.literal(host), ())
+    for host in ("64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888"):
+        addresses.check(addresses.literal(host), ())
+    with pytest.raises(addresses.Refused, match="port 0"):
+        addresses.split("https://example.org:0/")
+
+
 def test_a_posted_deal_is_delivered_signed_and_verifies_with_the_library(owner, receiver):
     hook = register(owner, receiver.url)
     table = owner.table()
@@ -471,3 +504,89 @@ def test_a_slow_receiver_times_out_and_a_long_answer_is_cut(owner, hooks):
         deliverer.settings = kept
         slow.close()
         chatty.close()
+
+
+def test_an_endpoint_deleted_while_its_delivery_is_in_flight_holds_back_no_other_outcome(owner, hooks, caplog):
+    """The two deliveries end together; the deleted endpoint's outcome cannot be written. The
+    other's is written once and it is not sent again when its lease ends; the dropped one is
+    said once."""
+    slow = Receiver(delay=0.6)
+    deliverer = hooks.deliverer
+    kept = deliverer.settings
+    deliverer.settings = kept.model_copy(update={"webhooks_lease": 1.5})
+    caplog.set_level("INFO", logger="prefscore.webhooks")
+    try:
+        doomed, other = register(owner, slow.url), register(owner, slow.url)
+        owner.post(f"/v1/webhooks/{doomed['id']}/test")
+        owner.post(f"/v1/webhooks/{other['id']}/test")
+        deadline = time.monotonic() + 10
+        while slow.in_progress < 2:
+            assert time.monotonic() < deadline, "both deliveries in flight"
+            time.sleep(0.01)
+        assert owner.delete(f"/v1/webhooks/{doomed['id']}").status_code == 204
+        (item,) = settled(owner, other, 1, timeout=5)
+        time.sleep(2.5)  # past the lease: an unwritten outcome would be sent again by now
+        ids = [h["webhook-id"] for h, _b in slow.received]
+        assert ids.count(item["webhook_id"]) == 1 and len(ids) == 2, ids
+        assert [d["state"] for d in deliveries(owner, other)] == ["delivered"]
+        dropped = [r for r in caplog.records if "dropped" in r.getMessage()]
+        assert len(dropped) == 1, [r.getMessage() for r in caplog.records]
+    finally:
+        deliverer.settings = kept
+        slow.close()
+
+
+def test_one_owners_silent_endpoints_hold_back_no_other_owner(hooks, admin_headers, receiver):
+    """Owner A: 20 endpoints that never answer (a socket that never accepts) and 10 deals, 200
+    deliveries each waiting the whole timeout. Owner B's delivery still arrives within 2 s:
+    claims take owners in turns and A has at most its places in flight."""
+    import socket
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(4096)
+    port = silent.getsockname()[1]
+    deliverer = hooks.deliverer
+    kept = deliverer.settings
+    deliverer.settings = kept.model_copy(update={"webhooks_timeout": 3.0})
+    name, key = new_owner_key(hooks, admin_headers)
+    a = Api(hooks, key, name)
+    name, key = new_owner_key(hooks, admin_headers)
+    b = Api(hooks, key, name)
+    hooks_a = [register(a, f"http://127.0.0.1:{port}/hook{i}") for i in range(20)]
+    try:
+        table = a.table()
+        for _ in range(10):
+            assert a.post(f"/v1/tables/{table['id']}/deals", json=DEAL).status_code == 201
+        time.sleep(0.5)  # A's deliveries claimed and in flight
+        hook_b = register(b, receiver.url)
+        started = time.monotonic()
+        b.post(f"/v1/webhooks/{hook_b['id']}/test")
+        receiver.wait_for(1, timeout=30)
+        took = time.monotonic() - started
+        assert took < 2, f"owner B's delivery took {took:.1f} s"
+    finally:
+        for h in hooks_a:
+            a.delete(f"/v1/webhooks/{h['id']}")
+        deliverer.settings = kept
+        silent.close()
+
+
+def test_deliveries_beyond_the_owners_budget_wait_and_are_not_dropped(owner, receiver, hooks):
+    deliverer = hooks.deliverer
+    kept = deliverer.settings
+    deliverer.settings = kept.model_copy(update={"webhooks_rate_limit": 3})  # 3 a minute
+    try:
+        hook = register(owner, receiver.url)
+        for _ in range(5):
+            owner.post(f"/v1/webhooks/{hook['id']}/test")
+        receiver.wait_for(3)
+        time.sleep(1.0)
+        assert len(receiver.received) == 3
+        waiting = [d for d in deliveries(owner, hook) if d["state"] == "pending"]
+        assert len(waiting) == 2 and all(d["attempt_count"] == 0 for d in waiting)
+    finally:
+        deliverer.settings = kept
+    deliverer.wake()
+    settled(owner, hook, 5)
+    assert len(receiver.received) == 5

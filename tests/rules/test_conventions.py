@@ -14,12 +14,14 @@ DEFAULTS = {
     "rostov": {"stalingrad": True, "whisted_tens": False, "dealer_clean": False},
     "vmk": {},
     "piter_races": {"games": 7},
+    "fspr": {},
+    "classic_1996": {},
 }
 
 
-def test_catalog_lists_the_six_conventions():
+def test_catalog_lists_the_eight_conventions():
     names = [c["name"] for c in conventions_catalog()]
-    assert names == ["sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races"]
+    assert names == ["sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races", "fspr", "classic_1996"]
 
 
 @pytest.mark.parametrize("name", list(DEFAULTS))

@@ -17,6 +17,7 @@ from app.cli.client.scorer_link import public_base, print_qr
 from app.cli.client.printing import sheet_table, table_state
 from app.kit.i18n import N_
 from app.kit.i18n import game_words as gw
+from app.rules.conventions import CONVENTION_NAMES
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -37,7 +38,7 @@ def table_group() -> None:
 
 
 @table_group.command("create")
-@click.option("--convention", required=True, help="sochi, piter, piter_gentleman, rostov, vmk, piter_races")
+@click.option("--convention", required=True, help=", ".join(CONVENTION_NAMES))
 @click.option("--players", required=True, help="3 or 4 names, comma-separated: Anna,Boris,Vera")
 @click.option("--pool-target", type=click.IntRange(min=1), help="default 20 (piter_races 22)")
 @click.option("--first-dealer", type=click.IntRange(min=0), default=0, show_default=True)

@@ -29,6 +29,9 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.kit.db.outage import is_outage
+from app.kit.observability import metrics
+from app.kit.db.replicas import NEVER, current_visit, parse_position, replayed_enough
 from app.kit.settings import Settings, default_of
 
 _READONLY = "prefscore_readonly"
@@ -76,7 +79,7 @@ def make_engine(settings: Settings) -> Engine:
         )
         _sqlite_events(engine, settings.sqlite_busy_timeout_ms)
         return engine
-    return create_engine(
+    engine = create_engine(
         url,
         pool_size=pool_size,
         max_overflow=max(0, threads - pool_size),
@@ -87,6 +90,19 @@ def make_engine(settings: Settings) -> Engine:
         # request per worker fails (503) and the next ones get fresh connections.
         connect_args=_pg_connect_args(settings, url.get_driver_name()) if url.get_backend_name() == "postgresql" else {},
     )
+    if url.get_backend_name() == "postgresql":
+        _pg_events(engine)
+    return engine
+
+
+def _pg_events(engine: Engine) -> None:
+    @event.listens_for(engine, "handle_error")
+    def _read_only_is_gone(context):  # noqa: ANN001
+        # "cannot execute ... in a read-only transaction": a failover demoted the server this
+        # pool reached (or it is a standby). Its connections are dropped like lost ones, so
+        # that the next ones are made afresh, through the balancer, to the new leader.
+        if getattr(context.original_exception, "sqlstate", None) == "25006":
+            context.is_disconnect = True
 
 
 def _pg_connect_args(settings: Settings, driver: str) -> dict[str, object]:
@@ -128,8 +144,19 @@ class Database:
         loop_reconnect_timeout: float = default_of("loop_reconnect_timeout"),
         write_probe_interval: float = default_of("write_probe_interval"),
         write_probe_busy_ms: int = default_of("write_probe_busy_ms"),
+        read_engine: Engine | None = None,
     ):
         self.engine = engine
+        # A streaming replica for the reads a replica may serve (app/kit/db/replicas.py).
+        self.read_engine = read_engine if engine.dialect.name == "postgresql" else None
+        self._replica_reader = (
+            sessionmaker(self.read_engine.execution_options(**{_READONLY: True}), expire_on_commit=False) if self.read_engine is not None else None
+        )
+        self._position_lookup = engine.execution_options(isolation_level="AUTOCOMMIT") if self.read_engine is not None else None
+        # Reads of replica-servable routes: served by the replica, and sent to the leader
+        # because the replica had not replayed the client's write yet.
+        self.replica_reads = 0
+        self.leader_reads = 0
         self._loop_connection_wait = loop_connection_wait
         self._loop_reconnect_timeout = loop_reconnect_timeout
         self._write_probe_busy_ms = write_probe_busy_ms
@@ -258,6 +285,7 @@ class Database:
         if self._write_lock is None:
             with self._writer.begin() as session:
                 yield session
+            self._note_write()
             return
         # SQLite has one writer at a time. Threads of this process queue here and are woken
         # as soon as the writer before them commits; left to BEGIN IMMEDIATE they would poll
@@ -275,6 +303,7 @@ class Database:
         if self._write_lock is None:
             with self.engine.begin() as conn:
                 yield conn
+            self._note_write()
             return
         with self._write_lock:
             with self.engine.begin() as conn:
@@ -282,9 +311,57 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Session]:
+        """A consistent read: on the replica when the request's route may be served there
+        and the replica has replayed the client's last write (app/kit/db/replicas.py), else
+        on the leader."""
+        replica = self._replica_session() if self._replica_reader is not None else None
         # Closing ends the transaction (a rollback) and keeps loaded objects readable.
-        with self._reader() as session:
+        with replica or self._reader() as session:
             yield session
+
+    def _replica_session(self) -> Session | None:
+        visit = current_visit()
+        if visit is None or not visit.may_use_replica():
+            return None
+        assert self._replica_reader is not None
+        session = self._replica_reader()
+        if visit.position is not None:
+            # In the read's own transaction: its later statements see at least this much.
+            try:
+                replayed = session.execute(text("SELECT pg_last_wal_replay_lsn()")).scalar()
+            except Exception as exc:
+                session.close()
+                if is_outage(exc):
+                    self._counted("leader")
+                    return None  # the replica is away: the leader serves
+                raise
+            if not replayed_enough(replayed, visit.position):
+                session.close()
+                self._counted("leader")
+                return None
+        self._counted("replica")
+        return session
+
+    def _counted(self, server: str) -> None:
+        if server == "replica":
+            self.replica_reads += 1
+        else:
+            self.leader_reads += 1
+        metrics().replica_reads.labels(server).inc()
+
+    def _note_write(self) -> None:
+        """After a committed write of a request, when reads may go to a replica: the leader's
+        WAL position, which the client gets back (app/kit/middleware/read_your_writes.py)."""
+        if self._position_lookup is None:
+            return
+        visit = current_visit()
+        if visit is None:
+            return
+        try:
+            with self._position_lookup.connect() as conn:
+                visit.wrote(parse_position(conn.exec_driver_sql("SELECT pg_current_wal_lsn()").scalar()) or NEVER)
+        except Exception:  # noqa: BLE001 - committed all the same; its reads go to the leader
+            visit.wrote(NEVER)
 
     @contextmanager
     def lookup(self) -> Iterator[Connection]:
@@ -401,6 +478,8 @@ class Database:
                 except RuntimeError:
                     pass
         self.engine.dispose()
+        if self.read_engine is not None:
+            self.read_engine.dispose()
 
 
 def make_database(settings: Settings) -> Database:
@@ -413,4 +492,12 @@ def make_database(settings: Settings) -> Database:
         loop_reconnect_timeout=settings.loop_reconnect_timeout,
         write_probe_interval=settings.write_probe_interval,
         write_probe_busy_ms=settings.write_probe_busy_ms,
+        read_engine=make_read_engine(settings),
     )
+
+
+def make_read_engine(settings: Settings) -> Engine | None:
+    """The replica's engine, when ``read_database_url`` names one beside a PostgreSQL leader."""
+    if not settings.read_database_url or make_url(settings.database_url).get_backend_name() != "postgresql":
+        return None
+    return make_engine(settings.model_copy(update={"database_url": settings.read_database_url}))

@@ -6,7 +6,8 @@ database at once: the first migrates, the others wait and then find nothing to d
 it two ``prefscore serve`` on an empty database both created the tables, and one died).
 PostgreSQL: a session advisory lock on its own connection. SQLite: an exclusive ``flock``
 on ``<database file>.migrate-lock`` beside the database file (processes on one machine:
-a SQLite file is not shared across machines anyway).
+a SQLite file is not shared across machines anyway). The migrations run against the leader
+(``DATABASE_URL``) only: a standby is refused with a clear message (``refuse_standby``).
 """
 
 from __future__ import annotations
@@ -70,12 +71,36 @@ def migration_lock(database_url: str) -> Iterator[None]:
     yield
 
 
+class NotTheLeader(RuntimeError):
+    """The migrations were pointed at a standby: they run once, against the leader."""
+
+
+def refuse_standby(database_url: str) -> None:
+    """PostgreSQL: raise NotTheLeader when the server is a standby in recovery (a replica's
+    URL given for the leader's), before anything is locked or tried."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "postgresql":
+        return
+    engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            if conn.execute(text("SELECT pg_is_in_recovery()")).scalar():
+                raise NotTheLeader(
+                    f"the database at {url.render_as_string(hide_password=True)} is a standby (in recovery): "
+                    "migrations run once, against the leader (DATABASE_URL, never PREFSCORE_READ_DATABASE_URL)"
+                )
+    finally:
+        engine.dispose()
+
+
 def upgrade(database_url: str, revision: str = "head") -> None:
+    refuse_standby(database_url)
     with migration_lock(database_url):
         command.upgrade(alembic_config(database_url), revision)
 
 
 def downgrade(database_url: str, revision: str) -> None:
+    refuse_standby(database_url)
     with migration_lock(database_url):
         command.downgrade(alembic_config(database_url), revision)
 

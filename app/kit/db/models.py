@@ -112,6 +112,7 @@ class IdempotencyRow(Base):
 
 class ApiKey(Base):
     __tablename__ = "api_keys"
+    __table_args__ = {"sqlite_autoincrement": True}  # ids handed out never given twice (migration 0015)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     owner: Mapped[str] = mapped_column(String(64), index=True)
@@ -186,6 +187,7 @@ class ScorerLinkRow(Base):
     keys are: a SHA-256 of the token, and its first characters as an indexed prefix."""
 
     __tablename__ = "scorer_links"
+    __table_args__ = {"sqlite_autoincrement": True}  # ids handed out never given twice (migration 0015)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
@@ -202,6 +204,7 @@ class WebhookEndpointRow(Base):
     overlap the previous one signs too, until ``previous_until``."""
 
     __tablename__ = "webhook_endpoints"
+    __table_args__ = {"sqlite_autoincrement": True}  # ids handed out never given twice (migration 0015)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     owner: Mapped[str] = mapped_column(String(64), index=True)
@@ -270,6 +273,7 @@ class WebhookDeliveryRow(Base):
         Index("ix_webhook_deliveries_state_due_at", "state", "due_at"),
         Index("ix_webhook_deliveries_endpoint_id_id", "endpoint_id", "id"),
         Index("ix_webhook_deliveries_finished_at", "finished_at"),
+        {"sqlite_autoincrement": True},  # msg_{id} never given twice (migration 0015)
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
@@ -429,6 +433,7 @@ class TournamentAdjustmentRow(Base):
     """A director's adjustment of one player's total (in the scoring's unit), with its reason."""
 
     __tablename__ = "tournament_adjustments"
+    __table_args__ = {"sqlite_autoincrement": True}  # ids handed out never given twice (migration 0015)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)
@@ -444,6 +449,7 @@ class TournamentAuditRow(Base):
     """What the director (or the tables finishing) did to a tournament, who and when."""
 
     __tablename__ = "tournament_audit"
+    __table_args__ = {"sqlite_autoincrement": True}  # ids handed out never given twice (migration 0015)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)

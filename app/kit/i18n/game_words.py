@@ -60,6 +60,17 @@ TALON_BONUSES: dict[str, str] = {
     TalonBonus.ACE_KING: N_("ace and king in the talon"),
     TalonBonus.TWO_ACES: N_("two aces in the talon"),
 }
+# The conventions' names as a picture heads a sheet with them (app/rules/conventions.py's titles).
+CONVENTIONS: dict[str, str] = {
+    "sochi": N_("Sochi"),
+    "piter": N_("Piter (Leningrad)"),
+    "piter_gentleman": N_("Gentlemen's Piter"),
+    "rostov": N_("Rostov"),
+    "vmk": N_("VMK"),
+    "piter_races": N_("Piter races"),
+    "fspr": N_("FSPR (Leningrad)"),
+    "classic_1996": N_("Preference Code 1996"),
+}
 MATCH_BONUSES: dict[str, str] = {
     MatchBonusKind.FIRST_TO_TARGET: N_("first to close the pool"),
     MatchBonusKind.MIN_MOUNTAIN: N_("smallest mountain"),

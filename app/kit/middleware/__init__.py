@@ -70,8 +70,8 @@ def install(app: FastAPI, settings: Settings) -> None:
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-ID"],
-            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-ID", "Prefscore-Position"],
+            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed", "Prefscore-Position"],
             max_age=600,
         )
 

@@ -1,0 +1,762 @@
+"""The whole service's invariants, as a model-based test: hypothesis's ``RuleBasedStateMachine``
+drives random interleavings of the API against a real ``prefscore serve`` (a subprocess on a
+free 127.0.0.1 port, on the suite's database: SQLite, or PostgreSQL with
+PREFSCORE_TEST_DATABASE_URL), some steps several requests at once from threads, and keeps a
+model of what the service acknowledged. After every step it checks:
+
+- every acknowledged deal is stored (as posted or as corrected), unless an acknowledged undo or
+  DELETE removed it; a deleted table is 404;
+- every tournament's round statuses are the model's, and its standings equal a recomputation
+  from the stored tables (their settlements) and the acknowledged adjustments;
+- every registered player's rating equals the rating model run over the finished rated tables
+  in the order they finished, from new ratings;
+- every acknowledged change gave each endpoint that wanted it exactly one webhook event (one
+  webhook-id, repeats carrying the same body), and no webhook-id was ever given to two events;
+- no answer was a 5xx.
+
+How to run it longer, and with a random seed: tests/invariants/README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, invariant, precondition, rule
+
+from tests.databases import fresh_database, is_postgres_run
+from tests.hardening.harness import Server
+from tests.support.receiver import Receiver
+
+EXAMPLES = int(os.environ.get("PREFSCORE_INVARIANTS_EXAMPLES", "8"))
+STEPS = int(os.environ.get("PREFSCORE_INVARIANTS_STEPS", "30"))
+# Unset: the same examples every run (CI is reproducible). "random": a new seed, printed, each
+# run. A number: that seed again (to replay a run that failed).
+SEED = os.environ.get("PREFSCORE_INVARIANTS_SEED", "")
+# How long the webhook deliveries of a step may take to arrive.
+DELIVERY_WAIT = float(os.environ.get("PREFSCORE_INVARIANTS_DELIVERY_WAIT", "10"))
+
+ADMIN_KEY = "pk_invariants_admin_" + secrets.token_urlsafe(16)
+ENV = {
+    "PREFSCORE_WEBHOOKS_ALLOWED_NETWORKS": "127.0.0.0/8",
+    "PREFSCORE_WEBHOOKS_POLL_INTERVAL": "0.1",
+    "PREFSCORE_WEBHOOKS_RETRY_SCHEDULE": "0.5",
+    "PREFSCORE_THREADS": "8",
+}
+
+EVENT_TYPES = (
+    "deal.posted",
+    "deal.undone",
+    "deal.corrected",
+    "table.finished",
+    "table.renamed",
+    "table.archived",
+    "table.deleted",
+    "tournament.standings",
+    "rating.changed",
+)
+TABLE_EVENTS = tuple(t for t in EVENT_TYPES if t != "tournament.standings")
+
+# --- known bugs, each being fixed elsewhere: a narrow tolerance named after it, to remove with the fix.
+# A draw (or swap) creates its tables and then titles them: each table made gives a
+# table.renamed event no rename asked for.
+KNOWN_BUG_DRAW_RENAMES_ITS_TABLES = True
+# A refused draw or swap emits events of the tables it made and dropped again (tables the
+# answer never named).
+KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS = True
+# On SQLite webhook ids are ``msg_{row id}`` of a table without AUTOINCREMENT: once the newest
+# deliveries are deleted (an endpoint deleted), the next event gets an id already given.
+KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE = not is_postgres_run()
+
+
+def pass_6s(declarer: int) -> dict[str, Any]:
+    return {"type": "contract", "declarer": declarer, "contract": "6S", "defenders": {str(s): "pass" for s in range(3) if s != declarer}}
+
+
+ALLPASS = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
+WHIST_7H = {"type": "contract", "declarer": 0, "contract": "7H", "defenders": {"1": "whist", "2": "pass"}, "tricks": {"0": 7, "1": 3, "2": 0}}
+DEALS = st.sampled_from([pass_6s(0), pass_6s(1), pass_6s(2), ALLPASS, WHIST_7H])
+
+
+STATS: Counter[str] = Counter()  # requests by method and status, for the run's summary
+TOLERATED: dict[str, int] = {}  # what the known bugs' tolerances let pass, for the run's summary
+
+
+class ServerError(AssertionError):
+    pass
+
+
+# --------------------------------------------------------------------------- the live service
+
+
+@dataclass
+class Service:
+    url: str
+    receiver: Receiver
+    # Every webhook-id ever received by this database's receiver, with its body.
+    seen_ids: dict[str, bytes] = field(default_factory=dict)
+    reused_ids: set[str] = field(default_factory=set)
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory):
+    from app.kit.db import migrate
+
+    workdir = tmp_path_factory.mktemp("invariants")
+    receiver = Receiver()
+    with fresh_database(workdir, "invariants") as url:
+        migrate.upgrade(url)
+        server = Server(url, workdir, ADMIN_KEY, env=ENV, upgrade=False, name="invariants")
+        server.start()
+        try:
+            yield Service(server.url, receiver)
+        finally:
+            server.stop(timeout=10)
+            receiver.close()
+
+
+# --------------------------------------------------------------------------- the model
+
+
+@dataclass
+class TableM:
+    id: str
+    link: str  # the scorer link's token
+    rated: bool = False
+    players: list[str] | None = None  # registered players, seat 0 first
+    deals: dict[int, dict[str, Any]] = field(default_factory=dict)
+    finished: bool = False
+    archived: bool = False
+    locked: bool = False
+    tournament: str | None = None
+    round: int | None = None
+    seats: list[int] = field(default_factory=list)  # a tournament's table: each seat's entrant
+
+
+@dataclass
+class RoundM:
+    number: int
+    status: str  # open, closed, reopened
+    tables: list[str]
+
+
+@dataclass
+class TournamentM:
+    id: str
+    entrants: int
+    rounds: list[RoundM] = field(default_factory=list)
+    adjustments: list[tuple[int, Fraction]] = field(default_factory=list)
+    planned: int = 3
+
+
+@dataclass
+class EndpointM:
+    id: int
+    path: str
+    types: tuple[str, ...]
+    active: bool = True
+
+
+def _same_deal(stored: dict[str, Any], body: dict[str, Any]) -> bool:
+    return all(stored.get(k) == v for k, v in body.items())
+
+
+class ServiceMachine(RuleBasedStateMachine):
+    service: Service  # set by the test
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.http = httpx.Client(base_url=self.service.url, timeout=60, limits=httpx.Limits(max_connections=16))
+        self.owner = f"inv-{uuid.uuid4().hex[:10]}"
+        self.tables: dict[str, TableM] = {}
+        self.deleted: set[str] = set()
+        self.tournaments: dict[str, TournamentM] = {}
+        self.endpoints: dict[int, EndpointM] = {}
+        self.gone_endpoints: dict[str, EndpointM] = {}
+        self.expected: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)  # by endpoint path
+        self.finish_order: list[str] = []  # the rated tables with registered players, as they finished
+        self.players: list[str] = []
+        self.made_by_draws: set[str] = set()
+        self.stray_allowed = 0  # events a refused draw/swap may have emitted (a known bug)
+        self.n = 0
+        self.key = ""
+
+    # ----------------------------------------------------------------- requests
+
+    def call(self, method: str, path: str, *, key: bool = True, **kw: Any) -> httpx.Response:
+
+        headers = dict(kw.pop("headers", None) or {})
+        if key:
+            headers["Authorization"] = f"Bearer {self.key}"
+        r = self.http.request(method, path, headers=headers, **kw)
+        STATS[f"{method} {r.status_code}"] += 1
+        if r.status_code >= 500:
+            raise ServerError(f"{method} {path}: {r.status_code} {r.text[:500]}")
+        return r
+
+    def teardown(self) -> None:
+        self.http.close()
+
+    # ----------------------------------------------------------------- events the model expects
+
+    def emit(self, kind: str, subject: str) -> None:
+        for ep in self.endpoints.values():
+            if ep.active and kind in ep.types:
+                self.expected[ep.path][(kind, subject)] += 1
+
+    # ----------------------------------------------------------------- set-up
+
+    @initialize()
+    def start(self) -> None:
+        r = self.http.post("/v1/keys", json={"owner": self.owner}, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+        assert r.status_code == 201, r.text
+        self.key = r.json()["key"]
+        for name in ("Anna", "Boris", "Vera"):
+            r = self.call("POST", "/v1/players", json={"name": name})
+            assert r.status_code == 201, r.text
+            self.players.append(r.json()["id"])
+
+    # ----------------------------------------------------------------- tables
+
+    def _live_tables(self, *, tournament: bool | None = None) -> list[TableM]:
+        return [t for t in self.tables.values() if tournament is None or (t.tournament is not None) == tournament]
+
+    @precondition(lambda self: len(self._live_tables(tournament=False)) < 4)
+    @rule(rated=st.booleans())
+    def create_table(self, rated: bool) -> None:
+        seats: list[Any] = ["Anna", "Boris", "Vera"]
+        if rated:
+            seats = [{"name": n, "player": p} for n, p in zip(seats, self.players)]
+        r = self.call("POST", "/v1/tables", json={"players": seats, "convention": "sochi", "pool_target": 4, "rated": rated})
+        assert r.status_code == 201, r.text
+        tid = r.json()["id"]
+        link = self.call("POST", f"/v1/tables/{tid}/scorer-link")
+        assert link.status_code == 201, link.text
+        self.tables[tid] = TableM(tid, link.json()["token"], rated=rated, players=list(self.players) if rated else None)
+
+    def _deals_path(self, t: TableM, by_link: bool) -> str:
+        return f"/v1/score/{t.link}/deals" if by_link else f"/v1/tables/{t.id}/deals"
+
+    def _post(self, t: TableM, body: dict[str, Any], by_link: bool, idem: str) -> httpx.Response:
+        return self.call("POST", self._deals_path(t, by_link), key=not by_link, json=body, headers={"Idempotency-Key": idem})
+
+    def _acknowledged_post(self, t: TableM, body: dict[str, Any], r: httpx.Response) -> None:
+        """The model's side of a 201 to a deal post (not a replay)."""
+        answer = r.json()
+        number = answer["deal"]["number"]
+        assert number not in t.deals, f"deal {number} of {t.id} acknowledged twice"
+        t.deals[number] = body
+        self.emit("deal.posted", t.id)
+        finished = answer["sheet"]["finished"]
+        if finished and not t.finished:
+            self.emit("table.finished", t.id)
+            if t.rated:
+                self.finish_order.append(t.id)
+                self.emit("rating.changed", t.id)
+        t.finished = finished
+        self._round_may_close(t)
+
+    def _round_may_close(self, t: TableM) -> None:
+        """A round never reopened closes when its last table finishes (by the deal that finishes it)."""
+        if t.tournament is None:
+            return
+        tour = self.tournaments[t.tournament]
+        rnd = tour.rounds[t.round - 1]
+        if rnd.status == "open" and all(self.tables[x].finished for x in rnd.tables):
+            rnd.status = "closed"
+            for x in rnd.tables:
+                self.tables[x].locked = True
+            self.emit("tournament.standings", tour.id)
+
+    def _post_refused(self, t: TableM, r: httpx.Response) -> None:
+        assert r.status_code in (404, 409, 422), (r.status_code, r.text)
+        if r.status_code == 404:
+            assert t.id in self.deleted, f"{t.id}: a live table answered 404: {r.text}"
+
+    @precondition(lambda self: self.tables)
+    @rule(data=st.data(), body=DEALS, by_link=st.booleans(), replay=st.booleans())
+    def post_deal(self, data: st.DataObject, body: dict[str, Any], by_link: bool, replay: bool) -> None:
+        t = data.draw(st.sampled_from(sorted(self.tables.values(), key=lambda x: x.id)), label="table")
+        idem = uuid.uuid4().hex
+        r = self._post(t, body, by_link, idem)
+        if r.status_code != 201:
+            self._post_refused(t, r)
+            return
+        self._acknowledged_post(t, body, r)
+        if replay:  # an offline client sending its deal again: the same answer, nothing new stored
+            again = self._post(t, body, not by_link, idem)
+            assert again.status_code == 201, again.text
+            assert again.headers.get("Idempotent-Replayed") == "true"
+            assert again.json()["deal"]["number"] == r.json()["deal"]["number"]
+
+    @precondition(lambda self: self.tables)
+    @rule(data=st.data(), bodies=st.lists(DEALS, min_size=2, max_size=4), links=st.lists(st.booleans(), min_size=4, max_size=4))
+    def post_at_once(self, data: st.DataObject, bodies: list[dict[str, Any]], links: list[bool]) -> None:
+        """Several posts at one table at the same moment (by key and by link), then each replayed."""
+        t = data.draw(st.sampled_from(sorted(self.tables.values(), key=lambda x: x.id)), label="table")
+        keys = [uuid.uuid4().hex for _ in bodies]
+        barrier = threading.Barrier(len(bodies))
+
+        def one(i: int) -> httpx.Response:
+            barrier.wait(5)
+            return self._post(t, bodies[i], links[i], keys[i])
+
+        with ThreadPoolExecutor(len(bodies)) as pool:
+            answers = list(pool.map(one, range(len(bodies))))
+        acked = sorted((r.json()["deal"]["number"], i) for i, r in enumerate(answers) if r.status_code == 201)
+        for r in answers:
+            if r.status_code != 201:
+                self._post_refused(t, r)
+        for _number, i in acked:  # in the order the service numbered them
+            self._acknowledged_post(t, bodies[i], answers[i])
+        for number, i in acked:
+            again = self._post(t, bodies[i], not links[i], keys[i])
+            assert again.status_code == 201 and again.json()["deal"]["number"] == number, again.text
+
+    def _ranks(self, t: TableM) -> list[int] | None:
+        r = self.call("GET", f"/v1/tables/{t.id}/settlement")
+        assert r.status_code == 200, r.text
+        from app.ratings.model import ranks_of
+
+        return ranks_of([Fraction(p["balance_exact"]) for p in r.json()["players"]])
+
+    def _after_change(self, t: TableM, finished: bool, ranks_before: list[int] | None) -> None:
+        """The ratings' side of an undo or a correction of ``t``."""
+        was = t.finished
+        t.finished = finished
+        if not t.rated:
+            return
+        if was and not finished:
+            self.finish_order.remove(t.id)
+            self.emit("rating.changed", t.id)
+        elif was and finished and self._ranks(t) != ranks_before:
+            self.emit("rating.changed", t.id)
+        elif not was and finished:
+            self.finish_order.append(t.id)
+            self.emit("rating.changed", t.id)
+
+    @precondition(lambda self: any(t.deals for t in self.tables.values()))
+    @rule(data=st.data(), by_link=st.booleans())
+    def undo(self, data: st.DataObject, by_link: bool) -> None:
+        t = data.draw(st.sampled_from(sorted((t for t in self.tables.values() if t.deals), key=lambda x: x.id)), label="table")
+        last = max(t.deals)
+        ranks = self._ranks(t) if t.rated and t.finished else None
+        path = f"/v1/score/{t.link}/deals/{last}" if by_link else f"/v1/tables/{t.id}/deals/{last}"
+        r = self.call("DELETE", path, key=not by_link)
+        if r.status_code != 200:
+            assert r.status_code == 409 and (t.locked or t.archived), (r.status_code, r.text)
+            return
+        assert not t.locked and not t.archived, f"an undo at a locked or archived table was taken: {r.text}"
+        del t.deals[last]
+        self.emit("deal.undone", t.id)
+        self._after_change(t, r.json()["sheet"]["finished"], ranks)
+
+    @precondition(lambda self: any(t.deals for t in self.tables.values()))
+    @rule(data=st.data(), body=DEALS, by_link=st.booleans())
+    def correct(self, data: st.DataObject, body: dict[str, Any], by_link: bool) -> None:
+        t = data.draw(st.sampled_from(sorted((t for t in self.tables.values() if t.deals), key=lambda x: x.id)), label="table")
+        number = data.draw(st.sampled_from(sorted(t.deals)), label="deal")
+        ranks = self._ranks(t) if t.rated and t.finished else None
+        path = f"/v1/score/{t.link}/deals/{number}" if by_link else f"/v1/tables/{t.id}/deals/{number}"
+        r = self.call("PUT", path, key=not by_link, json=body)
+        if r.status_code != 200:
+            assert r.status_code in (409, 422), (r.status_code, r.text)
+            return
+        assert not t.locked and not t.archived, f"a correction at a locked or archived table was taken: {r.text}"
+        t.deals[number] = body
+        self.emit("deal.corrected", t.id)
+        self._after_change(t, r.json()["sheet"]["finished"], ranks)
+
+    @precondition(lambda self: self.tables)
+    @rule(data=st.data(), what=st.sampled_from(["title", "archive", "unarchive"]))
+    def change_table(self, data: st.DataObject, what: str) -> None:
+        t = data.draw(st.sampled_from(sorted(self.tables.values(), key=lambda x: x.id)), label="table")
+        self.n += 1
+        body: dict[str, Any] = {"title": f"стол {self.n}"} if what == "title" else {"archived": what == "archive"}
+        r = self.call("PATCH", f"/v1/tables/{t.id}", json=body)
+        assert r.status_code == 200, r.text
+        if what == "title":
+            self.emit("table.renamed", t.id)
+        elif t.archived != (what == "archive"):
+            t.archived = what == "archive"
+            self.emit("table.archived", t.id)
+
+    @precondition(lambda self: self._live_tables(tournament=False))
+    @rule(data=st.data())
+    def delete_table(self, data: st.DataObject) -> None:
+        t = data.draw(st.sampled_from(sorted(self._live_tables(tournament=False), key=lambda x: x.id)), label="table")
+        r = self.call("DELETE", f"/v1/tables/{t.id}")
+        assert r.status_code == 204, r.text
+        self._forget(t)
+
+    def _forget(self, t: TableM) -> None:
+        del self.tables[t.id]
+        self.deleted.add(t.id)
+        if t.id in self.finish_order:
+            self.finish_order.remove(t.id)
+            self.emit("rating.changed", t.id)
+        self.emit("table.deleted", t.id)
+
+    # ----------------------------------------------------------------- tournaments
+
+    @precondition(lambda self: len(self.tournaments) < 2)
+    @rule()
+    def create_tournament(self) -> None:
+        r = self.call(
+            "POST",
+            "/v1/tournaments",
+            json={
+                "name": f"Турнир {len(self.tournaments) + 1}",
+                "convention": "sochi",
+                "game_end": {"kind": "deals", "deals": 2},
+                "rounds": 3,
+                "entrants": ["Anna", "Boris", "Vera", "Gleb", "Dasha", "Egor"],
+            },
+        )
+        assert r.status_code == 201, r.text
+        self.tournaments[r.json()["id"]] = TournamentM(r.json()["id"], 6)
+
+    def _tables_of_answer(self, tour: TournamentM, answer: dict[str, Any]) -> None:
+        """Take the round tables an answer (draw or swap) shows that the model does not know yet."""
+        for rnd in answer["rounds"]:
+            for tab in rnd["tables"]:
+                tid = tab["table_id"]
+                if tid in self.tables or tid in self.deleted:
+                    continue
+                token = tab["scorer_link"].rsplit("/", 1)[-1]
+                self.tables[tid] = TableM(tid, token, tournament=tour.id, round=rnd["number"], seats=[s["entrant"] for s in tab["seats"]])
+                self.made_by_draws.add(tid)
+
+    @precondition(lambda self: self.tournaments)
+    @rule(data=st.data(), seed=st.integers(0, 1000))
+    def draw_round(self, data: st.DataObject, seed: int) -> None:
+        tour = data.draw(st.sampled_from(sorted(self.tournaments.values(), key=lambda x: x.id)), label="tournament")
+        r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds", json={"seed": seed})
+        can = len(tour.rounds) < tour.planned and all(x.status == "closed" for x in tour.rounds)
+        if r.status_code != 201:
+            assert r.status_code == 409 and not can, (r.status_code, r.text)
+            self.stray_allowed += 4
+            return
+        assert can, f"a draw was taken with a round open or all drawn: {r.text[:300]}"
+        answer = r.json()
+        number = len(tour.rounds) + 1
+        rnd = answer["rounds"][number - 1]
+        tour.rounds.append(RoundM(number, "open", [tab["table_id"] for tab in rnd["tables"]]))
+        self._tables_of_answer(tour, answer)
+        self.emit("tournament.standings", tour.id)
+
+    def _open_rounds(self) -> list[tuple[TournamentM, RoundM]]:
+        return [(tour, rnd) for tour in self.tournaments.values() for rnd in tour.rounds if rnd.status != "closed"]
+
+    def _closed_rounds(self) -> list[tuple[TournamentM, RoundM]]:
+        return [(tour, rnd) for tour in self.tournaments.values() for rnd in tour.rounds if rnd.status == "closed"]
+
+    def _swap_answer(self, tour: TournamentM, rnd: RoundM, a: int, b: int, r: httpx.Response) -> None:
+        old = [x for x in rnd.tables if a in self.tables[x].seats or b in self.tables[x].seats]
+        if r.status_code != 200:
+            assert r.status_code in (409, 422), (r.status_code, r.text)
+            if r.status_code == 409:
+                self.stray_allowed += 4
+            return
+        for x in old:
+            assert not self.tables[x].deals, f"a swap deleted table {x}, which holds acknowledged deals {sorted(self.tables[x].deals)}"
+        answer = r.json()
+        rnd.tables = [tab["table_id"] for tab in answer["rounds"][rnd.number - 1]["tables"]]
+        for x in old:
+            if x not in rnd.tables:
+                self._forget(self.tables[x])
+        self._tables_of_answer(tour, answer)
+        self.emit("tournament.standings", tour.id)
+
+    @precondition(lambda self: self._open_rounds())
+    @rule(data=st.data(), pair=st.lists(st.integers(1, 6), min_size=2, max_size=2, unique=True))
+    def swap(self, data: st.DataObject, pair: list[int]) -> None:
+        tour, rnd = data.draw(st.sampled_from(self._open_rounds()), label="round")
+        a, b = pair
+        r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/swap", json={"a": a, "b": b})
+        self._swap_answer(tour, rnd, a, b, r)
+
+    @precondition(lambda self: self._open_rounds())
+    @rule(data=st.data(), other=st.integers(1, 6), body=DEALS, by_link=st.booleans())
+    def swap_racing_a_post(self, data: st.DataObject, other: int, body: dict[str, Any], by_link: bool) -> None:
+        """A deal posted at a table at the moment its round's director swaps a player of it."""
+        tour, rnd = data.draw(st.sampled_from(self._open_rounds()), label="round")
+        t = self.tables[data.draw(st.sampled_from(rnd.tables), label="table")]
+        a = t.seats[0]
+        b = other if other != a else t.seats[1]
+        barrier = threading.Barrier(2)
+
+        def post() -> httpx.Response:
+            barrier.wait(5)
+            return self._post(t, body, by_link, uuid.uuid4().hex)
+
+        def swap() -> httpx.Response:
+            barrier.wait(5)
+            return self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/swap", json={"a": a, "b": b})
+
+        with ThreadPoolExecutor(2) as pool:
+            posted, swapped = pool.submit(post), pool.submit(swap)
+            p, s = posted.result(), swapped.result()
+        if p.status_code == 201:
+            self._acknowledged_post(t, body, p)
+        elif p.status_code == 404:
+            assert s.status_code == 200, f"a deal at a live table answered 404: {p.text}"
+        else:
+            self._post_refused(t, p)
+        self._swap_answer(tour, rnd, a, b, s)
+
+    @precondition(lambda self: self._open_rounds())
+    @rule(data=st.data())
+    def close_round(self, data: st.DataObject) -> None:
+        tour, rnd = data.draw(st.sampled_from(self._open_rounds()), label="round")
+        r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/close")
+        assert r.status_code == 200, r.text
+        rnd.status = "closed"
+        for x in rnd.tables:
+            self.tables[x].locked = True
+        self.emit("tournament.standings", tour.id)
+
+    @precondition(lambda self: self._closed_rounds())
+    @rule(data=st.data())
+    def reopen_round(self, data: st.DataObject) -> None:
+        tour, rnd = data.draw(st.sampled_from(self._closed_rounds()), label="round")
+        r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/reopen", json={"reason": "стол 1 ошибся"})
+        if r.status_code != 200:  # a later round drawn already
+            assert r.status_code == 409, r.text
+            return
+        rnd.status = "reopened"
+        for x in rnd.tables:
+            self.tables[x].locked = False
+        self.emit("tournament.standings", tour.id)
+
+    @precondition(lambda self: self.tournaments)
+    @rule(data=st.data(), entrant=st.integers(1, 6), amount=st.sampled_from(["-5", "7/3", "20"]), in_round=st.booleans())
+    def adjust(self, data: st.DataObject, entrant: int, amount: str, in_round: bool) -> None:
+        tour = data.draw(st.sampled_from(sorted(self.tournaments.values(), key=lambda x: x.id)), label="tournament")
+        body: dict[str, Any] = {"entrant": entrant, "amount": amount, "reason": "опоздание"}
+        rnd = None
+        if in_round and tour.rounds:
+            rnd = tour.rounds[-1]
+            body["round"] = rnd.number
+        r = self.call("POST", f"/v1/tournaments/{tour.id}/adjustments", json=body)
+        if rnd is not None and rnd.status == "closed":
+            assert r.status_code == 409, r.text
+            return
+        assert r.status_code == 201, r.text
+        tour.adjustments.append((entrant, Fraction(amount)))
+        self.emit("tournament.standings", tour.id)
+
+    # ----------------------------------------------------------------- webhooks
+
+    @precondition(lambda self: len(self.endpoints) < 3)
+    @rule(types=st.sets(st.sampled_from(EVENT_TYPES), min_size=1) | st.just(set(EVENT_TYPES)))
+    def create_endpoint(self, types: set[str]) -> None:
+        path = f"/hook/{self.owner}/{uuid.uuid4().hex[:8]}"
+        url = self.service.receiver.url.rsplit("/hook", 1)[0] + path
+        ordered = tuple(t for t in EVENT_TYPES if t in types)
+        r = self.call("POST", "/v1/webhooks", json={"url": url, "types": list(ordered)})
+        assert r.status_code == 201, r.text
+        self.endpoints[r.json()["id"]] = EndpointM(r.json()["id"], path, ordered)
+
+    @precondition(lambda self: self.endpoints)
+    @rule(data=st.data())
+    def pause_or_resume_endpoint(self, data: st.DataObject) -> None:
+        ep = self.endpoints[data.draw(st.sampled_from(sorted(self.endpoints)), label="endpoint")]
+        r = self.call("PATCH", f"/v1/webhooks/{ep.id}", json={"active": not ep.active})
+        assert r.status_code == 200, r.text
+        ep.active = not ep.active
+
+    @precondition(lambda self: self.endpoints)
+    @rule(data=st.data())
+    def delete_endpoint(self, data: st.DataObject) -> None:
+        ep = self.endpoints.pop(data.draw(st.sampled_from(sorted(self.endpoints)), label="endpoint"))
+        r = self.call("DELETE", f"/v1/webhooks/{ep.id}")
+        assert r.status_code == 204, r.text
+        self.gone_endpoints[ep.path] = ep
+
+    # ----------------------------------------------------------------- ratings
+
+    @precondition(lambda self: self.players)
+    @rule()
+    def read_ratings(self) -> None:
+        """A rating read also rates whatever is still pending: the invariant below reads them too."""
+        r = self.call("GET", "/v1/ratings")
+        assert r.status_code in (200, 404), r.text
+
+    # ----------------------------------------------------------------- the invariants
+
+    @invariant()
+    def deals_are_stored(self) -> None:
+        for t in self.tables.values():
+            stored: list[dict[str, Any]] = []
+            url: str | None = f"/v1/tables/{t.id}/deals?limit=200"
+            while url:
+                r = self.call("GET", url)
+                assert r.status_code == 200, f"table {t.id}: {r.status_code} {r.text}"
+                stored += r.json()["items"]
+                url = r.json()["next"]
+            numbers = [d["number"] for d in stored]
+            assert numbers == sorted(t.deals), f"table {t.id}: stored deals {numbers}, acknowledged {sorted(t.deals)}"
+            for d in stored:
+                assert _same_deal(d, t.deals[d["number"]]), f"table {t.id} deal {d['number']}: stored {d}, acknowledged {t.deals[d['number']]}"
+        for tid in self.deleted:
+            r = self.call("GET", f"/v1/tables/{tid}")
+            assert r.status_code == 404, f"deleted table {tid}: {r.status_code}"
+
+    @invariant()
+    def standings_are_recomputed(self) -> None:
+        for tour in self.tournaments.values():
+            got = self.call("GET", f"/v1/tournaments/{tour.id}")
+            assert got.status_code == 200, got.text
+            statuses = [x["status"] for x in got.json()["rounds"]]
+            assert statuses == [x.status for x in tour.rounds], f"rounds {statuses}, the model's {[x.status for x in tour.rounds]}"
+            scores: dict[int, list[Fraction | None]] = {e: [None] * len(tour.rounds) for e in range(1, tour.entrants + 1)}
+            for rnd in tour.rounds:
+                for tid in rnd.tables:
+                    t = self.tables[tid]
+                    r = self.call("GET", f"/v1/tables/{tid}/settlement")
+                    assert r.status_code == 200, r.text
+                    if not (r.json()["final"] or rnd.status == "closed"):
+                        continue  # a table being played counts nothing yet
+                    for seat, p in enumerate(r.json()["players"]):
+                        scores[t.seats[seat]][rnd.number - 1] = Fraction(p["balance_exact"])
+            adjusted: Counter[int] = Counter()
+            for entrant, amount in tour.adjustments:
+                adjusted[entrant] += amount
+            r = self.call("GET", f"/v1/tournaments/{tour.id}/standings")
+            assert r.status_code == 200, r.text
+            items = r.json()["items"]
+            for item in items:
+                rounds = scores[item["entrant"]]
+                want_rounds = [None if x is None else x for x in rounds]
+                got_rounds = [None if x is None else Fraction(x) for x in item["rounds_exact"]]
+                assert got_rounds == want_rounds, f"{tour.id} entrant {item['entrant']}: rounds {got_rounds}, recomputed {want_rounds}"
+                want = sum((x for x in rounds if x is not None), Fraction(0)) + adjusted[item["entrant"]]
+                assert Fraction(item["total_exact"]) == want, f"{tour.id} entrant {item['entrant']}: total {item['total_exact']}, recomputed {want}"
+            totals = [Fraction(i["total_exact"]) for i in items]
+            assert totals == sorted(totals, reverse=True), f"standings not in order of totals: {totals}"
+
+    @invariant()
+    def ratings_follow_the_model(self) -> None:
+        if not self.players:
+            return
+        from app.ratings.model import INITIAL, rate
+
+        ratings = {p: INITIAL for p in self.players}
+        for tid in self.finish_order:
+            t = self.tables[tid]
+            r = self.call("GET", f"/v1/tables/{tid}/settlement")
+            assert r.status_code == 200 and r.json()["final"], r.text
+            balances = [Fraction(p["balance_exact"]) for p in r.json()["players"]]
+            for p, after in zip(t.players or [], rate([ratings[p] for p in t.players or []], balances)):
+                ratings[p] = after
+        for p, want in ratings.items():
+            r = self.call("GET", f"/v1/players/{p}/rating")
+            assert r.status_code == 200, r.text
+            got = r.json()["rating"]
+            assert got["games"] == want.games, f"player {p}: {got['games']} rated tables, the model's {want.games}"
+            assert math.isclose(got["mu"], want.mu, rel_tol=1e-9) and math.isclose(got["sigma"], want.sigma, rel_tol=1e-9), (
+                f"player {p}: mu {got['mu']} sigma {got['sigma']}, the model's {want.mu} {want.sigma}"
+            )
+
+    @invariant()
+    def every_change_gave_one_webhook_event(self) -> None:
+        deadline = time.monotonic() + DELIVERY_WAIT
+        while True:
+            problems = self._webhook_problems()
+            if not problems or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert not problems, "webhooks: " + "; ".join(problems)
+
+    def _webhook_problems(self) -> list[str]:
+        receiver = self.service.receiver
+        with receiver.lock:
+            received = list(receiver.received)
+        ids: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+        problems: list[str] = []
+        prefix = f"/hook/{self.owner}/"
+        for headers, body in received:
+            hid = headers["webhook-id"]
+            first = self.service.seen_ids.setdefault(hid, body)
+            if first != body and hid not in self.service.reused_ids:
+                self.service.reused_ids.add(hid)
+            if not headers["x-path"].startswith(prefix):
+                continue
+            event = json.loads(body)
+            data = event["data"]
+            subject = data.get("tournament_id") or data.get("table_id")
+            ids[headers["x-path"]][(event["type"], subject)].add(hid)
+        if self.service.reused_ids and not KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE:
+            problems.append(f"webhook-ids given to two different events: {sorted(self.service.reused_ids)[:5]}")
+        paths = set(self.expected) | set(ids)
+        stray = 0
+        for path in paths:
+            want = self.expected.get(path, Counter())
+            got = {k: len(v) for k, v in ids.get(path, {}).items()}
+            for k in set(want) | set(got):
+                w, g = want.get(k, 0), got.get(k, 0)
+                if w == g:
+                    continue
+                kind, subject = k
+                if KNOWN_BUG_DRAW_RENAMES_ITS_TABLES and kind == "table.renamed" and subject in self.made_by_draws and g == w + 1:
+                    TOLERATED[f"KNOWN_BUG_DRAW_RENAMES_ITS_TABLES {path} {subject}"] = 1
+                    continue
+                if (
+                    KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS
+                    and w == 0
+                    and subject not in self.tables
+                    and subject not in self.deleted
+                    and kind in ("table.renamed", "table.deleted")
+                ):
+                    stray += g
+                    TOLERATED[f"KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS {path} {kind} {subject}"] = 1
+                    continue
+                problems.append(f"{path} {kind} of {subject}: {g} events, {w} changes")
+        if stray > self.stray_allowed:
+            problems.append(f"{stray} events of tables never acknowledged, after {self.stray_allowed // 4} refused draws or swaps")
+        return problems
+
+
+def test_service_invariants(service: Service) -> None:
+    ServiceMachine.service = service
+    config = settings(
+        max_examples=EXAMPLES,
+        stateful_step_count=STEPS,
+        deadline=None,
+        database=None,
+        derandomize=not SEED,
+        phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=True,
+    )
+    test = get_state_machine_test(ServiceMachine, settings=config)
+    if SEED:
+        chosen = secrets.randbelow(2**32) if SEED == "random" else int(SEED)
+        print(f"\ninvariants: PREFSCORE_INVARIANTS_SEED={chosen} replays this run")
+        test = hypothesis_seed(chosen)(test)
+    started = time.monotonic()
+    test()
+    print(
+        f"\ninvariants ({'postgresql' if is_postgres_run() else 'sqlite'}): {EXAMPLES} examples of up to {STEPS} steps "
+        f"in {time.monotonic() - started:.1f} s; webhook-ids given twice: {len(service.reused_ids)}; "
+        f"webhook requests received: {len(service.receiver.received)}; "
+        f"let pass as known bugs: {dict(Counter(k.split()[0] for k in TOLERATED))}; answers: {dict(sorted((k, v) for k, v in STATS.items() if v))}"
+    )
