@@ -177,7 +177,7 @@ def _moment(value: str | None, field: str) -> datetime | None:
 
 # Rule fields added after records were first written: a record written before one came has
 # none, and its table reads it as its convention, options and rules version make it.
-LATER_FIELDS = frozenset({"penalties_to"})
+LATER_FIELDS = frozenset({"talon_bonus_price", "dealer_half_whist", "penalties_to"})
 
 
 def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: Limits = DEFAULT_LIMITS) -> TableInfo:
