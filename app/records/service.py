@@ -175,6 +175,11 @@ def _moment(value: str | None, field: str) -> datetime | None:
     return moment
 
 
+# Rule fields added after records were first written: a record written before one came has
+# none, and its table reads it as its convention, options and rules version make it.
+LATER_FIELDS = frozenset({"talon_bonus_price", "dealer_half_whist", "penalties_to"})
+
+
 def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: Limits = DEFAULT_LIMITS) -> TableInfo:
     """A new table of ``owner`` from a record (already checked for its shape): its rules made
     again from the convention, options and rules version and compared field by field with
@@ -205,7 +210,7 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
         raise _refused(Sentence("the record's table does not fit"), "table.first_dealer", Sentence("must be a seat 0-{last}", last=len(names) - 1))
     values = rule_values(rules)
     for name in FIELD_NAMES:
-        if meta["rules"].get(name, values[name]) != values[name] or name not in meta["rules"]:
+        if meta["rules"].get(name, values[name]) != values[name] or (name not in meta["rules"] and name not in LATER_FIELDS):
             raise _refused(
                 Sentence("the record's rule {name} is not what its convention, options and rules version make", name=name),
                 f"table.rules.{name}",

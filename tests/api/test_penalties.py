@@ -185,3 +185,15 @@ def test_the_clients_log_writes_a_penalty():
 
     body = {"type": "penalty", "offender": 1, "amount": 10, "destination": "apart", "clause": "10.3", "reason": "late"}
     assert format_deal(body) == "penalty 1 amount=10 destination=apart clause=10.3"
+
+
+def test_a_record_written_before_penalties_imports(api, other_api):
+    tid = api.table()["id"]
+    api.deal(tid, pass_6s(0))
+    record = api.get(f"/v1/tables/{tid}/export").json()
+    for name in ("talon_bonus_price", "dealer_half_whist", "penalties_to"):  # as exported before they came
+        del record["table"]["rules"][name]
+    r = other_api.post("/v1/tables/import", json=record)
+    assert r.status_code == 201, r.text
+    rules = other_api.get(f"/v1/tables/{r.json()['id']}/export").json()["table"]["rules"]
+    assert rules["penalties_to"] == "mountain" and "dealer_half_whist" in rules
