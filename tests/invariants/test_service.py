@@ -128,7 +128,7 @@ FAILURES: list[str] = []
 def recorded(step: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(step)
     def run(self: "ServiceMachine", *args: Any, **kwargs: Any) -> Any:
-        shown = {k: v for k, v in kwargs.items() if k != "data"}
+        shown = {**{f"arg{i}": v for i, v in enumerate(args)}, **kwargs}
         if not step.__name__.startswith("check_"):
             self.steps.append(f"{step.__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})")
         try:
@@ -604,6 +604,48 @@ class ServiceMachine(RuleBasedStateMachine):
             self._post_refused(t, p)
         self._swap_answer(tour, rnd, a, b, s)
 
+    @rule(pick=PICK, body=DEALS, by_link=st.booleans(), late=st.sampled_from([0, 0.002, 0.005, 0.01]))
+    @recorded
+    def close_racing_a_post(self, pick: int, body: dict[str, Any], by_link: bool, late: float) -> None:
+        """A deal posted at a table at the moment its director closes the round: the deal is
+        either stored first (and counts in the closed round) or refused as locked."""
+        if not (self._open_rounds()):
+            return
+        tour, rnd = choose(self._open_rounds(), pick)
+        t = self.tables[choose(rnd.tables, pick // 97)]
+        barrier = threading.Barrier(2)
+
+        def post() -> httpx.Response:
+            with self._own_client() as client:
+                barrier.wait(5)
+                time.sleep(late)
+                return self._post(t, body, by_link, uuid.uuid4().hex, client)
+
+        def close() -> httpx.Response:
+            with self._own_client() as client:
+                barrier.wait(5)
+                return self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/close", client=client)
+
+        with ThreadPoolExecutor(2) as pool:
+            posted, closed = pool.submit(post), pool.submit(close)
+            p, c = posted.result(), closed.result()
+        STATS[f"race: post {p.status_code}, close {c.status_code}"] += 1
+        if p.status_code == 201:
+            self._acknowledged_post(t, body, p)
+        else:
+            self._post_refused(t, p)
+        if c.status_code == 200:
+            assert rnd.status != "closed", f"round {rnd.number} closed by its last table's deal and again by its director"
+            self._closed(tour, rnd)
+        else:
+            assert c.status_code == 409 and rnd.status == "closed", (c.status_code, c.text)
+
+    def _closed(self, tour: TournamentM, rnd: RoundM) -> None:
+        rnd.status = "closed"
+        for x in rnd.tables:
+            self.tables[x].locked = True
+        self.emit("tournament.standings", tour.id)
+
     @rule(pick=PICK)
     @recorded
     def close_round(self, pick: int) -> None:
@@ -612,10 +654,7 @@ class ServiceMachine(RuleBasedStateMachine):
         tour, rnd = choose(self._open_rounds(), pick)
         r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/close")
         assert r.status_code == 200, r.text
-        rnd.status = "closed"
-        for x in rnd.tables:
-            self.tables[x].locked = True
-        self.emit("tournament.standings", tour.id)
+        self._closed(tour, rnd)
 
     @rule(pick=PICK)
     @recorded
@@ -819,7 +858,7 @@ class ServiceMachine(RuleBasedStateMachine):
                     continue
                 kind, subject = k
                 if KNOWN_BUG_DRAW_RENAMES_ITS_TABLES and kind == "table.renamed" and subject in self.made_by_draws and g == w + 1:
-                    TOLERATED[f"KNOWN_BUG_DRAW_RENAMES_ITS_TABLES {path} {subject}"] = 1
+                    TOLERATED[f"KNOWN_BUG_DRAW_RENAMES_ITS_TABLES {kind} {path} {subject}"] = 1
                     continue
                 if (
                     KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS
@@ -829,7 +868,7 @@ class ServiceMachine(RuleBasedStateMachine):
                     and kind in ("table.renamed", "table.deleted")
                 ):
                     stray += g
-                    TOLERATED[f"KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS {path} {kind} {subject}"] = 1
+                    TOLERATED[f"KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS {kind} {path} {subject}"] = 1
                     continue
                 problems.append(f"{path} {kind} of {subject}: {g} events, {w} changes")
         if stray > self.stray_allowed:
@@ -867,5 +906,5 @@ def test_service_invariants(service: Service) -> None:
         f"\ninvariants ({'postgresql' if is_postgres_run() else 'sqlite'}): {EXAMPLES} examples of up to {STEPS} steps "
         f"in {time.monotonic() - started:.1f} s; webhook-ids given twice: {len(service.reused_ids)}; "
         f"webhook requests received: {len(service.receiver.received)}; "
-        f"time: { {k: round(v, 1) for k, v in TIMES.items()} }; let pass as known bugs: {dict(Counter(k.split()[0] for k in TOLERATED))}; answers: {dict(sorted((k, v) for k, v in STATS.items() if v))}"
+        f"time: { {k: round(v, 1) for k, v in TIMES.items()} }; let pass as known bugs: {dict(Counter(' '.join(k.split()[:2]) for k in TOLERATED))}; answers: {dict(sorted((k, v) for k, v in STATS.items() if v))}"
     )
