@@ -88,6 +88,12 @@ KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS = True
 # deliveries are deleted (an endpoint deleted), the next event gets an id already given. Let
 # pass only an id first given to an endpoint deleted since.
 KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE = not is_postgres_run()
+# The deliverer writes its deliveries' outcomes in one batch: once an endpoint is deleted while
+# one of its deliveries is in flight, that row fails its foreign key and sinks the batch, and
+# the deliveries sent with it stay ``pending`` in their log (and are sent again at each lease,
+# under the same webhook-id). Let pass only a delivery the receiver got, shown pending, after
+# an endpoint was deleted while a deal was posted.
+KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH = True
 
 
 # Which table, round or endpoint a step acts on: an index into what the model has then. Never a
@@ -153,6 +159,7 @@ class Service:
     seen_ids: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     reused_ids: dict[str, str] = field(default_factory=dict)  # id: the path it was first given to
     gone_paths: set[str] = field(default_factory=set)  # the endpoints deleted
+    deleted_while_posting: bool = False  # an endpoint was deleted with a delivery under way
 
 
 @pytest.fixture(scope="module")
@@ -760,6 +767,7 @@ class ServiceMachine(RuleBasedStateMachine):
         self.gone_endpoints[ep.path] = ep
         self.service.gone_paths.add(ep.path)
         self.uncounted.add(ep.path)
+        self.service.deleted_while_posting = True
         if p.status_code == 201:
             self._acknowledged_post(t, body, p)
         else:
@@ -896,6 +904,14 @@ class ServiceMachine(RuleBasedStateMachine):
             assert r.status_code == 200, r.text
             for d in r.json()["items"]:
                 got = ids.get(ep.path, {}).get((d["type"], d.get("tournament_id") or d["table_id"]), set())
+                if (
+                    KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH
+                    and self.service.deleted_while_posting
+                    and d["state"] == "pending"
+                    and d["webhook_id"] in got
+                ):
+                    TOLERATED[f"KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH pending-deliveries {ep.path} {d['webhook_id']}"] = 1
+                    continue
                 if d["state"] != "delivered" or d["webhook_id"] not in got:
                     problems.append(f"{ep.path}: delivery {d['webhook_id']} ({d['type']}) {d['state']} in the log, received: {d['webhook_id'] in got}")
         for path in (set(self.expected) | set(ids)) - self.uncounted:
