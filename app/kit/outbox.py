@@ -94,6 +94,11 @@ def _enqueue(deal_count: Any, *, data: bool = False) -> Any:
             exists().where(and_(_ET.c.endpoint_id == _E.c.id, _ET.c.table_id == bindparam("event_table"))),
         ),
     )
+    # PostgreSQL: each endpoint row is locked as its foreign key would lock it (FOR KEY SHARE),
+    # so that an endpoint deleted by a transaction under way is waited for and then skipped; the
+    # insert's own key check would otherwise find it gone and fail the whole write (a deal post
+    # answered 500). SQLite, one writer at a time, renders no lock.
+    wanted = wanted.with_for_update(read=True, key_share=True, of=_E)
     columns = ["endpoint_id", "owner", "type", "table_id", "revision", "deal_number", "deal_count", "occurred_at", "state", "due_at", "attempts"]
     if data:
         columns.append("data")

@@ -64,9 +64,9 @@ def by(caller: Caller) -> str:
     return f"key {caller.key_id}" if caller.key_id is not None else "admin key"
 
 
-def _answer(db: DB, owner: str, tournament_id: str, tokens: dict[int, str] | None = None) -> TournamentOut:
+def _answer(db: DB, owner: str, tournament_id: str, tokens: dict[int, str] | None = None, tokens_round: int | None = None) -> TournamentOut:
     t, played = svc.get_tournament(db, owner, tournament_id)
-    return TournamentOut.of(t, played, tokens)
+    return TournamentOut.of(t, played, tokens, tokens_round)
 
 
 @router.post(
@@ -177,7 +177,7 @@ def draw_round(
     t, r, tokens = svc.draw_round(db, caller.owner, tournament_id, by=by(caller), seed=body.seed, limits=Limits.of(settings))
     response.headers["Location"] = f"/v1/tournaments/{t.id}"
     response.headers["Cache-Control"] = "no-store"
-    return _answer(db, caller.owner, tournament_id, tokens)
+    return _answer(db, caller.owner, tournament_id, tokens, r.number)
 
 
 @router.post(
@@ -193,7 +193,7 @@ def swap(
     (new tables and scorer links, in this answer only)."""
     _, tokens = svc.swap(db, caller.owner, tournament_id, round_number, body.a, body.b, by=by(caller))
     response.headers["Cache-Control"] = "no-store"
-    return _answer(db, caller.owner, tournament_id, tokens)
+    return _answer(db, caller.owner, tournament_id, tokens, round_number)
 
 
 @router.post(

@@ -429,9 +429,12 @@ class PublicTournament(TournamentSummary):
     rounds: list[RoundOut]
 
     @classmethod
-    def public_fields(cls, t: Tournament, played: dict[int, list[PlayedTable]], tokens: dict[int, str] | None = None) -> dict[str, Any]:
+    def public_fields(
+        cls, t: Tournament, played: dict[int, list[PlayedTable]], tokens: dict[int, str] | None = None, tokens_round: int | None = None
+    ) -> dict[str, Any]:
+        """``tokens``: the scorer links of the tables just made, by table number, in round
+        ``tokens_round`` (a swap may re-make the tables of a reopened round, not the last)."""
         names = t.names()
-        last = t.rounds[-1].number if t.rounds else None
         return {
             **cls.fields_of(t),
             "pool_target": t.pool_target,
@@ -445,7 +448,7 @@ class PublicTournament(TournamentSummary):
                 )
                 for e in t.entrants
             ],
-            "rounds": [RoundOut.of(r, played[r.number], names, tokens if r.number == last else None) for r in t.rounds],
+            "rounds": [RoundOut.of(r, played[r.number], names, tokens if r.number == tokens_round else None) for r in t.rounds],
         }
 
 
@@ -456,9 +459,11 @@ class TournamentOut(PublicTournament):
     adjustments: list[AdjustmentOut]
 
     @classmethod
-    def of(cls, t: Tournament, played: dict[int, list[PlayedTable]], tokens: dict[int, str] | None = None) -> "TournamentOut":  # type: ignore[override]
+    def of(  # type: ignore[override]
+        cls, t: Tournament, played: dict[int, list[PlayedTable]], tokens: dict[int, str] | None = None, tokens_round: int | None = None
+    ) -> "TournamentOut":
         return cls(
-            **cls.public_fields(t, played, tokens),
+            **cls.public_fields(t, played, tokens, tokens_round),
             share_token=t.share_token,
             adjustments=[AdjustmentOut.of(a) for a in t.adjustments],
         )

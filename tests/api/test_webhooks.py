@@ -5,6 +5,7 @@ the test event. A receiver on 127.0.0.1 (loopback allowed for these tests)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -14,7 +15,10 @@ import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from tests.conftest import Api, new_owner_key
+from tests.databases import is_postgres_run
 from tests.support.receiver import Receiver
+
+from .samples import PASS_6S
 
 DEAL = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}}
 LOOPBACK = ("127.0.0.0/8", "::1/128")
@@ -610,3 +614,30 @@ def test_an_endpoint_that_keeps_giving_no_answer_is_backed_off(settings, db):
     assert [r["delivery"] for r in deliverer.released] == [0, 1, 2, 3, 4]
     deliverer._breaker(7, answered=True)
     assert deliverer.places(7) == settings.webhooks_in_flight_per_endpoint
+
+
+@pytest.mark.skipif(not is_postgres_run(), reason="PostgreSQL only: SQLite writes one at a time")
+def test_a_deal_posted_while_its_endpoint_is_deleted_is_stored(owner, settings):
+    """The deletion's transaction still open when the post writes its deliveries: the post waits
+    for it, skips the endpoint, and is stored (201). Before, the deliveries' insert found the
+    endpoint gone at its key check and the post answered 500."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+
+    hook = register(owner, "http://127.0.0.1:9/hook")
+    table = owner.table()
+    engine = create_engine(settings.database_url, poolclass=NullPool)
+    answers: list[Any] = []
+    try:
+        with engine.connect() as deleting:
+            deleting.execute(text("DELETE FROM webhook_deliveries WHERE endpoint_id = :e"), {"e": hook["id"]})
+            deleting.execute(text("DELETE FROM webhook_endpoints WHERE id = :e"), {"e": hook["id"]})
+            poster = threading.Thread(target=lambda: answers.append(owner.post(f"/v1/tables/{table['id']}/deals", json=PASS_6S)))
+            poster.start()
+            time.sleep(0.5)  # the post is under way, waiting on the deleted endpoint's row
+            deleting.commit()
+        poster.join(30)
+    finally:
+        engine.dispose()
+    assert answers and answers[0].status_code == 201, answers[0].text if answers else "no answer"
+    assert [d["number"] for d in owner.log(table["id"])] == [1]

@@ -19,13 +19,16 @@ How to run it longer, and with a random seed: tests/invariants/README.md.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
 import secrets
 import threading
 import time
+import traceback
 import uuid
+from collections.abc import Callable
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,17 +41,19 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, invariant, rule
 
 from tests.databases import fresh_database, is_postgres_run
 from tests.hardening.harness import Server
 from tests.support.receiver import Receiver
 
 EXAMPLES = int(os.environ.get("PREFSCORE_INVARIANTS_EXAMPLES", "8"))
-STEPS = int(os.environ.get("PREFSCORE_INVARIANTS_STEPS", "30"))
+STEPS = int(os.environ.get("PREFSCORE_INVARIANTS_STEPS", "25"))
 # Unset: the same examples every run (CI is reproducible). "random": a new seed, printed, each
 # run. A number: that seed again (to replay a run that failed).
 SEED = os.environ.get("PREFSCORE_INVARIANTS_SEED", "")
+# Set: a failing example is shrunk (slow); unset, the failure is reported with its steps as run.
+SHRINK = bool(os.environ.get("PREFSCORE_INVARIANTS_SHRINK"))
 # How long the webhook deliveries of a step may take to arrive.
 DELIVERY_WAIT = float(os.environ.get("PREFSCORE_INVARIANTS_DELIVERY_WAIT", "10"))
 
@@ -71,7 +76,6 @@ EVENT_TYPES = (
     "tournament.standings",
     "rating.changed",
 )
-TABLE_EVENTS = tuple(t for t in EVENT_TYPES if t != "tournament.standings")
 
 # --- known bugs, each being fixed elsewhere: a narrow tolerance named after it, to remove with the fix.
 # A draw (or swap) creates its tables and then titles them: each table made gives a
@@ -81,8 +85,26 @@ KNOWN_BUG_DRAW_RENAMES_ITS_TABLES = True
 # answer never named).
 KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS = True
 # On SQLite webhook ids are ``msg_{row id}`` of a table without AUTOINCREMENT: once the newest
-# deliveries are deleted (an endpoint deleted), the next event gets an id already given.
+# deliveries are deleted (an endpoint deleted), the next event gets an id already given. Let
+# pass only an id first given to an endpoint deleted since.
 KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE = not is_postgres_run()
+# The deliverer writes its deliveries' outcomes in one batch: once an endpoint is deleted while
+# one of its deliveries is in flight, that row fails its foreign key and sinks the batch, and
+# the deliveries sent with it stay ``pending`` in their log (and are sent again at each lease,
+# under the same webhook-id). Let pass only a delivery the receiver got, shown pending, after
+# an endpoint was deleted while a deal was posted.
+KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH = True
+
+
+# Which table, round or endpoint a step acts on: an index into what the model has then. Never a
+# draw from the model's state: concurrent steps make the state differ from one run of the same
+# example to the next, and hypothesis must draw the same values on a replay.
+PICK = st.integers(0, 2**16 - 1)
+
+
+def choose(options: Any, pick: int) -> Any:
+    options = list(options)
+    return options[pick % len(options)]
 
 
 def pass_6s(declarer: int) -> dict[str, Any]:
@@ -95,11 +117,34 @@ DEALS = st.sampled_from([pass_6s(0), pass_6s(1), pass_6s(2), ALLPASS, WHIST_7H])
 
 
 STATS: Counter[str] = Counter()  # requests by method and status, for the run's summary
+TIMES: Counter[str] = Counter()  # seconds spent, for the run's summary
 TOLERATED: dict[str, int] = {}  # what the known bugs' tolerances let pass, for the run's summary
 
 
 class ServerError(AssertionError):
     pass
+
+
+# The first failure of the run with the steps that led to it: a replay of a concurrent run may
+# draw differently (an answer decides the next step), so that hypothesis's own report of it
+# can be a FlakyStrategyDefinition instead.
+FAILURES: list[str] = []
+
+
+def recorded(step: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(step)
+    def run(self: "ServiceMachine", *args: Any, **kwargs: Any) -> Any:
+        shown = {**{f"arg{i}": v for i, v in enumerate(args)}, **kwargs}
+        if not step.__name__.startswith("check_"):
+            self.steps.append(f"{step.__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})")
+        try:
+            return step(self, *args, **kwargs)
+        except BaseException as exc:
+            if not FAILURES:
+                FAILURES.append(f"{''.join(traceback.format_exception(exc))}\nthe steps of the example:\n  " + "\n  ".join(self.steps))
+            raise
+
+    return run
 
 
 # --------------------------------------------------------------------------- the live service
@@ -109,9 +154,12 @@ class ServerError(AssertionError):
 class Service:
     url: str
     receiver: Receiver
-    # Every webhook-id ever received by this database's receiver, with its body.
-    seen_ids: dict[str, bytes] = field(default_factory=dict)
-    reused_ids: set[str] = field(default_factory=set)
+    # Every webhook-id ever received by this database's receiver: the endpoint (path) and body
+    # it first came with.
+    seen_ids: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    reused_ids: dict[str, str] = field(default_factory=dict)  # id: the path it was first given to
+    gone_paths: set[str] = field(default_factory=set)  # the endpoints deleted
+    deleted_while_posting: bool = False  # an endpoint was deleted with a delivery under way
 
 
 @pytest.fixture(scope="module")
@@ -193,19 +241,22 @@ class ServiceMachine(RuleBasedStateMachine):
         self.finish_order: list[str] = []  # the rated tables with registered players, as they finished
         self.players: list[str] = []
         self.made_by_draws: set[str] = set()
-        self.stray_allowed = 0  # events a refused draw/swap may have emitted (a known bug)
+        self.stray_allowed = 0
+        self.uncounted: set[str] = set()  # endpoints deleted while an event was under way  # events a refused draw/swap may have emitted (a known bug)
         self.n = 0
         self.key = ""
+        self.steps: list[str] = []
 
     # ----------------------------------------------------------------- requests
 
-    def call(self, method: str, path: str, *, key: bool = True, **kw: Any) -> httpx.Response:
-
+    def call(self, method: str, path: str, *, key: bool = True, client: httpx.Client | None = None, **kw: Any) -> httpx.Response:
+        """A request (by ``client``: a thread's own, for the steps that send several at once)."""
         headers = dict(kw.pop("headers", None) or {})
         if key:
             headers["Authorization"] = f"Bearer {self.key}"
-        r = self.http.request(method, path, headers=headers, **kw)
+        r = (client or self.http).request(method, path, headers=headers, **kw)
         STATS[f"{method} {r.status_code}"] += 1
+        TIMES["requests"] += r.elapsed.total_seconds()
         if r.status_code >= 500:
             raise ServerError(f"{method} {path}: {r.status_code} {r.text[:500]}")
         return r
@@ -216,6 +267,7 @@ class ServiceMachine(RuleBasedStateMachine):
     # ----------------------------------------------------------------- events the model expects
 
     def emit(self, kind: str, subject: str) -> None:
+        STATS[f"change {kind}"] += 1
         for ep in self.endpoints.values():
             if ep.active and kind in ep.types:
                 self.expected[ep.path][(kind, subject)] += 1
@@ -223,6 +275,7 @@ class ServiceMachine(RuleBasedStateMachine):
     # ----------------------------------------------------------------- set-up
 
     @initialize()
+    @recorded
     def start(self) -> None:
         r = self.http.post("/v1/keys", json={"owner": self.owner}, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
         assert r.status_code == 201, r.text
@@ -231,19 +284,28 @@ class ServiceMachine(RuleBasedStateMachine):
             r = self.call("POST", "/v1/players", json={"name": name})
             assert r.status_code == 201, r.text
             self.players.append(r.json()["id"])
+        # Something to act on from the first step: an endpoint that wants every event, a rated
+        # table and a plain one, a tournament with its first round drawn.
+        self.create_endpoint(set(EVENT_TYPES))
+        self.create_table(True)
+        self.create_table(False)
+        self.create_tournament()
+        self.draw_round(0, 1)
 
     # ----------------------------------------------------------------- tables
 
     def _live_tables(self, *, tournament: bool | None = None) -> list[TableM]:
         return [t for t in self.tables.values() if tournament is None or (t.tournament is not None) == tournament]
 
-    @precondition(lambda self: len(self._live_tables(tournament=False)) < 4)
     @rule(rated=st.booleans())
+    @recorded
     def create_table(self, rated: bool) -> None:
+        if not (len(self._live_tables(tournament=False)) < 4):
+            return
         seats: list[Any] = ["Anna", "Boris", "Vera"]
         if rated:
             seats = [{"name": n, "player": p} for n, p in zip(seats, self.players)]
-        r = self.call("POST", "/v1/tables", json={"players": seats, "convention": "sochi", "pool_target": 4, "rated": rated})
+        r = self.call("POST", "/v1/tables", json={"players": seats, "convention": "sochi", "pool_target": 2, "rated": rated})
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
         link = self.call("POST", f"/v1/tables/{tid}/scorer-link")
@@ -253,8 +315,11 @@ class ServiceMachine(RuleBasedStateMachine):
     def _deals_path(self, t: TableM, by_link: bool) -> str:
         return f"/v1/score/{t.link}/deals" if by_link else f"/v1/tables/{t.id}/deals"
 
-    def _post(self, t: TableM, body: dict[str, Any], by_link: bool, idem: str) -> httpx.Response:
-        return self.call("POST", self._deals_path(t, by_link), key=not by_link, json=body, headers={"Idempotency-Key": idem})
+    def _post(self, t: TableM, body: dict[str, Any], by_link: bool, idem: str, client: httpx.Client | None = None) -> httpx.Response:
+        return self.call("POST", self._deals_path(t, by_link), key=not by_link, json=body, headers={"Idempotency-Key": idem}, client=client)
+
+    def _own_client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.service.url, timeout=60)
 
     def _acknowledged_post(self, t: TableM, body: dict[str, Any], r: httpx.Response) -> None:
         """The model's side of a 201 to a deal post (not a replay)."""
@@ -289,10 +354,12 @@ class ServiceMachine(RuleBasedStateMachine):
         if r.status_code == 404:
             assert t.id in self.deleted, f"{t.id}: a live table answered 404: {r.text}"
 
-    @precondition(lambda self: self.tables)
-    @rule(data=st.data(), body=DEALS, by_link=st.booleans(), replay=st.booleans())
-    def post_deal(self, data: st.DataObject, body: dict[str, Any], by_link: bool, replay: bool) -> None:
-        t = data.draw(st.sampled_from(sorted(self.tables.values(), key=lambda x: x.id)), label="table")
+    @rule(pick=PICK, body=DEALS, by_link=st.booleans(), replay=st.booleans())
+    @recorded
+    def post_deal(self, pick: int, body: dict[str, Any], by_link: bool, replay: bool) -> None:
+        if not (self.tables):
+            return
+        t = choose(list(self.tables.values()), pick)
         idem = uuid.uuid4().hex
         r = self._post(t, body, by_link, idem)
         if r.status_code != 201:
@@ -300,22 +367,25 @@ class ServiceMachine(RuleBasedStateMachine):
             return
         self._acknowledged_post(t, body, r)
         if replay:  # an offline client sending its deal again: the same answer, nothing new stored
-            again = self._post(t, body, not by_link, idem)
+            again = self._post(t, body, by_link, idem)
             assert again.status_code == 201, again.text
             assert again.headers.get("Idempotent-Replayed") == "true"
             assert again.json()["deal"]["number"] == r.json()["deal"]["number"]
 
-    @precondition(lambda self: self.tables)
-    @rule(data=st.data(), bodies=st.lists(DEALS, min_size=2, max_size=4), links=st.lists(st.booleans(), min_size=4, max_size=4))
-    def post_at_once(self, data: st.DataObject, bodies: list[dict[str, Any]], links: list[bool]) -> None:
+    @rule(pick=PICK, bodies=st.lists(DEALS, min_size=2, max_size=4), links=st.lists(st.booleans(), min_size=4, max_size=4))
+    @recorded
+    def post_at_once(self, pick: int, bodies: list[dict[str, Any]], links: list[bool]) -> None:
         """Several posts at one table at the same moment (by key and by link), then each replayed."""
-        t = data.draw(st.sampled_from(sorted(self.tables.values(), key=lambda x: x.id)), label="table")
+        if not (self.tables):
+            return
+        t = choose(list(self.tables.values()), pick)
         keys = [uuid.uuid4().hex for _ in bodies]
         barrier = threading.Barrier(len(bodies))
 
         def one(i: int) -> httpx.Response:
-            barrier.wait(5)
-            return self._post(t, bodies[i], links[i], keys[i])
+            with self._own_client() as client:
+                barrier.wait(5)
+                return self._post(t, bodies[i], links[i], keys[i], client)
 
         with ThreadPoolExecutor(len(bodies)) as pool:
             answers = list(pool.map(one, range(len(bodies))))
@@ -326,7 +396,7 @@ class ServiceMachine(RuleBasedStateMachine):
         for _number, i in acked:  # in the order the service numbered them
             self._acknowledged_post(t, bodies[i], answers[i])
         for number, i in acked:
-            again = self._post(t, bodies[i], not links[i], keys[i])
+            again = self._post(t, bodies[i], links[i], keys[i])
             assert again.status_code == 201 and again.json()["deal"]["number"] == number, again.text
 
     def _ranks(self, t: TableM) -> list[int] | None:
@@ -351,10 +421,12 @@ class ServiceMachine(RuleBasedStateMachine):
             self.finish_order.append(t.id)
             self.emit("rating.changed", t.id)
 
-    @precondition(lambda self: any(t.deals for t in self.tables.values()))
-    @rule(data=st.data(), by_link=st.booleans())
-    def undo(self, data: st.DataObject, by_link: bool) -> None:
-        t = data.draw(st.sampled_from(sorted((t for t in self.tables.values() if t.deals), key=lambda x: x.id)), label="table")
+    @rule(pick=PICK, by_link=st.booleans())
+    @recorded
+    def undo(self, pick: int, by_link: bool) -> None:
+        if not (any(t.deals for t in self.tables.values())):
+            return
+        t = choose([t for t in self.tables.values() if t.deals], pick)
         last = max(t.deals)
         ranks = self._ranks(t) if t.rated and t.finished else None
         path = f"/v1/score/{t.link}/deals/{last}" if by_link else f"/v1/tables/{t.id}/deals/{last}"
@@ -367,11 +439,13 @@ class ServiceMachine(RuleBasedStateMachine):
         self.emit("deal.undone", t.id)
         self._after_change(t, r.json()["sheet"]["finished"], ranks)
 
-    @precondition(lambda self: any(t.deals for t in self.tables.values()))
-    @rule(data=st.data(), body=DEALS, by_link=st.booleans())
-    def correct(self, data: st.DataObject, body: dict[str, Any], by_link: bool) -> None:
-        t = data.draw(st.sampled_from(sorted((t for t in self.tables.values() if t.deals), key=lambda x: x.id)), label="table")
-        number = data.draw(st.sampled_from(sorted(t.deals)), label="deal")
+    @rule(pick=PICK, body=DEALS, by_link=st.booleans())
+    @recorded
+    def correct(self, pick: int, body: dict[str, Any], by_link: bool) -> None:
+        if not (any(t.deals for t in self.tables.values())):
+            return
+        t = choose([t for t in self.tables.values() if t.deals], pick)
+        number = choose(sorted(t.deals), pick // 97)
         ranks = self._ranks(t) if t.rated and t.finished else None
         path = f"/v1/score/{t.link}/deals/{number}" if by_link else f"/v1/tables/{t.id}/deals/{number}"
         r = self.call("PUT", path, key=not by_link, json=body)
@@ -383,24 +457,31 @@ class ServiceMachine(RuleBasedStateMachine):
         self.emit("deal.corrected", t.id)
         self._after_change(t, r.json()["sheet"]["finished"], ranks)
 
-    @precondition(lambda self: self.tables)
-    @rule(data=st.data(), what=st.sampled_from(["title", "archive", "unarchive"]))
-    def change_table(self, data: st.DataObject, what: str) -> None:
-        t = data.draw(st.sampled_from(sorted(self.tables.values(), key=lambda x: x.id)), label="table")
+    @rule(pick=PICK, what=st.sampled_from(["title", "archive", "unarchive", "share"]))
+    @recorded
+    def change_table(self, pick: int, what: str) -> None:
+        if not (self.tables):
+            return
+        t = choose(list(self.tables.values()), pick)
         self.n += 1
-        body: dict[str, Any] = {"title": f"стол {self.n}"} if what == "title" else {"archived": what == "archive"}
-        r = self.call("PATCH", f"/v1/tables/{t.id}", json=body)
+        if what == "share":  # a new share link
+            r = self.call("POST", f"/v1/tables/{t.id}/share-token")
+        else:
+            body: dict[str, Any] = {"title": f"стол {self.n}"} if what == "title" else {"archived": what == "archive"}
+            r = self.call("PATCH", f"/v1/tables/{t.id}", json=body)
         assert r.status_code == 200, r.text
-        if what == "title":
+        if what in ("title", "share"):
             self.emit("table.renamed", t.id)
         elif t.archived != (what == "archive"):
             t.archived = what == "archive"
             self.emit("table.archived", t.id)
 
-    @precondition(lambda self: self._live_tables(tournament=False))
-    @rule(data=st.data())
-    def delete_table(self, data: st.DataObject) -> None:
-        t = data.draw(st.sampled_from(sorted(self._live_tables(tournament=False), key=lambda x: x.id)), label="table")
+    @rule(pick=PICK)
+    @recorded
+    def delete_table(self, pick: int) -> None:
+        if not (self._live_tables(tournament=False)):
+            return
+        t = choose(self._live_tables(tournament=False), pick)
         r = self.call("DELETE", f"/v1/tables/{t.id}")
         assert r.status_code == 204, r.text
         self._forget(t)
@@ -415,9 +496,11 @@ class ServiceMachine(RuleBasedStateMachine):
 
     # ----------------------------------------------------------------- tournaments
 
-    @precondition(lambda self: len(self.tournaments) < 2)
     @rule()
+    @recorded
     def create_tournament(self) -> None:
+        if not (len(self.tournaments) < 2):
+            return
         r = self.call(
             "POST",
             "/v1/tournaments",
@@ -439,14 +522,17 @@ class ServiceMachine(RuleBasedStateMachine):
                 tid = tab["table_id"]
                 if tid in self.tables or tid in self.deleted:
                     continue
+                assert "scorer_link" in tab, f"round {rnd['number']}: table {tab['number']} made by this answer shows no scorer link"
                 token = tab["scorer_link"].rsplit("/", 1)[-1]
                 self.tables[tid] = TableM(tid, token, tournament=tour.id, round=rnd["number"], seats=[s["entrant"] for s in tab["seats"]])
                 self.made_by_draws.add(tid)
 
-    @precondition(lambda self: self.tournaments)
-    @rule(data=st.data(), seed=st.integers(0, 1000))
-    def draw_round(self, data: st.DataObject, seed: int) -> None:
-        tour = data.draw(st.sampled_from(sorted(self.tournaments.values(), key=lambda x: x.id)), label="tournament")
+    @rule(pick=PICK, seed=st.integers(0, 1000))
+    @recorded
+    def draw_round(self, pick: int, seed: int) -> None:
+        if not (self.tournaments):
+            return
+        tour = choose(list(self.tournaments.values()), pick)
         r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds", json={"seed": seed})
         can = len(tour.rounds) < tour.planned and all(x.status == "closed" for x in tour.rounds)
         if r.status_code != 201:
@@ -484,35 +570,43 @@ class ServiceMachine(RuleBasedStateMachine):
         self._tables_of_answer(tour, answer)
         self.emit("tournament.standings", tour.id)
 
-    @precondition(lambda self: self._open_rounds())
-    @rule(data=st.data(), pair=st.lists(st.integers(1, 6), min_size=2, max_size=2, unique=True))
-    def swap(self, data: st.DataObject, pair: list[int]) -> None:
-        tour, rnd = data.draw(st.sampled_from(self._open_rounds()), label="round")
+    @rule(pick=PICK, pair=st.lists(st.integers(1, 6), min_size=2, max_size=2, unique=True))
+    @recorded
+    def swap(self, pick: int, pair: list[int]) -> None:
+        if not (self._open_rounds()):
+            return
+        tour, rnd = choose(self._open_rounds(), pick)
         a, b = pair
         r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/swap", json={"a": a, "b": b})
         self._swap_answer(tour, rnd, a, b, r)
 
-    @precondition(lambda self: self._open_rounds())
-    @rule(data=st.data(), other=st.integers(1, 6), body=DEALS, by_link=st.booleans())
-    def swap_racing_a_post(self, data: st.DataObject, other: int, body: dict[str, Any], by_link: bool) -> None:
+    @rule(pick=PICK, other=st.integers(1, 6), body=DEALS, by_link=st.booleans(), late=st.sampled_from([0, 0.002, 0.005, 0.01, 0.02]))
+    @recorded
+    def swap_racing_a_post(self, pick: int, other: int, body: dict[str, Any], by_link: bool, late: float) -> None:
         """A deal posted at a table at the moment its round's director swaps a player of it."""
-        tour, rnd = data.draw(st.sampled_from(self._open_rounds()), label="round")
-        t = self.tables[data.draw(st.sampled_from(rnd.tables), label="table")]
+        if not (self._open_rounds()):
+            return
+        tour, rnd = choose(self._open_rounds(), pick)
+        t = self.tables[choose(rnd.tables, pick // 97)]
         a = t.seats[0]
         b = other if other != a else t.seats[1]
         barrier = threading.Barrier(2)
 
         def post() -> httpx.Response:
-            barrier.wait(5)
-            return self._post(t, body, by_link, uuid.uuid4().hex)
+            with self._own_client() as client:
+                barrier.wait(5)
+                time.sleep(late)  # 0 to 20 ms after the swap was sent
+                return self._post(t, body, by_link, uuid.uuid4().hex, client)
 
         def swap() -> httpx.Response:
-            barrier.wait(5)
-            return self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/swap", json={"a": a, "b": b})
+            with self._own_client() as client:
+                barrier.wait(5)
+                return self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/swap", json={"a": a, "b": b}, client=client)
 
         with ThreadPoolExecutor(2) as pool:
             posted, swapped = pool.submit(post), pool.submit(swap)
             p, s = posted.result(), swapped.result()
+        STATS[f"race: post {p.status_code}, swap {s.status_code}"] += 1
         if p.status_code == 201:
             self._acknowledged_post(t, body, p)
         elif p.status_code == 404:
@@ -521,21 +615,64 @@ class ServiceMachine(RuleBasedStateMachine):
             self._post_refused(t, p)
         self._swap_answer(tour, rnd, a, b, s)
 
-    @precondition(lambda self: self._open_rounds())
-    @rule(data=st.data())
-    def close_round(self, data: st.DataObject) -> None:
-        tour, rnd = data.draw(st.sampled_from(self._open_rounds()), label="round")
-        r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/close")
-        assert r.status_code == 200, r.text
+    @rule(pick=PICK, body=DEALS, by_link=st.booleans(), late=st.sampled_from([0, 0.002, 0.005, 0.01]))
+    @recorded
+    def close_racing_a_post(self, pick: int, body: dict[str, Any], by_link: bool, late: float) -> None:
+        """A deal posted at a table at the moment its director closes the round: the deal is
+        either stored first (and counts in the closed round) or refused as locked."""
+        if not (self._open_rounds()):
+            return
+        tour, rnd = choose(self._open_rounds(), pick)
+        t = self.tables[choose(rnd.tables, pick // 97)]
+        barrier = threading.Barrier(2)
+
+        def post() -> httpx.Response:
+            with self._own_client() as client:
+                barrier.wait(5)
+                time.sleep(late)
+                return self._post(t, body, by_link, uuid.uuid4().hex, client)
+
+        def close() -> httpx.Response:
+            with self._own_client() as client:
+                barrier.wait(5)
+                return self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/close", client=client)
+
+        with ThreadPoolExecutor(2) as pool:
+            posted, closed = pool.submit(post), pool.submit(close)
+            p, c = posted.result(), closed.result()
+        STATS[f"race: post {p.status_code}, close {c.status_code}"] += 1
+        if p.status_code == 201:
+            self._acknowledged_post(t, body, p)
+        else:
+            self._post_refused(t, p)
+        if c.status_code == 200:
+            assert rnd.status != "closed", f"round {rnd.number} closed by its last table's deal and again by its director"
+            self._closed(tour, rnd)
+        else:
+            assert c.status_code == 409 and rnd.status == "closed", (c.status_code, c.text)
+
+    def _closed(self, tour: TournamentM, rnd: RoundM) -> None:
         rnd.status = "closed"
         for x in rnd.tables:
             self.tables[x].locked = True
         self.emit("tournament.standings", tour.id)
 
-    @precondition(lambda self: self._closed_rounds())
-    @rule(data=st.data())
-    def reopen_round(self, data: st.DataObject) -> None:
-        tour, rnd = data.draw(st.sampled_from(self._closed_rounds()), label="round")
+    @rule(pick=PICK)
+    @recorded
+    def close_round(self, pick: int) -> None:
+        if not (self._open_rounds()):
+            return
+        tour, rnd = choose(self._open_rounds(), pick)
+        r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/close")
+        assert r.status_code == 200, r.text
+        self._closed(tour, rnd)
+
+    @rule(pick=PICK)
+    @recorded
+    def reopen_round(self, pick: int) -> None:
+        if not (self._closed_rounds()):
+            return
+        tour, rnd = choose(self._closed_rounds(), pick)
         r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/reopen", json={"reason": "стол 1 ошибся"})
         if r.status_code != 200:  # a later round drawn already
             assert r.status_code == 409, r.text
@@ -545,10 +682,12 @@ class ServiceMachine(RuleBasedStateMachine):
             self.tables[x].locked = False
         self.emit("tournament.standings", tour.id)
 
-    @precondition(lambda self: self.tournaments)
-    @rule(data=st.data(), entrant=st.integers(1, 6), amount=st.sampled_from(["-5", "7/3", "20"]), in_round=st.booleans())
-    def adjust(self, data: st.DataObject, entrant: int, amount: str, in_round: bool) -> None:
-        tour = data.draw(st.sampled_from(sorted(self.tournaments.values(), key=lambda x: x.id)), label="tournament")
+    @rule(pick=PICK, entrant=st.integers(1, 6), amount=st.sampled_from(["-5", "7/3", "20"]), in_round=st.booleans())
+    @recorded
+    def adjust(self, pick: int, entrant: int, amount: str, in_round: bool) -> None:
+        if not (self.tournaments):
+            return
+        tour = choose(list(self.tournaments.values()), pick)
         body: dict[str, Any] = {"entrant": entrant, "amount": amount, "reason": "опоздание"}
         rnd = None
         if in_round and tour.rounds:
@@ -564,9 +703,11 @@ class ServiceMachine(RuleBasedStateMachine):
 
     # ----------------------------------------------------------------- webhooks
 
-    @precondition(lambda self: len(self.endpoints) < 3)
     @rule(types=st.sets(st.sampled_from(EVENT_TYPES), min_size=1) | st.just(set(EVENT_TYPES)))
+    @recorded
     def create_endpoint(self, types: set[str]) -> None:
+        if not (len(self.endpoints) < 3):
+            return
         path = f"/hook/{self.owner}/{uuid.uuid4().hex[:8]}"
         url = self.service.receiver.url.rsplit("/hook", 1)[0] + path
         ordered = tuple(t for t in EVENT_TYPES if t in types)
@@ -574,35 +715,80 @@ class ServiceMachine(RuleBasedStateMachine):
         assert r.status_code == 201, r.text
         self.endpoints[r.json()["id"]] = EndpointM(r.json()["id"], path, ordered)
 
-    @precondition(lambda self: self.endpoints)
-    @rule(data=st.data())
-    def pause_or_resume_endpoint(self, data: st.DataObject) -> None:
-        ep = self.endpoints[data.draw(st.sampled_from(sorted(self.endpoints)), label="endpoint")]
+    @rule(pick=PICK)
+    @recorded
+    def pause_or_resume_endpoint(self, pick: int) -> None:
+        if not (self.endpoints):
+            return
+        ep = self.endpoints[choose(sorted(self.endpoints), pick)]
         r = self.call("PATCH", f"/v1/webhooks/{ep.id}", json={"active": not ep.active})
         assert r.status_code == 200, r.text
         ep.active = not ep.active
 
-    @precondition(lambda self: self.endpoints)
-    @rule(data=st.data())
-    def delete_endpoint(self, data: st.DataObject) -> None:
-        ep = self.endpoints.pop(data.draw(st.sampled_from(sorted(self.endpoints)), label="endpoint"))
+    @rule(pick=PICK)
+    @recorded
+    def delete_endpoint(self, pick: int) -> None:
+        if not (self.endpoints):
+            return
+        ep = self.endpoints.pop(choose(sorted(self.endpoints), pick))
         r = self.call("DELETE", f"/v1/webhooks/{ep.id}")
         assert r.status_code == 204, r.text
         self.gone_endpoints[ep.path] = ep
+        self.service.gone_paths.add(ep.path)
+
+    @rule(pick=PICK, body=DEALS)
+    @recorded
+    def delete_endpoint_while_posting(self, pick: int, body: dict[str, Any]) -> None:
+        """An endpoint deleted while a deal is posted: its delivery may be written, claimed or in
+        flight. Whatever it got is not counted; every other endpoint's deliveries go on, each
+        recorded as delivered."""
+        if not (self.endpoints and self.tables):
+            return
+        ep = self.endpoints.pop(choose(sorted(self.endpoints), pick))
+        t = choose(list(self.tables.values()), pick // 97)
+        barrier = threading.Barrier(2)
+
+        def post() -> httpx.Response:
+            with self._own_client() as client:
+                barrier.wait(5)
+                return self._post(t, body, False, uuid.uuid4().hex, client)
+
+        def delete() -> httpx.Response:
+            with self._own_client() as client:
+                barrier.wait(5)
+                time.sleep(0.005)
+                return self.call("DELETE", f"/v1/webhooks/{ep.id}", client=client)
+
+        with ThreadPoolExecutor(2) as pool:
+            posted, deleted = pool.submit(post), pool.submit(delete)
+            p, d = posted.result(), deleted.result()
+        assert d.status_code == 204, d.text
+        STATS[f"race: post {p.status_code}, endpoint deleted"] += 1
+        self.gone_endpoints[ep.path] = ep
+        self.service.gone_paths.add(ep.path)
+        self.uncounted.add(ep.path)
+        self.service.deleted_while_posting = True
+        if p.status_code == 201:
+            self._acknowledged_post(t, body, p)
+        else:
+            self._post_refused(t, p)
 
     # ----------------------------------------------------------------- ratings
 
-    @precondition(lambda self: self.players)
     @rule()
+    @recorded
     def read_ratings(self) -> None:
         """A rating read also rates whatever is still pending: the invariant below reads them too."""
+        if not (self.players):
+            return
         r = self.call("GET", "/v1/ratings")
         assert r.status_code in (200, 404), r.text
 
     # ----------------------------------------------------------------- the invariants
 
     @invariant()
-    def deals_are_stored(self) -> None:
+    @recorded
+    def check_deals_are_stored(self) -> None:
         for t in self.tables.values():
             stored: list[dict[str, Any]] = []
             url: str | None = f"/v1/tables/{t.id}/deals?limit=200"
@@ -620,7 +806,8 @@ class ServiceMachine(RuleBasedStateMachine):
             assert r.status_code == 404, f"deleted table {tid}: {r.status_code}"
 
     @invariant()
-    def standings_are_recomputed(self) -> None:
+    @recorded
+    def check_standings_are_recomputed(self) -> None:
         for tour in self.tournaments.values():
             got = self.call("GET", f"/v1/tournaments/{tour.id}")
             assert got.status_code == 200, got.text
@@ -653,7 +840,8 @@ class ServiceMachine(RuleBasedStateMachine):
             assert totals == sorted(totals, reverse=True), f"standings not in order of totals: {totals}"
 
     @invariant()
-    def ratings_follow_the_model(self) -> None:
+    @recorded
+    def check_ratings_follow_the_model(self) -> None:
         if not self.players:
             return
         from app.ratings.model import INITIAL, rate
@@ -676,13 +864,16 @@ class ServiceMachine(RuleBasedStateMachine):
             )
 
     @invariant()
-    def every_change_gave_one_webhook_event(self) -> None:
-        deadline = time.monotonic() + DELIVERY_WAIT
+    @recorded
+    def check_every_change_gave_one_webhook_event(self) -> None:
+        began = time.monotonic()
+        deadline = began + DELIVERY_WAIT
         while True:
             problems = self._webhook_problems()
             if not problems or time.monotonic() > deadline:
                 break
-            time.sleep(0.05)
+            time.sleep(0.01)
+        TIMES["waiting for webhooks"] += time.monotonic() - began
         assert not problems, "webhooks: " + "; ".join(problems)
 
     def _webhook_problems(self) -> list[str]:
@@ -694,29 +885,46 @@ class ServiceMachine(RuleBasedStateMachine):
         prefix = f"/hook/{self.owner}/"
         for headers, body in received:
             hid = headers["webhook-id"]
-            first = self.service.seen_ids.setdefault(hid, body)
-            if first != body and hid not in self.service.reused_ids:
-                self.service.reused_ids.add(hid)
+            first_path, first_body = self.service.seen_ids.setdefault(hid, (headers["x-path"], body))
+            if first_body != body:
+                self.service.reused_ids.setdefault(hid, first_path)
             if not headers["x-path"].startswith(prefix):
                 continue
             event = json.loads(body)
             data = event["data"]
             subject = data.get("tournament_id") or data.get("table_id")
             ids[headers["x-path"]][(event["type"], subject)].add(hid)
-        if self.service.reused_ids and not KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE:
-            problems.append(f"webhook-ids given to two different events: {sorted(self.service.reused_ids)[:5]}")
-        paths = set(self.expected) | set(ids)
-        stray = 0
-        for path in paths:
+        for hid, first_path in self.service.reused_ids.items():
+            if KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE and first_path in self.service.gone_paths:
+                TOLERATED[f"KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE webhook-ids {hid}"] = 1
+                continue
+            problems.append(f"webhook-id {hid} given to two different events (first to {first_path})")
+        for ep in self.endpoints.values():
+            r = self.call("GET", f"/v1/webhooks/{ep.id}/deliveries?limit=50")
+            assert r.status_code == 200, r.text
+            for d in r.json()["items"]:
+                got = ids.get(ep.path, {}).get((d["type"], d.get("tournament_id") or d["table_id"]), set())
+                if (
+                    KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH
+                    and self.service.deleted_while_posting
+                    and d["state"] == "pending"
+                    and d["webhook_id"] in got
+                ):
+                    TOLERATED[f"KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH pending-deliveries {ep.path} {d['webhook_id']}"] = 1
+                    continue
+                if d["state"] != "delivered" or d["webhook_id"] not in got:
+                    problems.append(f"{ep.path}: delivery {d['webhook_id']} ({d['type']}) {d['state']} in the log, received: {d['webhook_id'] in got}")
+        for path in (set(self.expected) | set(ids)) - self.uncounted:
             want = self.expected.get(path, Counter())
             got = {k: len(v) for k, v in ids.get(path, {}).items()}
+            stray = 0
             for k in set(want) | set(got):
                 w, g = want.get(k, 0), got.get(k, 0)
                 if w == g:
                     continue
                 kind, subject = k
                 if KNOWN_BUG_DRAW_RENAMES_ITS_TABLES and kind == "table.renamed" and subject in self.made_by_draws and g == w + 1:
-                    TOLERATED[f"KNOWN_BUG_DRAW_RENAMES_ITS_TABLES {path} {subject}"] = 1
+                    TOLERATED[f"KNOWN_BUG_DRAW_RENAMES_ITS_TABLES {kind} {path} {subject}"] = 1
                     continue
                 if (
                     KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS
@@ -726,11 +934,12 @@ class ServiceMachine(RuleBasedStateMachine):
                     and kind in ("table.renamed", "table.deleted")
                 ):
                     stray += g
-                    TOLERATED[f"KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS {path} {kind} {subject}"] = 1
+                    TOLERATED[f"KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS {kind} {path} {subject}"] = 1
                     continue
                 problems.append(f"{path} {kind} of {subject}: {g} events, {w} changes")
-        if stray > self.stray_allowed:
-            problems.append(f"{stray} events of tables never acknowledged, after {self.stray_allowed // 4} refused draws or swaps")
+            # A refused draw or swap made at most 2 tables: each renamed and deleted.
+            if stray > self.stray_allowed:
+                problems.append(f"{path}: {stray} events of tables never acknowledged, after {self.stray_allowed // 4} refused draws or swaps")
         return problems
 
 
@@ -742,7 +951,8 @@ def test_service_invariants(service: Service) -> None:
         deadline=None,
         database=None,
         derandomize=not SEED,
-        phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
+        # Shrinking replays the example against the live service many times (minutes): asked for only.
+        phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.shrink,) if SHRINK else ()),
         suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False,
         print_blob=True,
@@ -753,10 +963,15 @@ def test_service_invariants(service: Service) -> None:
         print(f"\ninvariants: PREFSCORE_INVARIANTS_SEED={chosen} replays this run")
         test = hypothesis_seed(chosen)(test)
     started = time.monotonic()
-    test()
+    try:
+        test()
+    except BaseException as exc:
+        if FAILURES:
+            raise AssertionError("the first failure of the run:\n" + FAILURES[0]) from exc
+        raise
     print(
         f"\ninvariants ({'postgresql' if is_postgres_run() else 'sqlite'}): {EXAMPLES} examples of up to {STEPS} steps "
         f"in {time.monotonic() - started:.1f} s; webhook-ids given twice: {len(service.reused_ids)}; "
         f"webhook requests received: {len(service.receiver.received)}; "
-        f"let pass as known bugs: {dict(Counter(k.split()[0] for k in TOLERATED))}; answers: {dict(sorted((k, v) for k, v in STATS.items() if v))}"
+        f"time: { {k: round(v, 1) for k, v in TIMES.items()} }; let pass as known bugs: {dict(Counter(' '.join(k.split()[:2]) for k in TOLERATED))}; answers: {dict(sorted((k, v) for k, v in STATS.items() if v))}"
     )

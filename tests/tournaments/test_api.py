@@ -281,6 +281,26 @@ def test_the_director_swaps_players_before_a_round_starts(api):
     assert [e["action"] for e in api.get(f"/v1/tournaments/{tid}/audit").json()["items"]] == ["draw", "swap", "swap", "swap"]
 
 
+def test_a_swap_in_a_reopened_round_shows_its_new_links_at_its_own_tables(api):
+    """The scorer links of the tables a swap makes are shown in the swapped round, not at the
+    tables of the same numbers in the last round (whose scorers would be handed links that
+    score another round's table)."""
+    tid = tournament(api, players=6)["id"]
+    draw(api, tid, seed=1)
+    assert api.post(f"/v1/tournaments/{tid}/rounds/1/close").status_code == 200  # before any deal
+    draw(api, tid, seed=2)
+    assert api.post(f"/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": "seated wrong"}).status_code == 200
+    a, b = (s["entrant"] for s in api.get(f"/v1/tournaments/{tid}").json()["rounds"][0]["tables"][0]["seats"][:2])
+    r = api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": b})
+    assert r.status_code == 200, r.text
+    first, last = r.json()["rounds"]
+    assert "scorer_link" not in str(last["tables"])
+    made = first["tables"][0]
+    link = made["scorer_link"]
+    scored = api.client.get(f"/v1/score/{link.rsplit('/', 1)[-1]}")
+    assert scored.status_code == 200 and scored.json()["id"] == made["table_id"]
+
+
 def test_the_standings_etag(api):
     t = tournament(api, players=3)
     tid = t["id"]
