@@ -655,3 +655,73 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
     assert missed == [], missed[:10]
     assert lost_hooks == [] and two_ids == {} and strangers == [], (lost_hooks[:10], list(two_ids.items())[:5], strangers[:5])
     assert all(s.reconnects >= FAILOVERS for s in subscribers), "a stream was not resumed"
+
+
+# --------------------------------------------------------------------------- capacity
+
+
+def _cpu_seconds(container: str) -> float:
+    """The CPU time a container has used (its cgroup's accounting: v1 cpuacct, or v2 cpu.stat)."""
+    path = pm.inspect(container)["State"].get("CgroupPath", "")
+    v1 = f"/sys/fs/cgroup/cpuacct{path}/cpuacct.usage"
+    if os.path.exists(v1):
+        return int(open(v1).read()) / 1e9
+    for line in open(f"/sys/fs/cgroup{path}/cpu.stat").read().splitlines():
+        if line.startswith("usage_usec"):
+            return int(line.split()[1]) / 1e6
+    raise RuntimeError(f"no CPU accounting for {container}")
+
+
+@pytest.mark.skipif(not os.environ.get("PREFSCORE_HA_MEASURE"), reason="measurements for docs/deployment.md: PREFSCORE_HA_MEASURE=1")
+def test_capacity_figures(ha: Ha):
+    """The figures of docs/deployment.md's capacity model: CPU per deal of a service process,
+    PgBouncer, the load balancers, the leader and each replica (CPU time, not throughput: this
+    machine is shared, so a rate is only a rate of its free cores), then CPU per sheet read."""
+    members = ha.wait_cluster()
+    role = {m["name"]: m["role"] for m in members}
+    watched = ["api1", "api2", "pgbouncer", "lb", "dbproxy", *NODES]
+
+    def sample() -> dict[str, float]:
+        return {s: _cpu_seconds(ha.compose.container(s)) for s in watched}
+
+    tables = [create_table(ha.url, ADMIN)["id"] for _ in range(8)]
+    stop = threading.Event()
+    writers = [DealWriter(f"m{i}", ha.url, f"/v1/tables/{t}/deals", auth(ADMIN), t, seed=i, stop=stop) for i, t in enumerate(tables)]
+    for w in writers:
+        w.start()
+    time.sleep(3)  # warm
+    before, acked, t0 = sample(), sum(w.stats.acked for w in writers), time.monotonic()
+    time.sleep(20)
+    after, deals, seconds = sample(), sum(w.stats.acked for w in writers) - acked, time.monotonic() - t0
+    stop.set()
+    for w in writers:
+        w.join(30)
+    per_deal = {s: (after[s] - before[s]) / deals * 1000 for s in watched}
+    label = {n: f"{n} ({role.get(n)})" for n in NODES}
+    print(f"\ncapacity, writes: {deals} deals in {seconds:.1f}s ({deals / seconds:.0f}/s) from 8 clients; CPU ms per deal: "
+          + ", ".join(f"{label.get(s, s)} {v:.2f}" for s, v in per_deal.items()), file=sys.stderr)
+
+    # Sheet reads through the load balancer (today served by the leader).
+    stop = threading.Event()
+    counts = [0] * 8
+
+    def reader(i: int) -> None:
+        with httpx.Client(base_url=ha.url, headers=auth(ADMIN), timeout=30) as client:
+            while not stop.is_set():
+                assert client.get(f"/v1/tables/{tables[i]}/sheet").status_code == 200
+                counts[i] += 1
+
+    threads = [threading.Thread(target=reader, args=(i,), daemon=True) for i in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(2)
+    before, done, t0 = sample(), sum(counts), time.monotonic()
+    time.sleep(15)
+    after, reads, seconds = sample(), sum(counts) - done, time.monotonic() - t0
+    stop.set()
+    for t in threads:
+        t.join(30)
+    per_read = {s: (after[s] - before[s]) / reads * 1000 for s in watched}
+    print(f"capacity, sheet reads: {reads} in {seconds:.1f}s ({reads / seconds:.0f}/s) from 8 clients; CPU ms per read: "
+          + ", ".join(f"{label.get(s, s)} {v:.3f}" for s, v in per_read.items()), file=sys.stderr)
+    assert deals > 0 and reads > 0
