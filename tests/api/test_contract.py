@@ -57,7 +57,7 @@ def test_table_and_query_refusals_are_sentences(api):
     errors = refusal(api.post("/v1/tables", json={"players": ["A"], "convention": "x", "first_dealer": 9}))
     assert errors == {
         "players": "a table has 3 or 4 players",
-        "convention": "the convention is sochi, piter, piter_gentleman, rostov, vmk or piter_races",
+        "convention": "the convention is sochi, piter, piter_gentleman, rostov, vmk, piter_races, fspr or classic_1996",
         "first_dealer": "first_dealer must be a seat number from 0 to 3",
     }
     tid = api.table()["id"]
