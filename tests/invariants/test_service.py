@@ -77,24 +77,6 @@ EVENT_TYPES = (
     "rating.changed",
 )
 
-# --- known bugs, each being fixed elsewhere: a narrow tolerance named after it, to remove with the fix.
-# A draw (or swap) creates its tables and then titles them: each table made gives a
-# table.renamed event no rename asked for.
-KNOWN_BUG_DRAW_RENAMES_ITS_TABLES = True
-# A refused draw or swap emits events of the tables it made and dropped again (tables the
-# answer never named).
-KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS = True
-# On SQLite webhook ids are ``msg_{row id}`` of a table without AUTOINCREMENT: once the newest
-# deliveries are deleted (an endpoint deleted), the next event gets an id already given. Let
-# pass only an id first given to an endpoint deleted since.
-KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE = not is_postgres_run()
-# The deliverer writes its deliveries' outcomes in one batch: once an endpoint is deleted while
-# one of its deliveries is in flight, that row fails its foreign key and sinks the batch, and
-# the deliveries sent with it stay ``pending`` in their log (and are sent again at each lease,
-# under the same webhook-id). Let pass only a delivery the receiver got, shown pending, after
-# an endpoint was deleted while a deal was posted.
-KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH = True
-
 
 # Which table, round or endpoint a step acts on: an index into what the model has then. Never a
 # draw from the model's state: concurrent steps make the state differ from one run of the same
@@ -118,7 +100,6 @@ DEALS = st.sampled_from([pass_6s(0), pass_6s(1), pass_6s(2), ALLPASS, WHIST_7H])
 
 STATS: Counter[str] = Counter()  # requests by method and status, for the run's summary
 TIMES: Counter[str] = Counter()  # seconds spent, for the run's summary
-TOLERATED: dict[str, int] = {}  # what the known bugs' tolerances let pass, for the run's summary
 
 
 class ServerError(AssertionError):
@@ -241,7 +222,6 @@ class ServiceMachine(RuleBasedStateMachine):
         self.finish_order: list[str] = []  # the rated tables with registered players, as they finished
         self.players: list[str] = []
         self.made_by_draws: set[str] = set()
-        self.stray_allowed = 0
         self.uncounted: set[str] = set()  # endpoints deleted while an event was under way  # events a refused draw/swap may have emitted (a known bug)
         self.n = 0
         self.key = ""
@@ -537,7 +517,6 @@ class ServiceMachine(RuleBasedStateMachine):
         can = len(tour.rounds) < tour.planned and all(x.status == "closed" for x in tour.rounds)
         if r.status_code != 201:
             assert r.status_code == 409 and not can, (r.status_code, r.text)
-            self.stray_allowed += 4
             return
         assert can, f"a draw was taken with a round open or all drawn: {r.text[:300]}"
         answer = r.json()
@@ -557,8 +536,6 @@ class ServiceMachine(RuleBasedStateMachine):
         old = [x for x in rnd.tables if a in self.tables[x].seats or b in self.tables[x].seats]
         if r.status_code != 200:
             assert r.status_code in (409, 422), (r.status_code, r.text)
-            if r.status_code == 409:
-                self.stray_allowed += 4
             return
         for x in old:
             assert not self.tables[x].deals, f"a swap deleted table {x}, which holds acknowledged deals {sorted(self.tables[x].deals)}"
@@ -895,51 +872,23 @@ class ServiceMachine(RuleBasedStateMachine):
             subject = data.get("tournament_id") or data.get("table_id")
             ids[headers["x-path"]][(event["type"], subject)].add(hid)
         for hid, first_path in self.service.reused_ids.items():
-            if KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE and first_path in self.service.gone_paths:
-                TOLERATED[f"KNOWN_BUG_SQLITE_WEBHOOK_ID_REUSE webhook-ids {hid}"] = 1
-                continue
             problems.append(f"webhook-id {hid} given to two different events (first to {first_path})")
         for ep in self.endpoints.values():
             r = self.call("GET", f"/v1/webhooks/{ep.id}/deliveries?limit=50")
             assert r.status_code == 200, r.text
             for d in r.json()["items"]:
                 got = ids.get(ep.path, {}).get((d["type"], d.get("tournament_id") or d["table_id"]), set())
-                if (
-                    KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH
-                    and self.service.deleted_while_posting
-                    and d["state"] == "pending"
-                    and d["webhook_id"] in got
-                ):
-                    TOLERATED[f"KNOWN_BUG_OUTCOMES_WRITTEN_IN_ONE_BATCH pending-deliveries {ep.path} {d['webhook_id']}"] = 1
-                    continue
                 if d["state"] != "delivered" or d["webhook_id"] not in got:
                     problems.append(f"{ep.path}: delivery {d['webhook_id']} ({d['type']}) {d['state']} in the log, received: {d['webhook_id'] in got}")
         for path in (set(self.expected) | set(ids)) - self.uncounted:
             want = self.expected.get(path, Counter())
             got = {k: len(v) for k, v in ids.get(path, {}).items()}
-            stray = 0
             for k in set(want) | set(got):
                 w, g = want.get(k, 0), got.get(k, 0)
                 if w == g:
                     continue
                 kind, subject = k
-                if KNOWN_BUG_DRAW_RENAMES_ITS_TABLES and kind == "table.renamed" and subject in self.made_by_draws and g == w + 1:
-                    TOLERATED[f"KNOWN_BUG_DRAW_RENAMES_ITS_TABLES {kind} {path} {subject}"] = 1
-                    continue
-                if (
-                    KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS
-                    and w == 0
-                    and subject not in self.tables
-                    and subject not in self.deleted
-                    and kind in ("table.renamed", "table.deleted")
-                ):
-                    stray += g
-                    TOLERATED[f"KNOWN_BUG_REFUSED_DRAW_EMITS_STRAY_EVENTS {kind} {path} {subject}"] = 1
-                    continue
                 problems.append(f"{path} {kind} of {subject}: {g} events, {w} changes")
-            # A refused draw or swap made at most 2 tables: each renamed and deleted.
-            if stray > self.stray_allowed:
-                problems.append(f"{path}: {stray} events of tables never acknowledged, after {self.stray_allowed // 4} refused draws or swaps")
         return problems
 
 
@@ -973,5 +922,5 @@ def test_service_invariants(service: Service) -> None:
         f"\ninvariants ({'postgresql' if is_postgres_run() else 'sqlite'}): {EXAMPLES} examples of up to {STEPS} steps "
         f"in {time.monotonic() - started:.1f} s; webhook-ids given twice: {len(service.reused_ids)}; "
         f"webhook requests received: {len(service.receiver.received)}; "
-        f"time: { {k: round(v, 1) for k, v in TIMES.items()} }; let pass as known bugs: {dict(Counter(' '.join(k.split()[:2]) for k in TOLERATED))}; answers: {dict(sorted((k, v) for k, v in STATS.items() if v))}"
+        f"time: { {k: round(v, 1) for k, v in TIMES.items()} }; answers: {dict(sorted((k, v) for k, v in STATS.items() if v))}"
     )
