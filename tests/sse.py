@@ -144,6 +144,14 @@ class ResumingReader(threading.Thread):
         self.statuses: list[int] = []  # those other answers
         self.silences = 0
         self.error: BaseException | None = None
+        self.current: EventReader | None = None  # the connection open now, for ``drop``
+
+    def drop(self) -> None:
+        """Closes the connection open now; it is opened again at once with ``Last-Event-ID``,
+        as a browser does after a network change."""
+        reader = self.current
+        if reader is not None:
+            reader.close()
 
     @property
     def reconnects(self) -> int:
@@ -166,6 +174,7 @@ class ResumingReader(threading.Thread):
             self.failed_opens += 1
             time.sleep(0.2)
             return
+        self.current = reader
         try:
             if reader.status != 200:
                 self.failed_opens += 1
@@ -188,4 +197,5 @@ class ResumingReader(threading.Thread):
                 if not e.event.startswith("stream."):
                     self.events.append(e)
         finally:
+            self.current = None
             reader.close()

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import random
 import secrets
 import subprocess
@@ -49,7 +48,7 @@ from tests.hardening.harness import (
     sheets_after_each_deal,
     verify_table,
 )
-from tests.sse import EventReader, ResumingReader
+from tests.sse import ResumingReader
 
 from . import podman as pm
 from .test_compose import _stream_problems, _wait_until
@@ -433,54 +432,6 @@ class ReplicaReader(threading.Thread):
                 conn.close()
 
 
-class DroppableReader(ResumingReader):
-    """A ResumingReader whose connection can be dropped from outside (``drop``): it is opened
-    again at once with ``Last-Event-ID``, as a browser does after a network change."""
-
-    current: EventReader | None = None
-
-    def drop(self) -> None:
-        reader = self.current
-        if reader is not None:
-            reader.close()
-
-    def _connection(self) -> None:
-        headers = dict(self.headers)
-        if self.last_id is not None:
-            headers["Last-Event-ID"] = self.last_id
-        try:
-            reader = EventReader(self.url, headers, timeout=10)
-        except (httpx.HTTPError, OSError, TimeoutError):
-            self.failed_opens += 1
-            time.sleep(0.2)
-            return
-        self.current = reader
-        try:
-            if reader.status != 200:
-                self.failed_opens += 1
-                self.statuses.append(reader.status or 0)
-                time.sleep(0.2)
-                return
-            self.connections += 1
-            while not self.stop_event.is_set():
-                try:
-                    e = reader.next(timeout=0.5)
-                except queue.Empty:
-                    if time.monotonic() - reader.last_read > self.silent:
-                        self.silences += 1
-                        return
-                    continue
-                except EOFError:
-                    return
-                if e.id is not None:
-                    self.last_id = e.id
-                if not e.event.startswith("stream."):
-                    self.events.append(e)
-        finally:
-            self.current = None
-            reader.close()
-
-
 def _promotion(ha: Ha, node: str | None, since: str, killed_at: datetime) -> list[str]:
     """Patroni's steps on the new leader, in seconds after the kill: when it took the key, when
     PostgreSQL was promoted, when it named a synchronous standby."""
@@ -526,9 +477,9 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
 
     unsubscribe = threading.Event()
     base, key = ha.url, auth(ADMIN)
-    subscribers = [DroppableReader(f"keyed{i}", f"{base}/v1/tables/{t['id']}/events", key, stop=unsubscribe) for i, t in enumerate(made)]
-    subscribers.append(DroppableReader("shared0", f"{base}/v1/shared/{made[0]['share_token']}/events", stop=unsubscribe))
-    subscribers.append(DroppableReader("owner", f"{base}/v1/events", key, stop=unsubscribe))
+    subscribers = [ResumingReader(f"keyed{i}", f"{base}/v1/tables/{t['id']}/events", key, stop=unsubscribe) for i, t in enumerate(made)]
+    subscribers.append(ResumingReader("shared0", f"{base}/v1/shared/{made[0]['share_token']}/events", stop=unsubscribe))
+    subscribers.append(ResumingReader("owner", f"{base}/v1/events", key, stop=unsubscribe))
     for sub in subscribers:
         sub.start()
     _wait_until("every table stream has its first state", lambda: all(s.events for s in subscribers if s.name != "owner"), subscribers=subscribers)
