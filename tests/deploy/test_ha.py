@@ -45,6 +45,7 @@ from tests.hardening.harness import (
     fetch_deals,
     free_port,
     is_postgres_run,
+    read_through,
     sheets_after_each_deal,
     verify_table,
 )
@@ -580,8 +581,8 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
         verdict = verify_table(ha.url, ADMIN, table_id, mine)
         stored += verdict.stored
         problems += [f"table {i}: {p}" for p in verdict.problems]
-        table = httpx.get(f"{ha.url}/v1/tables/{table_id}", headers=auth(ADMIN), timeout=30).json()
-        etag = httpx.get(f"{ha.url}/v1/tables/{table_id}/sheet", headers=auth(ADMIN), timeout=30).headers["ETag"]
+        table = read_through(lambda: httpx.get(f"{ha.url}/v1/tables/{table_id}", headers=auth(ADMIN), timeout=30)).json()
+        etag = read_through(lambda: httpx.get(f"{ha.url}/v1/tables/{table_id}/sheet", headers=auth(ADMIN), timeout=30)).headers["ETag"]
         finals[table_id] = (table, etag, sheets_after_each_deal(table, fetch_deals(ha.url, ADMIN, table_id)))
     replays = [p for w in writers for p in w.replay_retried()]
     retried = sum(len(w.stats.retried_keys) for w in writers)

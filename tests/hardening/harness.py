@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -446,6 +447,19 @@ def run_writers(writers: list[Writer], timeout: float) -> Stats:
 # --------------------------------------------------------------------------- verification
 
 
+def read_through(get: Callable[[], httpx.Response], tries: int = 20) -> httpx.Response:
+    """A read as a client makes it through a failover: a 503 that says it may be retried
+    (database-unavailable, with Retry-After: a pooled connection cut with its server) is asked
+    again after a pause; anything else is the answer."""
+    r = get()
+    for _ in range(tries):
+        if r.status_code != 503 or "Retry-After" not in r.headers:
+            break
+        time.sleep(min(float(r.headers["Retry-After"]), 1.0))
+        r = get()
+    return r
+
+
 def fetch_deals(base_url: str, key: str, table_id: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     url: str | None = f"/v1/tables/{table_id}/deals?limit=200"
@@ -453,7 +467,7 @@ def fetch_deals(base_url: str, key: str, table_id: str) -> list[dict[str, Any]]:
         for _ in range(100_000):
             if url is None:
                 break
-            r = client.get(url)
+            r = read_through(lambda: client.get(url))
             assert r.status_code == 200, r.text
             page = r.json()
             out += page["items"]
@@ -503,7 +517,9 @@ def verify_table(base_url: str, key: str, table_id: str, stats: Stats | None = N
     from app.rules import Deal, make_rules, replay, sheet
 
     problems: list[str] = []
-    table = httpx.get(f"{base_url}/v1/tables/{table_id}", headers=auth(key), timeout=30).json()
+    answer = read_through(lambda: httpx.get(f"{base_url}/v1/tables/{table_id}", headers=auth(key), timeout=30))
+    assert answer.status_code == 200, (answer.status_code, answer.text)
+    table = answer.json()
     deals = fetch_deals(base_url, key, table_id)
     numbers = [d["number"] for d in deals]
     if numbers != list(range(1, len(deals) + 1)):
@@ -531,7 +547,7 @@ def verify_table(base_url: str, key: str, table_id: str, stats: Stats | None = N
     first_dealer = table.get("first_dealer", 0)
     rep = replay(rules, first_dealer, [Deal.from_dict({k: d[k] for k in _DEAL_FIELDS if k in d}) for d in deals])
     expected_sheet = sheet(rules, rep.state)
-    actual_sheet = httpx.get(f"{base_url}/v1/tables/{table_id}/sheet", headers=auth(key), timeout=30).json()
+    actual_sheet = read_through(lambda: httpx.get(f"{base_url}/v1/tables/{table_id}/sheet", headers=auth(key), timeout=30)).json()
     _close(expected_sheet, actual_sheet, "sheet", problems)
     for d, entries in zip(deals, rep.entries):
         _close([e.to_dict() for e in entries], d["entries"], f"deal {d['number']} entries", problems)
