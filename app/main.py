@@ -2,50 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 import anyio.to_thread
 from fastapi import FastAPI
 
-from app.kit.db import Database, make_database
-from app.sharing.drawing import Pictures
-from app.keys import service as key_service
-from app.keys.service import configure_key_cache
-from app.kit.callers import Lookups
-from app.scorer import service as scorer_service
-from app.kit.settings import Settings
-
-from app.kit import docs_ui
-
-from app.kit import middleware
-
-from app.kit import openapi
-
-from app.kit import problems
-
-from app.kit.middleware import trailing_slash
-from app.kit.middleware.read_your_writes import ReadYourWrites
-from app.scorer import page as score_page
 from app.conventions import router as conventions
 from app.deals import router as deals
-from app.live import router as events
-from app.kit import health
 from app.keys import router as keys
+from app.keys import service as key_service
+from app.keys.service import configure_key_cache
+from app.kit import docs_ui, health, middleware, openapi, problems
+from app.kit.callers import Lookups
+from app.kit.db import Database, make_database
+from app.kit.middleware import trailing_slash
+from app.kit.middleware.read_your_writes import ReadYourWrites
+from app.kit.settings import Settings
+from app.live import router as events
 from app.players import router as players
 from app.ratings import router as ratings
 from app.ratings.rater import Rater
 from app.records import router as records
+from app.scorer import page as score_page
 from app.scorer import router as scorer
+from app.scorer import service as scorer_service
 from app.sharing import page as shared_page
+from app.sharing import router as sharing
+from app.sharing.drawing import Pictures
 from app.tables import router as tables
-from app.webhooks import router as webhooks
-from app.webhooks.delivery import Deliverer
+from app.tables.not_modified import SheetNotModified
 from app.tournaments import page as tournament_page
 from app.tournaments import router as tournaments
 from app.tournaments import service as tournament_service
-from app.tables.not_modified import SheetNotModified
-from app.sharing import router as sharing
+from app.webhooks import router as webhooks
+from app.webhooks.delivery import Deliverer
 
 API_VERSION = "1.0.0"
 ROUTERS = (
@@ -123,7 +114,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         if settings.webhooks_deliver:  # the outbox's deliveries, sent by this process (app/webhooks)
             _app.state.webhooks.start()
         _app.state.rater.start()  # the finished rated tables' ratings, after their posts (app/ratings)
-        stop_watching = tournament_service.watch_finished_tables(database)  # a round closes when its last table finishes
+        stop_watching = tournament_service.watch_finished_tables(
+            database
+        )  # a round closes when its last table finishes
         try:
             yield
         finally:

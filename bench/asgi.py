@@ -34,7 +34,9 @@ ADMIN = "pk_bench_" + secrets.token_urlsafe(24)
 class Call:
     """One raw ASGI request: a scope, a body, the answer's status, headers and body."""
 
-    def __init__(self, app: Any, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None):
+    def __init__(
+        self, app: Any, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+    ):
         self.app = app
         hdrs = [(b"host", b"bench"), (b"content-length", str(len(body)).encode())]
         if body:
@@ -73,16 +75,18 @@ class Call:
 
 
 async def measure(url: str, n: int, rounds: int) -> dict[str, float]:
-    from app.main import create_app
     from app.kit.db import migrate
     from app.kit.settings import Settings
+    from app.main import create_app
 
     migrate.upgrade(url)
     settings = Settings(database_url=url, admin_key=ADMIN, max_deals_per_table=10**6)
     app = create_app(settings)
     out: dict[str, float] = {}
     async with app.router.lifespan_context(app):
-        status, _, body = await Call(app, "POST", "/v1/keys", b'{"owner":"bench"}', {"Authorization": f"Bearer {ADMIN}"})()
+        status, _, body = await Call(
+            app, "POST", "/v1/keys", b'{"owner":"bench"}', {"Authorization": f"Bearer {ADMIN}"}
+        )()
         assert status == 201, body
         auth = {"Authorization": f"Bearer {json.loads(body)['key']}"}
         table = b'{"players":["Anna","Boris","Vera"],"convention":"sochi","first_dealer":0}'
@@ -96,7 +100,10 @@ async def measure(url: str, n: int, rounds: int) -> dict[str, float]:
         etag = headers[b"etag"].decode()
         cases = {
             "POST deal": (post, 201),
-            "GET sheet 304": (Call(app, "GET", f"/v1/tables/{tid}/sheet", b"", {**auth, "If-None-Match": etag}), 304),
+            "GET sheet 304": (
+                Call(app, "GET", f"/v1/tables/{tid}/sheet", b"", {**auth, "If-None-Match": etag}),
+                304,
+            ),
             "GET sheet": (Call(app, "GET", f"/v1/tables/{tid}/sheet", b"", auth), 200),
             "GET settlement": (Call(app, "GET", f"/v1/tables/{tid}/settlement", b"", auth), 200),
         }
@@ -113,7 +120,13 @@ async def measure(url: str, n: int, rounds: int) -> dict[str, float]:
             if name == "POST deal":  # the 304 needs the ETag after these posts
                 status, headers, _ = await Call(app, "GET", f"/v1/tables/{tid}/sheet", b"", auth)()
                 cases["GET sheet 304"] = (
-                    Call(app, "GET", f"/v1/tables/{tid}/sheet", b"", {**auth, "If-None-Match": headers[b"etag"].decode()}),
+                    Call(
+                        app,
+                        "GET",
+                        f"/v1/tables/{tid}/sheet",
+                        b"",
+                        {**auth, "If-None-Match": headers[b"etag"].decode()},
+                    ),
                     304,
                 )
     return out

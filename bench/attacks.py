@@ -163,7 +163,11 @@ class Server:
         return f"http://{HOST}:{self.port}"
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PREFSCORE_") and k not in ("DATABASE_URL", "PROMETHEUS_MULTIPROC_DIR")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("PREFSCORE_") and k not in ("DATABASE_URL", "PROMETHEUS_MULTIPROC_DIR")
+        }
         env.update(
             DATABASE_URL=self.db.url,
             PREFSCORE_ADMIN_KEY=self.admin,
@@ -183,7 +187,14 @@ class Server:
         )
         args = [checkout_python(self.checkout), "-c", code, "serve", "--host", HOST, "--port", str(self.port)]
         with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(args, cwd=self.checkout, env=self.env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            self.proc = subprocess.Popen(
+                args,
+                cwd=self.checkout,
+                env=self.env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -238,7 +249,9 @@ def connect(port: int, timeout: float = 10) -> socket.socket:
     return socket.create_connection((HOST, port), timeout=timeout)
 
 
-def head_bytes(method: str, path: str, headers: dict[str, str] | None = None, body: bytes | None = None, host: str = HOST) -> bytes:
+def head_bytes(
+    method: str, path: str, headers: dict[str, str] | None = None, body: bytes | None = None, host: str = HOST
+) -> bytes:
     lines = [f"{method} {path} HTTP/1.1", f"Host: {host}"]
     for k, v in (headers or {}).items():
         lines.append(f"{k}: {v}")
@@ -247,7 +260,9 @@ def head_bytes(method: str, path: str, headers: dict[str, str] | None = None, bo
     return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8")
 
 
-def read_head(sock: socket.socket, deadline: float, limit: int = 65536) -> tuple[int | None, dict[str, str], bytes]:
+def read_head(
+    sock: socket.socket, deadline: float, limit: int = 65536
+) -> tuple[int | None, dict[str, str], bytes]:
     """The status and headers of an answer (None if the connection ended first), and what
     came after the head."""
     buf = b""
@@ -258,7 +273,7 @@ def read_head(sock: socket.socket, deadline: float, limit: int = 65536) -> tuple
         sock.settimeout(left)
         try:
             chunk = sock.recv(65536)
-        except (socket.timeout, OSError):
+        except (TimeoutError, OSError):
             return None, {}, buf
         if not chunk:
             return None, {}, buf
@@ -277,7 +292,9 @@ def read_head(sock: socket.socket, deadline: float, limit: int = 65536) -> tuple
     return status, headers, rest
 
 
-def read_body(sock: socket.socket, headers: dict[str, str], rest: bytes, deadline: float, keep: int = 64 << 20) -> tuple[int, bytes, bool]:
+def read_body(
+    sock: socket.socket, headers: dict[str, str], rest: bytes, deadline: float, keep: int = 64 << 20
+) -> tuple[int, bytes, bool]:
     """(bytes of the body, the first ``keep`` of them, complete?)."""
     total = len(rest)
     kept = rest[:keep]
@@ -285,7 +302,7 @@ def read_body(sock: socket.socket, headers: dict[str, str], rest: bytes, deadlin
     def more() -> bytes:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise socket.timeout
+            raise TimeoutError
         sock.settimeout(left)
         return sock.recv(1 << 20)
 
@@ -315,7 +332,7 @@ def read_body(sock: socket.socket, headers: dict[str, str], rest: bytes, deadlin
             total += len(chunk)
             if len(kept) < keep:
                 kept += chunk[: keep - len(kept)]
-    except (socket.timeout, OSError):
+    except (TimeoutError, OSError):
         return total, kept, False
 
 
@@ -349,7 +366,9 @@ def request(
     return status, hdrs, data, notes
 
 
-def jrequest(port: int, method: str, path: str, key: str | None = None, payload: Any = None, timeout: float = 60) -> tuple[int | None, Any]:
+def jrequest(
+    port: int, method: str, path: str, key: str | None = None, payload: Any = None, timeout: float = 60
+) -> tuple[int | None, Any]:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     body = None
     if payload is not None:
@@ -377,7 +396,7 @@ class Window:
         self.inflight: float | None = None
         self.conn: http.client.HTTPConnection | None = None
 
-    def start(self) -> "Window":
+    def start(self) -> Window:
         self.cpu0 = group_cpu(self.server.pgid)
         self.rss0, _ = group_memory(self.server.pgid)
         self.rss_peak = self.rss0
@@ -481,14 +500,22 @@ class Ctx:
 
 
 def make_key(ctx: Ctx, owner: str | None = None) -> str:
-    status, body = jrequest(ctx.port, "POST", "/v1/keys", ctx.server.admin, {"owner": owner or "attack-" + secrets.token_hex(4)})
+    status, body = jrequest(
+        ctx.port, "POST", "/v1/keys", ctx.server.admin, {"owner": owner or "attack-" + secrets.token_hex(4)}
+    )
     if status != 201:
         raise RuntimeError(f"POST /v1/keys: {status} {body}")
     return body["key"]
 
 
 def make_table(ctx: Ctx, key: str, players: list[str] | None = None) -> dict[str, Any]:
-    status, body = jrequest(ctx.port, "POST", "/v1/tables", key, {"players": players or PLAYERS, "convention": "sochi", "pool_target": 1000})
+    status, body = jrequest(
+        ctx.port,
+        "POST",
+        "/v1/tables",
+        key,
+        {"players": players or PLAYERS, "convention": "sochi", "pool_target": 1000},
+    )
     if status != 201:
         raise RuntimeError(f"POST /v1/tables: {status} {body}")
     return body
@@ -504,8 +531,20 @@ def make_scorer_link(ctx: Ctx, key: str, table_id: str) -> str:
 def fill(ctx: Ctx, table_id: str, deals: int, seed: int = 7, pool_target: int = 1_000_000) -> None:
     """Write ``deals`` generated deals into the table with the checkout's own code
     (bench/attacks_fill.py, as bench/bigtable.py fills its long table)."""
-    args = [checkout_python(ctx.checkout), str(REPO / "bench" / "attacks_fill.py"), str(ctx.checkout), str(REPO), ctx.server.db.url, table_id, str(deals), str(seed), str(pool_target)]
-    done = subprocess.run(args, cwd=ctx.checkout, env=ctx.server.env(), timeout=600, capture_output=True, text=True)
+    args = [
+        checkout_python(ctx.checkout),
+        str(REPO / "bench" / "attacks_fill.py"),
+        str(ctx.checkout),
+        str(REPO),
+        ctx.server.db.url,
+        table_id,
+        str(deals),
+        str(seed),
+        str(pool_target),
+    ]
+    done = subprocess.run(
+        args, cwd=ctx.checkout, env=ctx.server.env(), timeout=600, capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise RuntimeError(f"filling the table failed: {done.stderr[-1500:]}")
 
@@ -526,7 +565,9 @@ def problem_summary(data: bytes) -> dict[str, Any]:
     return out
 
 
-def stream_open(port: int, path: str, headers: dict[str, str] | None = None, timeout: float = 10) -> tuple[int | None, socket.socket | None, dict[str, str]]:
+def stream_open(
+    port: int, path: str, headers: dict[str, str] | None = None, timeout: float = 10
+) -> tuple[int | None, socket.socket | None, dict[str, str]]:
     """Open an event stream: the status once its head arrived; the socket is kept (unread)
     when the stream is open (200), closed otherwise."""
     sock = connect(port, timeout)
@@ -603,18 +644,30 @@ def s1(ctx: Ctx) -> None:
         if i >= count:  # then a made-up key
             headers["Authorization"] = "Bearer pk_" + secrets.token_urlsafe(24)
             who = "wrong key"
-        status, _h, _d, notes = request(ctx.port, "POST", "/v1/tables/import", headers, body, timeout=min(120, ctx.left()))
-        statuses[f"{who}: {status}" + (f" ({notes['send_error']} while sending)" if "send_error" in notes else "")] += 1
+        status, _h, _d, notes = request(
+            ctx.port, "POST", "/v1/tables/import", headers, body, timeout=min(120, ctx.left())
+        )
+        statuses[
+            f"{who}: {status}" + (f" ({notes['send_error']} while sending)" if "send_error" in notes else "")
+        ] += 1
         ctx.out["requests"] += 1
         ctx.out["seconds"].append(notes["seconds"])
         ctx.out["statuses"] = dict(statuses)
-    ctx.out["summary"] = f"{ctx.out['requests']}× {len(body) >> 10} KiB: {dict(statuses)}, max {max(ctx.out['seconds'], default=0):.2f} s each"
+    ctx.out["summary"] = (
+        f"{ctx.out['requests']}× {len(body) >> 10} KiB: {dict(statuses)}, max {max(ctx.out['seconds'], default=0):.2f} s each"
+    )
 
 
 def s2_setup(ctx: Ctx) -> None:
     key = make_key(ctx)
     table = make_table(ctx, key)
-    status, _h, data, _n = request(ctx.port, "POST", f"/v1/tables/{table['id']}/deals", {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}, json.dumps(ALLPASS).encode())
+    status, _h, data, _n = request(
+        ctx.port,
+        "POST",
+        f"/v1/tables/{table['id']}/deals",
+        {"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        json.dumps(ALLPASS).encode(),
+    )
     status, record = jrequest(ctx.port, "GET", f"/v1/tables/{table['id']}/export", key)
     if status != 200:
         raise RuntimeError(f"export: {status}")
@@ -631,8 +684,23 @@ def s2(ctx: Ctx) -> None:
     ones = b"1," * (size // 2 - 1) + b"1"
     body = raw.replace(b'"__DEALS__"', ones)
     start_cpu = ctx.cpu()
-    status, _h, data, notes = request(ctx.port, "POST", "/v1/tables/import", {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}, body, timeout=min(600, ctx.left()))
-    ctx.out["import"] = {"items": size // 2, "body_bytes": len(body), "status": status, "seconds": notes["seconds"], "cpu_s": round(ctx.cpu() - start_cpu, 2), **problem_summary(data), **{k: v for k, v in notes.items() if k != "seconds"}}
+    status, _h, data, notes = request(
+        ctx.port,
+        "POST",
+        "/v1/tables/import",
+        {"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        body,
+        timeout=min(600, ctx.left()),
+    )
+    ctx.out["import"] = {
+        "items": size // 2,
+        "body_bytes": len(body),
+        "status": status,
+        "seconds": notes["seconds"],
+        "cpu_s": round(ctx.cpu() - start_cpu, 2),
+        **problem_summary(data),
+        **{k: v for k, v in notes.items() if k != "seconds"},
+    }
     target = ctx.sizes["s2_deal_bytes"]
     deal = dict(ALLPASS, choices={"writeoff": ["__W__"]})
     shell = json.dumps(deal).encode()
@@ -645,13 +713,29 @@ def s2(ctx: Ctx) -> None:
         if ctx.left() <= 0:
             break
         start_cpu = ctx.cpu()
-        status, _h, data, notes = request(ctx.port, "POST", path, {**headers, "Content-Type": "application/json"}, body, timeout=min(120, ctx.left()))
-        ctx.out[name] = {"items": n, "body_bytes": len(body), "status": status, "seconds": notes["seconds"], "cpu_s": round(ctx.cpu() - start_cpu, 2), **problem_summary(data)}
+        status, _h, data, notes = request(
+            ctx.port,
+            "POST",
+            path,
+            {**headers, "Content-Type": "application/json"},
+            body,
+            timeout=min(120, ctx.left()),
+        )
+        ctx.out[name] = {
+            "items": n,
+            "body_bytes": len(body),
+            "status": status,
+            "seconds": notes["seconds"],
+            "cpu_s": round(ctx.cpu() - start_cpu, 2),
+            **problem_summary(data),
+        }
     parts = []
     for name in ("import", "writeoff_keyed", "writeoff_scorer_link"):
         r = ctx.out.get(name)
         if r:
-            parts.append(f"{name}: {r['status']}, {r.get('errors_listed', '?')} errors, {r.get('answer_bytes', 0) / 1e6:.2f} MB, {r['cpu_s']} CPU-s")
+            parts.append(
+                f"{name}: {r['status']}, {r.get('errors_listed', '?')} errors, {r.get('answer_bytes', 0) / 1e6:.2f} MB, {r['cpu_s']} CPU-s"
+            )
     ctx.out["summary"] = "; ".join(parts)
 
 
@@ -674,14 +758,19 @@ def s3(ctx: Ctx) -> None:
             sock.settimeout(left)
             try:
                 sent += sock.send(chunk)
-            except socket.timeout:
+            except TimeoutError:
                 stop_reason = "send time limit (the server stopped reading)"
                 break
             except OSError as exc:
                 stop_reason = f"{type(exc).__name__} (the server closed it)"
                 break
             ctx.out.update(bytes_sent=sent, requests_sent=sent // len(one))
-        ctx.out.update(bytes_sent=sent, requests_sent=sent // len(one), send_seconds=round(time.monotonic() - start, 2), stop=stop_reason)
+        ctx.out.update(
+            bytes_sent=sent,
+            requests_sent=sent // len(one),
+            send_seconds=round(time.monotonic() - start, 2),
+            stop=stop_reason,
+        )
         held = time.monotonic()
         last = ctx.cpu()
         while time.monotonic() - held < min(hold, ctx.left() - 1):  # until the server is idle again
@@ -693,7 +782,9 @@ def s3(ctx: Ctx) -> None:
         ctx.out["held_s"] = round(time.monotonic() - held, 1)
     finally:
         sock.close()
-    ctx.out["summary"] = f"{sent / 2**20:.2f} MiB ({sent // len(one)} requests) in {ctx.out['send_seconds']} s: {stop_reason}; held unread {ctx.out['held_s']} s (until the server idled, at most {hold} s)"
+    ctx.out["summary"] = (
+        f"{sent / 2**20:.2f} MiB ({sent // len(one)} requests) in {ctx.out['send_seconds']} s: {stop_reason}; held unread {ctx.out['held_s']} s (until the server idled, at most {hold} s)"
+    )
 
 
 def s4(ctx: Ctx) -> None:
@@ -713,8 +804,10 @@ def s4(ctx: Ctx) -> None:
             sock.settimeout(left)
             try:
                 sent += sock.send(chunk)
-            except socket.timeout:
-                reason = "time limit" if time.monotonic() - start >= limit - 0.5 else "the server stopped reading"
+            except TimeoutError:
+                reason = (
+                    "time limit" if time.monotonic() - start >= limit - 0.5 else "the server stopped reading"
+                )
                 break
             except OSError as exc:
                 reason = f"{type(exc).__name__} (the server closed it)"
@@ -778,8 +871,15 @@ def s5(ctx: Ctx) -> None:
             time.sleep(1)
     finally:
         close_all(socks)
-    ctx.out.update(still_open=len(open_), open_at=marks, first_answered=len(answered), seconds=round(time.monotonic() - start, 1))
-    ctx.out["summary"] = f"{len(socks)} connections, first request answered on {len(answered)}; still open after {ctx.out['seconds']} s: {len(open_)} (by 5 s: {marks})"
+    ctx.out.update(
+        still_open=len(open_),
+        open_at=marks,
+        first_answered=len(answered),
+        seconds=round(time.monotonic() - start, 1),
+    )
+    ctx.out["summary"] = (
+        f"{len(socks)} connections, first request answered on {len(answered)}; still open after {ctx.out['seconds']} s: {len(open_)} (by 5 s: {marks})"
+    )
 
 
 def s6_setup(ctx: Ctx) -> None:
@@ -800,7 +900,9 @@ def s6(ctx: Ctx) -> None:
             if ctx.left() <= 5:
                 break
             try:
-                status, sock, _h = stream_open(ctx.port, f"/v1/shared/{token}/events", timeout=min(10, ctx.left()))
+                status, sock, _h = stream_open(
+                    ctx.port, f"/v1/shared/{token}/events", timeout=min(10, ctx.left())
+                )
             except OSError as exc:
                 refused[type(exc).__name__] += 1
                 break
@@ -810,12 +912,22 @@ def s6(ctx: Ctx) -> None:
                 continue
             refused[str(status)] += 1
             break
-        ctx.out.update(held=len(socks), first_refusal=dict(refused), seconds_to_refusal=round(time.monotonic() - start, 2))
-        status, sock, _h = stream_open(ctx.port, f"/v1/tables/{ctx.state['other_table']['id']}/events", {"Authorization": f"Bearer {ctx.state['other']}"})
+        ctx.out.update(
+            held=len(socks),
+            first_refusal=dict(refused),
+            seconds_to_refusal=round(time.monotonic() - start, 2),
+        )
+        status, sock, _h = stream_open(
+            ctx.port,
+            f"/v1/tables/{ctx.state['other_table']['id']}/events",
+            {"Authorization": f"Bearer {ctx.state['other']}"},
+        )
         ctx.out["other_owner_stream"] = status
         if sock is not None:
             sock.close()
-        status, sock, _h = stream_open(ctx.port, f"/v1/shared/{ctx.state['other_table']['share_token']}/events")
+        status, sock, _h = stream_open(
+            ctx.port, f"/v1/shared/{ctx.state['other_table']['share_token']}/events"
+        )
         ctx.out["other_share_stream"] = status
         if sock is not None:
             sock.close()
@@ -842,7 +954,12 @@ def _post_deals(ctx: Ctx, n: int) -> int:
         for _ in range(n):
             if ctx.left() <= 5:
                 break
-            conn.request("POST", path, json.dumps(ALLPASS), {"Authorization": f"Bearer {ctx.state['key']}", "Content-Type": "application/json"})
+            conn.request(
+                "POST",
+                path,
+                json.dumps(ALLPASS),
+                {"Authorization": f"Bearer {ctx.state['key']}", "Content-Type": "application/json"},
+            )
             r = conn.getresponse()
             r.read()
             ok += r.status == 201
@@ -857,8 +974,14 @@ def s7(ctx: Ctx) -> None:
     n, deals = ctx.sizes["s7_streams"], ctx.sizes["s7_deals"]
     cpu0 = ctx.cpu()
     posted = _post_deals(ctx, deals)
-    ctx.out["no_streams"] = {"posted": posted, "cpu_ms_per_deal": round((ctx.cpu() - cpu0) * 1000 / max(posted, 1), 1)}
-    for name, path in (("scorer_link", f"/v1/score/{ctx.state['scorer']}/events"), ("share_link", f"/v1/shared/{ctx.state['table']['share_token']}/events")):
+    ctx.out["no_streams"] = {
+        "posted": posted,
+        "cpu_ms_per_deal": round((ctx.cpu() - cpu0) * 1000 / max(posted, 1), 1),
+    }
+    for name, path in (
+        ("scorer_link", f"/v1/score/{ctx.state['scorer']}/events"),
+        ("share_link", f"/v1/shared/{ctx.state['table']['share_token']}/events"),
+    ):
         socks: list[socket.socket] = []
         refused: Counter[str] = Counter()
         drainer: Drainer | None = None
@@ -905,7 +1028,9 @@ def s7(ctx: Ctx) -> None:
     for name in ("scorer_link", "share_link"):
         r = ctx.out.get(name)
         if r:
-            parts.append(f"{r['streams']} {name} streams {r['cpu_ms_per_deal']} ms ({r['events_delivered']}/{r['events_expected']} events{', refused ' + str(r['refused']) if r['refused'] else ''})")
+            parts.append(
+                f"{r['streams']} {name} streams {r['cpu_ms_per_deal']} ms ({r['events_delivered']}/{r['events_expected']} events{', refused ' + str(r['refused']) if r['refused'] else ''})"
+            )
     ctx.out["summary"] = "CPU per posted deal: " + "; ".join(parts)
 
 
@@ -920,14 +1045,31 @@ def s8_setup(ctx: Ctx) -> None:
 def s8(ctx: Ctx) -> None:
     """Eight concurrent sheet.png of long tables, each a language and layout not drawn yet."""
     key = ctx.state["key"]
-    combos = [(t["id"], lang, layout) for t in ctx.state["tables"] for lang in ("ru", "en") for layout in ("phone", "wide")]
+    combos = [
+        (t["id"], lang, layout)
+        for t in ctx.state["tables"]
+        for lang in ("ru", "en")
+        for layout in ("phone", "wide")
+    ]
     combos = combos[: ctx.sizes["s8_requests"]]
     results: list[dict[str, Any]] = [{} for _ in combos]
 
     def one(i: int, table_id: str, lang: str, layout: str) -> None:
         try:
-            status, _h, data, notes = request(ctx.port, "GET", f"/v1/tables/{table_id}/sheet.png?lang={lang}&layout={layout}", {"Authorization": f"Bearer {key}"}, timeout=max(1, ctx.left() - 2))
-            results[i] = {"lang": lang, "layout": layout, "status": status, "bytes": len(data), "seconds": notes["seconds"]}
+            status, _h, data, notes = request(
+                ctx.port,
+                "GET",
+                f"/v1/tables/{table_id}/sheet.png?lang={lang}&layout={layout}",
+                {"Authorization": f"Bearer {key}"},
+                timeout=max(1, ctx.left() - 2),
+            )
+            results[i] = {
+                "lang": lang,
+                "layout": layout,
+                "status": status,
+                "bytes": len(data),
+                "seconds": notes["seconds"],
+            }
         except OSError as exc:
             results[i] = {"lang": lang, "layout": layout, "status": type(exc).__name__}
 
@@ -939,7 +1081,9 @@ def s8(ctx: Ctx) -> None:
     statuses = Counter(str(r.get("status", "unfinished")) for r in results)
     secs = [r["seconds"] for r in results if "seconds" in r]
     ctx.out.update(requests=results, statuses=dict(statuses), deals=ctx.sizes["big_deals"])
-    ctx.out["summary"] = f"{len(combos)} PNGs of {ctx.sizes['big_deals']}-deal tables at once: {dict(statuses)}, slowest {max(secs, default=0):.1f} s"
+    ctx.out["summary"] = (
+        f"{len(combos)} PNGs of {ctx.sizes['big_deals']}-deal tables at once: {dict(statuses)}, slowest {max(secs, default=0):.1f} s"
+    )
 
 
 def s9_setup(ctx: Ctx) -> None:
@@ -958,8 +1102,16 @@ def s9(ctx: Ctx) -> None:
     routes = []
     for where, after in (("first", 0), ("last", last)):
         routes += [
-            (f"keyed_{where}", f"/v1/tables/{tid}/deals?after={after}&limit=1", {"Authorization": f"Bearer {ctx.state['key']}"}),
-            (f"share_link_{where}", f"/v1/shared/{ctx.state['table']['share_token']}/deals?after={after}&limit=1", {}),
+            (
+                f"keyed_{where}",
+                f"/v1/tables/{tid}/deals?after={after}&limit=1",
+                {"Authorization": f"Bearer {ctx.state['key']}"},
+            ),
+            (
+                f"share_link_{where}",
+                f"/v1/shared/{ctx.state['table']['share_token']}/deals?after={after}&limit=1",
+                {},
+            ),
             (f"scorer_link_{where}", f"/v1/score/{ctx.state['scorer']}/deals?after={after}&limit=1", {}),
         ]
     for name, path, headers in routes:
@@ -986,8 +1138,12 @@ def s9(ctx: Ctx) -> None:
             "cpu_ms_per_request": round((ctx.cpu() - cpu0) * 1000 / max(len(times), 1), 1),
         }
     ctx.out["deals"] = ctx.sizes["big_deals"]
-    ctx.out["summary"] = "limit=1 of a {}-deal log, p50 / CPU per request: ".format(ctx.sizes["big_deals"]) + "; ".join(
-        f"{k} {v['p50_ms']} / {v['cpu_ms_per_request']} ms {v['statuses']}" for k, v in ctx.out.items() if isinstance(v, dict)
+    ctx.out["summary"] = "limit=1 of a {}-deal log, p50 / CPU per request: ".format(
+        ctx.sizes["big_deals"]
+    ) + "; ".join(
+        f"{k} {v['p50_ms']} / {v['cpu_ms_per_request']} ms {v['statuses']}"
+        for k, v in ctx.out.items()
+        if isinstance(v, dict)
     )
 
 
@@ -996,7 +1152,11 @@ def s10(ctx: Ctx) -> None:
     variants = (
         ("share_tokens", ctx.sizes["s10_share"], lambda: (f"/v1/shared/{secrets.token_urlsafe(16)}", {})),
         ("scorer_tokens", ctx.sizes["s10_other"], lambda: (f"/v1/score/{secrets.token_urlsafe(24)}", {})),
-        ("keys", ctx.sizes["s10_other"], lambda: ("/v1/tables", {"Authorization": "Bearer pk_" + secrets.token_urlsafe(24)})),
+        (
+            "keys",
+            ctx.sizes["s10_other"],
+            lambda: ("/v1/tables", {"Authorization": "Bearer pk_" + secrets.token_urlsafe(24)}),
+        ),
     )
     for name, n, make in variants:
         statuses: Counter[str] = Counter()
@@ -1034,7 +1194,9 @@ def s10(ctx: Ctx) -> None:
             "cpu_ms_per_request": round((ctx.cpu() - cpu0) * 1000 / max(done, 1), 2),
         }
     ctx.out["summary"] = "; ".join(
-        f"{k}: {v['requests']} → {v['statuses']}, {v['cpu_ms_per_request']} ms CPU each" for k, v in ctx.out.items() if isinstance(v, dict)
+        f"{k}: {v['requests']} → {v['statuses']}, {v['cpu_ms_per_request']} ms CPU each"
+        for k, v in ctx.out.items()
+        if isinstance(v, dict)
     )
 
 
@@ -1055,7 +1217,9 @@ def s11(ctx: Ctx) -> None:
         if sock is not None:
             sock.close()
         ctx.out[name] = status
-    ctx.out["summary"] = f"Last-Event-ID of 5,000 digits: keyed {ctx.out['keyed']}, share {ctx.out['share_link']}"
+    ctx.out["summary"] = (
+        f"Last-Event-ID of 5,000 digits: keyed {ctx.out['keyed']}, share {ctx.out['share_link']}"
+    )
 
 
 def s12_setup(ctx: Ctx) -> None:
@@ -1068,8 +1232,12 @@ def s12_setup(ctx: Ctx) -> None:
 
 def s12(ctx: Ctx) -> None:
     """Player stats with ?to=9999-12-31."""
-    status, body = jrequest(ctx.port, "GET", f"/v1/players/{ctx.state['player']}/stats?to=9999-12-31", ctx.state["key"])
-    ctx.out.update(status=status, detail=str((body or {}).get("detail", ""))[:160] if isinstance(body, dict) else None)
+    status, body = jrequest(
+        ctx.port, "GET", f"/v1/players/{ctx.state['player']}/stats?to=9999-12-31", ctx.state["key"]
+    )
+    ctx.out.update(
+        status=status, detail=str((body or {}).get("detail", ""))[:160] if isinstance(body, dict) else None
+    )
     ctx.out["summary"] = f"?to=9999-12-31: {status}"
 
 
@@ -1082,7 +1250,9 @@ def s13(ctx: Ctx) -> None:
     for name, headers in (("anonymous", {}), ("keyed", {"Authorization": f"Bearer {ctx.state['key']}"})):
         status, hdrs, _d, _n = request(ctx.port, "GET", "/v1/tables/", headers, host="evil.example")
         ctx.out[name] = {"status": status, "location": hdrs.get("location")}
-    ctx.out["summary"] = "; ".join(f"{k}: {v['status']} Location {v['location']!r}" for k, v in ctx.out.items())
+    ctx.out["summary"] = "; ".join(
+        f"{k}: {v['status']} Location {v['location']!r}" for k, v in ctx.out.items()
+    )
 
 
 def s14_setup(ctx: Ctx) -> None:
@@ -1103,11 +1273,15 @@ def s14(ctx: Ctx) -> None:
         heading_has_token=bool(h1 and token in h1.group(1)),
         title=(title.group(1)[:120] if title else None),
     )
-    ctx.out["summary"] = f"{status}; token in <title>: {ctx.out['title_has_token']}, in <h1>: {ctx.out['heading_has_token']}"
+    ctx.out["summary"] = (
+        f"{status}; token in <title>: {ctx.out['title_has_token']}, in <h1>: {ctx.out['heading_has_token']}"
+    )
 
 
 def s16_setup(ctx: Ctx) -> None:
-    status, body = jrequest(ctx.port, "POST", "/v1/tables", ctx.server.admin, {"players": PLAYERS, "convention": "sochi"})
+    status, body = jrequest(
+        ctx.port, "POST", "/v1/tables", ctx.server.admin, {"players": PLAYERS, "convention": "sochi"}
+    )
     if status != 201:
         raise RuntimeError(f"admin's table: {status} {body}")
     ctx.state["admin_table"] = body
@@ -1137,9 +1311,13 @@ def s16(ctx: Ctx) -> None:
     ctx.out["scorer_link_after_owner_keys_revoked"] = after
     other = make_key(ctx)
     t2 = make_table(ctx, other)
-    status, _b = jrequest(ctx.port, "PATCH", f"/v1/tables/{t2['id']}", other, {"title": "Friday \u202egnp.exe"})
+    status, _b = jrequest(
+        ctx.port, "PATCH", f"/v1/tables/{t2['id']}", other, {"title": "Friday \u202egnp.exe"}
+    )
     ctx.out["rtl_title"] = status
-    status, _b = jrequest(ctx.port, "POST", "/v1/players", other, {"name": "Anna", "external_id": "ext\u202e1"})
+    status, _b = jrequest(
+        ctx.port, "POST", "/v1/players", other, {"name": "Anna", "external_id": "ext\u202e1"}
+    )
     ctx.out["rtl_external_id"] = status
     ctx.out["summary"] = (
         f"key for owner admin: {ctx.out['key_for_owner_admin']}, reads admin's table: {ctx.out.get('owner_admin_key_reads_admin_table', '-')}; "
@@ -1155,6 +1333,7 @@ def s17(ctx: Ctx) -> None:
     """A body over the limit written whole before the answer is read (urllib; and by hand):
     1 MB, and 4 and 16 MB (on this machine's loopback 1 MB fits the socket buffers, so the
     broken pipe shows only with more), three tries each."""
+
     def body_of(size: int) -> bytes:
         return b'{"players": ["Anna", "Boris", "Vera"], "title": "' + b"a" * size + b'"}'
 
@@ -1165,7 +1344,9 @@ def s17(ctx: Ctx) -> None:
             if ctx.left() <= 5:
                 break
             req = urllib.request.Request(
-                ctx.server.url + "/v1/tables", data=body, method="POST",
+                ctx.server.url + "/v1/tables",
+                data=body,
+                method="POST",
                 headers={"Authorization": f"Bearer {ctx.state['key']}", "Content-Type": "application/json"},
             )
             try:
@@ -1178,11 +1359,20 @@ def s17(ctx: Ctx) -> None:
                 seen[type(reason).__name__] += 1
         ctx.out[f"urllib_{size // 1_000_000}MB"] = dict(seen)
     body = body_of(4_000_000)
-    for name, headers in (("raw_keyed_4MB", {"Authorization": f"Bearer {ctx.state['key']}"}), ("raw_anonymous_4MB", {})):
-        status, _h, _d, notes = request(ctx.port, "POST", "/v1/tables", {**headers, "Content-Type": "application/json"}, body, timeout=30)
+    for name, headers in (
+        ("raw_keyed_4MB", {"Authorization": f"Bearer {ctx.state['key']}"}),
+        ("raw_anonymous_4MB", {}),
+    ):
+        status, _h, _d, notes = request(
+            ctx.port, "POST", "/v1/tables", {**headers, "Content-Type": "application/json"}, body, timeout=30
+        )
         ctx.out[name] = {"status": status, **{k: v for k, v in notes.items() if k in ("send_error",)}}
-    ctx.out["summary"] = "urllib, 3 tries: " + ", ".join(f"{k[7:]} {v}" for k, v in ctx.out.items() if k.startswith("urllib_")) + (
-        f"; by hand (answer read after a refused send) keyed {ctx.out['raw_keyed_4MB']}, anonymous {ctx.out['raw_anonymous_4MB']}"
+    ctx.out["summary"] = (
+        "urllib, 3 tries: "
+        + ", ".join(f"{k[7:]} {v}" for k, v in ctx.out.items() if k.startswith("urllib_"))
+        + (
+            f"; by hand (answer read after a refused send) keyed {ctx.out['raw_keyed_4MB']}, anonymous {ctx.out['raw_anonymous_4MB']}"
+        )
     )
 
 
@@ -1192,7 +1382,9 @@ def s18_setup(ctx: Ctx) -> None:
     # the longest record a client can have: pool target 1,000 (the most the service takes);
     # this log's game ends at deal 1,037
     fill(ctx, table["id"], ctx.sizes["s18_deals"], pool_target=1000)
-    status, _h, record, _n = request(ctx.port, "GET", f"/v1/tables/{table['id']}/export", {"Authorization": f"Bearer {key}"}, None, 120)
+    status, _h, record, _n = request(
+        ctx.port, "GET", f"/v1/tables/{table['id']}/export", {"Authorization": f"Bearer {key}"}, None, 120
+    )
     if status != 200:
         raise RuntimeError(f"export: {status}")
     other = make_key(ctx)
@@ -1210,7 +1402,14 @@ def s18(ctx: Ctx) -> None:
     stop = threading.Event()
 
     def import_once() -> None:
-        status, _h, _d, _n = request(ctx.port, "POST", "/v1/tables/import", {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}, record, max(5.0, ctx.left() - 5))
+        status, _h, _d, _n = request(
+            ctx.port,
+            "POST",
+            "/v1/tables/import",
+            {"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+            record,
+            max(5.0, ctx.left() - 5),
+        )
         statuses[str(status)] += 1
 
     def other_owner() -> None:
@@ -1219,7 +1418,12 @@ def s18(ctx: Ctx) -> None:
         try:
             while not stop.is_set() and ctx.left() > 5:
                 t0 = time.perf_counter()
-                conn.request("POST", path, json.dumps(ALLPASS), {"Authorization": f"Bearer {ctx.state['other']}", "Content-Type": "application/json"})
+                conn.request(
+                    "POST",
+                    path,
+                    json.dumps(ALLPASS),
+                    {"Authorization": f"Bearer {ctx.state['other']}", "Content-Type": "application/json"},
+                )
                 conn.getresponse().read()
                 waits.append(time.perf_counter() - t0)
                 stop.wait(0.05)
@@ -1259,11 +1463,22 @@ SCENARIOS: dict[int, dict[str, Any]] = {
     3: {"name": "pipelined requests never read", "run": s3, "limit": 180},
     4: {"name": "a header line that never ends", "run": s4, "limit": 90},
     5: {"name": "slow second request (slowloris)", "run": s5, "limit": 90},
-    6: {"name": "one share token takes every stream", "setup": s6_setup, "run": s6, "limit": 180, "env": lambda sz: {"PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS": str(sz["s6_limit"])}},
+    6: {
+        "name": "one share token takes every stream",
+        "setup": s6_setup,
+        "run": s6,
+        "limit": 180,
+        "env": lambda sz: {"PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS": str(sz["s6_limit"])},
+    },
     7: {"name": "streams on one link, CPU per deal", "setup": s7_setup, "run": s7, "limit": 300},
     8: {"name": "8 concurrent PNGs of long tables", "setup": s8_setup, "run": s8, "limit": 400},
     9: {"name": "one deal of a long log", "setup": s9_setup, "run": s9, "limit": 300},
-    10: {"name": "made-up tokens and keys, limits 10", "run": s10, "limit": 240, "env": lambda sz: {"PREFSCORE_ANONYMOUS_RATE_LIMIT": "10", "PREFSCORE_SHARE_RATE_LIMIT": "10"}},
+    10: {
+        "name": "made-up tokens and keys, limits 10",
+        "run": s10,
+        "limit": 240,
+        "env": lambda sz: {"PREFSCORE_ANONYMOUS_RATE_LIMIT": "10", "PREFSCORE_SHARE_RATE_LIMIT": "10"},
+    },
     11: {"name": "Last-Event-ID of 5,000 digits", "setup": s11_setup, "run": s11, "limit": 60},
     12: {"name": "player stats to=9999-12-31", "setup": s12_setup, "run": s12, "limit": 60},
     13: {"name": "redirect with Host: evil.example", "setup": s13_setup, "run": s13, "limit": 60},
@@ -1310,7 +1525,13 @@ def sizes_for(scale: float) -> dict[str, Any]:
 
 
 def run_one(
-    num: int, spec: dict[str, Any], checkout: Path, db_kind: str, sizes: dict[str, Any], workdir: Path, extra_env: dict[str, str] | None = None
+    num: int,
+    spec: dict[str, Any],
+    checkout: Path,
+    db_kind: str,
+    sizes: dict[str, Any],
+    workdir: Path,
+    extra_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"scenario": num, "name": spec["name"], "status": "ok"}
     if spec.get("skip"):
@@ -1372,8 +1593,18 @@ def run_one(
 
 def commit_of(checkout: Path) -> str:
     try:
-        rev = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10).stdout.strip()
+        rev = subprocess.run(
+            ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         return (rev or "unknown") + ("-dirty" if dirty else "")
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
@@ -1395,22 +1626,52 @@ def table(results: list[dict[str, Any]]) -> str:
     ]
     for r in results:
         m = r.get("measure") or {}
-        mem = f"{fmt(m.get('rss_before_mib'))} → {fmt(m.get('rss_peak_mib'))} ({fmt(m.get('vmhwm_mib'))})" if m else "-"
-        health = f"{fmt(m.get('health_max_ms'))} / {fmt(m.get('health_p50_ms'))} ({fmt(m.get('health_probes'))})" if m else "-"
+        mem = (
+            f"{fmt(m.get('rss_before_mib'))} → {fmt(m.get('rss_peak_mib'))} ({fmt(m.get('vmhwm_mib'))})"
+            if m
+            else "-"
+        )
+        health = (
+            f"{fmt(m.get('health_max_ms'))} / {fmt(m.get('health_p50_ms'))} ({fmt(m.get('health_probes'))})"
+            if m
+            else "-"
+        )
         summary = str((r.get("outcome") or {}).get("summary", "")).replace("|", "/")
         if r.get("server_alive_after") is False:
             summary += " **server died**"
-        rows.append(f"| {r['scenario']} | {r['name']} | {r['status'][:60]} | {fmt(m.get('window_s'))} | {fmt(m.get('cpu_s'))} | {mem} | {health} | {summary} |")
+        rows.append(
+            f"| {r['scenario']} | {r['name']} | {r['status'][:60]} | {fmt(m.get('window_s'))} | {fmt(m.get('cpu_s'))} | {mem} | {health} | {summary} |"
+        )
     return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--checkout", type=Path, default=REPO, help="whose code the server runs (default: this checkout)")
-    parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite", help=f"a fresh SQLite file, or a fresh database on {PG_BASE}")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--checkout", type=Path, default=REPO, help="whose code the server runs (default: this checkout)"
+    )
+    parser.add_argument(
+        "--db",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help=f"a fresh SQLite file, or a fresh database on {PG_BASE}",
+    )
     parser.add_argument("--only", default="", help="scenarios to run, comma-separated (default: all)")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply the attack sizes (default 1: about 5-10 minutes on the old code)")
-    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="a setting of every server (e.g. a cap lifted), repeatable")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="multiply the attack sizes (default 1: about 5-10 minutes on the old code)",
+    )
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting of every server (e.g. a cap lifted), repeatable",
+    )
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results", help="where the JSON goes")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the servers are stopped on the way out
@@ -1432,7 +1693,9 @@ def main(argv: list[str] | None = None) -> int:
         "note": "a shared, noisy machine: other work runs beside the server; CPU seconds are the server's own, wall times and /health latency move with the load",
     }
     print(f"# Attacks against {checkout} at {commit} ({args.db}), {started}")
-    print(f"load average at the start {header['loadavg_start']} on {header['cpus']} CPUs (a shared, noisy machine)")
+    print(
+        f"load average at the start {header['loadavg_start']} on {header['cpus']} CPUs (a shared, noisy machine)"
+    )
     print("sizes: " + ", ".join(f"{k}={v}" for k, v in sizes.items()))
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="prefscore-attacks-") as tmp:
@@ -1440,7 +1703,9 @@ def main(argv: list[str] | None = None) -> int:
         for num in chosen:
             spec = SCENARIOS[num]
             print(f"-- {num}: {spec['name']} ...", file=sys.stderr, flush=True)
-            r = run_one(num, spec, checkout, args.db, sizes, workdir, dict(item.split("=", 1) for item in args.env))
+            r = run_one(
+                num, spec, checkout, args.db, sizes, workdir, dict(item.split("=", 1) for item in args.env)
+            )
             if r.get("app_file") and "app_file" not in header:
                 header["app_file"] = r["app_file"]
                 print(f"the server's app: {r['app_file']}")

@@ -16,10 +16,10 @@ def fill(url: str, table_id: str, deals: int, seed: int, pool_target: int = 1_00
     service accepts from a client (1,000): such a table is not exported."""
     from sqlalchemy import create_engine, insert, update
 
+    from app.deals.service import entries_to_json
     from app.kit.db import DealRow, TableRow
     from app.kit.db.models import utcnow
     from app.rules import RULES_VERSION, make_rules
-    from app.deals.service import entries_to_json
 
     try:
         from tests.support.deallog import generate_log
@@ -37,7 +37,11 @@ def fill(url: str, table_id: str, deals: int, seed: int, pool_target: int = 1_00
             insert(DealRow.__table__),
             [
                 {
-                    "table_id": table_id, "number": n, "body": d.to_dict(), "entries": entries_to_json(e), "created_at": now,
+                    "table_id": table_id,
+                    "number": n,
+                    "body": d.to_dict(),
+                    "entries": entries_to_json(e),
+                    "created_at": now,
                     # the seat that dealt it, where the checkout stores it
                     **({"dealer": log.states[n - 1].next_dealer} if "dealer" in DealRow.__table__.c else {}),
                 }

@@ -24,7 +24,7 @@ of the service's schema); ``prepare()`` makes it.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Body, FastAPI, HTTPException
@@ -88,7 +88,7 @@ def create_app(database_url: str | None = None) -> FastAPI:
     @app.post("/insert", status_code=201)
     def insert(body: dict[str, Any] = Body(...)) -> Inserted:
         with db.write() as session:
-            row = BenchRow(body=body, created_at=datetime.now(timezone.utc))
+            row = BenchRow(body=body, created_at=datetime.now(UTC))
             session.add(row)
             session.flush()
             return Inserted(id=row.id)

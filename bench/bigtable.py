@@ -92,7 +92,10 @@ def _during(times: list[tuple[float, float]], start: float, end: float) -> float
 
 def measure(base: str, url: str, deals: int, seed: int) -> dict[str, float]:
     admin = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=120)
-    keys = [admin.post("/v1/keys", json={"owner": f"bench-{i}-{secrets.token_hex(3)}"}).json()["key"] for i in range(2)]
+    keys = [
+        admin.post("/v1/keys", json={"owner": f"bench-{i}-{secrets.token_hex(3)}"}).json()["key"]
+        for i in range(2)
+    ]
     owner = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {keys[0]}"}, timeout=120)
     big = owner.post("/v1/tables", json={"players": PLAYERS, "convention": "sochi"}).json()
     fill(url, big["id"], deals, seed)
@@ -111,7 +114,9 @@ def measure(base: str, url: str, deals: int, seed: int) -> dict[str, float]:
     out["svg_next_median_s"] = statistics.median(again)
 
     other = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {keys[1]}"}, timeout=60)
-    small = other.post("/v1/tables", json={"players": PLAYERS, "convention": "sochi", "pool_target": 1000}).json()
+    small = other.post(
+        "/v1/tables", json={"players": PLAYERS, "convention": "sochi", "pool_target": 1000}
+    ).json()
     poster = Poster(base, keys[1], small["id"])
     poster.start()
     time.sleep(1.5)
@@ -172,7 +177,11 @@ def run(source: Path, deals: list[int], seed: int) -> list[dict[str, float]]:
         port = _port()
         log = open(Path(tmp) / "server.log", "wb")
         server = subprocess.Popen(
-            cli + ["serve", "--no-upgrade", "--port", str(port)], cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT
+            cli + ["serve", "--no-upgrade", "--port", str(port)],
+            cwd=tmp,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         base = f"http://127.0.0.1:{port}"
         try:

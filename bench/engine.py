@@ -33,13 +33,14 @@ import time
 from typing import Any
 
 from app.rules import Deal, TableState, apply_deal, make_rules, replay
-
 from tests.support.deallog import CONVENTIONS, generate_log
 
 TARGET_US = 25.0
 
 
-def _tables(convention: str, players: int, deals: int, seed: int, shape: str) -> list[tuple[Any, int, list[dict], list[Deal]]]:
+def _tables(
+    convention: str, players: int, deals: int, seed: int, shape: str
+) -> list[tuple[Any, int, list[dict], list[Deal]]]:
     """(rules, first dealer, bodies, deals) per table, ``deals`` deals in all."""
     rng = random.Random(f"{seed}/{convention}/{players}/{shape}")
     target = 10_000 if shape == "one table" else None
@@ -114,13 +115,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--convention", action="append", choices=CONVENTIONS, help="only these (repeatable)")
     args = parser.parse_args(argv)
 
-    print(f"prefscore rules engine: {args.deals}-deal mixed logs, seed {args.seed}, best of {args.repeat}, "
-          f"Python {sys.version.split()[0]}")
+    print(
+        f"prefscore rules engine: {args.deals}-deal mixed logs, seed {args.seed}, best of {args.repeat}, "
+        f"Python {sys.version.split()[0]}"
+    )
     print("one table  = pool target 10,000, the game never ends inside the log")
     print("new tables = default pool target, a new table (or races match) whenever one finishes")
     print("times are CPU time of this process per deal, best of the rounds (each round times every row once)")
-    header = (f"{'convention':<16}{'n':>2} {'log':<11}{'tables':>6}{'deals':>7}"
-              f"{'apply µs':>10}{'deals/s':>10}{'replay µs':>11}{'deals/s':>10}{'parse µs':>10}")
+    header = (
+        f"{'convention':<16}{'n':>2} {'log':<11}{'tables':>6}{'deals':>7}"
+        f"{'apply µs':>10}{'deals/s':>10}{'replay µs':>11}{'deals/s':>10}{'parse µs':>10}"
+    )
     print(header)
     print("-" * len(header))
     started = time.perf_counter()
@@ -139,12 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     worst = 0.0
     for r in rows:
         worst = max(worst, r.us("apply"), r.us("replay"))
-        print(f"{r.convention:<16}{r.players:>2} {r.shape:<11}{len(r.tables):>6}{r.count:>7}"
-              f"{r.us('apply'):>10.1f}{r.per_s('apply'):>10,.0f}{r.us('replay'):>11.1f}"
-              f"{r.per_s('replay'):>10,.0f}{r.us('parse'):>10.1f}")
+        print(
+            f"{r.convention:<16}{r.players:>2} {r.shape:<11}{len(r.tables):>6}{r.count:>7}"
+            f"{r.us('apply'):>10.1f}{r.per_s('apply'):>10,.0f}{r.us('replay'):>11.1f}"
+            f"{r.per_s('replay'):>10,.0f}{r.us('parse'):>10.1f}"
+        )
     verdict = "within" if worst < TARGET_US else "OVER"
-    print(f"slowest: {worst:.1f} µs per deal ({verdict} the {TARGET_US:.0f} µs target); "
-          f"total {time.perf_counter() - started:.1f} s")
+    print(
+        f"slowest: {worst:.1f} µs per deal ({verdict} the {TARGET_US:.0f} µs target); "
+        f"total {time.perf_counter() - started:.1f} s"
+    )
     return 0
 
 

@@ -106,7 +106,9 @@ async def _open(port: int, request: bytes) -> tuple[asyncio.StreamReader, asynci
     return reader, writer
 
 
-async def viewer_stream(port: int, table: str, token: str, arrivals: list[tuple[str, int, float]], ready: asyncio.Event) -> None:
+async def viewer_stream(
+    port: int, table: str, token: str, arrivals: list[tuple[str, int, float]], ready: asyncio.Event
+) -> None:
     request = f"GET /v1/shared/{token}/events?after=0 HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".encode()
     reader, writer = await _open(port, request)
     ready.set()
@@ -122,7 +124,15 @@ async def viewer_stream(port: int, table: str, token: str, arrivals: list[tuple[
         writer.close()
 
 
-async def viewer_poll(port: int, table: str, key: str, interval: float, counts: dict[str, int], stop: asyncio.Event, phase: float) -> None:
+async def viewer_poll(
+    port: int,
+    table: str,
+    key: str,
+    interval: float,
+    counts: dict[str, int],
+    stop: asyncio.Event,
+    phase: float,
+) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     etag = None
     await asyncio.sleep(phase)
@@ -155,7 +165,13 @@ async def viewer_poll(port: int, table: str, key: str, interval: float, counts: 
 
 
 async def writers(
-    base: str, key: str, tables: list[str], n: int, seconds: float, posted: dict[tuple[str, int], tuple[float, float]], errors: list[str]
+    base: str,
+    key: str,
+    tables: list[str],
+    n: int,
+    seconds: float,
+    posted: dict[tuple[str, int], tuple[float, float]],
+    errors: list[str],
 ) -> None:
     import httpx
 
@@ -163,7 +179,10 @@ async def writers(
     # an AsyncClient costs the load process ~20 ms (its TLS context), and made inside the
     # timed loop the 20 of them held up the first posts of each phase by up to 0.4 s (1 s on
     # a busy machine), a delay of the load, not of the server, that set the phase's p99.
-    clients = [httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=30) for _ in range(n)]
+    clients = [
+        httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=30)
+        for _ in range(n)
+    ]
 
     async def one(i: int, client: httpx.AsyncClient, start: float) -> None:
         mine = tables[i::n]
@@ -254,7 +273,10 @@ async def load_main(args: argparse.Namespace) -> dict[str, Any]:
     # is a stall of one process; scattered ones are the steady state's tail.
     phase_start = min((sent for sent, _ in posted2.values()), default=0.0)
     slowest = sorted(
-        ((max(got.get(key, [sent])) - sent, sent - phase_start, t201 - sent) for key, (sent, t201) in posted2.items()),
+        (
+            (max(got.get(key, [sent])) - sent, sent - phase_start, t201 - sent)
+            for key, (sent, t201) in posted2.items()
+        ),
         reverse=True,
     )[:10]
     out["push"] = {
@@ -269,7 +291,10 @@ async def load_main(args: argparse.Namespace) -> dict[str, Any]:
         "after_201_p50_ms": round(_pct(after_201, 0.5) * 1000, 1),
         "after_201_p99_ms": round(_pct(after_201, 0.99) * 1000, 1),
         "before_201": sum(1 for d in after_201 if d == 0.0),
-        "slowest_deals": [{"delay_ms": round(d * 1000, 1), "at_s": round(at, 2), "post_ms": round(p * 1000, 1)} for d, at, p in slowest],
+        "slowest_deals": [
+            {"delay_ms": round(d * 1000, 1), "at_s": round(at, 2), "post_ms": round(p * 1000, 1)}
+            for d, at, p in slowest
+        ],
     }
     for task in tasks:
         task.cancel()
@@ -283,7 +308,13 @@ async def load_main(args: argparse.Namespace) -> dict[str, Any]:
     pollers = []
     for n in range(args.poll_viewers):
         t = tables[n % len(tables)]
-        pollers.append(asyncio.create_task(viewer_poll(port, t["id"], key, args.poll_interval, counts, stop, (n % 200) * args.poll_interval / 200)))
+        pollers.append(
+            asyncio.create_task(
+                viewer_poll(
+                    port, t["id"], key, args.poll_interval, counts, stop, (n % 200) * args.poll_interval / 200
+                )
+            )
+        )
     await asyncio.sleep(args.poll_interval + 1)
     mark("poll-start")
     counts.clear()
@@ -302,13 +333,19 @@ async def load_main(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--database", default=os.environ.get("PREFSCORE_BENCH_PG", DEFAULT_PG), help="a PostgreSQL server URL (a fresh database is made on it)")
+    p.add_argument(
+        "--database",
+        default=os.environ.get("PREFSCORE_BENCH_PG", DEFAULT_PG),
+        help="a PostgreSQL server URL (a fresh database is made on it)",
+    )
     p.add_argument("--viewers", type=int, default=2000)
     p.add_argument("--tables", type=int, default=200)
     p.add_argument("--writers", type=int, default=20)
     p.add_argument("--seconds", type=float, default=30, help="length of each measured phase")
     p.add_argument("--poll-interval", type=float, default=2.0)
-    p.add_argument("--poll-viewers", type=int, help="viewers in the polling phase (default: a tenth of --viewers)")
+    p.add_argument(
+        "--poll-viewers", type=int, help="viewers in the polling phase (default: a tenth of --viewers)"
+    )
     p.add_argument("--load", help=argparse.SUPPRESS)  # the load process
     p.add_argument("--spec", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -337,6 +374,7 @@ def run(args: argparse.Namespace) -> None:
     admin = "pk_bench_admin_events_0123456789"
     with tempfile.TemporaryDirectory() as tmp, fresh_database(Path(tmp), "events") as url:
         from app.kit.db import migrate
+
         migrate.upgrade(url)
         env = {
             "PREFSCORE_RATE_LIMIT": "0",
@@ -355,17 +393,43 @@ def run(args: argparse.Namespace) -> None:
             tables = []
             with httpx.Client(base_url=server.url, headers=headers, timeout=30) as c:
                 for _ in range(args.tables):
-                    r = c.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi", "pool_target": 500})
+                    r = c.post(
+                        "/v1/tables",
+                        json={
+                            "players": ["Anna", "Boris", "Vera"],
+                            "convention": "sochi",
+                            "pool_target": 500,
+                        },
+                    )
                     r.raise_for_status()
                     tables.append({"id": r.json()["id"], "share_token": r.json()["share_token"]})
             spec = Path(tmp) / "spec.json"
             spec.write_text(json.dumps({"port": server.port, "key": admin, "tables": tables}))
             pid = server.proc.pid  # type: ignore[union-attr]
             load = subprocess.Popen(
-                [sys.executable, "-m", "bench.events", "--load", "1", "--spec", str(spec), "--viewers", str(args.viewers),
-                 "--writers", str(args.writers), "--seconds", str(args.seconds), "--poll-interval", str(args.poll_interval),
-                 "--poll-viewers", str(args.poll_viewers)],
-                cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "bench.events",
+                    "--load",
+                    "1",
+                    "--spec",
+                    str(spec),
+                    "--viewers",
+                    str(args.viewers),
+                    "--writers",
+                    str(args.writers),
+                    "--seconds",
+                    str(args.seconds),
+                    "--poll-interval",
+                    str(args.poll_interval),
+                    "--poll-viewers",
+                    str(args.poll_viewers),
+                ],
+                cwd=REPO,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
             )
             marks: dict[str, dict[str, float]] = {}
             result = None
@@ -373,8 +437,16 @@ def run(args: argparse.Namespace) -> None:
             for line in load.stdout:
                 msg = json.loads(line)
                 if "mark" in msg:
-                    marks[msg["mark"]] = {"t": time.monotonic(), "cpu": cpu_seconds(pid), "rss": rss_bytes(pid), "load": loadavg()[0]}
-                    print(f"{msg['mark']}: server cpu {marks[msg['mark']]['cpu']:.2f} s, rss {marks[msg['mark']]['rss'] / 2**20:.1f} MiB, load {marks[msg['mark']]['load']}", flush=True)
+                    marks[msg["mark"]] = {
+                        "t": time.monotonic(),
+                        "cpu": cpu_seconds(pid),
+                        "rss": rss_bytes(pid),
+                        "load": loadavg()[0],
+                    }
+                    print(
+                        f"{msg['mark']}: server cpu {marks[msg['mark']]['cpu']:.2f} s, rss {marks[msg['mark']]['rss'] / 2**20:.1f} MiB, load {marks[msg['mark']]['load']}",
+                        flush=True,
+                    )
                     load.stdin.write("\n")
                     load.stdin.flush()
                 elif "result" in msg:
@@ -406,25 +478,53 @@ def run(args: argparse.Namespace) -> None:
     poll_per_viewer_s = poll_viewers / (args.poll_viewers * poll_len)
     figures = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip(),
-        "setup": {"viewers": args.viewers, "tables": args.tables, "writers": args.writers, "deals_per_second": args.writers,
-                  "phase_seconds": args.seconds, "poll_interval": args.poll_interval, "poll_viewers": args.poll_viewers,
-                  "database": "postgresql", "server_processes": 1,
-                  "cores": os.cpu_count(), "load_average_at_marks": {k: v["load"] for k, v in marks.items()}},
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip(),
+        "setup": {
+            "viewers": args.viewers,
+            "tables": args.tables,
+            "writers": args.writers,
+            "deals_per_second": args.writers,
+            "phase_seconds": args.seconds,
+            "poll_interval": args.poll_interval,
+            "poll_viewers": args.poll_viewers,
+            "database": "postgresql",
+            "server_processes": 1,
+            "cores": os.cpu_count(),
+            "load_average_at_marks": {k: v["load"] for k, v in marks.items()},
+        },
         "delivery": result["push"],
         "streams_open": result["streams_open"],
-        "memory": {"per_idle_stream_kib": round(idle_rss / max(1, result["streams_open"]) / 1024, 1),
-                   "server_rss_before_mib": round(marks["writers-end"]["rss"] / 2**20, 1),
-                   "server_rss_with_streams_mib": round(marks["streams-idle"]["rss"] / 2**20, 1)},
-        "cpu_seconds": {"writers_alone": round(writers_alone, 2), "writers_and_streams": round(push, 2), "writers_and_pollers": round(poll, 2),
-                        "streams_share": round(push_viewers, 2), "pollers_share": round(poll_viewers, 2),
-                        "polls_answered": answered, "polls_asked": round(asked), "pollers_kept_up": kept_up,
-                        "ms_per_viewer_second_push": round(push_per_viewer_s * 1000, 4),
-                        "ms_per_viewer_second_poll": round(poll_per_viewer_s * 1000, 4),
-                        "push_over_poll_per_viewer_second": round(push_per_viewer_s / poll_per_viewer_s, 3) if poll_per_viewer_s > 0 else None,
-                        "ms_per_delivery_with_heartbeats": round(push_viewers / max(1, result["push"]["deliveries"]) * 1000, 3),
-                        "ms_per_answered_poll": round(poll_viewers / max(1, answered) * 1000, 3),
-                        "idle_streams_cpu_per_second": round((marks["push-start"]["cpu"] - marks["streams-idle"]["cpu"]) / (marks["push-start"]["t"] - marks["streams-idle"]["t"]), 3)},
+        "memory": {
+            "per_idle_stream_kib": round(idle_rss / max(1, result["streams_open"]) / 1024, 1),
+            "server_rss_before_mib": round(marks["writers-end"]["rss"] / 2**20, 1),
+            "server_rss_with_streams_mib": round(marks["streams-idle"]["rss"] / 2**20, 1),
+        },
+        "cpu_seconds": {
+            "writers_alone": round(writers_alone, 2),
+            "writers_and_streams": round(push, 2),
+            "writers_and_pollers": round(poll, 2),
+            "streams_share": round(push_viewers, 2),
+            "pollers_share": round(poll_viewers, 2),
+            "polls_answered": answered,
+            "polls_asked": round(asked),
+            "pollers_kept_up": kept_up,
+            "ms_per_viewer_second_push": round(push_per_viewer_s * 1000, 4),
+            "ms_per_viewer_second_poll": round(poll_per_viewer_s * 1000, 4),
+            "push_over_poll_per_viewer_second": round(push_per_viewer_s / poll_per_viewer_s, 3)
+            if poll_per_viewer_s > 0
+            else None,
+            "ms_per_delivery_with_heartbeats": round(
+                push_viewers / max(1, result["push"]["deliveries"]) * 1000, 3
+            ),
+            "ms_per_answered_poll": round(poll_viewers / max(1, answered) * 1000, 3),
+            "idle_streams_cpu_per_second": round(
+                (marks["push-start"]["cpu"] - marks["streams-idle"]["cpu"])
+                / (marks["push-start"]["t"] - marks["streams-idle"]["t"]),
+                3,
+            ),
+        },
         "poll": result["poll"],
         "writer_errors": result["writer_error_count"],
     }
@@ -433,9 +533,11 @@ def run(args: argparse.Namespace) -> None:
     out.write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures, indent=2))
     c = figures["cpu_seconds"]
-    print(f"push / poll, server CPU per viewer-second: {c['push_over_poll_per_viewer_second']} (target <= 0.1); "
-          f"pollers {'kept up' if kept_up else 'FELL BEHIND: the poll side is what the server managed'} "
-          f"({answered} of {round(asked)} polls answered)")
+    print(
+        f"push / poll, server CPU per viewer-second: {c['push_over_poll_per_viewer_second']} (target <= 0.1); "
+        f"pollers {'kept up' if kept_up else 'FELL BEHIND: the poll side is what the server managed'} "
+        f"({answered} of {round(asked)} polls answered)"
+    )
     print(f"written: {out.relative_to(REPO)}")
 
 

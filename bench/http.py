@@ -51,11 +51,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 LUA = Path(__file__).resolve().parent / "wrk" / "load.lua"
@@ -118,7 +119,9 @@ def git_commit() -> dict[str, Any]:
         # Only the paths that make up what is measured: the service, its engine, its schema.
         "dirty_paths": [
             line[3:]
-            for line in run("status", "--porcelain", "--", "app", "migrations", "bench/baseline.py").splitlines()
+            for line in run(
+                "status", "--porcelain", "--", "app", "migrations", "bench/baseline.py"
+            ).splitlines()
         ],
     }
 
@@ -196,7 +199,12 @@ class Server:
     def start(self, logdir: Path) -> None:
         self.logfile = open(logdir / f"{self.name}.log", "wb")
         self.proc = subprocess.Popen(
-            self.argv, env=self.env, cwd=ROOT, stdout=self.logfile, stderr=subprocess.STDOUT, start_new_session=True
+            self.argv,
+            env=self.env,
+            cwd=ROOT,
+            stdout=self.logfile,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def wait_ready(self, timeout: float = 60.0) -> None:
@@ -243,7 +251,17 @@ def service_server(name: str, env: dict[str, str], workers: int) -> Server:
 def baseline_server(name: str, env: dict[str, str], workers: int) -> Server:
     # The same uvicorn settings as `prefscore serve` (bench/baseline.py main).
     port = free_port()
-    argv = [PYTHON, "-m", "bench.baseline", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
+    argv = [
+        PYTHON,
+        "-m",
+        "bench.baseline",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+    ]
     return Server(name, argv, env, port)
 
 
@@ -264,7 +282,7 @@ class Postgres:
         self.name = f"prefscore_bench_{os.getpid()}_{secrets.token_hex(3)}"
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{self.name}"
 
-    def __enter__(self) -> "Postgres":
+    def __enter__(self) -> Postgres:
         import psycopg
 
         with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
@@ -309,7 +327,9 @@ class Client:
         payload = json.loads(raw) if raw and resp.getheader("content-type", "").find("json") >= 0 else None
         return resp.status, dict(resp.getheaders()), payload
 
-    def expect(self, status: int, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None):
+    def expect(
+        self, status: int, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ):
         got, hdrs, payload = self.call(method, path, body, headers)
         if got != status:
             raise RuntimeError(f"{method} {path}: expected {status}, got {got}: {payload}")
@@ -424,7 +444,9 @@ def growth(port: int, key: str, pairs: int, small: int = 19, fill: int = 990) ->
                 _, body = client.expect(201, "POST", f"/v1/tables/{table_id}/deals", ALLPASS_BODY)
                 store.setdefault(number, []).append((time.perf_counter() - t) * 1000)
                 if body["deal"]["number"] != number:
-                    raise RuntimeError(f"expected deal {number}, the service numbered it {body['deal']['number']}")
+                    raise RuntimeError(
+                        f"expected deal {number}, the service numbered it {body['deal']['number']}"
+                    )
     client.close()
     all_small = [v for vs in lat_small.values() for v in vs]
     all_big = [v for vs in lat_big.values() for v in vs]
@@ -536,7 +558,8 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
         # Rows for the baseline's one-row read, one per client (as the service's tables).
         base_client = Client(base.port)
         rows = {
-            c: [base_client.expect(201, "POST", "/insert", ALLPASS_BODY)[1]["id"] for _ in range(c)] for c in clients
+            c: [base_client.expect(201, "POST", "/insert", ALLPASS_BODY)[1]["id"] for _ in range(c)]
+            for c in clients
         }
         base_client.close()
         select_row = lambda c: Load("GET", [f"/select/{i}" for i in rows[c]])  # noqa: E731
@@ -577,7 +600,12 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
             svc2, base2 = servers["service2"], servers["baseline2"]
             # Fresh tables for this comparison, shared by both instances (same database).
             tables[c] = [new_table(setup) for _ in range(c)]
-            scaling: dict[str, list[float]] = {"service1": [], "service2": [], "baseline1": [], "baseline2": []}
+            scaling: dict[str, list[float]] = {
+                "service1": [],
+                "service2": [],
+                "baseline1": [],
+                "baseline2": [],
+            }
             for _ in range(args.rounds):
                 for label, server, load_for in (
                     ("service1", svc, post),
@@ -616,14 +644,37 @@ def ratios(res: dict[str, Any], clients: list[int]) -> list[dict[str, Any]]:
             out.append({"name": name, "value": round(value, 3), "target": target, "ok": ok})
 
     for c in clients:
-        add(f"POST deal / baseline insert (c={c})", f"service POST deal@{c}", f"baseline POST insert@{c}",
-            TARGETS["post_vs_insert"])
-        add(f"sheet 304 / baseline fixed (c={c})", f"service GET sheet 304@{c}", f"baseline GET fixed@{c}",
-            TARGETS["not_modified_vs_fixed"])
-        add(f"sheet 304 / baseline select (c={c})", f"service GET sheet 304@{c}", f"baseline GET select@{c}", None)
-        add(f"baseline select / baseline fixed (c={c})", f"baseline GET select@{c}", f"baseline GET fixed@{c}", None)
+        add(
+            f"POST deal / baseline insert (c={c})",
+            f"service POST deal@{c}",
+            f"baseline POST insert@{c}",
+            TARGETS["post_vs_insert"],
+        )
+        add(
+            f"sheet 304 / baseline fixed (c={c})",
+            f"service GET sheet 304@{c}",
+            f"baseline GET fixed@{c}",
+            TARGETS["not_modified_vs_fixed"],
+        )
+        add(
+            f"sheet 304 / baseline select (c={c})",
+            f"service GET sheet 304@{c}",
+            f"baseline GET select@{c}",
+            None,
+        )
+        add(
+            f"baseline select / baseline fixed (c={c})",
+            f"baseline GET select@{c}",
+            f"baseline GET fixed@{c}",
+            None,
+        )
         add(f"sheet 200 / baseline fixed (c={c})", f"service GET sheet@{c}", f"baseline GET fixed@{c}", None)
-        add(f"settlement / baseline fixed (c={c})", f"service GET settlement@{c}", f"baseline GET fixed@{c}", None)
+        add(
+            f"settlement / baseline fixed (c={c})",
+            f"service GET settlement@{c}",
+            f"baseline GET fixed@{c}",
+            None,
+        )
     if "growth" in res:
         g = res["growth"]
         out.append({
@@ -632,10 +683,18 @@ def ratios(res: dict[str, Any], clients: list[int]) -> list[dict[str, Any]]:
             "ok": g["ratio"] <= TARGETS["growth_1000_vs_10"],
         })  # fmt: skip
     c = max(clients)
-    add(f"service 2 workers / 1 worker POST (c={c})", f"service2 POST@{c} workers", f"service1 POST@{c} workers",
-        TARGETS["two_vs_one_worker"])
-    add(f"baseline 2 workers / 1 worker insert (c={c})", f"baseline2 POST@{c} workers",
-        f"baseline1 POST@{c} workers", None)
+    add(
+        f"service 2 workers / 1 worker POST (c={c})",
+        f"service2 POST@{c} workers",
+        f"service1 POST@{c} workers",
+        TARGETS["two_vs_one_worker"],
+    )
+    add(
+        f"baseline 2 workers / 1 worker insert (c={c})",
+        f"baseline2 POST@{c} workers",
+        f"baseline1 POST@{c} workers",
+        None,
+    )
     return out
 
 
@@ -678,8 +737,10 @@ def render(report: dict[str, Any]) -> str:
     for res in report["databases"]:
         for r in res["ratios"]:
             verdict = "" if r["ok"] is None else ("PASS" if r["ok"] else "FAIL")
-            target = "" if r["target"] is None else (
-                f"<= {r['target']}" if "latency" in r["name"] else f">= {r['target']}"
+            target = (
+                ""
+                if r["target"] is None
+                else (f"<= {r['target']}" if "latency" in r["name"] else f">= {r['target']}")
             )
             lines.append(f"{res['database']:8} {r['name']:52} {r['value']:>7.3f}  {target:>7} {verdict}")
     lines.append("")
@@ -721,7 +782,7 @@ def main(argv: list[str] | None = None) -> int:
     wrk = ensure_wrk()
     commit = git_commit()
     report: dict[str, Any] = {
-        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "commit": commit,
         "machine": {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()]},
         "args": {k: v for k, v in vars(args).items()},
@@ -747,8 +808,11 @@ def main(argv: list[str] | None = None) -> int:
     text = render(report)
     report["table"] = text
     RESULTS.mkdir(exist_ok=True)
-    out = Path(args.out) if args.out else RESULTS / (
-        f"http-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}-{commit['short'] or 'nogit'}.json"
+    out = (
+        Path(args.out)
+        if args.out
+        else RESULTS
+        / (f"http-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{commit['short'] or 'nogit'}.json")
     )
     out.write_text(json.dumps(report, indent=2, default=str))
     print(text)

@@ -41,8 +41,11 @@ def main() -> None:
         subprocess.run(cli + ["db", "upgrade"], cwd=tmp, env=env, check=True, capture_output=True)
         port = _port()
         server = subprocess.Popen(
-            cli + ["serve", "--no-upgrade", "--port", str(port)], cwd=tmp, env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cli + ["serve", "--no-upgrade", "--port", str(port)],
+            cwd=tmp,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         try:
             base = f"http://127.0.0.1:{port}"
@@ -55,9 +58,14 @@ def main() -> None:
             admin = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60)
             key = admin.post("/v1/keys", json={"owner": "bench-listings"}).json()["key"]
             owner = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60)
-            table = owner.post("/v1/tables", json={"players": PLAYERS, "convention": "sochi", "pool_target": 1000}).json()
+            table = owner.post(
+                "/v1/tables", json={"players": PLAYERS, "convention": "sochi", "pool_target": 1000}
+            ).json()
             for _ in range(args.deals):
-                r = owner.post(f"/v1/tables/{table['id']}/deals", json={"type": "allpass", "tricks": {"0": 3, "1": 3, "2": 4}})
+                r = owner.post(
+                    f"/v1/tables/{table['id']}/deals",
+                    json={"type": "allpass", "tricks": {"0": 3, "1": 3, "2": 4}},
+                )
                 assert r.status_code == 201, r.text
             token = owner.post(f"/v1/tables/{table['id']}/scorer-link").json()["token"]
             anon = httpx.Client(base_url=base, timeout=60)
@@ -76,7 +84,9 @@ def main() -> None:
                     times.append(time.perf_counter() - start)
                     assert r.status_code == 200 and len(r.json()["items"]) == 1, r.text
                 cpu = (_cpu(server.pid) - cpu0) / ROUNDS
-                print(f"{name:7s} p50 {statistics.median(times) * 1000:7.1f} ms   server CPU {cpu * 1000:7.1f} ms/request")
+                print(
+                    f"{name:7s} p50 {statistics.median(times) * 1000:7.1f} ms   server CPU {cpu * 1000:7.1f} ms/request"
+                )
         finally:
             server.terminate()
             server.wait(10)

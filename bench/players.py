@@ -25,17 +25,18 @@ server; the figures are the service's own time, its thread-pool hop included). P
 from __future__ import annotations
 
 import argparse
-import os
 import asyncio
+import os
 import random
 import secrets
 import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from sqlalchemy import create_engine, insert, text
 from sqlalchemy.pool import NullPool
@@ -62,12 +63,12 @@ def _logs(count: int, seed: int) -> list[Any]:
 
 def populate(url: str, tables: int, players: int, seed: int) -> list[str]:
     """The owner's tables, deals, players and per-table rows; the player ids."""
+    from app.deals.service import entries_to_json
     from app.kit.db import DealRow, PlayerRow, PlayerTableRow, TableRow
     from app.kit.db.models import utcnow
-    from app.rules import RULES_VERSION
     from app.players import stats as player_stats
-    from app.deals.service import entries_to_json
     from app.players.service import new_player_id
+    from app.rules import RULES_VERSION
 
     logs = _logs(8, seed)
     rules = logs[0].rules
@@ -77,7 +78,12 @@ def populate(url: str, tables: int, players: int, seed: int) -> list[str]:
         per_log.append(
             (
                 [
-                    {"number": n, "body": d.to_dict(), "entries": entries_to_json(e), "dealer": log.states[n - 1].next_dealer}
+                    {
+                        "number": n,
+                        "body": d.to_dict(),
+                        "entries": entries_to_json(e),
+                        "dealer": log.states[n - 1].next_dealer,
+                    }
                     for n, (d, e) in enumerate(zip(log.deals, log.entries), 1)
                 ],
                 log.states[-1].to_dict(),
@@ -91,7 +97,17 @@ def populate(url: str, tables: int, players: int, seed: int) -> list[str]:
     with engine.begin() as conn:
         conn.execute(
             insert(PlayerRow.__table__),
-            [{"id": i, "owner": OWNER, "name": f"Player {k}", "external_id": f"user-{k}", "created_at": now, "updated_at": now} for k, i in enumerate(ids)],
+            [
+                {
+                    "id": i,
+                    "owner": OWNER,
+                    "name": f"Player {k}",
+                    "external_id": f"user-{k}",
+                    "created_at": now,
+                    "updated_at": now,
+                }
+                for k, i in enumerate(ids)
+            ],
         )
     batch = 500
     for start in range(0, tables, batch):
@@ -102,17 +118,33 @@ def populate(url: str, tables: int, players: int, seed: int) -> list[str]:
             sitting = rng.sample(ids, 3)
             table_rows.append(
                 {
-                    "id": tid, "owner": OWNER, "convention": "sochi", "players": [f"P{s}" for s in range(3)],
-                    "pool_target": 1000, "options": rules.options, "first_dealer": 0,
-                    "share_token": secrets.token_urlsafe(24), "state": state, "rules_version": RULES_VERSION,
-                    "deal_count": LOG_DEALS, "revision": LOG_DEALS, "created_at": now, "updated_at": now,
+                    "id": tid,
+                    "owner": OWNER,
+                    "convention": "sochi",
+                    "players": [f"P{s}" for s in range(3)],
+                    "pool_target": 1000,
+                    "options": rules.options,
+                    "first_dealer": 0,
+                    "share_token": secrets.token_urlsafe(24),
+                    "state": state,
+                    "rules_version": RULES_VERSION,
+                    "deal_count": LOG_DEALS,
+                    "revision": LOG_DEALS,
+                    "created_at": now,
+                    "updated_at": now,
                 }
             )
             deal_rows += [{**d, "table_id": tid, "created_at": now} for d in deals]
             seat_rows += [
                 {
-                    "player_id": pid, "table_id": tid, "seat": seat, "convention": "sochi", "table_created_at": now,
-                    "deal_count": LOG_DEALS, "finished": False, "balance": str(tallies[seat].balance),
+                    "player_id": pid,
+                    "table_id": tid,
+                    "seat": seat,
+                    "convention": "sochi",
+                    "table_created_at": now,
+                    "deal_count": LOG_DEALS,
+                    "finished": False,
+                    "balance": str(tallies[seat].balance),
                     "tally": tallies[seat].tally.to_json(),
                 }
                 for seat, pid in enumerate(sitting)
@@ -162,11 +194,13 @@ def measure(url: str, ids: list[str], requests: int, posts: int, seed: int) -> d
 async def _measure(url: str, ids: list[str], requests: int, posts: int, seed: int) -> dict[str, Any]:
     import httpx
 
+    from app.kit.settings import Settings
     from app.main import create_app
     from app.players import service as player_stats  # the hook the deals service calls
-    from app.kit.settings import Settings
 
-    settings = Settings(database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING")
+    settings = Settings(
+        database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING"
+    )
     app = create_app(settings)
     out: dict[str, Any] = {}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client:
@@ -176,7 +210,9 @@ async def _measure(url: str, ids: list[str], requests: int, posts: int, seed: in
             await client.get(f"/v1/players/{pid}/stats", headers=h)
         times = []
         for k in range(requests):
-            t, r = await _timed(lambda: client.get(f"/v1/players/{ids[k % len(ids)]}/stats?stake=0.5", headers=h), "stats")
+            t, r = await _timed(
+                lambda: client.get(f"/v1/players/{ids[k % len(ids)]}/stats?stake=0.5", headers=h), "stats"
+            )
             assert r.status_code == 200, r.text
             times.append(t)
         out["stats"] = times
@@ -195,7 +231,9 @@ async def _measure(url: str, ids: list[str], requests: int, posts: int, seed: in
     return out
 
 
-async def _posting(client: Any, h: dict[str, str], ids: list[str], posts: int, seed: int, player_stats: Any) -> dict[str, list[float]]:
+async def _posting(
+    client: Any, h: dict[str, str], ids: list[str], posts: int, seed: int, player_stats: Any
+) -> dict[str, list[float]]:
     """Posts in three modes, interleaved deal by deal: each mode has its own table (a new one
     every 30 deals), all playing the same generated log."""
     log = _logs(1, seed + 1)[0]
@@ -207,7 +245,9 @@ async def _posting(client: Any, h: dict[str, str], ids: list[str], posts: int, s
         players: list[Any] = names
         if mode == "linked":
             players = [{"name": n, "player": next(linked_seats)} for n in names]
-        r = await client.post("/v1/tables", json={"players": players, "convention": "sochi", "pool_target": 1000}, headers=h)
+        r = await client.post(
+            "/v1/tables", json={"players": players, "convention": "sochi", "pool_target": 1000}, headers=h
+        )
         assert r.status_code == 201, r.text
         return r.json()["id"]
 
@@ -222,7 +262,10 @@ async def _posting(client: Any, h: dict[str, str], ids: list[str], posts: int, s
             # "before": the statistics hook off, as the code was before the registry
             player_stats.on_deal_posted = (lambda *a, **kw: None) if mode == "before" else hook
             try:
-                t, r = await _timed(lambda: client.post(f"/v1/tables/{tables[mode]}/deals", json=log.bodies[n], headers=h), f"post_{mode}")
+                t, r = await _timed(
+                    lambda: client.post(f"/v1/tables/{tables[mode]}/deals", json=log.bodies[n], headers=h),
+                    f"post_{mode}",
+                )
             finally:
                 player_stats.on_deal_posted = hook
             assert r.status_code == 201, r.text
@@ -248,24 +291,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args(argv)
     from app.kit.db import migrate
+
     with _database("bench_players") as url:
         migrate.upgrade(url)
         start = time.perf_counter()
         ids = populate(url, args.tables, args.players, args.seed)
         kind = url.split(":", 1)[0]
-        print(f"{kind}: {args.tables} tables of {LOG_DEALS} deals, {args.players} players; filled in {time.perf_counter() - start:.0f} s")
+        print(
+            f"{kind}: {args.tables} tables of {LOG_DEALS} deals, {args.players} players; filled in {time.perf_counter() - start:.0f} s"
+        )
         out = measure(url, ids, args.requests, args.posts, args.seed)
-    print(f"GET /v1/players/{{id}}/stats   {_ms(out['stats'], 'stats')}   ({out['stats_tables']} tables for the last player)")
+    print(
+        f"GET /v1/players/{{id}}/stats   {_ms(out['stats'], 'stats')}   ({out['stats_tables']} tables for the last player)"
+    )
     if out["list"] is None:
-        print("GET /v1/tables                not served by this checkout (measure after the tables listing is merged)")
+        print(
+            "GET /v1/tables                not served by this checkout (measure after the tables listing is merged)"
+        )
     else:
         print(f"GET /v1/tables (first page)   {_ms(out['list'], 'list')}")
     before, unlinked, linked = (_p(out[f"post_{m}"], 0.5) for m in ("before", "unlinked", "linked"))
     for m in ("before", "unlinked", "linked"):
         print(f"POST deal, {m:9}            {_ms(out[f'post_{m}'], f'post_{m}')}")
-    print(f"POST ratios (wall p50): unlinked/before {unlinked / before:.3f}   linked/before {linked / before:.3f}")
+    print(
+        f"POST ratios (wall p50): unlinked/before {unlinked / before:.3f}   linked/before {linked / before:.3f}"
+    )
     before, unlinked, linked = (_p(CPU[f"post_{m}"], 0.5) for m in ("before", "unlinked", "linked"))
-    print(f"POST ratios (CPU p50):  unlinked/before {unlinked / before:.3f}   linked/before {linked / before:.3f}")
+    print(
+        f"POST ratios (CPU p50):  unlinked/before {unlinked / before:.3f}   linked/before {linked / before:.3f}"
+    )
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
 

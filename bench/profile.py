@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.http import (
@@ -131,8 +131,16 @@ WAITING = {
 
 # Frames that are on every stack of a thread and say nothing about the request.
 WRAPPERS = (
-    "click/", "uvicorn/main.py", "uvicorn/server.py", "uvicorn/_compat.py", "asyncio/runners.py",
-    "asyncio/base_events.py", "asyncio/events.py", "threading.py", "<string>", "app/cli/main.py",
+    "click/",
+    "uvicorn/main.py",
+    "uvicorn/server.py",
+    "uvicorn/_compat.py",
+    "asyncio/runners.py",
+    "asyncio/base_events.py",
+    "asyncio/events.py",
+    "threading.py",
+    "<string>",
+    "app/cli/main.py",
     "anyio/_backends/_asyncio.py:WorkerThread.run",
 )
 
@@ -223,10 +231,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--seconds", type=int, default=15)
     p.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
-    p.add_argument("--gil", action="store_true", help="sample only the thread holding the GIL (the Python work, without the waits)")
+    p.add_argument(
+        "--gil",
+        action="store_true",
+        help="sample only the thread holding the GIL (the Python work, without the waits)",
+    )
     p.add_argument("--top", type=int, default=25)
-    p.add_argument("--path", choices=("post", "sheet304", "sheet"), default="post",
-                   help="what the clients do: post deals (default), read the sheet with If-None-Match, or without")
+    p.add_argument(
+        "--path",
+        choices=("post", "sheet304", "sheet"),
+        default="post",
+        help="what the clients do: post deals (default), read the sheet with If-None-Match, or without",
+    )
     p.add_argument("--title", default=None)
     p.add_argument("--out", help="write the Markdown summary here too")
     args = p.parse_args(argv)
@@ -256,7 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                 tables = [new_table(c) for _ in range(args.clients)]
                 auth = [f"Authorization: Bearer {created['key']}"]
                 if args.path == "post":
-                    load = Load("POST", [f"/v1/tables/{t}/deals" for t in tables], ALLPASS_BODY, auth, expect=201)
+                    load = Load(
+                        "POST", [f"/v1/tables/{t}/deals" for t in tables], ALLPASS_BODY, auth, expect=201
+                    )
                 else:
                     tags = []
                     for t in tables:
@@ -297,11 +315,15 @@ def main(argv: list[str] | None = None) -> int:
         f"p50 {res['p50_ms']:.2f} ms, p99 {res['p99_ms']:.2f} ms; server CPU {res['cpu_s']['server']:.1f}s, "
         f"other load on the machine {res['cpu_s']['other']:.1f} CPU-s"
     )
-    title = args.title or {"post": "posting a deal", "sheet304": "sheet with If-None-Match (304)",
-                           "sheet": "sheet (200)"}[args.path]
+    title = (
+        args.title
+        or {"post": "posting a deal", "sheet304": "sheet with If-None-Match (304)", "sheet": "sheet (200)"}[
+            args.path
+        ]
+    )
     md = markdown(summary, f"{title}: {args.db}, {args.clients} client(s)", meta)
     RESULTS.mkdir(exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     (RESULTS / f"profile-{stamp}-{commit['short']}-{args.db}-{args.path}.txt").write_text(text)
     (RESULTS / f"profile-{stamp}-{commit['short']}-{args.db}-{args.path}.md").write_text(md)
     if args.out:

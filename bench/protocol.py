@@ -59,16 +59,31 @@ class Server:
     def __init__(self, name: str, http: str, source: Path, workdir: Path, env: dict[str, str] | None = None):
         self.name, self.port = name, free_port()
         db = workdir / f"{name}.sqlite"
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("PREFSCORE_") and k != "DATABASE_URL"}
-        self.env.update({"DATABASE_URL": f"sqlite:///{db}", "PREFSCORE_ADMIN_KEY": ADMIN, "PYTHONPATH": str(source)})
+        self.env = {
+            k: v for k, v in os.environ.items() if not k.startswith("PREFSCORE_") and k != "DATABASE_URL"
+        }
+        self.env.update(
+            {"DATABASE_URL": f"sqlite:///{db}", "PREFSCORE_ADMIN_KEY": ADMIN, "PYTHONPATH": str(source)}
+        )
         self.env.update(env or {})
-        subprocess.run([PYTHON, "-c", "from app.kit.db import migrate; import os; migrate.upgrade(os.environ['DATABASE_URL'])"], env=self.env, cwd=workdir, check=True)
+        subprocess.run(
+            [
+                PYTHON,
+                "-c",
+                "from app.kit.db import migrate; import os; migrate.upgrade(os.environ['DATABASE_URL'])",
+            ],
+            env=self.env,
+            cwd=workdir,
+            check=True,
+        )
         code = (
             "import uvicorn; uvicorn.run('app.main:create_app', factory=True, host='127.0.0.1', "
             f"port={self.port}, http={http!r}, log_level='warning', access_log=False)"
         )
         self.log = open(workdir / f"{name}.log", "wb")
-        self.proc = subprocess.Popen([PYTHON, "-c", code], env=self.env, cwd=workdir, stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [PYTHON, "-c", code], env=self.env, cwd=workdir, stdout=self.log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -155,7 +170,10 @@ def cost(server: Server, connections: int, requests: int, batch: int, path: str 
     """Server CPU microseconds per request."""
     request = b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % path.encode()
     status = b"200" if path == "/health" else b"404"
-    threads = [threading.Thread(target=_client, args=(server.port, requests, batch, request, status)) for _ in range(connections)]
+    threads = [
+        threading.Thread(target=_client, args=(server.port, requests, batch, request, status))
+        for _ in range(connections)
+    ]
     before = server.cpu()
     for t in threads:
         t.start()
@@ -198,7 +216,7 @@ def attack_pipeline(server: Server) -> str:
         while sent < len(data) and time.monotonic() < deadline:
             try:
                 sent += s.send(data[sent : sent + 262144])
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 break
@@ -249,7 +267,7 @@ def attack_slow_behind(server: Server, header_timeout: float) -> str:
                         break  # closed by the server
                 else:
                     still += 1
-            except socket.timeout:
+            except TimeoutError:
                 still += 1
             except OSError:
                 pass
@@ -268,8 +286,14 @@ def attack_urllib_413(server: Server) -> str:
     results = []
     for _ in range(3):
         req = urllib.request.Request(
-            f"http://127.0.0.1:{server.port}/v1/tables", data=body(), method="POST",
-            headers={"Content-Type": "application/json", "Content-Length": "1000000", "Authorization": f"Bearer {ADMIN}"},
+            f"http://127.0.0.1:{server.port}/v1/tables",
+            data=body(),
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                "Content-Length": "1000000",
+                "Authorization": f"Bearer {ADMIN}",
+            },
         )
         try:
             with urllib.request.urlopen(req, timeout=20) as r:
@@ -317,11 +341,15 @@ def run_cost(protocols: list[tuple[str, str, Path]], workdir: Path, rounds: int,
         for _ in range(rounds):
             for case, (connections, n, batch, path) in cases.items():
                 for server in servers:
-                    results.setdefault((case, server.name), []).append(cost(server, connections, n, batch, path))
+                    results.setdefault((case, server.name), []).append(
+                        cost(server, connections, n, batch, path)
+                    )
     finally:
         for server in servers:
             server.stop()
-    print(f"server CPU per request, µs (median of {rounds} rounds; ratio to stock httptools); load {os.getloadavg()[0]:.1f}")
+    print(
+        f"server CPU per request, µs (median of {rounds} rounds; ratio to stock httptools); load {os.getloadavg()[0]:.1f}"
+    )
     names = [s.name for s in servers]
     print(f"| case | {' | '.join(names)} |")
     print(f"|---|{'---|' * len(names)}")
@@ -342,7 +370,9 @@ def run_attacks(protocols: list[tuple[str, str, Path]], workdir: Path, only: lis
         "slow-behind": lambda server: attack_slow_behind(server, 2),
         "urllib-413": attack_urllib_413,
     }
-    print("| attack | protocol | result | server CPU s | RSS MiB before -> peak | worst /health s | /health failed |")
+    print(
+        "| attack | protocol | result | server CPU s | RSS MiB before -> peak | worst /health s | /health failed |"
+    )
     print("|---|---|---|---|---|---|---|")
     for attack, run in attacks.items():
         if only and attack not in only:

@@ -71,7 +71,12 @@ def _env(source: Path, url: str) -> dict[str, str]:
 
 
 def _six(declarer: int) -> dict[str, Any]:
-    return {"type": "contract", "declarer": declarer, "contract": "6S", "defenders": {str(s): "pass" for s in range(3) if s != declarer}}
+    return {
+        "type": "contract",
+        "declarer": declarer,
+        "contract": "6S",
+        "defenders": {str(s): "pass" for s in range(3) if s != declarer},
+    }
 
 
 def _timed(client: httpx.Client, pid: int, path: str) -> tuple[float, float, int]:
@@ -146,7 +151,10 @@ def measure(base: str, pid: int, players: int, requests: int, changes: int, seco
                 assert reader.get(path).status_code == 200
                 got.append(1)
 
-    readers = [threading.Thread(target=read, args=(views["page" if i % 2 else "json"],), daemon=True) for i in range(4)]
+    readers = [
+        threading.Thread(target=read, args=(views["page" if i % 2 else "json"],), daemon=True)
+        for i in range(4)
+    ]
     for x in readers:
         x.start()
     health = []
@@ -169,13 +177,22 @@ def run(source: Path, args: argparse.Namespace) -> dict[str, Any]:
     sys.path.insert(0, str(REPO))
     from tests.databases import fresh_database
 
-    with tempfile.TemporaryDirectory(prefix="prefscore-public-views-") as tmp, fresh_database(Path(tmp), "bench") as url:
+    with (
+        tempfile.TemporaryDirectory(prefix="prefscore-public-views-") as tmp,
+        fresh_database(Path(tmp), "bench") as url,
+    ):
         env = _env(source, url)
         cli = [sys.executable, "-c", "from app.cli.main import main; main()"]
         subprocess.run(cli + ["db", "upgrade"], cwd=tmp, env=env, check=True, capture_output=True)
         port = _port()
         log = open(Path(tmp) / "server.log", "wb")
-        server = subprocess.Popen(cli + ["serve", "--no-upgrade", "--port", str(port)], cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            cli + ["serve", "--no-upgrade", "--port", str(port)],
+            cwd=tmp,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30
@@ -201,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=600)
     parser.add_argument("--requests", type=int, default=30, help="repeats of an unchanged view, per view")
-    parser.add_argument("--changes", type=int, default=5, help="changes, each followed by a first read, per view")
+    parser.add_argument(
+        "--changes", type=int, default=5, help="changes, each followed by a first read, per view"
+    )
     parser.add_argument("--seconds", type=float, default=12.0, help="how long the four readers read")
     parser.add_argument("--source", type=Path, default=REPO, help="the checkout whose server is measured")
     args = parser.parse_args(argv)

@@ -32,10 +32,11 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from sqlalchemy import create_engine, insert, text
 from sqlalchemy.pool import NullPool
@@ -45,7 +46,13 @@ ADMIN = "pk_bench_admin_" + secrets.token_urlsafe(12)
 PULKA = [
     {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}},
     {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}},
-    {"type": "contract", "declarer": 0, "contract": "7H", "defenders": {"1": "whist", "2": "pass"}, "tricks": {"0": 7, "1": 3, "2": 0}},
+    {
+        "type": "contract",
+        "declarer": 0,
+        "contract": "7H",
+        "defenders": {"1": "whist", "2": "pass"},
+        "tricks": {"0": 7, "1": 3, "2": 0},
+    },
     {"type": "misere", "declarer": 2, "tricks": {"2": 0}},
 ]
 
@@ -58,7 +65,9 @@ def _p(values: list[float], q: float) -> float:
 # --- the last post -------------------------------------------------------------------------
 
 
-async def _last_posts(client: Any, h: dict[str, str], posts: int, seed: int, rated_after: Any) -> dict[str, list[float]]:
+async def _last_posts(
+    client: Any, h: dict[str, str], posts: int, seed: int, rated_after: Any
+) -> dict[str, list[float]]:
     """``posts`` tables of each kind, interleaved: three deals posted, then the fourth (which
     finishes the table) timed, and after a rated one the rater's work (``rated_after``,
     timed apart). Both kinds seat three of 60 registered players."""
@@ -73,7 +82,9 @@ async def _last_posts(client: Any, h: dict[str, str], posts: int, seed: int, rat
         for kind in ("unrated", "rated"):
             seats = [{"name": n, "player": p} for n, p in zip(("Anna", "Boris", "Vera"), rng.sample(ids, 3))]
             r = await client.post(
-                "/v1/tables", json={"players": seats, "convention": "sochi", "pool_target": 4, "rated": kind == "rated"}, headers=h
+                "/v1/tables",
+                json={"players": seats, "convention": "sochi", "pool_target": 4, "rated": kind == "rated"},
+                headers=h,
             )
             tid = r.json()["id"]
             for body in PULKA[:3]:
@@ -89,8 +100,13 @@ async def _last_posts(client: Any, h: dict[str, str], posts: int, seed: int, rat
                 cpu["rater"].append(time.process_time() - c)
     r = await client.get("/v1/ratings?limit=200", headers=h)
     assert r.status_code == 200 and sum(s["rating"]["games"] for s in r.json()["items"]) == 3 * posts, r.text
-    return {"cpu_unrated": cpu["unrated"], "cpu_rated": cpu["rated"], "cpu_rater": cpu["rater"],
-            "wall_unrated": wall["unrated"], "wall_rated": wall["rated"]}
+    return {
+        "cpu_unrated": cpu["unrated"],
+        "cpu_rated": cpu["rated"],
+        "cpu_rater": cpu["rater"],
+        "wall_unrated": wall["unrated"],
+        "wall_rated": wall["rated"],
+    }
 
 
 # --- the leaderboard -------------------------------------------------------------------------
@@ -111,11 +127,30 @@ def fill_leaderboard(url: str, owner: str, players: int, seed: int) -> None:
         rows, ratings = [], []
         for k in range(start, min(start + 2000, players)):
             pid = new_player_id()
-            rows.append({"id": pid, "owner": owner, "name": f"Player {k}", "external_id": None, "created_at": now, "updated_at": now})
+            rows.append(
+                {
+                    "id": pid,
+                    "owner": owner,
+                    "name": f"Player {k}",
+                    "external_id": None,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
             for pool in ("", "sochi"):
                 r = Rating(rng.gauss(25, 4), rng.uniform(1.5, 8.3), rng.randint(1, 60))
-                ratings.append({"pool": pool, "player_id": pid, "owner": owner, "mu": r.mu, "sigma": r.sigma,
-                                "ordinal": r.ordinal, "games": r.games, "seq": k + 1})
+                ratings.append(
+                    {
+                        "pool": pool,
+                        "player_id": pid,
+                        "owner": owner,
+                        "mu": r.mu,
+                        "sigma": r.sigma,
+                        "ordinal": r.ordinal,
+                        "games": r.games,
+                        "seq": k + 1,
+                    }
+                )
         with engine.begin() as conn:
             conn.execute(insert(PlayerRow.__table__), rows)
             conn.execute(insert(PlayerRatingRow.__table__), ratings)
@@ -162,7 +197,17 @@ def fill_rated_tables(url: str, owner: str, tables: int, players: int, seed: int
     with engine.begin() as conn:
         conn.execute(
             insert(PlayerRow.__table__),
-            [{"id": i, "owner": owner, "name": f"Player {k}", "external_id": None, "created_at": now, "updated_at": now} for k, i in enumerate(ids)],
+            [
+                {
+                    "id": i,
+                    "owner": owner,
+                    "name": f"Player {k}",
+                    "external_id": None,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+                for k, i in enumerate(ids)
+            ],
         )
     empty = Tally().to_json()
     batch = 5000
@@ -174,18 +219,48 @@ def fill_rated_tables(url: str, owner: str, tables: int, players: int, seed: int
             a, b = rng.randint(-60, 60), rng.randint(-60, 60)
             balances = [a, b, -a - b]
             table_rows.append(
-                {"id": tid, "owner": owner, "convention": "sochi", "players": ["Anna", "Boris", "Vera"], "pool_target": 4,
-                 "options": {}, "first_dealer": 0, "share_token": secrets.token_urlsafe(24), "state": {},
-                 "rules_version": RULES_VERSION, "deal_count": 4, "revision": 4, "created_at": now, "updated_at": now, "rated": True}
+                {
+                    "id": tid,
+                    "owner": owner,
+                    "convention": "sochi",
+                    "players": ["Anna", "Boris", "Vera"],
+                    "pool_target": 4,
+                    "options": {},
+                    "first_dealer": 0,
+                    "share_token": secrets.token_urlsafe(24),
+                    "state": {},
+                    "rules_version": RULES_VERSION,
+                    "deal_count": 4,
+                    "revision": 4,
+                    "created_at": now,
+                    "updated_at": now,
+                    "rated": True,
+                }
             )
             seat_rows += [
-                {"player_id": pid, "table_id": tid, "seat": seat, "convention": "sochi", "table_created_at": now,
-                 "deal_count": 4, "finished": True, "balance": str(balances[seat]), "tally": empty}
+                {
+                    "player_id": pid,
+                    "table_id": tid,
+                    "seat": seat,
+                    "convention": "sochi",
+                    "table_created_at": now,
+                    "deal_count": 4,
+                    "finished": True,
+                    "balance": str(balances[seat]),
+                    "tally": empty,
+                }
                 for seat, pid in enumerate(sitting)
             ]
             rated_rows.append(
-                {"table_id": tid, "owner": owner, "convention": "sochi", "seq": k + 1,
-                 "outcome": [[p, str(bal)] for p, bal in zip(sitting, balances)], "finished_at": now, "stamp": 0}
+                {
+                    "table_id": tid,
+                    "owner": owner,
+                    "convention": "sochi",
+                    "seq": k + 1,
+                    "outcome": [[p, str(bal)] for p, bal in zip(sitting, balances)],
+                    "finished_at": now,
+                    "stamp": 0,
+                }
             )
         with engine.begin() as conn:
             conn.execute(insert(TableRow.__table__), table_rows)
@@ -221,7 +296,11 @@ async def _requests(url: str, posts: int, requests: int, board_owner: str, seed:
     from app.main import create_app
     from app.ratings.service import rate_owner
 
-    app = create_app(Settings(database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING"))
+    app = create_app(
+        Settings(
+            database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING"
+        )
+    )
     out: dict[str, Any] = {}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client:
         admin = {"Authorization": f"Bearer {ADMIN}"}
@@ -251,7 +330,9 @@ def _ms(values: list[float]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--posts", type=int, default=200, help="finishing posts timed per kind (rated, unrated)")
+    parser.add_argument(
+        "--posts", type=int, default=200, help="finishing posts timed per kind (rated, unrated)"
+    )
     parser.add_argument("--players", type=int, default=10_000, help="rated players on the leaderboard")
     parser.add_argument("--requests", type=int, default=200, help="leaderboard requests per kind")
     parser.add_argument("--tables", type=int, default=100_000, help="rated tables the rebuild recomputes")
@@ -274,22 +355,40 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  rated / unrated (CPU p50) {rated / unrated:.3f}   (target at most 1.10)")
         print(f"  the rating after the commit (the rater, one table)   CPU {_ms(out['cpu_rater'])}")
         print(f"GET /v1/ratings, {args.players} rated players, {args.requests} requests each:")
-        print(f"  first page   {_ms(out['first'])}   CPU {_ms(out['first_cpu'])}   (target p50 at most 10 ms)")
+        print(
+            f"  first page   {_ms(out['first'])}   CPU {_ms(out['first_cpu'])}   (target p50 at most 10 ms)"
+        )
         print(f"  pages 2-21   {_ms(out['deeper'])}   CPU {_ms(out['deeper_cpu'])}")
-        figures["last_post"] = {k: {"p50_ms": _p(v, 0.5) * 1000, "p90_ms": _p(v, 0.9) * 1000} for k, v in out.items() if k.startswith(("cpu", "wall"))}
+        figures["last_post"] = {
+            k: {"p50_ms": _p(v, 0.5) * 1000, "p90_ms": _p(v, 0.9) * 1000}
+            for k, v in out.items()
+            if k.startswith(("cpu", "wall"))
+        }
         figures["last_post"]["cpu_ratio_p50"] = rated / unrated
-        figures["leaderboard"] = {k: {"p50_ms": _p(v, 0.5) * 1000, "p90_ms": _p(v, 0.9) * 1000} for k, v in out.items() if k.startswith(("first", "deeper"))}
+        figures["leaderboard"] = {
+            k: {"p50_ms": _p(v, 0.5) * 1000, "p90_ms": _p(v, 0.9) * 1000}
+            for k, v in out.items()
+            if k.startswith(("first", "deeper"))
+        }
     with _database("bench_ratings_rebuild") as url:
         migrate.upgrade(url)
         start = time.perf_counter()
         fill_rated_tables(url, "bench-rebuild", args.tables, 2000, args.seed)
         print(f"rebuild: {args.tables} rated tables filled in {time.perf_counter() - start:.0f} s")
         wall, cpu, done = _rebuild(url)
-        print(f"  from nothing stored: {wall:6.1f} s (CPU {cpu:.1f} s), {done.tables} tables, {done.count} differences written   (target under 60 s)")
+        print(
+            f"  from nothing stored: {wall:6.1f} s (CPU {cpu:.1f} s), {done.tables} tables, {done.count} differences written   (target under 60 s)"
+        )
         wall2, cpu2, done2 = _rebuild(url)
         print(f"  again (all agree):   {wall2:6.1f} s (CPU {cpu2:.1f} s), {done2.count} differences")
         assert done2.count == 0 and done.tables == args.tables
-        figures["rebuild"] = {"tables": args.tables, "first_s": wall, "first_cpu_s": cpu, "again_s": wall2, "again_cpu_s": cpu2}
+        figures["rebuild"] = {
+            "tables": args.tables,
+            "first_s": wall,
+            "first_cpu_s": cpu,
+            "again_s": wall2,
+            "again_cpu_s": cpu2,
+        }
     figures["load_average"] = os.getloadavg()
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if args.json:

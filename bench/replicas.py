@@ -29,7 +29,11 @@ DEAL = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": 
 
 
 def _post_times(client: TestClient, posts: int) -> list[float]:
-    table = client.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi", "pool_target": 1000}, headers=AUTH).json()["id"]
+    table = client.post(
+        "/v1/tables",
+        json={"players": ["A", "B", "C"], "convention": "sochi", "pool_target": 1000},
+        headers=AUTH,
+    ).json()["id"]
     times = []
     for _ in range(posts):
         started = time.perf_counter()
@@ -52,14 +56,21 @@ def main() -> None:
     try:
         migrate.upgrade(pair.leader_url)
         base = Settings(database_url=pair.leader_url, admin_key=KEY, threads=4, webhooks_deliver=False)
-        with TestClient(create_app(base)) as plain, TestClient(create_app(base.model_copy(update={"read_database_url": pair.replica_url}))) as replicated:
+        with (
+            TestClient(create_app(base)) as plain,
+            TestClient(
+                create_app(base.model_copy(update={"read_database_url": pair.replica_url}))
+            ) as replicated,
+        ):
             times: dict[str, list[float]] = {"leader only": [], "with a replica": []}
             for _ in range(args.blocks):
                 times["leader only"] += _post_times(plain, args.posts)
                 times["with a replica"] += _post_times(replicated, args.posts)
             for name, got in times.items():
                 got.sort()
-                print(f"post, {name}: p50 {statistics.median(got) * 1000:.2f} ms, p90 {got[int(len(got) * 0.9)] * 1000:.2f} ms ({len(got)} posts)")
+                print(
+                    f"post, {name}: p50 {statistics.median(got) * 1000:.2f} ms, p90 {got[int(len(got) * 0.9)] * 1000:.2f} ms ({len(got)} posts)"
+                )
             db = replicated.app.state.db
             # The position's own cost, apart from the noise of whole posts: one read after a commit.
             visit = Visit({}, frozenset())
@@ -70,8 +81,12 @@ def main() -> None:
                 db._note_write()
                 spent.append(time.perf_counter() - started)
             VISIT.reset(token)
-            print(f"the position after a write (pg_current_wal_lsn()): p50 {statistics.median(spent) * 1000:.3f} ms")
-            table = replicated.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=AUTH).json()["id"]
+            print(
+                f"the position after a write (pg_current_wal_lsn()): p50 {statistics.median(spent) * 1000:.3f} ms"
+            )
+            table = replicated.post(
+                "/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=AUTH
+            ).json()["id"]
             stranger = TestClient(replicated.app)
             before = (db.replica_reads, db.leader_reads)
             for _ in range(100):

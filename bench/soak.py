@@ -48,10 +48,14 @@ def main() -> int:
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--processes", type=int, default=2)
     p.add_argument("--tables", type=int, default=4, help="clients are spread over this many tables")
-    p.add_argument("--database", default=os.environ.get(TEST_DB_ENV), help="PostgreSQL server URL (default: SQLite)")
+    p.add_argument(
+        "--database", default=os.environ.get(TEST_DB_ENV), help="PostgreSQL server URL (default: SQLite)"
+    )
     p.add_argument("--timeout-rate", type=float, default=0.05)
     p.add_argument("--drop-rate", type=float, default=0.02)
-    p.add_argument("--kill-every", type=float, default=10.0, help="SIGKILL a server every N seconds (0: never)")
+    p.add_argument(
+        "--kill-every", type=float, default=10.0, help="SIGKILL a server every N seconds (0: never)"
+    )
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
 
@@ -62,9 +66,16 @@ def main() -> int:
     rng = random.Random(args.seed)
     admin_key = "pk_soak_" + os.urandom(12).hex()
     from app.kit.db import migrate
-    with tempfile.TemporaryDirectory(prefix="prefscore-soak-") as tmp, fresh_database(Path(tmp), "soak") as url:
+
+    with (
+        tempfile.TemporaryDirectory(prefix="prefscore-soak-") as tmp,
+        fresh_database(Path(tmp), "soak") as url,
+    ):
         migrate.upgrade(url)
-        servers = [Server(url, Path(tmp), admin_key, upgrade=False, name=f"soak{i}").start() for i in range(args.processes)]
+        servers = [
+            Server(url, Path(tmp), admin_key, upgrade=False, name=f"soak{i}").start()
+            for i in range(args.processes)
+        ]
         urls = [s.url for s in servers]
         kills = 0
         try:
@@ -75,8 +86,16 @@ def main() -> int:
             per_client = max(1, 700 * args.tables // args.clients)
             writers = [
                 Writer(
-                    f"w{i}", urls, tables[i % len(tables)], admin_key, per_client, seed=args.seed * 1000 + i,
-                    timeout_rate=args.timeout_rate, drop_rate=args.drop_rate, deadline=deadline + 120, stop=stop,
+                    f"w{i}",
+                    urls,
+                    tables[i % len(tables)],
+                    admin_key,
+                    per_client,
+                    seed=args.seed * 1000 + i,
+                    timeout_rate=args.timeout_rate,
+                    drop_rate=args.drop_rate,
+                    deadline=deadline + 120,
+                    stop=stop,
                 )
                 for i in range(args.clients)
             ]

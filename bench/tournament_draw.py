@@ -38,7 +38,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from app.tournaments.draw import History, Seating, draw, history_of, repeated_meetings
+from app.tournaments.draw import Seating, draw, history_of, repeated_meetings
 from app.tournaments.scoring import TRANSFORMS, Scoring, TableResult, standings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,8 +61,9 @@ def random_results(seating: Seating, number: int, rng: random.Random) -> list[Ta
     return out
 
 
-def tournament(players: list[str], sizes: frozenset[int], rounds: int, seed: int, swiss: bool,
-               timed: bool = False) -> tuple[list[Seating], list[float], list[float]]:
+def tournament(
+    players: list[str], sizes: frozenset[int], rounds: int, seed: int, swiss: bool, timed: bool = False
+) -> tuple[list[Seating], list[float], list[float]]:
     """Draw ``rounds`` rounds in a row; the draws' and history_of's CPU seconds per round."""
     rng = random.Random(seed)
     seatings: list[Seating] = []
@@ -89,7 +90,9 @@ def time_draws(repeat: int) -> list[dict[str, Any]]:
     rows = []
     # 120 players, every table size, 10 rounds; then the largest field the service takes
     # (600 entrants) at mixed tables, 5 rounds, once
-    cases = [(120, label, sizes, 10, repeat) for label, sizes in SIZES.items()] + [(600, "3/4", SIZES["3/4"], 5, 1)]
+    cases = [(120, label, sizes, 10, repeat) for label, sizes in SIZES.items()] + [
+        (600, "3/4", SIZES["3/4"], 5, 1)
+    ]
     for players, label, sizes, rounds, runs in cases:
         for swiss in (False, True):
             best_draw = [float("inf")] * rounds
@@ -99,10 +102,21 @@ def time_draws(repeat: int) -> list[dict[str, Any]]:
                 _, draw_s, history_s = tournament(names(players), sizes, rounds, seed=attempt, swiss=swiss)
                 best_draw = [min(a, b) for a, b in zip(best_draw, draw_s)]
                 best_history = [min(a, b) for a, b in zip(best_history, history_s)]
-            rows.append({"players": players, "tables": label, "swiss": swiss, "runs": runs, "draw_s": best_draw,
-                         "history_of_s": best_history, "slowest_s": max(best_draw)})
-            print(f"{players:>7} {label:>6} {'swiss' if swiss else 'plain':>6} {max(best_draw):>9.3f} "
-                  f"{max(best_history):>10.4f}  " + " ".join(f"{s:.3f}" for s in best_draw))
+            rows.append(
+                {
+                    "players": players,
+                    "tables": label,
+                    "swiss": swiss,
+                    "runs": runs,
+                    "draw_s": best_draw,
+                    "history_of_s": best_history,
+                    "slowest_s": max(best_draw),
+                }
+            )
+            print(
+                f"{players:>7} {label:>6} {'swiss' if swiss else 'plain':>6} {max(best_draw):>9.3f} "
+                f"{max(best_history):>10.4f}  " + " ".join(f"{s:.3f}" for s in best_draw)
+            )
     return rows
 
 
@@ -111,13 +125,19 @@ def measure_quality(seeds: int) -> list[dict[str, Any]]:
     for players in (9, 24, 120):
         for label, sizes in SIZES.items():
             for swiss in (False, True):
-                per_seed = [quality(tournament(names(players), sizes, 10, seed=s, swiss=swiss)[0])
-                            for s in range(seeds)]
+                per_seed = [
+                    quality(tournament(names(players), sizes, 10, seed=s, swiss=swiss)[0])
+                    for s in range(seeds)
+                ]
                 worst = [max(q[n] for q in per_seed) for n in range(10)]
                 best = [min(q[n] for q in per_seed) for n in range(10)]
-                rows.append({"players": players, "tables": label, "swiss": swiss, "worst": worst, "best": best})
-                print(f"{players:>7} {label:>6} {'swiss' if swiss else 'plain':>6}  "
-                      f"{' '.join(f'{w:>3}' for w in worst)}   (best {' '.join(str(b) for b in best)})")
+                rows.append(
+                    {"players": players, "tables": label, "swiss": swiss, "worst": worst, "best": best}
+                )
+                print(
+                    f"{players:>7} {label:>6} {'swiss' if swiss else 'plain':>6}  "
+                    f"{' '.join(f'{w:>3}' for w in worst)}   (best {' '.join(str(b) for b in best)})"
+                )
     return rows
 
 
@@ -139,25 +159,41 @@ def time_standings(repeat: int) -> list[dict[str, Any]]:
             start = time.process_time()
             standings(scoring, players, results)
             times.append(time.process_time() - start)
-        rows.append({"scoring": label, "p50_ms": statistics.median(times) * 1e3, "best_ms": min(times) * 1e3,
-                     "tables": len(results)})
+        rows.append(
+            {
+                "scoring": label,
+                "p50_ms": statistics.median(times) * 1e3,
+                "best_ms": min(times) * 1e3,
+                "tables": len(results),
+            }
+        )
         print(f"{label:<24}{statistics.median(times) * 1e3:>9.2f}{min(times) * 1e3:>9.2f}")
     return rows
 
 
 def commit_of() -> str:
     try:
-        rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        rev = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         return (rev or "unknown") + ("-dirty" if dirty else "")
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.tournament_draw", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.tournament_draw", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed runs, the best is shown (default 3)")
     parser.add_argument("--seeds", type=int, default=3, help="tournaments per quality row (default 3)")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results", help="where the JSON goes")
@@ -166,13 +202,19 @@ def main(argv: list[str] | None = None) -> int:
     started = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     commit = commit_of()
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
-    print(f"prefscore tournament core at {commit}, {started}, Python {sys.version.split()[0]}, "
-          f"load {load}, {os.cpu_count()} cores")
-    print(f"\n## draw time: CPU s per round after 0..9 rounds (600 players: 0..4), best of {args.repeat} (600: 1)")
+    print(
+        f"prefscore tournament core at {commit}, {started}, Python {sys.version.split()[0]}, "
+        f"load {load}, {os.cpu_count()} cores"
+    )
+    print(
+        f"\n## draw time: CPU s per round after 0..9 rounds (600 players: 0..4), best of {args.repeat} (600: 1)"
+    )
     print(f"{'players':>7} {'tables':>6} {'draw':>6} {'slowest':>9} {'history_of':>10}  rounds 1..10")
     draws = time_draws(args.repeat)
     slowest = max(r["slowest_s"] for r in draws)
-    print(f"slowest draw: {slowest:.3f} s ({'within' if slowest < TARGET_S else 'OVER'} the {TARGET_S:.0f} s target)")
+    print(
+        f"slowest draw: {slowest:.3f} s ({'within' if slowest < TARGET_S else 'OVER'} the {TARGET_S:.0f} s target)"
+    )
     print(f"\n## quality: repeated meetings in rounds 1..10, worst over {args.seeds} tournaments")
     print(f"{'players':>7} {'tables':>6} {'draw':>6}  rounds 1..10")
     quality_rows = measure_quality(args.seeds)
@@ -181,9 +223,21 @@ def main(argv: list[str] | None = None) -> int:
     standings_rows = time_standings(args.repeat)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"tournament-{started}-{commit}.json"
-    path.write_text(json.dumps({"commit": commit, "started": started, "load": load,
-                                "python": sys.version.split()[0], "draw_time": draws,
-                                "quality": quality_rows, "standings": standings_rows}, indent=1) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "commit": commit,
+                "started": started,
+                "load": load,
+                "python": sys.version.split()[0],
+                "draw_time": draws,
+                "quality": quality_rows,
+                "standings": standings_rows,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"\nresults: {path}")
     return 0
 

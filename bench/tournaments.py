@@ -32,6 +32,7 @@ import random
 import secrets
 import sys
 import time
+from datetime import UTC
 from typing import Any
 
 from bench.players import CPU, _database, _ms, _p, _timed
@@ -41,21 +42,32 @@ OWNER = "bench-director"
 
 
 def _six(declarer: int) -> dict[str, Any]:
-    return {"type": "contract", "declarer": declarer, "contract": "6S", "defenders": {str(s): "pass" for s in range(3) if s != declarer}}
+    return {
+        "type": "contract",
+        "declarer": declarer,
+        "contract": "6S",
+        "defenders": {str(s): "pass" for s in range(3) if s != declarer},
+    }
 
 
-async def _measure(url: str, players: int, rounds: int, requests: int, posts: int, seed: int) -> dict[str, Any]:
+async def _measure(
+    url: str, players: int, rounds: int, requests: int, posts: int, seed: int
+) -> dict[str, Any]:
     import httpx
 
     from app.kit.settings import Settings
     from app.main import create_app
     from app.tournaments import service as svc
 
-    settings = Settings(database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING")
+    settings = Settings(
+        database_url=url, admin_key=ADMIN, rate_limit=0, max_tables_per_owner=10**9, log_level="WARNING"
+    )
     app = create_app(settings)
     rng = random.Random(seed)
     out: dict[str, Any] = {}
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench", timeout=120) as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://bench", timeout=120
+    ) as client:
         r = await client.post("/v1/keys", json={"owner": OWNER}, headers={"Authorization": f"Bearer {ADMIN}"})
         h = {"Authorization": f"Bearer {r.json()['key']}"}
         body = {
@@ -77,7 +89,9 @@ async def _measure(url: str, players: int, rounds: int, requests: int, posts: in
             assert r.status_code == 201, r.text
             draws.append(time.perf_counter() - t0)
             for table in r.json()["rounds"][-1]["tables"]:
-                p = await client.post(f"/v1/tables/{table['table_id']}/deals", json=_six(rng.randrange(3)), headers=h)
+                p = await client.post(
+                    f"/v1/tables/{table['table_id']}/deals", json=_six(rng.randrange(3)), headers=h
+                )
                 assert p.status_code == 201, p.text
         out["played"] = time.perf_counter() - start
         out["draw"] = draws
@@ -86,16 +100,24 @@ async def _measure(url: str, players: int, rounds: int, requests: int, posts: in
         out["rows"] = len(r.json()["items"])
         times = []
         for _ in range(requests):
-            t, r = await _timed(lambda: client.get(f"/v1/tournaments/{tid}/standings", headers=h), "standings")
+            t, r = await _timed(
+                lambda: client.get(f"/v1/tournaments/{tid}/standings", headers=h), "standings"
+            )
             assert r.status_code == 200
             times.append(t)
         out["standings"] = times
         times = []
         for k in range(max(5, requests // 10)):
             # a change of the tournament (an adjustment): the next read computes them anew
-            a = await client.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": 1 + k % players, "amount": 1, "reason": "bench"}, headers=h)
+            a = await client.post(
+                f"/v1/tournaments/{tid}/adjustments",
+                json={"entrant": 1 + k % players, "amount": 1, "reason": "bench"},
+                headers=h,
+            )
             assert a.status_code == 201, a.text
-            t, r = await _timed(lambda: client.get(f"/v1/tournaments/{tid}/standings", headers=h), "standings_changed")
+            t, r = await _timed(
+                lambda: client.get(f"/v1/tournaments/{tid}/standings", headers=h), "standings_changed"
+            )
             assert r.status_code == 200
             times.append(t)
         out["standings_changed"] = times
@@ -121,7 +143,13 @@ async def _posting(client: Any, h: dict[str, str], posts: int) -> dict[str, list
     """A deal at a tournament's table and at an ordinary table of the same rules, in turn."""
     r = await client.post(
         "/v1/tournaments",
-        json={"name": "Posting", "convention": "sochi", "rounds": 1, "game_end": {"kind": "director"}, "entrants": ["Anna", "Boris", "Vera"]},
+        json={
+            "name": "Posting",
+            "convention": "sochi",
+            "rounds": 1,
+            "game_end": {"kind": "director"},
+            "entrants": ["Anna", "Boris", "Vera"],
+        },
         headers=h,
     )
     tid = r.json()["id"]
@@ -129,14 +157,24 @@ async def _posting(client: Any, h: dict[str, str], posts: int) -> dict[str, list
     at_tournament = r.json()["rounds"][0]["tables"][0]["table_id"]
     r = await client.post(
         "/v1/tables",
-        json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi", "options": {"end_of_game": "deals", "game_deals": 10_000}},
+        json={
+            "players": ["Anna", "Boris", "Vera"],
+            "convention": "sochi",
+            "options": {"end_of_game": "deals", "game_deals": 10_000},
+        },
         headers=h,
     )
     ordinary = r.json()["id"]
     times: dict[str, list[float]] = {"tournament": [], "ordinary": []}
     for k in range(posts):
-        for mode, table in (("tournament", at_tournament), ("ordinary", ordinary)) if k % 2 else (("ordinary", ordinary), ("tournament", at_tournament)):
-            t, r = await _timed(lambda: client.post(f"/v1/tables/{table}/deals", json=_six(k % 3), headers=h), f"post_{mode}")
+        for mode, table in (
+            (("tournament", at_tournament), ("ordinary", ordinary))
+            if k % 2
+            else (("ordinary", ordinary), ("tournament", at_tournament))
+        ):
+            t, r = await _timed(
+                lambda: client.post(f"/v1/tables/{table}/deals", json=_six(k % 3), headers=h), f"post_{mode}"
+            )
             assert r.status_code == 201, r.text
             times[mode].append(t)
     return {f"post_{m}": v for m, v in times.items()}
@@ -156,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         migrate.upgrade(url)
         out = asyncio.run(_measure(url, args.players, args.rounds, args.requests, args.posts, args.seed))
     kind = url.split(":", 1)[0]
-    print(f"{kind}: {args.players} players, {args.rounds} rounds played in {out['played']:.0f} s (draw p50 {_p(out['draw'], 0.5) * 1000:.0f} ms)")
+    print(
+        f"{kind}: {args.players} players, {args.rounds} rounds played in {out['played']:.0f} s (draw p50 {_p(out['draw'], 0.5) * 1000:.0f} ms)"
+    )
     print(f"GET standings ({out['rows']} rows)   {_ms(out['standings'], 'standings')}")
     print(f"GET standings after a change   {_ms(out['standings_changed'], 'standings_changed')}")
     print(f"service standings alone   {_ms(out['service'], 'service')}")
@@ -175,17 +215,25 @@ def _save(kind: str, args: argparse.Namespace, out: dict[str, Any], load: tuple[
     """The figures in bench/results/tournaments-<time>-<commit>[-postgres].json."""
     import json
     import subprocess
-    from datetime import datetime, timezone
+    from datetime import datetime
     from pathlib import Path
 
     root = Path(__file__).resolve().parent
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True).stdout.strip()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True
+    ).stdout.strip()
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     name = f"tournaments-{stamp}-{commit}{'-dirty' if dirty else ''}{'-postgres' if kind.startswith('postgresql') else ''}.json"
 
     def summary(what: str) -> dict[str, float]:
-        return {"p50_ms": _p(out[what], 0.5) * 1000, "p90_ms": _p(out[what], 0.9) * 1000, "cpu_p50_ms": _p(CPU[what], 0.5) * 1000}
+        return {
+            "p50_ms": _p(out[what], 0.5) * 1000,
+            "p90_ms": _p(out[what], 0.9) * 1000,
+            "cpu_p50_ms": _p(CPU[what], 0.5) * 1000,
+        }
 
     figures = {
         "database": kind,

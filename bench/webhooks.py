@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,8 +83,8 @@ def free_port() -> int:
 
 
 async def announcing(url: str, n: int, rounds: int) -> dict[str, float]:
-    from app.main import create_app
     from app.kit.settings import Settings
+    from app.main import create_app
 
     settings = Settings(
         database_url=url, admin_key=ADMIN, max_deals_per_table=10**6, webhooks_deliver=False,
@@ -95,7 +95,9 @@ async def announcing(url: str, n: int, rounds: int) -> dict[str, float]:
     posts: dict[str, Call] = {}
     async with app.router.lifespan_context(app):
         for owner in ("quiet", "hooked"):
-            status, _, body = await Call(app, "POST", "/v1/keys", json.dumps({"owner": owner}).encode(), admin)()
+            status, _, body = await Call(
+                app, "POST", "/v1/keys", json.dumps({"owner": owner}).encode(), admin
+            )()
             assert status == 201, body
             auth = {"Authorization": f"Bearer {json.loads(body)['key']}"}
             if owner == "hooked":
@@ -106,7 +108,9 @@ async def announcing(url: str, n: int, rounds: int) -> dict[str, float]:
             table = b'{"players":["Anna","Boris","Vera"],"convention":"sochi","first_dealer":0}'
             status, _, body = await Call(app, "POST", "/v1/tables", table, auth)()
             assert status == 201, body
-            posts[owner] = Call(app, "POST", f"/v1/tables/{json.loads(body)['id']}/deals", ALLPASS_BODY.encode(), auth)
+            posts[owner] = Call(
+                app, "POST", f"/v1/tables/{json.loads(body)['id']}/deals", ALLPASS_BODY.encode(), auth
+            )
             for _ in range(20):  # warm
                 assert (await posts[owner]())[0] == 201
         # Blocks of ``n`` posts, the owners alternating block by block, ``rounds`` blocks each:
@@ -131,8 +135,8 @@ async def announcing(url: str, n: int, rounds: int) -> dict[str, float]:
 
 
 async def fanning_out(url: str, endpoints: int, deals: int, receiver: str) -> dict[str, Any]:
-    from app.main import create_app
     from app.kit.settings import Settings
+    from app.main import create_app
 
     settings = Settings(
         database_url=url, admin_key=ADMIN, max_deals_per_table=10**6, webhooks_allowed_networks=("127.0.0.0/8",),
@@ -144,7 +148,9 @@ async def fanning_out(url: str, endpoints: int, deals: int, receiver: str) -> di
     async with app.router.lifespan_context(app):
         deliverer = app.state.webhooks
         for owner, count in (("alone", 0), ("fanned", endpoints)):
-            status, _, body = await Call(app, "POST", "/v1/keys", json.dumps({"owner": owner}).encode(), admin)()
+            status, _, body = await Call(
+                app, "POST", "/v1/keys", json.dumps({"owner": owner}).encode(), admin
+            )()
             assert status == 201, body
             auth = {"Authorization": f"Bearer {json.loads(body)['key']}"}
             for i in range(count):
@@ -154,7 +160,9 @@ async def fanning_out(url: str, endpoints: int, deals: int, receiver: str) -> di
             table = b'{"players":["Anna","Boris","Vera"],"convention":"sochi","first_dealer":0}'
             status, _, body = await Call(app, "POST", "/v1/tables", table, auth)()
             assert status == 201, body
-            post = Call(app, "POST", f"/v1/tables/{json.loads(body)['id']}/deals", ALLPASS_BODY.encode(), auth)
+            post = Call(
+                app, "POST", f"/v1/tables/{json.loads(body)['id']}/deals", ALLPASS_BODY.encode(), auth
+            )
             for _ in range(5):  # warm, and its deliveries out of the way
                 assert (await post())[0] == 201
             while deliverer.delivered < 5 * count:
@@ -192,11 +200,14 @@ def _fill(url: str, count: int, receiver: str) -> None:
 
     db = make_database(Settings(database_url=url))
     try:
-        service.create(db, "bench", receiver, ["deal.posted"], None, service.Policy(networks(["127.0.0.0/8"])))
+        service.create(
+            db, "bench", receiver, ["deal.posted"], None, service.Policy(networks(["127.0.0.0/8"]))
+        )
         with db.write_core() as conn:
             now = utcnow()
             params = [
-                event_params("bench", "t" * 32, i, "deal.posted", now, deal=i, deal_count=i) for i in range(1, count + 1)
+                event_params("bench", "t" * 32, i, "deal.posted", now, deal=i, deal_count=i)
+                for i in range(1, count + 1)
             ]
             conn.execute(ENQUEUE_POSTED, params)
     finally:
@@ -265,9 +276,14 @@ def run(url: str, args: argparse.Namespace) -> dict[str, Any]:
             "post_cpu_us_one_endpoint": round(hooked),
             "added": f"{(hooked / quiet - 1) * 100:+.1f} %",
         }
-        print(f"announcing ({which} block): POST deal {quiet:.0f} µs CPU without an endpoint, {hooked:.0f} µs with one ({out['announcing'][which]['added']})")
+        print(
+            f"announcing ({which} block): POST deal {quiet:.0f} µs CPU without an endpoint, {hooked:.0f} µs with one ({out['announcing'][which]['added']})"
+        )
     port = free_port()
-    receiver = subprocess.Popen([sys.executable, "-m", "bench.webhooks", "--receiver", str(port)], cwd=Path(__file__).resolve().parents[1])
+    receiver = subprocess.Popen(
+        [sys.executable, "-m", "bench.webhooks", "--receiver", str(port)],
+        cwd=Path(__file__).resolve().parents[1],
+    )
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -278,7 +294,9 @@ def run(url: str, args: argparse.Namespace) -> dict[str, Any]:
                 assert time.monotonic() < deadline, "the receiver did not start"
                 time.sleep(0.05)
         if args.fanout:
-            out["fanout"] = f = asyncio.run(fanning_out(url, args.fanout, args.fanout_deals, f"http://127.0.0.1:{port}/hook"))
+            out["fanout"] = f = asyncio.run(
+                fanning_out(url, args.fanout, args.fanout_deals, f"http://127.0.0.1:{port}/hook")
+            )
             print(
                 f"fan-out: a deal {f['deal_cpu_ms_no_endpoint']} ms CPU without an endpoint, {f['deal_cpu_ms_with_deliveries']} ms "
                 f"with its {f['endpoints']} deliveries ({f['times']}x)"
@@ -304,7 +322,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=30, help="blocks per owner")
     p.add_argument("--deliveries", type=int, default=5000)
     p.add_argument("--delivering-only", action="store_true", help="parts 2 and 3 alone")
-    p.add_argument("--fanout", type=int, default=0, metavar="N", help="part 4 too: a deal's CPU with N endpoints' deliveries")
+    p.add_argument(
+        "--fanout",
+        type=int,
+        default=0,
+        metavar="N",
+        help="part 4 too: a deal's CPU with N endpoints' deliveries",
+    )
     p.add_argument("--fanout-deals", type=int, default=50)
     p.add_argument("--receiver", type=int, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -321,8 +345,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             with Postgres() as pg:
                 res = run(pg.url, args)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     res.update(db=args.db, commit=commit, at=stamp, load=os.getloadavg(), python=sys.version.split()[0])
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"webhooks-{args.db}-{stamp}-{commit}.json"

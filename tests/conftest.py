@@ -37,6 +37,7 @@ def new_database(tmp_path: Path):
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from app.kit.db import migrate
+
     with fresh_database(tmp_path_factory.mktemp("db"), "api") as url:
         migrate.upgrade(url)
         yield url

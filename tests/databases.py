@@ -29,8 +29,8 @@ def fresh_database(tmp_dir: Path, label: str = "db") -> Iterator[str]:
         yield f"sqlite:///{path}"
         return
     from sqlalchemy import create_engine, text
-    from sqlalchemy.pool import NullPool
     from sqlalchemy.engine import make_url
+    from sqlalchemy.pool import NullPool
 
     url = make_url(base)
     if url.get_backend_name() != "postgresql":

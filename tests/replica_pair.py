@@ -72,15 +72,51 @@ class ReplicaPair:
 
     def _start(self, data: Path, port: int) -> None:
         options = f"-p {port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c shared_buffers=16MB -c max_connections=60"
-        self._run("pg_ctl", "-D", str(data), "-l", str(self.root / f"{data.name}.log"), "-o", options, "-w", "-t", "60", "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(data),
+            "-l",
+            str(self.root / f"{data.name}.log"),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         self.started.append(data)
 
-    def start(self) -> "ReplicaPair":
+    def start(self) -> ReplicaPair:
         leader, replica = self.root / "leader", self.root / "replica"
         # Trust on the loopback for every database and for replication (initdb's own lines).
-        self._run("initdb", "-D", str(leader), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync")
+        self._run(
+            "initdb",
+            "-D",
+            str(leader),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
+        )
         self._start(leader, self.leader_port)
-        self._run("pg_basebackup", "-h", "127.0.0.1", "-p", str(self.leader_port), "-U", "postgres", "-D", str(replica), "-R", "-X", "stream", "--no-sync")
+        self._run(
+            "pg_basebackup",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.leader_port),
+            "-U",
+            "postgres",
+            "-D",
+            str(replica),
+            "-R",
+            "-X",
+            "stream",
+            "--no-sync",
+        )
         self._start(replica, self.replica_port)
         self.wait_streaming()
         return self
@@ -93,7 +129,9 @@ class ReplicaPair:
         while True:
             try:
                 with psycopg.connect(self.url(self.leader_port, "postgresql"), autocommit=True) as conn:
-                    if conn.execute("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'").fetchone()[0]:
+                    if conn.execute(
+                        "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'"
+                    ).fetchone()[0]:
                         return
             except psycopg.Error:
                 pass
@@ -121,7 +159,9 @@ class ReplicaPair:
     def wait_replayed(self, position: str, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
         with self._replica() as conn:
-            while not conn.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (position,)).fetchone()[0]:
+            while not conn.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (position,)).fetchone()[
+                0
+            ]:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the replica did not replay {position}")
                 time.sleep(0.02)

@@ -61,7 +61,13 @@ class EventReader:
                     if line == "":
                         if data or fields:
                             raw = "\n".join(data)
-                            self.events.put(Event(fields.get("event", "message"), fields.get("id"), json.loads(raw) if raw else None))
+                            self.events.put(
+                                Event(
+                                    fields.get("event", "message"),
+                                    fields.get("id"),
+                                    json.loads(raw) if raw else None,
+                                )
+                            )
                         fields, data = {}, []
                     elif line.startswith(":"):
                         self.comments.append(line[1:].strip())
@@ -131,7 +137,15 @@ class ResumingReader(threading.Thread):
     no ping: a dead connection), it is opened again with the id of the last event received as
     ``Last-Event-ID``. ``events``: the table events received, in order, over every connection."""
 
-    def __init__(self, name: str, url: str, headers: dict[str, str] | None = None, *, stop: threading.Event, silent: float = 40):
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        headers: dict[str, str] | None = None,
+        *,
+        stop: threading.Event,
+        silent: float = 40,
+    ):
         super().__init__(name=name, daemon=True)
         self.url = url
         self.headers = headers or {}

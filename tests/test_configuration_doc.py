@@ -15,7 +15,9 @@ DOC = ROOT / "docs" / "configuration.md"
 
 
 def _script():
-    loader = importlib.machinery.SourceFileLoader("update_configuration_doc", str(ROOT / "scripts" / "update-configuration-doc"))
+    loader = importlib.machinery.SourceFileLoader(
+        "update_configuration_doc", str(ROOT / "scripts" / "update-configuration-doc")
+    )
     spec = importlib.util.spec_from_loader(loader.name, loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
@@ -24,7 +26,9 @@ def _script():
 
 def test_every_setting_has_a_row():
     text = DOC.read_text(encoding="utf-8")
-    missing = [_env_name((name,)) for name in Settings.model_fields if f"| `{_env_name((name,))}` |" not in text]
+    missing = [
+        _env_name((name,)) for name in Settings.model_fields if f"| `{_env_name((name,))}` |" not in text
+    ]
     assert missing == []
 
 
@@ -36,7 +40,7 @@ def test_the_table_is_what_the_settings_make_now():
 def test_the_script_refuses_a_setting_without_a_description(tmp_path, monkeypatch):
     script = _script()
     source = tmp_path / "settings.py"
-    source.write_text('class Settings:\n    # --- the service\n    threads: int = 40\n', encoding="utf-8")
+    source.write_text("class Settings:\n    # --- the service\n    threads: int = 40\n", encoding="utf-8")
     monkeypatch.setattr(script.settings_module, "__file__", str(source))
     try:
         script.documented()

@@ -25,7 +25,10 @@ def repository_files() -> list[Path]:
     try:
         out = subprocess.run(
             ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-            cwd=REPO, capture_output=True, check=True, timeout=60,
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+            timeout=60,
         ).stdout.decode()
         files = [REPO / name for name in out.split("\0") if name]
     except (OSError, subprocess.CalledProcessError):

@@ -16,8 +16,13 @@ def test_the_import_contracts_are_kept():
     lint_imports = Path(sys.executable).parent / "lint-imports"
     assert lint_imports.exists(), "import-linter is a test dependency: pip install -e '.[test]'"
     # This checkout's app, whatever else is installed.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    run = subprocess.run([str(lint_imports), "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    run = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
 
 
@@ -31,6 +36,8 @@ def test_a_broken_contract_fails_the_check(tmp_path):
     scoring.write_text(scoring.read_text() + "\nimport app.kit.settings  # noqa: E402,F401\n")
     lint_imports = Path(sys.executable).parent / "lint-imports"
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    run = subprocess.run([str(lint_imports), "--no-cache"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode != 0
     assert "app.rules.scoring -> app.kit.settings" in run.stdout

@@ -10,14 +10,30 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect
 from sqlalchemy.pool import NullPool
 
-from app.kit.db import Base
+from app.kit.db import Base, migrate
 
-from app.kit.db import migrate
 TABLES = {
-    "tables", "deals", "idempotency_keys", "api_keys", "rate_limits", "players", "player_tables", "scorer_links",
-    "webhook_endpoints", "webhook_endpoint_tables", "webhook_deliveries", "webhook_attempts",
-    "rated_tables", "rating_changes", "player_ratings",
-    "tournaments", "tournament_entrants", "tournament_rounds", "tournament_tables", "tournament_adjustments", "tournament_audit",
+    "tables",
+    "deals",
+    "idempotency_keys",
+    "api_keys",
+    "rate_limits",
+    "players",
+    "player_tables",
+    "scorer_links",
+    "webhook_endpoints",
+    "webhook_endpoint_tables",
+    "webhook_deliveries",
+    "webhook_attempts",
+    "rated_tables",
+    "rating_changes",
+    "player_ratings",
+    "tournaments",
+    "tournament_entrants",
+    "tournament_rounds",
+    "tournament_tables",
+    "tournament_adjustments",
+    "tournament_audit",
 }
 
 
@@ -33,7 +49,9 @@ def _diff(url: str) -> list:
     engine = create_engine(url, poolclass=NullPool)
     try:
         with engine.connect() as conn:
-            return compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
+            return compare_metadata(
+                MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata
+            )
     finally:
         engine.dispose()
 
@@ -72,7 +90,9 @@ def test_constraints_are_named(new_database):
         try:
             insp = inspect(engine)
             assert insp.get_unique_constraints("deals")[0]["name"] == "uq_deals_table_id_number"
-            assert {u["name"] for u in insp.get_unique_constraints("idempotency_keys")} == {"uq_idempotency_keys_table_id_key"}
+            assert {u["name"] for u in insp.get_unique_constraints("idempotency_keys")} == {
+                "uq_idempotency_keys_table_id_key"
+            }
             assert insp.get_foreign_keys("deals")[0]["name"] == "fk_deals_table_id_tables"
             assert "ix_api_keys_prefix" in {i["name"] for i in insp.get_indexes("api_keys")}
             if engine.dialect.name == "postgresql":
@@ -154,11 +174,13 @@ def _one_table(engine) -> None:
     from sqlalchemy import text
 
     with engine.begin() as conn:
-        conn.execute(text(
-            "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
-            "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t1', 'o', 'sochi', "
-            "'[\"A\",\"B\",\"C\"]', 20, '{}', 0, 'tok', '{}', 2, 0, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
-        ))
+        conn.execute(
+            text(
+                "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
+                "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t1', 'o', 'sochi', "
+                "'[\"A\",\"B\",\"C\"]', 20, '{}', 0, 'tok', '{}', 2, 0, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+            )
+        )
 
 
 def test_the_player_registry_both_ways(new_database):
@@ -174,13 +196,19 @@ def test_the_player_registry_both_ways(new_database):
             migrate.upgrade(url, "0006")
             insp = inspect(engine)
             assert {"players", "player_tables"} <= set(insp.get_table_names())
-            assert {u["name"] for u in insp.get_unique_constraints("players")} == {"uq_players_owner_external_id"}
+            assert {u["name"] for u in insp.get_unique_constraints("players")} == {
+                "uq_players_owner_external_id"
+            }
             assert {u["name"] for u in insp.get_unique_constraints("player_tables")} == {
-                "uq_player_tables_table_id_seat", "uq_player_tables_player_id_table_id"}
+                "uq_player_tables_table_id_seat",
+                "uq_player_tables_player_id_table_id",
+            }
             fks = {f["name"]: f for f in insp.get_foreign_keys("player_tables")}
             assert set(fks) == {"fk_player_tables_player_id_players", "fk_player_tables_table_id_tables"}
             assert all(f["options"].get("ondelete") == "CASCADE" for f in fks.values())
-            assert "ix_player_tables_player_id_table_created_at" in {i["name"] for i in insp.get_indexes("player_tables")}
+            assert "ix_player_tables_player_id_table_created_at" in {
+                i["name"] for i in insp.get_indexes("player_tables")
+            }
             migrate.downgrade(url, "0004")
             insp = inspect(engine)
             assert not {"players", "player_tables"} & set(insp.get_table_names())
@@ -205,7 +233,10 @@ def test_the_scorer_links_both_ways(new_database):
             fks = {f["name"]: f for f in insp.get_foreign_keys("scorer_links")}
             assert set(fks) == {"fk_scorer_links_table_id_tables"}
             assert fks["fk_scorer_links_table_id_tables"]["options"].get("ondelete") == "CASCADE"
-            assert {i["name"] for i in insp.get_indexes("scorer_links")} == {"ix_scorer_links_prefix", "ix_scorer_links_table_id"}
+            assert {i["name"] for i in insp.get_indexes("scorer_links")} == {
+                "ix_scorer_links_prefix",
+                "ix_scorer_links_table_id",
+            }
             migrate.downgrade(url, "0006")
             assert "scorer_links" not in inspect(engine).get_table_names()
             with engine.connect() as conn:
@@ -227,8 +258,13 @@ def test_the_deal_games_are_filled_in_both_ways(new_database):
     # deal 3 is game 2's compulsory all-pass: games 1, 1, 2.
     races = [
         {"type": "allpass", "tricks": {"1": 3, "2": 3, "3": 4}},
-        {"type": "contract", "declarer": 2, "contract": "7H", "defenders": {"3": "whist", "0": "pass"},
-         "tricks": {"2": 7, "3": 3, "0": 0}},
+        {
+            "type": "contract",
+            "declarer": 2,
+            "contract": "7H",
+            "defenders": {"3": "whist", "0": "pass"},
+            "tricks": {"2": 7, "3": 3, "0": 0},
+        },
         {"type": "allpass", "tricks": {"0": 3, "1": 3, "3": 4}},
     ]
     with new_database("deal_games") as url:
@@ -237,23 +273,29 @@ def test_the_deal_games_are_filled_in_both_ways(new_database):
         try:
             _one_table(engine)  # sochi, no deals written by the test: its one deal is in game 1
             with engine.begin() as conn:
-                conn.execute(text(
-                    "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
-                    "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t2', 'o', "
-                    "'piter_races', '[\"A\",\"B\",\"C\",\"D\"]', 2, '{\"games\": 2}', 0, 'tok2', '{}', 2, 3, 3, "
-                    "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
-                ))
+                conn.execute(
+                    text(
+                        "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
+                        "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t2', 'o', "
+                        "'piter_races', '[\"A\",\"B\",\"C\",\"D\"]', 2, '{\"games\": 2}', 0, 'tok2', '{}', 2, 3, 3, "
+                        "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                    )
+                )
                 deals = [("t2", n, json.dumps(body)) for n, body in enumerate(races, start=1)]
                 deals.append(("t1", 1, json.dumps({"type": "allpass", "tricks": {"0": 3, "1": 3, "2": 4}})))
                 for table_id, number, body in deals:
                     conn.execute(
-                        text("INSERT INTO deals (table_id, number, body, entries, created_at, dealer) "
-                             "VALUES (:t, :n, :b, '[]', CURRENT_TIMESTAMP, 0)"),
+                        text(
+                            "INSERT INTO deals (table_id, number, body, entries, created_at, dealer) "
+                            "VALUES (:t, :n, :b, '[]', CURRENT_TIMESTAMP, 0)"
+                        ),
                         {"t": table_id, "n": number, "b": body},
                     )
             migrate.upgrade(url, "0009")
             with engine.connect() as conn:
-                games = conn.execute(text("SELECT table_id, number, game FROM deals ORDER BY table_id, number")).all()
+                games = conn.execute(
+                    text("SELECT table_id, number, game FROM deals ORDER BY table_id, number")
+                ).all()
             assert [tuple(r) for r in games] == [("t1", 1, 1), ("t2", 1, 1), ("t2", 2, 1), ("t2", 3, 2)]
             migrate.downgrade(url, "0008")
             assert "game" not in {c["name"] for c in inspect(engine).get_columns("deals")}
@@ -272,25 +314,31 @@ def test_ids_handed_out_only_grow_after_0015(new_database):
         engine = create_engine(url, poolclass=NullPool)
         try:
             with engine.begin() as conn:
-                conn.execute(text(
-                    "INSERT INTO webhook_endpoints (owner, url, types, all_tables, secret, active, created_at, updated_at) "
-                    "VALUES ('o', 'http://example.org/', 1, true, 's', true, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
-                ))
+                conn.execute(
+                    text(
+                        "INSERT INTO webhook_endpoints (owner, url, types, all_tables, secret, active, created_at, updated_at) "
+                        "VALUES ('o', 'http://example.org/', 1, true, 's', true, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                    )
+                )
                 endpoint = conn.execute(text("SELECT max(id) FROM webhook_endpoints")).scalar()
                 for _ in range(3):
-                    conn.execute(text(
-                        "INSERT INTO webhook_deliveries (endpoint_id, owner, type, occurred_at, state, attempts) "
-                        f"VALUES ({endpoint}, 'o', 'webhook.test', CURRENT_TIMESTAMP, 'pending', 0)"
-                    ))
+                    conn.execute(
+                        text(
+                            "INSERT INTO webhook_deliveries (endpoint_id, owner, type, occurred_at, state, attempts) "
+                            f"VALUES ({endpoint}, 'o', 'webhook.test', CURRENT_TIMESTAMP, 'pending', 0)"
+                        )
+                    )
                 newest = conn.execute(text("SELECT max(id) FROM webhook_deliveries")).scalar()
             migrate.upgrade(url)
             with engine.begin() as conn:
                 assert conn.execute(text("SELECT count(*) FROM webhook_deliveries")).scalar() == 3
                 conn.execute(text(f"DELETE FROM webhook_deliveries WHERE id = {newest}"))
-                conn.execute(text(
-                    "INSERT INTO webhook_deliveries (endpoint_id, owner, type, occurred_at, state, attempts) "
-                    f"VALUES ({endpoint}, 'o', 'webhook.test', CURRENT_TIMESTAMP, 'pending', 0)"
-                ))
+                conn.execute(
+                    text(
+                        "INSERT INTO webhook_deliveries (endpoint_id, owner, type, occurred_at, state, attempts) "
+                        f"VALUES ({endpoint}, 'o', 'webhook.test', CURRENT_TIMESTAMP, 'pending', 0)"
+                    )
+                )
                 assert conn.execute(text("SELECT max(id) FROM webhook_deliveries")).scalar() == newest + 1
             migrate.downgrade(url, "0014")
             with engine.connect() as conn:

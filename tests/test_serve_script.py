@@ -27,7 +27,11 @@ def serve(tmp_path: Path, args: list[str], env: dict[str, str]) -> str:
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [str(REPO / "scripts" / "serve"), *args],
-            cwd=tmp_path, env={**base, **env}, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=tmp_path,
+            env={**base, **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         deadline = time.monotonic() + 120  # the first run may install .venv
@@ -67,7 +71,11 @@ def test_serve_prints_the_address_from_the_environment(tmp_path):
 
 def test_options_win_over_the_environment(tmp_path):
     port = free_port()
-    url = serve(tmp_path, ["--host", "127.0.0.1", "--port", str(port)], {"PREFSCORE_HOST": "localhost", "PREFSCORE_PORT": "1"})
+    url = serve(
+        tmp_path,
+        ["--host", "127.0.0.1", "--port", str(port)],
+        {"PREFSCORE_HOST": "localhost", "PREFSCORE_PORT": "1"},
+    )
     assert url == f"http://127.0.0.1:{port}"
 
 
@@ -78,7 +86,11 @@ def test_all_interfaces_print_an_address_this_machine_answers_on(tmp_path):
     env["DATABASE_URL"] = "nosuchdb://"
     done = subprocess.run(
         [str(REPO / "scripts" / "serve"), "--host", "0.0.0.0", "--port", "8123", "--no-upgrade"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode != 0
     m = SERVING.search(done.stderr)

@@ -27,8 +27,12 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True, envvar="PREFSCORE_HOST", help="interface to listen on")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535), envvar="PREFSCORE_PORT")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, envvar="PREFSCORE_HOST", help="interface to listen on"
+)
+@click.option(
+    "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), envvar="PREFSCORE_PORT"
+)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="worker processes")
 @click.option("--no-upgrade", is_flag=True, help="do not apply the database migrations first")
 def serve(host: str, port: int, workers: int, no_upgrade: bool) -> None:
@@ -36,6 +40,7 @@ def serve(host: str, port: int, workers: int, no_upgrade: bool) -> None:
     import uvicorn
 
     from app.kit.db import migrate
+
     settings = Settings.from_env()
     if not no_upgrade:
         migrate.upgrade(settings.database_url)
@@ -43,7 +48,9 @@ def serve(host: str, port: int, workers: int, no_upgrade: bool) -> None:
         # Each worker keeps its own metrics; prometheus-client adds them up from files in a
         # directory the workers share (it must be empty when they start).
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="prefscore-metrics-")
-    click.echo(f"prefscore: serving on http://{host}:{port} (database {_safe_url(settings.database_url)})", err=True)
+    click.echo(
+        f"prefscore: serving on http://{host}:{port} (database {_safe_url(settings.database_url)})", err=True
+    )
     uvicorn.run(
         "app.main:create_app",
         factory=True,
@@ -73,6 +80,7 @@ def db() -> None:
 def upgrade(revision: str) -> None:
     """Upgrade the schema to REVISION (default: head)."""
     from app.kit.db import migrate
+
     url = Settings.from_env().database_url
     migrate.upgrade(url, revision)
     click.echo(f"database at {migrate.current(url) or 'base'}")
@@ -83,6 +91,7 @@ def upgrade(revision: str) -> None:
 def downgrade(revision: str) -> None:
     """Downgrade the schema to REVISION (e.g. base: drops every table)."""
     from app.kit.db import migrate
+
     url = Settings.from_env().database_url
     migrate.downgrade(url, revision)
     click.echo(f"database at {migrate.current(url) or 'base'}")
@@ -92,6 +101,7 @@ def downgrade(revision: str) -> None:
 def current() -> None:
     """Print the schema revision of the database (and the newest one)."""
     from app.kit.db import migrate
+
     url = Settings.from_env().database_url
     click.echo(f"current: {migrate.current(url) or 'base'}")
     click.echo(f"head:    {migrate.head()}")
@@ -102,8 +112,8 @@ def cleanup() -> None:
     """Delete the Idempotency-Key records older than PREFSCORE_IDEMPOTENCY_DAYS (default 7).
 
     Posts delete a few expired records each as they go; this deletes all of them at once."""
-    from app.kit.db import make_database
     from app.deals.service import expire_idempotency
+    from app.kit.db import make_database
     from app.tables.model import Limits
 
     settings = Settings.from_env()
@@ -126,9 +136,8 @@ def _keys_database(create: bool):  # noqa: ANN202
     file beside the wrong working directory would be unknown to the running server."""
     from sqlalchemy.engine import make_url
 
-    from app.kit.db import make_database
+    from app.kit.db import make_database, migrate
 
-    from app.kit.db import migrate
     settings = Settings.from_env()
     url = make_url(settings.database_url)
     if url.get_backend_name() == "sqlite" and url.database and not os.path.exists(url.database):
@@ -153,9 +162,14 @@ def keys_create(name: str, admin: bool, create_database: bool) -> None:
     from app.keys.service import ADMIN_OWNER, create_key, valid_owner
 
     if not valid_owner(name):
-        raise click.BadParameter("1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)", param_hint="NAME")
+        raise click.BadParameter(
+            "1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)",
+            param_hint="NAME",
+        )
     if name == ADMIN_OWNER:
-        raise click.BadParameter(f"{ADMIN_OWNER!r} is reserved: PREFSCORE_ADMIN_KEY's tables belong to it", param_hint="NAME")
+        raise click.BadParameter(
+            f"{ADMIN_OWNER!r} is reserved: PREFSCORE_ADMIN_KEY's tables belong to it", param_hint="NAME"
+        )
     settings, database = _keys_database(create_database)
     try:
         key = create_key(database, name, admin=admin)
@@ -182,7 +196,9 @@ def keys_list() -> None:
     for k in listed:
         created = k.created_at.isoformat(timespec="seconds")
         revoked = k.revoked_at.isoformat(timespec="seconds") if k.revoked_at else "-"
-        click.echo(f"{k.id:>5}  {k.owner:<24} {k.prefix:<13} {'yes' if k.admin else 'no':<5}  {created:<25} {revoked}")
+        click.echo(
+            f"{k.id:>5}  {k.owner:<24} {k.prefix:<13} {'yes' if k.admin else 'no':<5}  {created:<25} {revoked}"
+        )
     click.echo(f"{len(listed)} keys in {_safe_url(settings.database_url)}", err=True)
 
 
@@ -191,8 +207,8 @@ def keys_list() -> None:
 def keys_revoke(key_id: int) -> None:
     """Revoke the key KEY_ID (see `prefscore keys list`). Running servers refuse it within
     the key cache's lifetime (PREFSCORE_KEY_CACHE_TTL, 60 s by default)."""
-    from app.kit.errors import NotFound
     from app.keys.service import revoke_key
+    from app.kit.errors import NotFound
 
     settings, database = _keys_database(False)
     try:
@@ -201,7 +217,10 @@ def keys_revoke(key_id: int) -> None:
         raise click.ClickException(exc.detail) from exc
     finally:
         database.dispose()
-    click.echo(f"key {info.id} ({info.owner}, {info.prefix}...) revoked in {_safe_url(settings.database_url)}", err=True)
+    click.echo(
+        f"key {info.id} ({info.owner}, {info.prefix}...) revoked in {_safe_url(settings.database_url)}",
+        err=True,
+    )
 
 
 @main.group()
@@ -210,7 +229,11 @@ def ratings() -> None:
 
 
 @ratings.command("rebuild")
-@click.option("--check", is_flag=True, help="report the differences only, correcting none (pending tables are rated first, as by any read; exit status 1 when there are differences)")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="report the differences only, correcting none (pending tables are rated first, as by any read; exit status 1 when there are differences)",
+)
 def ratings_rebuild(check: bool) -> None:
     """Recompute every rating from the finished rated tables in finishing order, report how
     the stored ratings differ, and store the recomputed ones (one owner per transaction)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt
 
@@ -16,7 +16,7 @@ class ArithmeticLadder(BaseModel):
     step: StrictInt
 
 
-FieldValue = Union[StrictBool, StrictInt, str, list[StrictInt], ArithmeticLadder]
+FieldValue = StrictBool | StrictInt | str | list[StrictInt] | ArithmeticLadder
 
 
 class RuleField(BaseModel):
@@ -25,11 +25,15 @@ class RuleField(BaseModel):
     name: str
     type: Literal["bool", "int", "enum", "int_list", "cost_ladder"]
     default: FieldValue = Field(description="the preset's value")
-    choices: list[FieldValue] | None = Field(default=None, description="the allowed values (int: with minimum/maximum if absent)")
+    choices: list[FieldValue] | None = Field(
+        default=None, description="the allowed values (int: with minimum/maximum if absent)"
+    )
     minimum: int | None = None
     maximum: int | None = None
     arithmetic_max: int | None = Field(
-        default=None, description='cost_ladder: {"start": a, "step": d} is also allowed, 1 ≤ a, d ≤ arithmetic_max')
+        default=None,
+        description='cost_ladder: {"start": a, "step": d} is also allowed, 1 ≤ a, d ≤ arithmetic_max',
+    )
     alias_of: str | None = Field(default=None, description="a classic option name standing for this field")
     description: str
 
@@ -43,5 +47,7 @@ class ConventionOut(BaseModel):
     default_pool_target: int
     scale: int
     pool_rate: int
-    classic_options: list[str] = Field(description="the options a table of this convention shows with their values")
+    classic_options: list[str] = Field(
+        description="the options a table of this convention shows with their values"
+    )
     options: list[RuleField] = Field(description="every field of the rule table with the preset's value")

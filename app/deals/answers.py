@@ -9,7 +9,6 @@ from functools import partial
 from typing import Annotated
 
 from anyio import to_thread
-
 from fastapi import Body, Depends, Header, Path, Response
 
 from app.deals import service
@@ -19,8 +18,8 @@ from app.kit.db import Database
 from app.kit.deps import get_settings
 from app.kit.errors import Unprocessable
 from app.kit.settings import Settings
-from app.tables.model import Limits
 from app.rules import FieldError
+from app.tables.model import Limits
 
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 DealNumber = Annotated[int, Path(ge=1, le=10**9, description="the deal's number, 1 for the first")]
@@ -39,7 +38,11 @@ def checked_key(key: str | None) -> str | None:
     if key is not None and not _KEY_RE.fullmatch(key):
         raise Unprocessable(
             "Idempotency-Key must be 1-255 visible ASCII characters",
-            [FieldError("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)")],
+            [
+                FieldError(
+                    "Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)"
+                )
+            ],
         )
     return key
 

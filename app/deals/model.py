@@ -56,21 +56,28 @@ def entries_to_json(entries: tuple[Entry, ...] | list[Entry]) -> list[dict[str, 
 
 def entries_from_json(data: list[dict[str, Any]]) -> tuple[Entry, ...]:
     return tuple(
-        Entry(kind=d["kind"], seat=d["seat"], amount=amount_from_json(d["amount"]), on=d.get("on")) for d in data
+        Entry(kind=d["kind"], seat=d["seat"], amount=amount_from_json(d["amount"]), on=d.get("on"))
+        for d in data
     )
 
 
 def deal_info(row: Any) -> DealInfo:
     """A stored deal (a DealRow, or a row of its columns)."""
     return DealInfo(
-        number=row.number, body=row.body, entries=entries_from_json(row.entries), created_at=row.created_at, dealer=row.dealer
+        number=row.number,
+        body=row.body,
+        entries=entries_from_json(row.entries),
+        created_at=row.created_at,
+        dealer=row.dealer,
     )
 
 
 def request_hash(body: dict[str, Any]) -> str:
     """The fingerprint of a posted deal's JSON as sent, kept with its Idempotency-Key: a retry
     with the key and another body is refused."""
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    ).hexdigest()
 
 
 # --- the answer an Idempotency-Key keeps -------------------------------------------------------
@@ -128,7 +135,9 @@ def replayed(kept: dict[str, Any]) -> Posted:
     if kept.get("format") != ANSWER_FORMAT:
         return Posted(None, None, replayed=True, earlier_answer=kept)
     d, t = kept["deal"], kept["table"]
-    deal = DealInfo(d["number"], d["body"], entries_from_json(d["entries"]), _moment(d["created_at"]), d["dealer"])
+    deal = DealInfo(
+        d["number"], d["body"], entries_from_json(d["entries"]), _moment(d["created_at"]), d["dealer"]
+    )
     table = TableInfo(
         id=t["id"],
         owner=t["owner"],

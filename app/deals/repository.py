@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.rules import Sentence
 from app.kit.db import DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
@@ -18,6 +17,7 @@ from app.kit.etags import checked_table_id
 from app.kit.outbox import ENQUEUE_POSTED, has_endpoints
 from app.kit.repository import NOTIFY
 from app.players import service as players
+from app.rules import Sentence
 
 _TABLES = TableRow.__table__
 _DEALS = DealRow.__table__
@@ -80,7 +80,11 @@ _POSTED_PG = {
 # written), per dialect: the JSON aggregate is each one's own.
 _POST_READ = {
     dialect: (
-        select(_TABLES, players.registered_seats(dialect, _TABLES), has_endpoints(_TABLES.c.owner).label("hooked"))
+        select(
+            _TABLES,
+            players.registered_seats(dialect, _TABLES),
+            has_endpoints(_TABLES.c.owner).label("hooked"),
+        )
         .where(_TABLES.c.id == bindparam("table_id"), _TABLES.c.owner == bindparam("owner"))
         .with_for_update(of=_TABLES)
     )
@@ -93,7 +97,9 @@ _KEPT = select(_IDEMPOTENCY.c.request_hash, _IDEMPOTENCY.c.response).where(
 
 def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
     """The table row a post writes, locked, with its registered seats (``registered``)."""
-    row = conn.execute(_POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}).one_or_none()
+    row = conn.execute(
+        _POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}
+    ).one_or_none()
     if row is None:
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
     return row
@@ -160,11 +166,19 @@ def page_rows(session: Session, table_id: str, *, after: int, rows: int) -> list
 
 
 def deal_row(session: Session, table_id: str, number: int) -> DealRow | None:
-    return session.scalars(select(DealRow).where(DealRow.table_id == table_id, DealRow.number == number)).one_or_none()
+    return session.scalars(
+        select(DealRow).where(DealRow.table_id == table_id, DealRow.number == number)
+    ).one_or_none()
 
 
 _LOG = select(
-    _DEALS.c.id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer, _DEALS.c.game
+    _DEALS.c.id,
+    _DEALS.c.number,
+    _DEALS.c.body,
+    _DEALS.c.entries,
+    _DEALS.c.created_at,
+    _DEALS.c.dealer,
+    _DEALS.c.game,
 )
 
 
@@ -176,7 +190,14 @@ def log(session: Session, table_id: str) -> list[Row]:
 def penalty_rows(session: Session, table_ids: list[str]) -> list[Row]:
     """The penalties of these tables' logs (the body's type read in SQL), by table and number."""
     query = (
-        select(_DEALS.c.table_id, _DEALS.c.number, _DEALS.c.body, _DEALS.c.entries, _DEALS.c.created_at, _DEALS.c.dealer)
+        select(
+            _DEALS.c.table_id,
+            _DEALS.c.number,
+            _DEALS.c.body,
+            _DEALS.c.entries,
+            _DEALS.c.created_at,
+            _DEALS.c.dealer,
+        )
         .where(_DEALS.c.table_id.in_(table_ids), _DEALS.c.body["type"].as_string() == "penalty")
         .order_by(_DEALS.c.table_id, _DEALS.c.number)
     )
@@ -211,7 +232,9 @@ def write_refold(
     "new_dealer", "new_game"}) and the kept ``answers`` ({"number", "answer"}) written, the table row moved."""
     if retire is not None:
         session.execute(
-            delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == retire)
+            delete(_IDEMPOTENCY).where(
+                _IDEMPOTENCY.c.table_id == table_id, _IDEMPOTENCY.c.deal_number == retire
+            )
         )
     if remove_id is not None:
         session.execute(delete(_DEALS).where(_DEALS.c.id == remove_id))

@@ -11,11 +11,11 @@ from app.deals.schemas import DealCorrected, DealPage, DealWithSheet, StoredDeal
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner
 from app.kit.headers import ETAG, IDEMPOTENT_REPLAYED, LOCATION
+from app.kit.limits import DEALS_PAGE_MAX
 from app.kit.preconditions import IfMatch
 from app.kit.problem_schemas import problem_responses
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"], route_class=BodyRoute)
-from app.kit.limits import DEALS_PAGE_MAX
 
 
 @router.post(
@@ -121,4 +121,6 @@ def correct_deal(
 ) -> DealCorrected:
     """Correct a past deal; later deals are re-scored. If one of them no longer fits, 409 names
     it (``deal``) and nothing changes."""
-    return answers.corrected(svc.correct_deal(db, owner, table_id, number, deal.to_deal(), if_match=if_match), response)
+    return answers.corrected(
+        svc.correct_deal(db, owner, table_id, number, deal.to_deal(), if_match=if_match), response
+    )

@@ -3,31 +3,40 @@ union, with its number, the entries it wrote and when), and the answers that car
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 
+from app.deals.model import DealInfo
+from app.kit.errors import Unprocessable
+from app.kit.schemas import (
+    Amount,
+    Answer,
+    PlainText,
+    Request,
+    Seat,
+    Tricks,
+    absent_when_none,
+    seat_map,
+    timestamp,
+)
 from app.rules import Entry, InvalidDeal, Sentence
 from app.rules import deal as engine
 from app.rules.vocabulary import (
     CONTRACT_HELP,
     CONTRACT_PATTERN,
-    DEFENCE,
     DEAL_NOTE_MAX,
+    DEFENCE,
     PENALTY_AMOUNT_MAX,
     PENALTY_CLAUSE_MAX,
     PENALTY_DESTINATIONS,
     SEATS_MAX,
-    VIOLATIONS,
     TALON_BONUSES,
+    VIOLATIONS,
     DealType,
     EntryKind,
 )
-from app.deals.model import DealInfo
 from app.tables.model import TableInfo
-
-from app.kit.errors import Unprocessable
-from app.kit.schemas import Amount, Answer, PlainText, Request, Seat, Tricks, absent_when_none, seat_map, timestamp
 from app.tables.sheet_schemas import Sheet
 
 ContractCode = Annotated[str, Field(pattern=CONTRACT_PATTERN, description=CONTRACT_HELP)]
@@ -60,7 +69,9 @@ def _level_and_strain(contract: str) -> tuple[int, str]:
 
 class Choices(Request):
     writeoff: list[Seat] = Field(
-        default=None, max_length=SEATS_MAX, description="seats that write off the mountain instead of the pool"
+        default=None,
+        max_length=SEATS_MAX,
+        description="seats that write off the mountain instead of the pool",
     )
     help: Seat = Field(default=None, description="whom an overflow helps first")
 
@@ -80,7 +91,9 @@ class _DealCommon(Request):
     over_misere: bool = Field(default=None, description="piter_races: a 9 or 10 that outbid a misere")
     note: Note | None = Field(default=None, description=f"free text, at most {DEAL_NOTE_MAX} characters")
 
-    def _refuse_misplaced(self, defenders: dict[str, Any] | None = None, tricks: dict[str, Any] | None = None) -> None:
+    def _refuse_misplaced(
+        self, defenders: dict[str, Any] | None = None, tricks: dict[str, Any] | None = None
+    ) -> None:
         """The shape rules the fields' types do not state (engine.misplaced)."""
         errors = engine.misplaced(
             self.type,  # type: ignore[attr-defined]  # each kind's own
@@ -110,7 +123,11 @@ class _DealCommon(Request):
         talon = self.talon
         if talon is None:
             return {}
-        return {"talon_bonus": talon.bonus, "talon_discarded": bool(talon.discarded), "talon_returned": bool(talon.returned)}
+        return {
+            "talon_bonus": talon.bonus,
+            "talon_discarded": bool(talon.discarded),
+            "talon_returned": bool(talon.returned),
+        }
 
 
 class _Contract(Request):
@@ -148,12 +165,14 @@ class _Penalty(Request):
     type: Literal["penalty"] = "penalty"
     offender: Seat = Field(description="the player penalised")
     amount: PenaltyAmount = Field(
-        default=None, description="points to the mountain or apart, or whists from each other player; "
-        "required unless the violation's amount is fixed"
+        default=None,
+        description="points to the mountain or apart, or whists from each other player; "
+        "required unless the violation's amount is fixed",
     )
     destination: Destination = Field(
-        default=None, description="mountain, whists (each other player on the offender) or apart; "
-        "default: the table's penalties_to"
+        default=None,
+        description="mountain, whists (each other player on the offender) or apart; "
+        "default: the table's penalties_to",
     )
     violation: ViolationWord = Field(default=None, description="the section 10 error penalised")
     clause: Clause = Field(default=None, description='the clause of the code applied, e.g. "10.3"')
@@ -163,7 +182,13 @@ class _Penalty(Request):
 class ContractDeal(_DealCommon, _Contract):
     """A contract was bid: the declarer played it (or both defenders passed)."""
 
-    example = {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}}
+    example = {
+        "type": "contract",
+        "declarer": 1,
+        "contract": "7H",
+        "defenders": {"2": "whist", "0": "pass"},
+        "tricks": {"1": 6, "2": 3, "0": 1},
+    }
 
     def to_deal(self) -> engine.ContractDeal:
         self._refuse_misplaced(defenders=self.defenders, tricks=self.tricks)
@@ -187,7 +212,9 @@ class MisereDeal(_DealCommon, _Misere):
 
     def to_deal(self) -> engine.MisereDeal:
         self._refuse_misplaced(tricks=self.tricks)
-        return engine.MisereDeal(declarer=self.declarer, tricks=_pairs(self.tricks), **self._talon(), **self._common())
+        return engine.MisereDeal(
+            declarer=self.declarer, tricks=_pairs(self.tricks), **self._talon(), **self._common()
+        )
 
 
 class RemiseDeal(_DealCommon, _Remise):
@@ -225,7 +252,14 @@ class CloseDeal(_DealCommon, _Close):
 class PenaltyDeal(_DealCommon, _Penalty):
     """A judge's penalty written between deals: it does not move the deal on (docs/rules.md §15)."""
 
-    example = {"type": "penalty", "offender": 1, "amount": 10, "destination": "mountain", "clause": "10.3", "reason": "lead out of turn"}
+    example = {
+        "type": "penalty",
+        "offender": 1,
+        "amount": 10,
+        "destination": "mountain",
+        "clause": "10.3",
+        "reason": "lead out of turn",
+    }
 
     def to_deal(self) -> engine.PenaltyDeal:
         self._refuse_misplaced()
@@ -245,7 +279,12 @@ assert tuple(v.model_fields["type"].default for v in DEAL_VARIANTS) == tuple(m.v
 
 
 class DealInput(
-    RootModel[Annotated[Union[ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal, PenaltyDeal], Field(discriminator="type")]]
+    RootModel[
+        Annotated[
+            ContractDeal | MisereDeal | RemiseDeal | AllpassDeal | CloseDeal | PenaltyDeal,
+            Field(discriminator="type"),
+        ]
+    ]
 ):
     """A deal body: one of the six kinds, told apart by ``type``."""
 
@@ -255,14 +294,18 @@ class DealInput(
         try:
             return self.root.to_deal()
         except InvalidDeal as exc:
-            raise Unprocessable(Sentence("the deal is not valid: {reasons}", reasons=exc.sentence), exc.errors) from exc
+            raise Unprocessable(
+                Sentence("the deal is not valid: {reasons}", reasons=exc.sentence), exc.errors
+            ) from exc
 
     def body(self) -> dict[str, Any]:
         """The fields the caller sent, as sent (an Idempotency-Key's request fingerprint)."""
         return self.root.model_dump(exclude_unset=True) | {"type": self.root.type}
 
 
-DEAL_EXAMPLES = {v.model_fields["type"].default: {"summary": v.__doc__.strip(), "value": v.example} for v in DEAL_VARIANTS}
+DEAL_EXAMPLES = {
+    v.model_fields["type"].default: {"summary": v.__doc__.strip(), "value": v.example} for v in DEAL_VARIANTS
+}
 
 
 # --- the deal as stored --------------------------------------------------------------------
@@ -273,7 +316,7 @@ class EntryOut(Answer):
     amount: Amount = Field(description="negative: written off")
 
     @classmethod
-    def of(cls, entry: Entry) -> "EntryOut":
+    def of(cls, entry: Entry) -> EntryOut:
         return cls.model_validate(entry.to_dict())
 
 
@@ -372,10 +415,12 @@ class StoredPenaltyDeal(_StoredTail, _StoredPenalty, _StoredHead):
 class StoredDeal(
     RootModel[
         Annotated[
-            Union[
-                StoredContractDeal, StoredMisereDeal, StoredRemiseDeal, StoredAllpassDeal, StoredCloseDeal,
-                StoredPenaltyDeal,
-            ],
+            StoredContractDeal
+            | StoredMisereDeal
+            | StoredRemiseDeal
+            | StoredAllpassDeal
+            | StoredCloseDeal
+            | StoredPenaltyDeal,
             Field(discriminator="type"),
         ]
     ]
@@ -383,10 +428,14 @@ class StoredDeal(
     """A deal of the log: its body as stored, its number and the entries it wrote."""
 
     @classmethod
-    def of(cls, deal: DealInfo) -> "StoredDeal":
+    def of(cls, deal: DealInfo) -> StoredDeal:
         """The deal's canonical JSON as stored (``Deal.to_dict()``) and the engine's entries, in
         one validation (cheaper than a model per entry)."""
-        fields: dict[str, Any] = {"number": deal.number, **deal.body, "entries": [e.to_dict() for e in deal.entries]}
+        fields: dict[str, Any] = {
+            "number": deal.number,
+            **deal.body,
+            "entries": [e.to_dict() for e in deal.entries],
+        }
         if deal.created_at is not None:
             fields["created_at"] = timestamp(deal.created_at)
         return cls.model_validate(fields)
@@ -397,7 +446,7 @@ class DealWithSheet(Answer):
     sheet: Sheet
 
     @classmethod
-    def of(cls, table: TableInfo, deal: DealInfo) -> "DealWithSheet":
+    def of(cls, table: TableInfo, deal: DealInfo) -> DealWithSheet:
         return cls(deal=StoredDeal.of(deal), sheet=Sheet.of(table))
 
 
@@ -405,7 +454,7 @@ class DealCorrected(DealWithSheet):
     rescored: list[int] = Field(description="later deals whose entries changed")
 
     @classmethod
-    def of_correction(cls, table: TableInfo, deal: DealInfo, rescored: list[int]) -> "DealCorrected":
+    def of_correction(cls, table: TableInfo, deal: DealInfo, rescored: list[int]) -> DealCorrected:
         return cls(deal=StoredDeal.of(deal), sheet=Sheet.of(table), rescored=rescored)
 
 

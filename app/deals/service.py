@@ -13,27 +13,39 @@ status codes and headers and build the answers."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from collections.abc import Sequence
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.kit.i18n import N_
 from app.deals import repository as repo
 from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_json, kept_answer, replayed
+from app.kit import etags
+from app.kit.changes import announce, committed, notification
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit import etags
 from app.kit.etags import check_if_match, sheet_etag
-from app.kit.changes import announce, committed, notification
+from app.kit.i18n import N_
 from app.kit.outbox import enqueue, event_params
 from app.players import service as player_stats
 from app.ratings import service as ratings
-from app.rules import Deal, FieldError, InvalidDeal, ReplayError, RulesError, Sentence, apply_deal, deal_game, exact, replay, sentence
+from app.rules import (
+    Deal,
+    FieldError,
+    InvalidDeal,
+    ReplayError,
+    RulesError,
+    Sentence,
+    apply_deal,
+    deal_game,
+    exact,
+    replay,
+    sentence,
+)
 from app.rules.settlement import balances as final_balances
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
 from app.tables.service import load_row, load_table, shared_row
@@ -46,7 +58,10 @@ def refuse_archived(row: Any) -> None:
     already locked, no query of its own."""
     if row.archived_at is not None:
         raise Conflict(
-            Sentence("table {id} is archived; unarchive it (PATCH with \"archived\": false) to change its deals", id=row.id),
+            Sentence(
+                'table {id} is archived; unarchive it (PATCH with "archived": false) to change its deals',
+                id=row.id,
+            ),
             reason="archived",
         )
 
@@ -56,13 +71,19 @@ def refuse_locked(row: Any) -> None:
     correction until the director reopens the round: read from the row the write already
     locked, no query of its own (the post's read selects every column of the table row)."""
     if row.locked is not None:
-        raise Conflict(Sentence("table {id} is locked: {locked}", id=row.id, locked=row.locked), reason="locked")
+        raise Conflict(
+            Sentence("table {id} is locked: {locked}", id=row.id, locked=row.locked), reason="locked"
+        )
 
 
 def refusal(exc: RulesError, what: str) -> Exception:
     """The domain error of an engine's refusal of a deal."""
     if exc.kind in ("dealer_mismatch", "finished"):
-        return Conflict(Sentence("{what}: {reasons}", what=sentence(what), reasons=exc.sentence), exc.errors, reason=exc.kind)
+        return Conflict(
+            Sentence("{what}: {reasons}", what=sentence(what), reasons=exc.sentence),
+            exc.errors,
+            reason=exc.kind,
+        )
     return Unprocessable(Sentence("{what}: {reasons}", what=sentence(what), reasons=exc.sentence), exc.errors)
 
 
@@ -118,7 +139,12 @@ def post_deal(
                 if seen.request_hash != request_hash:
                     raise Unprocessable(
                         "this Idempotency-Key was used with another request body",
-                        [FieldError("Idempotency-Key", "this Idempotency-Key was already used with another deal; use a new key")],
+                        [
+                            FieldError(
+                                "Idempotency-Key",
+                                "this Idempotency-Key was already used with another deal; use a new key",
+                            )
+                        ],
                         field="Idempotency-Key",  # the first version's member, kept one version
                     )
                 # The deal is stored as answered: an undo or a correction of it deleted
@@ -128,7 +154,12 @@ def post_deal(
         refuse_locked(row)
         if row.deal_count >= limits.deals_per_table:
             raise Conflict(
-                Sentence("table {id} holds {deal_count} deals, the most a table may hold (PREFSCORE_MAX_DEALS_PER_TABLE={deals_per_table}); start a new table", id=row.id, deal_count=row.deal_count, deals_per_table=limits.deals_per_table),
+                Sentence(
+                    "table {id} holds {deal_count} deals, the most a table may hold (PREFSCORE_MAX_DEALS_PER_TABLE={deals_per_table}); start a new table",
+                    id=row.id,
+                    deal_count=row.deal_count,
+                    deals_per_table=limits.deals_per_table,
+                ),
                 reason="deal_limit",
                 limit=limits.deals_per_table,
             )
@@ -156,18 +187,33 @@ def post_deal(
             "new_revision": revision,
         }
         if idempotency_key is not None:
-            params.update(idempotency_key=idempotency_key, request_hash=request_hash, answer=kept_answer(table, written, new_state))
+            params.update(
+                idempotency_key=idempotency_key,
+                request_hash=request_hash,
+                answer=kept_answer(table, written, new_state),
+            )
         if conn.dialect.name == "postgresql":
             params["notification"] = notification(row.id, row.owner, revision, "deal.posted")
         if row.hooked:  # the webhooks' deliveries of the deal, in the same statement on PostgreSQL
-            params.update(event_params(row.owner, row.id, revision, "deal.posted", now, deal=number, deal_count=number) or {})
+            params.update(
+                event_params(row.owner, row.id, revision, "deal.posted", now, deal=number, deal_count=number)
+                or {}
+            )
         repo.write_post(conn, params, keyed=idempotency_key is not None, hooked=row.hooked)
         if also is not None:
             also(conn, written)
         if row.hooked and result.state.finished and not state.finished:
-            enqueue(conn, event_params(row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number), posted=True)
+            enqueue(
+                conn,
+                event_params(
+                    row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number
+                ),
+                posted=True,
+            )
         if row.registered:  # registered players' statistics, in this transaction
-            balances = player_stats.on_deal_posted(conn, row.registered, rules, deal, state, result.state, result.entries, number)
+            balances = player_stats.on_deal_posted(
+                conn, row.registered, rules, deal, state, result.state, result.entries, number
+            )
             # The post that finishes a rated table with every seat registered gives it its
             # place in the finishing order (rated after the commit); no other post does any
             # rating work.
@@ -206,7 +252,9 @@ def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit
         return page_of(session, load_row(session, owner, table_id, lock=False), after=after, limit=limit)
 
 
-def list_shared_deals(db: Database, token: str, *, after: int = 0, limit: int = 50, seen: str | None = None) -> DealPage:
+def list_shared_deals(
+    db: Database, token: str, *, after: int = 0, limit: int = 50, seen: str | None = None
+) -> DealPage:
     """The same through the read-only share token (``page_of``)."""
     with db.read() as session:
         return page_of(session, shared_row(session, token), after=after, limit=limit, seen=seen)
@@ -217,7 +265,9 @@ def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[Tabl
         row = load_row(session, owner, table_id, lock=False)
         found = repo.deal_row(session, row.id, number)
         if found is None:
-            raise NotFound(Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number))
+            raise NotFound(
+                Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number)
+            )
         return loaded(row), deal_info(found)
 
 
@@ -231,7 +281,9 @@ class _Refold:
     deal: DealInfo  # the removed deal (undo) or the corrected one
     remove_id: int | None  # the row an undo deletes
     retire: bool  # the keys that posted ``deal`` are retired (not when a correction changes nothing)
-    rewrites: list[dict[str, Any]]  # {"row_id", "new_body", "new_entries", "new_dealer", "new_game"} of deals whose row changes
+    rewrites: list[
+        dict[str, Any]
+    ]  # {"row_id", "new_body", "new_entries", "new_dealer", "new_game"} of deals whose row changes
     rescored: list[int]  # later deals whose entries changed (correction)
     answers: list[dict[str, Any]]  # {"number", "answer"}: kept answers of posts made again
     state: dict[str, Any]
@@ -292,9 +344,13 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
     announce(session, table_id, work.table.owner, work.table.revision, work.kind, deal=work.deal.number)
 
 
-def _outcome(table_id: str, owner: str, convention: str, balances: Sequence[Fraction | int], seated: dict[int, str]) -> ratings.Outcome:
+def _outcome(
+    table_id: str, owner: str, convention: str, balances: Sequence[Fraction | int], seated: dict[int, str]
+) -> ratings.Outcome:
     """A finished table as its players' ratings take it: each seat's player and exact balance."""
-    return ratings.Outcome(table_id, owner, convention, tuple(seated[s] for s in range(len(balances))), tuple(balances))
+    return ratings.Outcome(
+        table_id, owner, convention, tuple(seated[s] for s in range(len(balances))), tuple(balances)
+    )
 
 
 def _rerate(session: Session, table: TableInfo) -> None:
@@ -312,7 +368,9 @@ def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:
     return replace(info(row, rules, state), deal_count=deal_count, revision=row.revision + 1)
 
 
-def undo_last(db: Database, owner: str, table_id: str, number: int, *, if_match: str | None = None) -> Changed:
+def undo_last(
+    db: Database, owner: str, table_id: str, number: int, *, if_match: str | None = None
+) -> Changed:
     """Delete the last deal; the state is the log without it, folded again. The keys that
     posted it are retired in the same transaction. Returns the removed deal."""
 
@@ -320,10 +378,16 @@ def undo_last(db: Database, owner: str, table_id: str, number: int, *, if_match:
         refuse_archived(row)
         refuse_locked(row)
         if not 1 <= number <= row.deal_count:
-            raise NotFound(Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number))
+            raise NotFound(
+                Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number)
+            )
         if number != row.deal_count:
             raise Conflict(
-                Sentence("only the last deal ({deal_count}) can be undone; correct deal {number} with PUT instead", deal_count=row.deal_count, number=number),
+                Sentence(
+                    "only the last deal ({deal_count}) can be undone; correct deal {number} with PUT instead",
+                    deal_count=row.deal_count,
+                    number=number,
+                ),
                 last=row.deal_count,
             )
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
@@ -334,9 +398,17 @@ def undo_last(db: Database, owner: str, table_id: str, number: int, *, if_match:
         rewrites = []
         for deal_row, entries, dealer, game in zip(log, folded.entries, folded.dealers, folded.games):
             stored = entries_to_json(entries)
-            if deal_row.entries != stored or deal_row.dealer != dealer or deal_row.game != game:  # another rules version
+            if (
+                deal_row.entries != stored or deal_row.dealer != dealer or deal_row.game != game
+            ):  # another rules version
                 rewrites.append(
-                    {"row_id": deal_row.id, "new_body": deal_row.body, "new_entries": stored, "new_dealer": dealer, "new_game": game}
+                    {
+                        "row_id": deal_row.id,
+                        "new_body": deal_row.body,
+                        "new_entries": stored,
+                        "new_dealer": dealer,
+                        "new_game": game,
+                    }
                 )
         return _Refold(
             revision=row.revision,
@@ -371,7 +443,9 @@ def correct_deal(
         refuse_archived(row)
         refuse_locked(row)
         if not 1 <= number <= row.deal_count:
-            raise NotFound(Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number))
+            raise NotFound(
+                Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number)
+            )
         check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
         rules = rules_of(row)
         log = repo.log(session, row.id)
@@ -383,7 +457,11 @@ def correct_deal(
             if exc.number == number:
                 raise refusal(exc, N_("the corrected deal does not fit the table")) from exc
             raise Conflict(
-                Sentence("the correction would make deal {number} invalid: {reasons}; nothing was changed", number=exc.number, reasons=exc.sentence),
+                Sentence(
+                    "the correction would make deal {number} invalid: {reasons}; nothing was changed",
+                    number=exc.number,
+                    reasons=exc.sentence,
+                ),
                 exc.errors,
                 deal=exc.number,
                 reason="later_deal_invalid",
@@ -394,14 +472,27 @@ def correct_deal(
         for deal_row, entries, dealer, game in zip(log, folded.entries, folded.dealers, folded.games):
             stored = entries_to_json(entries)
             new_body = canonical if deal_row.number == number else deal_row.body
-            if deal_row.entries != stored or new_body != deal_row.body or deal_row.dealer != dealer or deal_row.game != game:
+            if (
+                deal_row.entries != stored
+                or new_body != deal_row.body
+                or deal_row.dealer != dealer
+                or deal_row.game != game
+            ):
                 rewrites.append(
-                    {"row_id": deal_row.id, "new_body": new_body, "new_entries": stored, "new_dealer": dealer, "new_game": game}
+                    {
+                        "row_id": deal_row.id,
+                        "new_body": new_body,
+                        "new_entries": stored,
+                        "new_dealer": dealer,
+                        "new_game": game,
+                    }
                 )
                 if deal_row.number > number and deal_row.entries != stored:
                     rescored.append(deal_row.number)
             if deal_row.number == number or deal_row.entries != stored:
-                infos[deal_row.number] = DealInfo(deal_row.number, new_body, tuple(entries), deal_row.created_at, dealer)
+                infos[deal_row.number] = DealInfo(
+                    deal_row.number, new_body, tuple(entries), deal_row.created_at, dealer
+                )
         table = _after(row, rules, folded.state, len(log))
         answers = []
         # The same body again changes no deal: its keys keep replaying (a retry must not post

@@ -46,5 +46,7 @@ def key_states(conn: Connection, key_ids: list[int]) -> list[Row]:
 def working_with_prefix(conn: Connection, prefix: str) -> list[Row]:
     """(id, owner, hash, is_admin) of the keys not revoked whose prefix is ``prefix``."""
     return conn.execute(  # type: ignore[return-value]
-        select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(ApiKey.prefix == prefix, ApiKey.revoked_at.is_(None))
+        select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(
+            ApiKey.prefix == prefix, ApiKey.revoked_at.is_(None)
+        )
     ).all()

@@ -7,14 +7,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
+from app.keys.schemas import KeyCreate, KeyList, KeyListed, KeyOut
 from app.keys.service import create_key, keys_page, revoke_key
-
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Admin
 from app.kit.headers import CACHE_CONTROL
 from app.kit.limits import KEYS_PAGE_MAX
-from app.keys.schemas import KeyCreate, KeyList, KeyListed, KeyOut
 from app.kit.problem_schemas import problem_responses
+
 router = APIRouter(prefix="/v1", tags=["keys"], route_class=BodyRoute)
 KeyId = Annotated[int, Path(ge=1, le=2**53 - 1)]
 # Keys and their listing are never kept by a cache on the way.
@@ -46,7 +46,14 @@ def get_keys(
     db: DB,
     _admin: Admin,
     response: Response,
-    before: Annotated[int | None, Query(ge=1, le=2**53 - 1, description="list the keys made before this one (its id), from the last page's next")] = None,
+    before: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=2**53 - 1,
+            description="list the keys made before this one (its id), from the last page's next",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=KEYS_PAGE_MAX, description="at most this many keys")] = 50,
 ) -> KeyList:
     """The stored keys, revoked ones included, newest first, keyset-paged (follow ``next``

@@ -24,14 +24,13 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Union
 
 from app.keys import repository
 from app.kit.callers import ADMIN_OWNER, ENV_ADMIN, Caller, env_admin
-from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
 from app.kit.db import ApiKey, Database
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
+from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
 from app.rules import FieldError, Sentence
 
 KEY_PREFIX = "pk_"
@@ -79,16 +78,30 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
     if not valid_owner(owner):
         raise Unprocessable(
             "not an owner name",
-            [FieldError("owner", "1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)")],
+            [
+                FieldError(
+                    "owner", "1-64 characters: letters, digits and _ . @ - (starting with a letter or digit)"
+                )
+            ],
         )
     if owner == ADMIN_OWNER:
         raise Unprocessable(
             Sentence("the owner {admin_owner!r} is reserved", admin_owner=ADMIN_OWNER),
-            [FieldError("owner", Sentence("{admin_owner!r} is the owner of PREFSCORE_ADMIN_KEY's tables: no key can be made for it", admin_owner=ADMIN_OWNER))],
+            [
+                FieldError(
+                    "owner",
+                    Sentence(
+                        "{admin_owner!r} is the owner of PREFSCORE_ADMIN_KEY's tables: no key can be made for it",
+                        admin_owner=ADMIN_OWNER,
+                    ),
+                )
+            ],
         )
     key = new_key()
     with db.write() as session:
-        repository.insert_key(session, owner=owner, prefix=key[:KEY_PREFIX_LENGTH], digest=hash_key(key), admin=admin)
+        repository.insert_key(
+            session, owner=owner, prefix=key[:KEY_PREFIX_LENGTH], digest=hash_key(key), admin=admin
+        )
     return key
 
 
@@ -102,7 +115,9 @@ def list_keys(db: Database) -> list[KeyInfo]:
         return [_info(row) for row in repository.all_keys(session)]
 
 
-def keys_page(db: Database, *, before: int | None = None, limit: int = 50) -> tuple[list[KeyInfo], int | None]:
+def keys_page(
+    db: Database, *, before: int | None = None, limit: int = 50
+) -> tuple[list[KeyInfo], int | None]:
     """A page of the stored keys, newest first: at most ``limit`` below the id ``before``, and
     the id a next page starts below (None on the last)."""
     with db.read() as session:
@@ -138,7 +153,7 @@ def revoked_among(db: Database, key_ids: list[int]) -> set[int]:
     return set(key_ids) - {row.id for row in rows if row.revoked_at is None}
 
 
-def known_caller(db: Database, token: str, admin_key: str | None) -> "Caller | str | None":
+def known_caller(db: Database, token: str, admin_key: str | None) -> Caller | str | None:
     """What is known of ``token`` without the database: the environment admin key, or the
     answer of a recent lookup of the same key (see _KeyCache): a Caller, or ``INVALID``.
     None means "look it up" (``identify``)."""
@@ -182,7 +197,7 @@ def authenticate(db: Database, token: str, admin_key: str | None) -> str | None:
 
 # Cached answer for a key that matched no stored key.
 INVALID = ""
-_Cached = Union[Caller, str]
+_Cached = Caller | str
 
 
 class _KeyCache:
@@ -228,7 +243,7 @@ class _KeyCache:
             self._items.pop(digest, None)
 
 
-_caches: "weakref.WeakKeyDictionary[Database, _KeyCache]" = weakref.WeakKeyDictionary()
+_caches: weakref.WeakKeyDictionary[Database, _KeyCache] = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import email.message
 import json
-from typing import Any, Callable, Coroutine
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -26,7 +27,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from app.kit.settings import default_of
-
 
 REFUSALS = "prefscore.body_refusals"
 """The scope key of the refusals found in the thread pool (a list of pydantic errors)."""
@@ -60,7 +60,13 @@ def is_json(content_type: str | None) -> bool:
 
 def _json_invalid(exc: json.JSONDecodeError) -> RequestValidationError:
     # FastAPI's own error for a body that is not JSON (fastapi.routing.get_request_handler).
-    error = {"type": "json_invalid", "loc": ("body", exc.pos), "msg": "JSON decode error", "input": {}, "ctx": {"error": exc.msg}}
+    error = {
+        "type": "json_invalid",
+        "loc": ("body", exc.pos),
+        "msg": "JSON decode error",
+        "input": {},
+        "ctx": {"error": exc.msg},
+    }
     return RequestValidationError([error], body=exc.doc)
 
 

@@ -27,7 +27,9 @@ V = TypeVar("V")
 class Built(Generic[V]):
     """Values by key, each built once per revision (see the module)."""
 
-    def __init__(self, max_items: int, *, max_bytes: int | None = None, weigh: Callable[[V], int] | None = None):
+    def __init__(
+        self, max_items: int, *, max_bytes: int | None = None, weigh: Callable[[V], int] | None = None
+    ):
         self.max_items = max(0, max_items)
         self.max_bytes = max_bytes
         self._weigh = weigh if max_bytes is not None and weigh is not None else None

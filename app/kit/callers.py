@@ -39,10 +39,10 @@ def env_admin(token: str, admin_key: str | None) -> Caller | None:
 
 @dataclass(frozen=True)
 class Lookups:
-    known_caller: Callable[[Database, str, str | None], "Caller | str | None"]
+    known_caller: Callable[[Database, str, str | None], Caller | str | None]
     """A key's caller from this process's cache without the database: the Caller, the
     empty string for a key known to be invalid, None when it is not known."""
-    identify: Callable[[Database, str, str | None], "Caller | None"]
+    identify: Callable[[Database, str, str | None], Caller | None]
     """A key's caller, looked up in the database (in the thread pool)."""
     scorer: Callable[[Database, str], Any]
     """A scorer link's token → what it may act on (app/scorer/service.py ``Scorer``), or None."""

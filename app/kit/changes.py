@@ -62,7 +62,9 @@ def notification(table_id: str, owner: str, revision: int, kind: str) -> str:
     return json.dumps([table_id, owner, revision, kind, origin()], separators=(",", ":"))
 
 
-def announce(session: Session, table_id: str, owner: str, revision: int, kind: str, *, deal: int | None = None) -> None:
+def announce(
+    session: Session, table_id: str, owner: str, revision: int, kind: str, *, deal: int | None = None
+) -> None:
     """Announce that ``table_id`` is at ``revision`` after a change of ``kind`` (one of
     app.live.KINDS; ``deal``: the deal it undid or corrected), once this transaction commits.
     The webhooks' deliveries of the change are written in this transaction (app/kit/outbox.py)."""
@@ -109,4 +111,14 @@ def _rolled_back(session: Session) -> None:
 
 
 # CHANNEL and NOTIFY are the repository's, named here for the writers that announce.
-__all__ = ["CHANNEL", "NOTIFY", "Sink", "add_sink", "announce", "committed", "notification", "origin", "remove_sink"]
+__all__ = [
+    "CHANNEL",
+    "NOTIFY",
+    "Sink",
+    "add_sink",
+    "announce",
+    "committed",
+    "notification",
+    "origin",
+    "remove_sink",
+]

@@ -16,12 +16,17 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
+from app.kit.callers import Caller
 from app.kit.db import Database
 from app.kit.errors import Forbidden, NotFound, Unauthorized
-from app.kit.callers import Caller
+from app.kit.middleware.rate_limit import (
+    CALLER_SCOPE_KEY,
+    KEY_NOT_VALID,
+    KEY_REQUIRED,
+    NO_SCORER_LINK,
+    SCORER_SCOPE_KEY,
+)
 from app.kit.settings import Settings
-
-from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY, KEY_NOT_VALID, KEY_REQUIRED, NO_SCORER_LINK, SCORER_SCOPE_KEY
 
 _bearer = HTTPBearer(auto_error=False, description="an API key: `Authorization: Bearer pk_...`")
 
@@ -65,7 +70,9 @@ async def current_owner(caller: Annotated[Caller, Depends(current_caller)]) -> s
 
 async def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
     if not caller.admin:
-        raise Forbidden("only an admin key can manage keys (PREFSCORE_ADMIN_KEY, or a key made with `prefscore keys create --admin`)")
+        raise Forbidden(
+            "only an admin key can manage keys (PREFSCORE_ADMIN_KEY, or a key made with `prefscore keys create --admin`)"
+        )
     return caller
 
 
@@ -75,7 +82,11 @@ async def current_scorer(request: Request, token: str) -> Any:
     link is refused at once."""
     seen = request.scope.get(SCORER_SCOPE_KEY)
     # The rate limit looked this link up already in this request (app/kit/middleware/rate_limit.py).
-    scorer = seen[1] if seen is not None and seen[0] == token else await run_in_threadpool(request.app.state.lookups.scorer, request.app.state.db, token)
+    scorer = (
+        seen[1]
+        if seen is not None and seen[0] == token
+        else await run_in_threadpool(request.app.state.lookups.scorer, request.app.state.db, token)
+    )
     if scorer is None:
         raise NotFound(NO_SCORER_LINK)
     return scorer

@@ -56,7 +56,11 @@ def redoc_script() -> bytes:
 
 def with_stream_plugin(html: str) -> str:
     """FastAPI's Swagger UI page with the plugin above installed."""
-    html = html.replace("    <script>\n    const ui = SwaggerUIBundle(", _STREAMS_PLUGIN + "    <script>\n    const ui = SwaggerUIBundle(", 1)
+    html = html.replace(
+        "    <script>\n    const ui = SwaggerUIBundle(",
+        _STREAMS_PLUGIN + "    <script>\n    const ui = SwaggerUIBundle(",
+        1,
+    )
     return html.replace("presets: [", "plugins: [EventStreamsWithoutTryItOut],\n    presets: [", 1)
 
 
@@ -97,7 +101,9 @@ def install(app: FastAPI) -> None:
     def redoc_js() -> Response:
         if not script:
             script.append(redoc_script())
-        return Response(script[0], media_type="text/javascript", headers={"Cache-Control": "public, max-age=86400"})
+        return Response(
+            script[0], media_type="text/javascript", headers={"Cache-Control": "public, max-age=86400"}
+        )
 
     @app.get(redoc_url, include_in_schema=False)
     def redoc(request: Request) -> HTMLResponse:

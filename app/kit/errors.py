@@ -5,7 +5,6 @@ from __future__ import annotations
 from app.rules import FieldError
 
 
-
 class ServiceError(Exception):
     status = 400
     title = "Bad request"

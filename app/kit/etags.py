@@ -38,13 +38,16 @@ def check_if_match(if_match: str | None, current: str) -> None:
     tags = [t.strip() for t in if_match.split(",") if t.strip()]
     if "*" in tags or current in tags:
         return
-    raise PreconditionFailed("the sheet has changed since that ETag (If-Match); fetch it again", current_etag=current)
-
+    raise PreconditionFailed(
+        "the sheet has changed since that ETag (If-Match); fetch it again", current_etag=current
+    )
 
 
 # The form of a table's id (a uuid4's hex): an id that cannot be one is not found at once,
 # never sent to the database.
 TABLE_ID_RE = re.compile(r"^[0-9a-f]{32}$")
+
+
 def checked_table_id(table_id: str) -> str:
     if not TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id[:40]))

@@ -4,14 +4,14 @@ import logging
 from typing import Literal
 
 from fastapi import APIRouter, Request
-from pydantic import Field
 from fastapi.responses import JSONResponse
+from pydantic import Field
 
-from app.rules import Sentence
 from app.kit.deps import DB
-from app.kit.problems import problem
 from app.kit.problem_schemas import problem_responses
+from app.kit.problems import problem
 from app.kit.schemas import Answer
+from app.rules import Sentence
 
 router = APIRouter(tags=["health"])
 log = logging.getLogger("prefscore.api")
@@ -20,7 +20,9 @@ log = logging.getLogger("prefscore.api")
 class HealthOut(Answer):
     status: Literal["ok"]
     database: Literal["ok"]
-    writes: bool = Field(description="the database takes writes (PostgreSQL: the server is the leader, not a standby)")
+    writes: bool = Field(
+        description="the database takes writes (PostgreSQL: the server is the leader, not a standby)"
+    )
 
 
 @router.get("/health", operation_id="getHealth", response_model=HealthOut, responses=problem_responses(503))
@@ -32,14 +34,28 @@ def health(db: DB, request: Request) -> HealthOut | JSONResponse:
         db.ping()
     except Exception:  # noqa: BLE001 - any failure of the database is "down"
         log.warning("health check: the database does not answer", exc_info=True)
-        return problem(503, "the database does not answer", scope=request.scope, database="down", writes=False)
+        return problem(
+            503, "the database does not answer", scope=request.scope, database="down", writes=False
+        )
     why = db.write_problem()
     if why is not None:
         log.error("health check: the database cannot be written: %s", why)
-        return problem(503, Sentence("the database cannot be written: {why}", why=why), scope=request.scope, database="read-only", writes=False)
+        return problem(
+            503,
+            Sentence("the database cannot be written: {why}", why=why),
+            scope=request.scope,
+            database="read-only",
+            writes=False,
+        )
     probed = db.write_probe()
     if probed is not None:
         state, why = probed
         log.error("health check: the database cannot be written: %s", why)
-        return problem(503, Sentence("the database cannot be written: {why}", why=why), scope=request.scope, database=state, writes=False)
+        return problem(
+            503,
+            Sentence("the database cannot be written: {why}", why=why),
+            scope=request.scope,
+            database=state,
+            writes=False,
+        )
     return HealthOut(status="ok", database="ok", writes=True)

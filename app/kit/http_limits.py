@@ -67,7 +67,12 @@ def _limits() -> tuple[int, float, float, int, int, float]:
 def _problem_response(status: int, reason: bytes, detail: str) -> bytes:
     title = {408: "Request timeout", 431: "Request header fields too large"}[status]
     body = json.dumps(
-        {"type": f"https://prefscore.example/problems/{status}", "title": title, "status": status, "detail": detail}
+        {
+            "type": f"https://prefscore.example/problems/{status}",
+            "title": title,
+            "status": status,
+            "detail": detail,
+        }
     ).encode()
     return (
         b"HTTP/1.1 %d %s\r\ncontent-type: application/problem+json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n"
@@ -95,7 +100,7 @@ class _CycleTransport:
 
     __slots__ = ("_protocol", "write", "is_closing")
 
-    def __init__(self, protocol: "BoundedHttpTools", transport: asyncio.Transport) -> None:
+    def __init__(self, protocol: BoundedHttpTools, transport: asyncio.Transport) -> None:
         self._protocol = protocol
         self.write = transport.write
         self.is_closing = transport.is_closing
@@ -175,7 +180,9 @@ class BoundedHttpTools(HttpToolsProtocol):
 
     def _too_slow(self, detail: str) -> None:
         cycle = self.cycle
-        if self._owed() == 0 or (self._phase == _IN_BODY and not self.pipeline and not cycle.response_started):
+        if self._owed() == 0 or (
+            self._phase == _IN_BODY and not self.pipeline and not cycle.response_started
+        ):
             self._refuse(_problem_response(408, b"Request Timeout", detail))
         else:  # an answer is owed or half sent: a 408 would be taken for it
             self._refused = True
@@ -195,7 +202,12 @@ class BoundedHttpTools(HttpToolsProtocol):
         arriving, send the end of the answers and read and drop the rest for a bounded time
         first: a client still writing would otherwise get a reset instead of the answer."""
         transport = self.transport
-        if self._phase != _IN_BODY or self._lingering or transport.is_closing() or not transport.can_write_eof():
+        if (
+            self._phase != _IN_BODY
+            or self._lingering
+            or transport.is_closing()
+            or not transport.can_write_eof()
+        ):
             transport.close()
             return
         self._lingering = True
@@ -282,7 +294,11 @@ class BoundedHttpTools(HttpToolsProtocol):
 
     def _too_large(self) -> None:
         self._refuse(
-            _problem_response(431, b"Request Header Fields Too Large", f"the request line and headers are larger than {self.max_header_bytes} bytes")
+            _problem_response(
+                431,
+                b"Request Header Fields Too Large",
+                f"the request line and headers are larger than {self.max_header_bytes} bytes",
+            )
         )
 
     def _count(self, n: int) -> None:

@@ -11,14 +11,17 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Query
 
-from app.kit.limits import ACCEPT_LANGUAGE_MAX
 from app.kit.i18n import LANGUAGES, Lang, language, negotiate
+from app.kit.limits import ACCEPT_LANGUAGE_MAX
 
 Language = StrEnum("Language", {code: code for code in LANGUAGES})  # type: ignore[misc]
 
 
 def page_lang(
-    lang: Annotated[Language | None, Query(description="the language of the words: ru (the default) or en; else Accept-Language")] = None,
+    lang: Annotated[
+        Language | None,
+        Query(description="the language of the words: ru (the default) or en; else Accept-Language"),
+    ] = None,
     accept_language: Annotated[str | None, Header(alias="Accept-Language", include_in_schema=False)] = None,
 ) -> Lang:
     if lang is not None:

@@ -62,8 +62,6 @@ def bucket_of(token: str) -> str:
     return hashlib.sha256(b"prefscore-rate-limit\x00" + token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-
-
 @dataclass
 class _Lease:
     window: int
@@ -133,7 +131,10 @@ class RateLimiter:
         try:
             count = self._upsert(bucket, window, n)
         except SQLAlchemyError as exc:
-            log.warning("rate limit: the counter could not be updated (%s); letting the request through", type(exc).__name__)
+            log.warning(
+                "rate limit: the counter could not be updated (%s); letting the request through",
+                type(exc).__name__,
+            )
             return Decision(True, self.limit, self.limit, retry_after)
         # This request is hit number count - n + 1 of the window; the lease is what of the
         # n reserved hits still fits under the limit, this one included.
@@ -248,7 +249,7 @@ class FairShare:
         holder.waiting.append(turn)
         try:
             await asyncio.wait_for(asyncio.shield(turn), self.wait)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             if self._withdraw(name, holder, turn):
                 raise Busy(holder.running, max(1, math.ceil(self.wait))) from None
             # the turn came just as the wait ended: it is this request's

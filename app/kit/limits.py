@@ -12,8 +12,7 @@ lists them all.
 
 from __future__ import annotations
 
-from app.rules.vocabulary import DEAL_NOTE_MAX
-from app.rules.vocabulary import SEATS_MAX
+from app.rules.vocabulary import DEAL_NOTE_MAX, SEATS_MAX
 
 # --- what a table holds (app/tables)
 TITLE_MAX = 200

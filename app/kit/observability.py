@@ -52,7 +52,12 @@ def loggable_path(path: str) -> str:
 
 # --------------------------------------------------------------------------- logging
 
-_STANDARD = set(logging.LogRecord("x", 0, "x", 0, "x", None, None).__dict__) | {"message", "asctime", "request_id", "color_message"}
+_STANDARD = set(logging.LogRecord("x", 0, "x", 0, "x", None, None).__dict__) | {
+    "message",
+    "asctime",
+    "request_id",
+    "color_message",
+}
 
 
 class RequestIdFilter(logging.Filter):
@@ -67,7 +72,8 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
@@ -122,29 +128,48 @@ class _Metrics:
         from prometheus_client import Counter, Gauge, Histogram
 
         self.requests = Counter(
-            "prefscore_http_requests", "HTTP requests answered, by method, route template and status", ["method", "route", "status"]
+            "prefscore_http_requests",
+            "HTTP requests answered, by method, route template and status",
+            ["method", "route", "status"],
         )
         self.latency = Histogram(
-            "prefscore_http_request_duration_seconds", "Time to answer, by method and route template", ["method", "route"], buckets=_BUCKETS
+            "prefscore_http_request_duration_seconds",
+            "Time to answer, by method and route template",
+            ["method", "route"],
+            buckets=_BUCKETS,
         )
         self.in_progress = Gauge(
             "prefscore_http_requests_in_progress", "Requests being answered", multiprocess_mode="livesum"
         )
-        self.deals = Counter("prefscore_deals_posted", "Deals written (201 on POST .../deals, idempotent replays excluded)")
-        self.replays = Counter("prefscore_idempotent_replays", "POST .../deals answered from a stored Idempotency-Key response")
-        self.rate_limited = Counter("prefscore_rate_limited", "Requests refused with 429 by the per-key rate limit")
-        self.db_unavailable = Counter("prefscore_database_unavailable", "Requests answered 503 because the database was away")
+        self.deals = Counter(
+            "prefscore_deals_posted", "Deals written (201 on POST .../deals, idempotent replays excluded)"
+        )
+        self.replays = Counter(
+            "prefscore_idempotent_replays", "POST .../deals answered from a stored Idempotency-Key response"
+        )
+        self.rate_limited = Counter(
+            "prefscore_rate_limited", "Requests refused with 429 by the per-key rate limit"
+        )
+        self.db_unavailable = Counter(
+            "prefscore_database_unavailable", "Requests answered 503 because the database was away"
+        )
         self.replica_reads = Counter(
             "prefscore_replica_reads",
             "Reads of the routes a replica may serve, by the server that answered: replica, or leader (the replica had not replayed the client's write, or was away)",
             ["server"],
         )
         self.webhook_deliveries = Counter(
-            "prefscore_webhook_deliveries", "Webhook delivery attempts, by outcome (delivered, retry, gone)", ["outcome"]
+            "prefscore_webhook_deliveries",
+            "Webhook delivery attempts, by outcome (delivered, retry, gone)",
+            ["outcome"],
         )
-        self.webhook_failures = Counter("prefscore_webhook_failures", "Webhook delivery attempts that failed (no 2xx answer)")
+        self.webhook_failures = Counter(
+            "prefscore_webhook_failures", "Webhook delivery attempts that failed (no 2xx answer)"
+        )
         self.webhook_outbox_age = Gauge(
-            "prefscore_webhook_outbox_age_seconds", "Age of the oldest webhook delivery not yet delivered", multiprocess_mode="max"
+            "prefscore_webhook_outbox_age_seconds",
+            "Age of the oldest webhook delivery not yet delivered",
+            multiprocess_mode="max",
         )
 
 

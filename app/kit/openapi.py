@@ -38,7 +38,7 @@ STREAM_EXTENSION = "x-event-stream"
 _STREAM_HOWTO = (
     "\n\n**An event stream** (`text/event-stream`): the answer never ends; each event comes as "
     "it happens, with a comment line every few seconds to keep the connection open. /docs "
-    "cannot show it (it waits for the end of the answer), so it offers no \"Try it out\" here. "
+    'cannot show it (it waits for the end of the answer), so it offers no "Try it out" here. '
     "Read it with a browser's `EventSource`, or with curl, which prints each event as it comes:\n\n"
     "```\ncurl -N -H 'Accept: text/event-stream'{key} {url}\n```\n\n"
     "Reconnect with `Last-Event-ID` (the last `id:` received) to get only what was missed."
@@ -86,7 +86,9 @@ def name_schemas(*types: Any) -> None:
 def _named_schemas() -> dict[str, Any]:
     schemas: dict[str, Any] = {}
     for named in _NAMED:
-        schema = TypeAdapter(named).json_schema(mode="serialization", ref_template="#/components/schemas/{model}")
+        schema = TypeAdapter(named).json_schema(
+            mode="serialization", ref_template="#/components/schemas/{model}"
+        )
         schemas.update(schema.pop("$defs", {}))
         schemas[named.__name__] = schema
     return schemas
@@ -125,7 +127,11 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
                 statuses.add(429)
             for status in statuses:
                 responses.setdefault(str(status), {})
-            if "429" in responses and operation.get("security", None) == [] and not responses["429"].get("description"):
+            if (
+                "429" in responses
+                and operation.get("security", None) == []
+                and not responses["429"].get("description")
+            ):
                 responses["429"]["description"] = _LINK_TOO_MANY
             for code, response in list(responses.items()):
                 if code[0] in "45":

@@ -11,7 +11,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Connection, DateTime, Integer, String, and_, bindparam, cast, exists, insert, literal, or_, select, type_coerce
+from sqlalchemy import (
+    JSON,
+    Connection,
+    DateTime,
+    Integer,
+    String,
+    and_,
+    bindparam,
+    cast,
+    exists,
+    insert,
+    literal,
+    or_,
+    select,
+    type_coerce,
+)
 from sqlalchemy.orm import Session
 
 from app.kit.db.models import TableRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
@@ -99,7 +114,19 @@ def _enqueue(deal_count: Any, *, data: bool = False) -> Any:
     # insert's own key check would otherwise find it gone and fail the whole write (a deal post
     # answered 500). SQLite, one writer at a time, renders no lock.
     wanted = wanted.with_for_update(read=True, key_share=True, of=_E)
-    columns = ["endpoint_id", "owner", "type", "table_id", "revision", "deal_number", "deal_count", "occurred_at", "state", "due_at", "attempts"]
+    columns = [
+        "endpoint_id",
+        "owner",
+        "type",
+        "table_id",
+        "revision",
+        "deal_number",
+        "deal_count",
+        "occurred_at",
+        "state",
+        "due_at",
+        "attempts",
+    ]
     if data:
         columns.append("data")
     return insert(_D).from_select(columns, wanted)
@@ -135,7 +162,16 @@ def is_hooked(conn: Session | Connection, owner: str) -> bool:
     return bool(conn.execute(_HOOKED, {"hooked_owner": owner}).scalar())
 
 
-def event_params(owner: str, table_id: str, revision: int, kind: str, at: datetime, *, deal: int | None = None, deal_count: int | None = None) -> dict[str, Any] | None:
+def event_params(
+    owner: str,
+    table_id: str,
+    revision: int,
+    kind: str,
+    at: datetime,
+    *,
+    deal: int | None = None,
+    deal_count: int | None = None,
+) -> dict[str, Any] | None:
     """The statement's parameters for a change of ``kind``, or None when no endpoint can want it."""
     bit = EVENT_TYPES.get(kind)
     if bit is None:
@@ -159,7 +195,14 @@ def enqueue(conn: Session | Connection, params: dict[str, Any] | None, *, posted
 
 
 def enqueue_with_data(
-    conn: Session | Connection, owner: str, table_id: str, kind: str, at: datetime, data: dict[str, Any], *, revision: int | None = None
+    conn: Session | Connection,
+    owner: str,
+    table_id: str,
+    kind: str,
+    at: datetime,
+    data: dict[str, Any],
+    *,
+    revision: int | None = None,
 ) -> None:
     """Write the deliveries of one event that carries ``data`` (a JSON object stored with each
     delivery: its payload is the same on every attempt, whatever changed since)."""

@@ -64,7 +64,13 @@ def page_policy(nonce: str) -> str:
 
 
 def page_response(
-    page: Template, lang: Lang, /, *, cache_control: str, headers: Mapping[str, str] | None = None, **values: Any
+    page: Template,
+    lang: Lang,
+    /,
+    *,
+    cache_control: str,
+    headers: Mapping[str, str] | None = None,
+    **values: Any,
 ) -> HTMLResponse:
     """A page filled with ``values`` (and ``nonce``, its script's), with its policy, its
     caching and its language's headers."""

@@ -15,10 +15,19 @@ from starlette.responses import Response
 
 from app.kit import etags
 
-IfMatch = Annotated[str | None, Header(alias="If-Match", description="the sheet's ETag; a stale one is 412 and nothing is written")]
+IfMatch = Annotated[
+    str | None,
+    Header(alias="If-Match", description="the sheet's ETag; a stale one is 412 and nothing is written"),
+]
 # The tables' routes describe the same header as the table's ETag (the same value).
-TableIfMatch = Annotated[str | None, Header(alias="If-Match", description="the table's ETag; a stale one is 412 and nothing is written")]
-IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current")]
+TableIfMatch = Annotated[
+    str | None,
+    Header(alias="If-Match", description="the table's ETag; a stale one is 412 and nothing is written"),
+]
+IfNoneMatch = Annotated[
+    str | None,
+    Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current"),
+]
 
 
 def not_modified_response(if_none_match: str | None, etag: str) -> Response | None:

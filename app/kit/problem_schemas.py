@@ -12,7 +12,9 @@ PROBLEM = "application/problem+json"
 
 
 class FieldProblem(BaseModel):
-    field: str = Field(description='the refused field: a dotted path in the body ("tricks.1"), a query parameter or a header')
+    field: str = Field(
+        description='the refused field: a dotted path in the body ("tricks.1"), a query parameter or a header'
+    )
     reason: str = Field(description="why, in a sentence")
 
 
@@ -39,22 +41,31 @@ class Problem(BaseModel):
     status: int
     detail: str = Field(description="what happened, for a person")
     errors: list[FieldProblem] | None = Field(
-        default=None, max_length=MAX_LISTED_ERRORS, description=f"each refused field (validation problems), at most {MAX_LISTED_ERRORS} of them"
+        default=None,
+        max_length=MAX_LISTED_ERRORS,
+        description=f"each refused field (validation problems), at most {MAX_LISTED_ERRORS} of them",
     )
     error_count: int | None = Field(
-        default=None, description=f"when more than the {MAX_LISTED_ERRORS} listed fields were refused: how many in all"
+        default=None,
+        description=f"when more than the {MAX_LISTED_ERRORS} listed fields were refused: how many in all",
     )
     # Extension members, present on some problems only.
-    deal: int | None = Field(default=None, description="409 of a correction: the later deal it would make invalid")
+    deal: int | None = Field(
+        default=None, description="409 of a correction: the later deal it would make invalid"
+    )
     reason: str | None = Field(
-        default=None, description="409: dealer_mismatch, finished, later_deal_invalid, archived, deal_limit or table_limit (a word for programs)"
+        default=None,
+        description="409: dealer_mismatch, finished, later_deal_invalid, archived, deal_limit or table_limit (a word for programs)",
     )
     last: int | None = Field(default=None, description="409 of an undo: the number of the last deal")
     current_etag: str | None = Field(default=None, description="412: the sheet's current ETag")
     database: str | None = Field(default=None, description='503 of /health: "down", "read-only" or "full"')
-    writes: bool | None = Field(default=None, description="503 of /health: whether the database takes writes (false)")
+    writes: bool | None = Field(
+        default=None, description="503 of /health: whether the database takes writes (false)"
+    )
     retryable: bool | None = Field(
-        default=None, description="503: true when the database was away for a moment (nothing of the request was stored; send it again after Retry-After)"
+        default=None,
+        description="503: true when the database was away for a moment (nothing of the request was stored; send it again after Retry-After)",
     )
     request_id: str | None = Field(default=None, description="500: the request's X-Request-ID, to quote")
     field: str | None = Field(
@@ -83,35 +94,70 @@ _TYPE = "https://prefscore.example/problems/"
 # Each error status's own example, as this service words it (app/kit/problems.py, the
 # middlewares), so that /docs and /redoc show a 404 as a 404, not the 422 above.
 EXAMPLES: dict[int, dict[str, Any]] = {
-    400: {"type": _TYPE + "bad-request", "title": "Bad request", "status": 400, "detail": "There was an error parsing the body"},
-    401: {"type": _TYPE + "unauthorized", "title": "Unauthorized", "status": 401, "detail": "an API key is required: Authorization: Bearer <key>"},
+    400: {
+        "type": _TYPE + "bad-request",
+        "title": "Bad request",
+        "status": 400,
+        "detail": "There was an error parsing the body",
+    },
+    401: {
+        "type": _TYPE + "unauthorized",
+        "title": "Unauthorized",
+        "status": 401,
+        "detail": "an API key is required: Authorization: Bearer <key>",
+    },
     403: {
-        "type": _TYPE + "forbidden", "title": "Forbidden", "status": 403,
+        "type": _TYPE + "forbidden",
+        "title": "Forbidden",
+        "status": 403,
         "detail": "only an admin key can manage keys (PREFSCORE_ADMIN_KEY, or a key made with `prefscore keys create --admin`)",
     },
-    404: {"type": _TYPE + "not-found", "title": "Not found", "status": 404, "detail": "no table '9f0c2a7e41d34b6c8e5f0a1b2c3d4e5f'"},
+    404: {
+        "type": _TYPE + "not-found",
+        "title": "Not found",
+        "status": 404,
+        "detail": "no table '9f0c2a7e41d34b6c8e5f0a1b2c3d4e5f'",
+    },
     409: {
-        "type": _TYPE + "conflict", "title": "Conflict", "status": 409,
+        "type": _TYPE + "conflict",
+        "title": "Conflict",
+        "status": 409,
         "detail": 'table 9f0c2a7e41d34b6c8e5f0a1b2c3d4e5f is archived; unarchive it (PATCH with "archived": false) to change its deals',
         "reason": "archived",
     },
     412: {
-        "type": _TYPE + "precondition-failed", "title": "Precondition failed", "status": 412,
-        "detail": "the sheet has changed since that ETag (If-Match); fetch it again", "current_etag": '"5d1e0c9a"',
+        "type": _TYPE + "precondition-failed",
+        "title": "Precondition failed",
+        "status": 412,
+        "detail": "the sheet has changed since that ETag (If-Match); fetch it again",
+        "current_etag": '"5d1e0c9a"',
     },
-    413: {"type": _TYPE + "content-too-large", "title": "Content too large", "status": 413, "detail": "the request body is larger than 65536 bytes"},
+    413: {
+        "type": _TYPE + "content-too-large",
+        "title": "Content too large",
+        "status": 413,
+        "detail": "the request body is larger than 65536 bytes",
+    },
     422: Problem.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
     429: {
-        "type": _TYPE + "429", "title": "Too many requests", "status": 429,
+        "type": _TYPE + "429",
+        "title": "Too many requests",
+        "status": 429,
         "detail": "this key made more than 100000 requests in 60 seconds; retry after 12 s",
     },
     500: {
-        "type": _TYPE + "internal", "title": "Internal server error", "status": 500,
-        "detail": "an unexpected error occurred; it has been logged", "request_id": "6f1d2c3b4a59",
+        "type": _TYPE + "internal",
+        "title": "Internal server error",
+        "status": 500,
+        "detail": "an unexpected error occurred; it has been logged",
+        "request_id": "6f1d2c3b4a59",
     },
     503: {
-        "type": _TYPE + "database-unavailable", "title": "Service unavailable", "status": 503,
-        "detail": "the database is unavailable; retry shortly", "retryable": True,
+        "type": _TYPE + "database-unavailable",
+        "title": "Service unavailable",
+        "status": 503,
+        "detail": "the database is unavailable; retry shortly",
+        "retryable": True,
     },
 }
 
@@ -119,4 +165,6 @@ EXAMPLES: dict[int, dict[str, Any]] = {
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """Error responses for the OpenAPI document, each ``application/problem+json`` with the
     Problem schema (app/kit/openapi.py moves the media type; FastAPI would say JSON)."""
-    return {s: {"model": Problem, "description": _DESCRIPTIONS.get(s, "a problem (RFC 9457)")} for s in statuses}
+    return {
+        s: {"model": Problem, "description": _DESCRIPTIONS.get(s, "a problem (RFC 9457)")} for s in statuses
+    }

@@ -25,15 +25,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Scope
 
 from app.kit import observability as obs
+from app.kit.bodies import REFUSALS
 from app.kit.db import outage
-from app.rules import FieldError, Sentence
 from app.kit.errors import ServiceError
-from app.kit.i18n import LANGUAGES, Lang, N_, language, negotiate
+from app.kit.i18n import LANGUAGES, N_, Lang, language, negotiate
 from app.kit.lang import language_headers
 from app.kit.limits import ACCEPT_LANGUAGE_MAX, MAX_LISTED_ERRORS
-
-from app.kit.bodies import REFUSALS
 from app.kit.validation_errors import field_errors
+from app.rules import FieldError, Sentence
 
 PROBLEM = "application/problem+json"
 log = logging.getLogger("prefscore.api")
@@ -149,7 +148,9 @@ def problem(
     """A problem+json answer to the request of ``scope``, in its language (``problem_lang``;
     None: no request to ask, English)."""
     lang = problem_lang(scope)
-    body = problem_body(status, detail, lang, title=title, errors=errors, error_count=error_count, slug=slug, **extra)
+    body = problem_body(
+        status, detail, lang, title=title, errors=errors, error_count=error_count, slug=slug, **extra
+    )
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=language_headers(lang, headers))
 
 
@@ -164,10 +165,20 @@ def not_valid(fields: str) -> Sentence:
 def service_problem(exc: ServiceError, scope: Scope | None) -> JSONResponse:
     """The answer to a use case's refusal (a handler's or a middleware's)."""
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    return problem(exc.status, exc.detail, scope=scope, title=exc.title, errors=exc.errors or None, headers=headers, **exc.extra)
+    return problem(
+        exc.status,
+        exc.detail,
+        scope=scope,
+        title=exc.title,
+        errors=exc.errors or None,
+        headers=headers,
+        **exc.extra,
+    )
 
 
-def validation_errors(exc: RequestValidationError, request: Request | None = None) -> tuple[list[dict[str, str]], int | None]:
+def validation_errors(
+    exc: RequestValidationError, request: Request | None = None
+) -> tuple[list[dict[str, str]], int | None]:
     """The refused fields with a sentence of our own (app/kit/validation_errors.py): at most
     MAX_LISTED_ERRORS of them, and when there were more, how many refusals pydantic made
     (None otherwise). A body validated in the thread pool (app/kit/bodies.py) brings its own
@@ -193,14 +204,22 @@ def database_unavailable(request: Request, exc: Exception) -> JSONResponse:
         why = request.app.state.db.write_problem() or str(getattr(exc, "orig", exc))
         log.error("the database cannot be written: %s", why)
         return problem(
-            503, "the database cannot be written; the operator has to fix it (see the server's log)", scope=request.scope, title="Service unavailable", retryable=False
+            503,
+            "the database cannot be written; the operator has to fix it (see the server's log)",
+            scope=request.scope,
+            title="Service unavailable",
+            retryable=False,
         )
     if outage.is_read_only(exc):
         # A leader demoted by a failover (or a server set read-only): /health says which.
         log.warning("the database takes no writes: %s", str(getattr(exc, "orig", exc)).strip())
-        detail = N_("the database cannot be written at the moment (a failover, or a server that takes no writes); retry shortly")
+        detail = N_(
+            "the database cannot be written at the moment (a failover, or a server that takes no writes); retry shortly"
+        )
     else:
-        log.warning("the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
+        log.warning(
+            "the database is unavailable: %s", type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG)
+        )
         detail = N_("the database is unavailable; retry shortly")
     return problem(
         503,

@@ -47,6 +47,7 @@ CHANNEL = "prefscore_tables"
 NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
 _NOTIFY_ALONE = select(NOTIFY)
 
+
 def notify(session: Session, notification: str) -> None:
     """PostgreSQL: deliver ``notification`` on the channel when this transaction commits."""
     session.execute(_NOTIFY_ALONE, {"notification": notification})
@@ -63,7 +64,9 @@ def reserve_hits(conn: Connection, bucket: str, window: int, n: int) -> int:
     t = _RATE_LIMITS
     insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
     stmt = insert(t).values(bucket=bucket, window=window, count=n)
-    stmt = stmt.on_conflict_do_update(index_elements=[t.c.bucket, t.c.window], set_={"count": t.c.count + n}).returning(t.c.count)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[t.c.bucket, t.c.window], set_={"count": t.c.count + n}
+    ).returning(t.c.count)
     return int(conn.execute(stmt).scalar_one())
 
 

@@ -4,15 +4,23 @@ numbers, timestamps)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 from pydantic_core import PydanticKnownError
 
 from app.kit import amounts
-from app.rules import CONVENTION_NAMES, Sentence
 from app.kit.limits import NAME_MAX, SEATS_MAX
+from app.rules import CONVENTION_NAMES, Sentence
 
 # A convention by its name (a table's, a record's, a filter of the statistics).
 ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
@@ -28,7 +36,11 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 
 def _no_bidi_controls(value: str) -> str:
     if not BIDI_CONTROLS.isdisjoint(value):
-        raise ValueError(Sentence("text must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)"))
+        raise ValueError(
+            Sentence(
+                "text must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)"
+            )
+        )
     return value
 
 
@@ -47,7 +59,9 @@ def at_most(limit: int) -> Any:
     def check(value: Any) -> Any:
         if isinstance(value, (dict, list)) and len(value) > limit:
             kind = "Dictionary" if isinstance(value, dict) else "List"
-            raise PydanticKnownError("too_long", {"field_type": kind, "max_length": limit, "actual_length": len(value)})
+            raise PydanticKnownError(
+                "too_long", {"field_type": kind, "max_length": limit, "actual_length": len(value)}
+            )
         return value
 
     return BeforeValidator(check)
@@ -74,8 +88,8 @@ def absent_when_none(**kw: Any) -> Any:
 
 def _utc(value: datetime) -> datetime:
     if value.tzinfo is None:  # SQLite hands back naive UTC datetimes
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)  # PostgreSQL's are in the session's time zone
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)  # PostgreSQL's are in the session's time zone
 
 
 def timestamp(value: datetime | None) -> str | None:
@@ -138,7 +152,9 @@ class Request(BaseModel):
     @classmethod
     def _unicode(cls, data: Any) -> Any:
         if not _valid_text(data):
-            raise ValueError(Sentence("text must be valid Unicode without NUL characters (no lone surrogate escapes)"))
+            raise ValueError(
+                Sentence("text must be valid Unicode without NUL characters (no lone surrogate escapes)")
+            )
         return data
 
 

@@ -22,7 +22,11 @@ DEFAULT_DATABASE_URL = "sqlite:///prefscore.db"
 DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'"
 
 # Fields whose environment variable is not PREFSCORE_<NAME>.
-_ALIASES = {"database_url": "DATABASE_URL", "metrics_enabled": "PREFSCORE_METRICS", "content_security_policy": "PREFSCORE_CSP"}
+_ALIASES = {
+    "database_url": "DATABASE_URL",
+    "metrics_enabled": "PREFSCORE_METRICS",
+    "content_security_policy": "PREFSCORE_CSP",
+}
 _EMPTY_MEANS_EMPTY = {"content_security_policy", "PREFSCORE_CSP", "prefscore_csp"}
 
 
@@ -36,7 +40,9 @@ Origins = Annotated[tuple[str, ...], NoDecode]
 class Settings(BaseSettings):
     """Everything the service needs to run (see the module docstring for the names)."""
 
-    model_config = SettingsConfigDict(env_prefix="PREFSCORE_", frozen=True, extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(
+        env_prefix="PREFSCORE_", frozen=True, extra="ignore", populate_by_name=True
+    )
 
     # --- the service
     database_url: str = Field(DEFAULT_DATABASE_URL, validation_alias=_env("database_url"))
@@ -248,10 +254,20 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_is_default(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            return {k: v for k, v in data.items() if not (isinstance(v, str) and v.strip() == "" and k not in _EMPTY_MEANS_EMPTY)}
+            return {
+                k: v
+                for k, v in data.items()
+                if not (isinstance(v, str) and v.strip() == "" and k not in _EMPTY_MEANS_EMPTY)
+            }
         return data
 
-    @field_validator("cors_origins", "trusted_proxies", "webhooks_allowed_networks", "webhooks_retry_schedule", mode="before")
+    @field_validator(
+        "cors_origins",
+        "trusted_proxies",
+        "webhooks_allowed_networks",
+        "webhooks_retry_schedule",
+        mode="before",
+    )
     @classmethod
     def _comma_separated(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -285,11 +301,13 @@ class Settings(BaseSettings):
         return value.strip().upper() if isinstance(value, str) else value
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         try:
             return cls()
         except ValidationError as exc:
-            problems = "; ".join(f"{_env_name(e['loc'])}: {e['msg']}, not {e.get('input')!r}" for e in exc.errors())
+            problems = "; ".join(
+                f"{_env_name(e['loc'])}: {e['msg']}, not {e.get('input')!r}" for e in exc.errors()
+            )
             raise ValueError(f"invalid configuration: {problems}") from None
 
 

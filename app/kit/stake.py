@@ -15,11 +15,12 @@ from typing import Annotated
 
 from fastapi import Query
 
-from app.rules import FieldError, Sentence, sentence
 from app.kit.errors import Unprocessable
+from app.rules import FieldError, Sentence, sentence
 
 STAKE_MAX = Fraction(1_000_000)
 from app.kit.limits import STAKE_DECIMALS, STAKE_MAX_LENGTH  # noqa: E402
+
 # The query parameter, as the settlement, the share link and a player's statistics declare it.
 StakeQuery = Annotated[
     str | None,
@@ -42,7 +43,9 @@ def parse_stake(raw: str | None) -> Fraction | None:
         return None
     text = raw.strip()
     if len(text) > STAKE_MAX_LENGTH:
-        raise _refuse(Sentence("must be at most {stake_max_length} characters", stake_max_length=STAKE_MAX_LENGTH))
+        raise _refuse(
+            Sentence("must be at most {stake_max_length} characters", stake_max_length=STAKE_MAX_LENGTH)
+        )
     form = _FORM.fullmatch(text)
     if form is None or not (form.group(2) or form.group(3)):
         raise _refuse(Sentence("must be a decimal number, e.g. 0.5"))

@@ -98,13 +98,19 @@ def reason(error: dict[str, Any], field: str) -> str:
     if "[key]" in [str(p) for p in error.get("loc", ())]:
         parts = field.split(".")
         where = ".".join(parts[:-1]) or field
-        return Sentence('{where}: {key!r} is not a seat; the keys are seat numbers "0" to "3"', where=where, key=parts[-1])
+        return Sentence(
+            '{where}: {key!r} is not a seat; the keys are seat numbers "0" to "3"', where=where, key=parts[-1]
+        )
     name, what = _subject(field)
     last = field.split(".")[-1]
     if kind == "json_invalid":
         return _NOT_JSON
     if kind == "missing":
-        return Sentence("{name} is required: {what}", name=name, what=what) if what else Sentence("{name} is required", name=name)
+        return (
+            Sentence("{name} is required: {what}", name=name, what=what)
+            if what
+            else Sentence("{name} is required", name=name)
+        )
     if kind == "extra_forbidden":
         return Sentence("{name} is not a field of this request", name=name)
     if kind in ("union_tag_invalid", "union_tag_not_found"):
@@ -121,18 +127,32 @@ def reason(error: dict[str, Any], field: str) -> str:
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         if what in _RANGES:
             low, high = _RANGES[what]
-            return Sentence("{name} must be {what} from {low} to {high}", name=name, what=what, low=low, high=high)
+            return Sentence(
+                "{name} must be {what} from {low} to {high}", name=name, what=what, low=low, high=high
+            )
         if "ge" in ctx and kind == "greater_than_equal":
             low = _bound(ctx, "ge")
-            return Sentence("{name} must be at least {low} ({what})", name=name, low=low, what=what) if what else Sentence("{name} must be at least {low}", name=name, low=low)
+            return (
+                Sentence("{name} must be at least {low} ({what})", name=name, low=low, what=what)
+                if what
+                else Sentence("{name} must be at least {low}", name=name, low=low)
+            )
         if kind == "less_than_equal":
             high = _bound(ctx, "le")
-            return Sentence("{name} must be at most {high} ({what})", name=name, high=high, what=what) if what else Sentence("{name} must be at most {high}", name=name, high=high)
+            return (
+                Sentence("{name} must be at most {high} ({what})", name=name, high=high, what=what)
+                if what
+                else Sentence("{name} must be at most {high}", name=name, high=high)
+            )
         if kind == "greater_than":
             return Sentence("{name} must be above {low}", name=name, low=_bound(ctx, "gt"))
         return Sentence("{name} must be below {high}", name=name, high=_bound(ctx, "lt"))
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        return Sentence("{name} must be a whole number ({what})", name=name, what=what) if what else Sentence("{name} must be a whole number", name=name)
+        return (
+            Sentence("{name} must be a whole number ({what})", name=name, what=what)
+            if what
+            else Sentence("{name} must be a whole number", name=name)
+        )
     if kind in ("bool_type", "bool_parsing"):
         return Sentence("{name} must be true or false", name=name)
     if kind in ("string_type", "string_unicode"):
@@ -189,4 +209,3 @@ def field_errors(errors: list[dict[str, Any]], limit: int | None = None) -> list
             seen.add(item)
             out.append({"field": item[0], "reason": item[1]})
     return out
-

@@ -31,7 +31,15 @@ log = logging.getLogger("prefscore.events")
 
 # The kinds of a table's events. ``sheet`` is the current state without saying what changed
 # (the first event of a stream, a resumed stream, several changes seen at once).
-KINDS = ("sheet", "deal.posted", "deal.undone", "deal.corrected", "table.renamed", "table.archived", "table.deleted")
+KINDS = (
+    "sheet",
+    "deal.posted",
+    "deal.undone",
+    "deal.corrected",
+    "table.renamed",
+    "table.archived",
+    "table.deleted",
+)
 # A tournament's standings changed (app/tournaments): sent to its owner's owner-wide streams
 # without a read (the event names the tournament; its standings are one GET away), and to the
 # streams of its share link after one read of its revision and share token per change.
@@ -67,7 +75,7 @@ class TableEvent:
     wire: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def of(cls, kind: str, current: Current) -> "TableEvent":
+    def of(cls, kind: str, current: Current) -> TableEvent:
         return cls(kind, current.table_id, current.revision, current.etag, current.sheet, current.share_token)
 
     def data(self) -> str:
@@ -99,7 +107,9 @@ class TournamentEvent(StreamNotice):
         object.__setattr__(self, "revision", revision)
 
     def data(self) -> str:
-        return json.dumps({"kind": self.kind, "tournament": self.detail, "revision": self.revision}, separators=(",", ":"))
+        return json.dumps(
+            {"kind": self.kind, "tournament": self.detail, "revision": self.revision}, separators=(",", ":")
+        )
 
 
 # Whose slots a stream takes (``Subscription.holders``): each holder may keep at most its
@@ -168,7 +178,7 @@ class Subscription:
         if not self._queue:
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return []
         self._wake.clear()
         items = list(self._queue)
@@ -355,12 +365,19 @@ class Hub:
         return list(self._by_owner)
 
     def _watched(self, table: str, owner: str | None) -> bool:
-        return table in self._by_table or table in self._known or (owner is not None and owner in self._by_owner)
+        return (
+            table in self._by_table or table in self._known or (owner is not None and owner in self._by_owner)
+        )
 
     # --- signals
 
     def changed(
-        self, table: str, owner: str | None = None, revision: int | None = None, kind: str | None = None, stored: Any = None
+        self,
+        table: str,
+        owner: str | None = None,
+        revision: int | None = None,
+        kind: str | None = None,
+        stored: Any = None,
     ) -> None:
         """A signal (on the loop): ``table`` may have changed. Its state is read again, unless
         the write that changed it is this process's and handed over what it stored
@@ -371,7 +388,9 @@ class Hub:
             event = TournamentEvent(kind, table, revision or 0)
             for sub in self._by_owner.get(owner or "", ()):
                 self._send(sub, event)
-            if table in self._by_tournament and (revision is None or revision > self._tournament_known.get(table, -1)):
+            if table in self._by_tournament and (
+                revision is None or revision > self._tournament_known.get(table, -1)
+            ):
                 self._tournaments_dirty.add(table)
                 self._kick_tournaments()
             return
@@ -388,14 +407,18 @@ class Hub:
             try:
                 current = self._from_stored(stored)
             except Exception:  # noqa: BLE001 - then read it, as another process's change
-                log.exception("live updates: the stored state of table %s could not be shown; reading it", table)
+                log.exception(
+                    "live updates: the stored state of table %s could not be shown; reading it", table
+                )
             else:
                 self._deliver(table, current)
                 return
         self._dirty.add(table)
         self._kick()
 
-    def changed_threadsafe(self, table: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:
+    def changed_threadsafe(
+        self, table: str, owner: str, revision: int, kind: str, stored: Any = None
+    ) -> None:
         """``changed`` from a writer's thread (app.kit.changes's sink)."""
         loop = self.loop
         if loop is not None and not loop.is_closed():
@@ -566,7 +589,11 @@ class Hub:
         self._owner_of[table] = current.owner
         event = TableEvent.of(kind, current)
         for sub in self._by_table.get(table, ()):
-            if sub.share_token is not None and current.share_token is not None and current.share_token != sub.share_token:
+            if (
+                sub.share_token is not None
+                and current.share_token is not None
+                and current.share_token != sub.share_token
+            ):
                 sub.end()  # opened through a share link replaced since: the old link stops at once
                 continue
             self._send(sub, event)

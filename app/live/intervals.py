@@ -8,7 +8,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 
-async def every(interval: float, step: Callable[[], Awaitable[None]], failed: Callable[[Exception], None]) -> None:
+async def every(
+    interval: float, step: Callable[[], Awaitable[None]], failed: Callable[[Exception], None]
+) -> None:
     """``step()`` every ``interval`` seconds (at least 10 ms apart), forever; an error of a
     step goes to ``failed`` and the next step is tried on time."""
     interval = max(0.01, interval)

@@ -9,11 +9,10 @@ from functools import partial
 import anyio.to_thread
 from sqlalchemy.engine import make_url
 
-from app.kit.db import Database
 from app.keys.service import revoked_among
-from app.kit.settings import Settings
-
 from app.kit.changes import add_sink, remove_sink
+from app.kit.db import Database
+from app.kit.settings import Settings
 from app.live.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Hub
 from app.live.key_watcher import KeyWatcher
 from app.live.pg_listener import PgListener
@@ -61,8 +60,17 @@ class LiveUpdates:
         self.hub.loop = loop
         add_sink(self.hub.changed_threadsafe)
         if self.db.dialect == "postgresql":
-            conninfo = make_url(self.settings.events_database_url or self.settings.database_url).set(drivername="postgresql").render_as_string(hide_password=False)
-            self.listener = PgListener(conninfo, self.hub, connect_timeout=self.settings.db_connect_timeout, check_seconds=self.settings.events_heartbeat)
+            conninfo = (
+                make_url(self.settings.events_database_url or self.settings.database_url)
+                .set(drivername="postgresql")
+                .render_as_string(hide_password=False)
+            )
+            self.listener = PgListener(
+                conninfo,
+                self.hub,
+                connect_timeout=self.settings.db_connect_timeout,
+                check_seconds=self.settings.events_heartbeat,
+            )
             self._tasks.append(loop.create_task(self.listener.run()))
             interval = self.settings.events_recheck_interval
         else:

@@ -52,7 +52,7 @@ class PgListener:
                     self.hub.listener_down = False
                     self.hub.recovered()  # the first time: nothing watched yet, or a resume
                     await self._listen(conn)
-            except (psycopg.Error, OSError, asyncio.TimeoutError) as exc:
+            except (TimeoutError, psycopg.Error, OSError) as exc:
                 self._lost(str(exc) or type(exc).__name__)
                 await asyncio.sleep(pause)
 

@@ -9,11 +9,10 @@ from typing import Any
 from app.kit.db import Database
 from app.kit.limits import REVISIONS_CHUNK
 from app.live import repository
+from app.live.hub import Current
 from app.tables.model import TableInfo
 from app.tables.service import get_tables
 from app.tables.sheet_schemas import Sheet
-
-from app.live.hub import Current
 
 
 def _chunks(items: list[str]) -> list[list[str]]:
@@ -26,7 +25,15 @@ def sheet_json(table: TableInfo) -> dict[str, Any]:
 
 
 def current(table: TableInfo) -> Current:
-    return Current(table.id, table.owner, table.revision, table.deal_count, table.etag, sheet_json(table), table.share_token)
+    return Current(
+        table.id,
+        table.owner,
+        table.revision,
+        table.deal_count,
+        table.etag,
+        sheet_json(table),
+        table.share_token,
+    )
 
 
 def load_current(db: Database, tables: list[str]) -> dict[str, Current]:

@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlalchemy import Connection, or_, select
 
-from app.kit.repository import CHANNEL, owner_has_a_key
 from app.kit.db import ScorerLinkRow, TableRow
+from app.kit.repository import CHANNEL, owner_has_a_key
 
 _TABLES = TableRow.__table__
 _LINKS = ScorerLinkRow.__table__
@@ -34,7 +34,9 @@ def revisions(conn: Connection, tables: list[str], owners: list[str]) -> list[An
     if owners:
         conditions.append(_TABLES.c.owner.in_(owners))
     return conn.execute(  # type: ignore[return-value]
-        select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision, _TABLES.c.deal_count).where(or_(*conditions))
+        select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision, _TABLES.c.deal_count).where(
+            or_(*conditions)
+        )
     )
 
 

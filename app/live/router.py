@@ -29,36 +29,49 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from typing import Annotated, Any, AsyncIterator, Literal
-
-from typing_extensions import NotRequired, TypedDict
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal, NotRequired
 
 from fastapi import APIRouter, Header, Query, Request
-from starlette.types import Scope
 from fastapi.responses import Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
+from starlette.types import Scope
+from typing_extensions import TypedDict
 
+from app.keys.service import Caller
+from app.kit.deps import DB, NO_KEY, KeyCaller, ScorerAccess
+from app.kit.errors import NotFound, Unprocessable
+from app.kit.i18n import N_
 from app.kit.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
+from app.kit.openapi import name_schemas
+from app.kit.problem_schemas import problem_responses
+from app.kit.problems import problem
 from app.live.hub import (
-    ADDRESS, INTERRUPTED, KEY, KINDS, RESUMED, SCORER_LINK, SHARE_TOKEN, TOURNAMENT_KINDS, Holder, Hub, StreamNotice, Subscription, TableEvent,
-    TooManySubscriptions, TournamentEvent,
+    ADDRESS,
+    INTERRUPTED,
+    KEY,
+    KINDS,
+    RESUMED,
+    SCORER_LINK,
+    SHARE_TOKEN,
+    TOURNAMENT_KINDS,
+    Holder,
+    Hub,
+    StreamNotice,
+    Subscription,
+    TableEvent,
+    TooManySubscriptions,
+    TournamentEvent,
 )
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
-from app.tables import service as svc
-from app.tournaments import service as tournaments
-from app.tables.model import TABLE_ID_RE
-from app.keys.service import Caller
-from app.kit.errors import NotFound, Unprocessable
-
-from app.kit.deps import DB, KeyCaller, NO_KEY, ScorerAccess
-from app.kit.problems import problem
-from app.kit.i18n import N_
 from app.rules import Sentence
+from app.tables import service as svc
+from app.tables.model import TABLE_ID_RE
 from app.tables.sheet_schemas import Sheet
-from app.kit.problem_schemas import problem_responses
-from app.kit.openapi import name_schemas
+from app.tournaments import service as tournaments
+
 router = APIRouter(prefix="/v1", tags=["events"])
 
 EVENT_STREAM = "text/event-stream"
@@ -87,7 +100,9 @@ def live(request: Request) -> LiveUpdates:
     """The process's live updates, started with the first stream (or the app's lifespan)."""
     state = request.app.state
     updates = getattr(state, "live", None)
-    if updates is None or (updates.hub.loop is not None and updates.hub.loop is not asyncio.get_running_loop()):
+    if updates is None or (
+        updates.hub.loop is not None and updates.hub.loop is not asyncio.get_running_loop()
+    ):
         # one per event loop (a test may serve the same app from a second loop)
         updates = state.live = LiveUpdates(state.db, state.settings)
     updates.start()
@@ -137,8 +152,15 @@ _EVENT = {
     "type": "object",
     "required": ["event", "data"],
     "properties": {
-        "event": {"type": "string", "enum": [*KINDS, INTERRUPTED, RESUMED], "description": "the kind of change (the data's kind)"},
-        "id": {"type": "string", "description": "the table's revision, {table}:{revision} on the owner-wide stream (stream.* events set none)"},
+        "event": {
+            "type": "string",
+            "enum": [*KINDS, INTERRUPTED, RESUMED],
+            "description": "the kind of change (the data's kind)",
+        },
+        "id": {
+            "type": "string",
+            "description": "the table's revision, {table}:{revision} on the owner-wide stream (stream.* events set none)",
+        },
         "data": {
             "type": "string",
             "description": "JSON: a TableChange, or a StreamChange for stream.interrupted and stream.resumed",
@@ -162,7 +184,11 @@ _OWNER_EVENT = {
     **_EVENT,
     "properties": {
         **_EVENT["properties"],
-        "event": {"type": "string", "enum": [*KINDS, *TOURNAMENT_KINDS, INTERRUPTED, RESUMED], "description": "the kind of change (the data's kind)"},
+        "event": {
+            "type": "string",
+            "enum": [*KINDS, *TOURNAMENT_KINDS, INTERRUPTED, RESUMED],
+            "description": "the kind of change (the data's kind)",
+        },
         "data": {
             "type": "string",
             "description": "JSON: a TableChange, a TournamentChange for tournament.standings, or a StreamChange for stream.interrupted and stream.resumed",
@@ -180,14 +206,21 @@ def stream_responses(*errors: int, owner_wide: bool = False) -> dict[int | str, 
     return {
         200: {
             "description": description,
-            "content": {EVENT_STREAM: {"schema": _OWNER_EVENT if owner_wide else _EVENT, "example": _EXAMPLE}},
+            "content": {
+                EVENT_STREAM: {"schema": _OWNER_EVENT if owner_wide else _EVENT, "example": _EXAMPLE}
+            },
         },
         **problem_responses(*errors),
     }
 
 
-LastEventId = Annotated[str | None, Header(alias="Last-Event-ID", description="the id of the last event received: resume after it")]
-After = Annotated[int | None, Query(ge=0, le=2**62, description="the revision the client has (as Last-Event-ID)")]
+LastEventId = Annotated[
+    str | None,
+    Header(alias="Last-Event-ID", description="the id of the last event received: resume after it"),
+]
+After = Annotated[
+    int | None, Query(ge=0, le=2**62, description="the revision the client has (as Last-Event-ID)")
+]
 
 
 _TOURNAMENT_EXAMPLE = (
@@ -199,13 +232,22 @@ _TOURNAMENT_EVENT = {
     "type": "object",
     "required": ["event", "data"],
     "properties": {
-        "event": {"type": "string", "enum": [*TOURNAMENT_KINDS, INTERRUPTED, RESUMED], "description": "the kind of change (the data's kind)"},
+        "event": {
+            "type": "string",
+            "enum": [*TOURNAMENT_KINDS, INTERRUPTED, RESUMED],
+            "description": "the kind of change (the data's kind)",
+        },
         "id": {"type": "string", "description": "the tournament's revision (stream.* events set none)"},
         "data": {
             "type": "string",
             "description": "JSON: a TournamentChange, or a StreamChange for stream.interrupted and stream.resumed",
             "contentMediaType": "application/json",
-            "contentSchema": {"oneOf": [{"$ref": "#/components/schemas/TournamentChange"}, {"$ref": "#/components/schemas/StreamChange"}]},
+            "contentSchema": {
+                "oneOf": [
+                    {"$ref": "#/components/schemas/TournamentChange"},
+                    {"$ref": "#/components/schemas/StreamChange"},
+                ]
+            },
         },
         "retry": {"type": "integer", "minimum": 0},
     },
@@ -246,7 +288,9 @@ def _sse(event: TableEvent | StreamNotice, *, owner_wide: bool) -> ServerSentEve
     wire = event.wire.get(owner_wide)
     if wire is None:  # the same bytes for every stream of the table (bench/events.py)
         event_id = f"{event.table_id}:{event.revision}" if owner_wide else str(event.revision)
-        wire = event.wire[owner_wide] = ServerSentEvent(data=event.data(), event=event.kind, id=event_id).encode()
+        wire = event.wire[owner_wide] = ServerSentEvent(
+            data=event.data(), event=event.kind, id=event_id
+        ).encode()
     return wire
 
 
@@ -288,25 +332,37 @@ def _subscribe(updates: LiveUpdates, sub: Subscription, scope: Scope) -> None:
     except TooManySubscriptions as refused:
         retry = {"Retry-After": str(max(1, math.ceil(updates.settings.events_heartbeat)))}
         if refused.cap is None:
-            raise Refused(problem(
-                503,
-                Sentence(
-                    "this server holds {limit} event streams, the most it may (PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS); retry later or poll",
+            raise Refused(
+                problem(
+                    503,
+                    Sentence(
+                        "this server holds {limit} event streams, the most it may (PREFSCORE_EVENTS_MAX_SUBSCRIPTIONS); retry later or poll",
+                        limit=refused.limit,
+                    ),
+                    scope=scope,
+                    title="Service unavailable",
+                    headers=retry,
+                    cap="server",
                     limit=refused.limit,
-                ),
-                scope=scope, title="Service unavailable", headers=retry, cap="server", limit=refused.limit,
-            )) from None
+                )
+            ) from None
         setting, who = _CAPS[refused.cap]
-        raise Refused(problem(
-            429,
-            Sentence(
-                "{who} holds {limit} open event streams on this server, the most one may ({setting}); close one, or retry later or poll",
-                who=who,
+        raise Refused(
+            problem(
+                429,
+                Sentence(
+                    "{who} holds {limit} open event streams on this server, the most one may ({setting}); close one, or retry later or poll",
+                    who=who,
+                    limit=refused.limit,
+                    setting=setting,
+                ),
+                scope=scope,
+                title=N_("Too many event streams"),
+                headers=retry,
+                cap=refused.cap,
                 limit=refused.limit,
-                setting=setting,
-            ),
-            scope=scope, title=N_("Too many event streams"), headers=retry, cap=refused.cap, limit=refused.limit,
-        )) from None
+            )
+        ) from None
 
 
 def anonymous_holders(request: Request) -> tuple[Holder, ...]:
@@ -325,7 +381,9 @@ class _Stream(EventSourceResponse):
     ends (the client gone, the server shutting down, the stream ended), even before its
     first event (a generator never started never runs its ``finally``)."""
 
-    def __init__(self, updates: LiveUpdates, sub: Subscription, events: AsyncIterator[ServerSentEvent | bytes]):
+    def __init__(
+        self, updates: LiveUpdates, sub: Subscription, events: AsyncIterator[ServerSentEvent | bytes]
+    ):
         super().__init__(
             events,
             ping=updates.settings.events_heartbeat,
@@ -341,7 +399,9 @@ class _Stream(EventSourceResponse):
             hub.unsubscribe(sub)
 
 
-async def table_stream(request: Request, table_id: str, owner: str | None, have: int | None, sub: Subscription) -> Response:
+async def table_stream(
+    request: Request, table_id: str, owner: str | None, have: int | None, sub: Subscription
+) -> Response:
     """The stream of one table for ``sub`` (its holders, key, link or share token set by the
     route); ``owner``: the table must be this owner's. A problem when no slot is left."""
     updates = live(request)
@@ -376,7 +436,9 @@ async def stream_table_events(
     the current state at once. A deleted table ends the stream, and so does revoking the key."""
     if not TABLE_ID_RE.fullmatch(table_id):
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id[:40]))
-    sub = Subscription(owner=None, tables=frozenset({table_id}), key_id=caller.key_id, holders=(key_holder(caller),))
+    sub = Subscription(
+        owner=None, tables=frozenset({table_id}), key_id=caller.key_id, holders=(key_holder(caller),)
+    )
     return await table_stream(request, table_id, caller.owner, resume_revision(last_event_id, after), sub)
 
 
@@ -395,7 +457,10 @@ async def stream_shared_events(
     a new share token."""
     table = await run_in_threadpool(svc.get_shared, db, token)
     sub = Subscription(
-        owner=None, tables=frozenset({table.id}), holders=((SHARE_TOKEN, table.share_token), *anonymous_holders(request)), share_token=table.share_token
+        owner=None,
+        tables=frozenset({table.id}),
+        holders=((SHARE_TOKEN, table.share_token), *anonymous_holders(request)),
+        share_token=table.share_token,
     )
     return await table_stream(request, table.id, None, resume_revision(last_event_id, after), sub)
 
@@ -409,7 +474,13 @@ async def stream_shared_events(
 async def stream_owner_events(
     request: Request,
     caller: KeyCaller,
-    tables: Annotated[str | None, Query(max_length=STREAM_TABLES_MAX * 33, description=f"comma-separated table ids (at most {STREAM_TABLES_MAX}); all of the key's tables when absent")] = None,
+    tables: Annotated[
+        str | None,
+        Query(
+            max_length=STREAM_TABLES_MAX * 33,
+            description=f"comma-separated table ids (at most {STREAM_TABLES_MAX}); all of the key's tables when absent",
+        ),
+    ] = None,
     last_event_id: LastEventId = None,
 ) -> Response:
     """The changes of every table of the key's owner (tables created later included), or of
@@ -422,7 +493,12 @@ async def stream_owner_events(
     if tables is not None:
         ids = [t.strip() for t in tables.split(",") if t.strip()]
         if not ids or len(ids) > STREAM_TABLES_MAX or not all(TABLE_ID_RE.fullmatch(t) for t in ids):
-            raise Unprocessable(Sentence("tables: between 1 and {stream_tables_max} table ids, comma-separated", stream_tables_max=STREAM_TABLES_MAX))
+            raise Unprocessable(
+                Sentence(
+                    "tables: between 1 and {stream_tables_max} table ids, comma-separated",
+                    stream_tables_max=STREAM_TABLES_MAX,
+                )
+            )
         wanted = frozenset(ids)
     sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id, holders=(key_holder(caller),))
     try:
@@ -453,7 +529,9 @@ async def stream_owner_events(
     return _Stream(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
 
 
-async def _tournament_events(sub: Subscription, first: list[TournamentEvent], revision: int, hub: Hub) -> AsyncIterator[ServerSentEvent | bytes]:
+async def _tournament_events(
+    sub: Subscription, first: list[TournamentEvent], revision: int, hub: Hub
+) -> AsyncIterator[ServerSentEvent | bytes]:
     """The tournament's standings changes until the hub ends the stream (its share token
     replaced, the tournament gone); its slot is given back however it ends."""
     sent = revision  # the revision the client has now
@@ -489,7 +567,10 @@ async def stream_shared_tournament_events(
     request: Request,
     db: DB,
     last_event_id: LastEventId = None,
-    after: Annotated[int | None, Query(ge=0, le=2**62, description="the tournament revision the client has (as Last-Event-ID)")] = None,
+    after: Annotated[
+        int | None,
+        Query(ge=0, le=2**62, description="the tournament revision the client has (as Last-Event-ID)"),
+    ] = None,
 ) -> Response:
     """Each change of the tournament's standings (a round drawn, a round closed as its last
     table finishes, an adjustment...) through its read-only share link, without a key: a
@@ -554,4 +635,6 @@ async def stream_scorer_events(
         holders=((SCORER_LINK, str(scorer.link_id)), *anonymous_holders(request)),
         link_id=scorer.link_id,
     )
-    return await table_stream(request, scorer.table_id, scorer.owner, resume_revision(last_event_id, after), sub)
+    return await table_stream(
+        request, scorer.table_id, scorer.owner, resume_revision(last_event_id, after), sub
+    )

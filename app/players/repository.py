@@ -4,8 +4,9 @@ unit of work (a Session of ``Database.write()`` or ``read()``); rows come back a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from sqlalchemy import JSON, Connection, Row, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
@@ -26,7 +27,9 @@ def count_players(session: Session, owner: str) -> int:
 
 def player_of_external_id(session: Session, owner: str, external_id: str) -> str | None:
     """The id of ``owner``'s player with this external id, if any."""
-    return session.scalar(select(_PLAYERS.c.id).where(_PLAYERS.c.owner == owner, _PLAYERS.c.external_id == external_id))
+    return session.scalar(
+        select(_PLAYERS.c.id).where(_PLAYERS.c.owner == owner, _PLAYERS.c.external_id == external_id)
+    )
 
 
 def owned_player_id(session: Session, owner: str, player_id: str) -> str | None:
@@ -36,7 +39,9 @@ def owned_player_id(session: Session, owner: str, player_id: str) -> str | None:
 
 def find_player(session: Session, owner: str, player_id: str) -> Row | None:
     """One of ``owner``'s players (id, name, external_id, created_at, updated_at)."""
-    return session.execute(select(_PLAYERS).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner)).one_or_none()
+    return session.execute(
+        select(_PLAYERS).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner)
+    ).one_or_none()
 
 
 def players_after(session: Session, owner: str, after: str | None, limit: int) -> list[Row]:
@@ -47,9 +52,13 @@ def players_after(session: Session, owner: str, after: str | None, limit: int) -
     return list(session.execute(query.order_by(_PLAYERS.c.id).limit(limit)).all())
 
 
-def insert_player(session: Session, *, player_id: str, owner: str, name: str, external_id: str | None, now: datetime) -> None:
+def insert_player(
+    session: Session, *, player_id: str, owner: str, name: str, external_id: str | None, now: datetime
+) -> None:
     session.execute(
-        insert(_PLAYERS).values(id=player_id, owner=owner, name=name, external_id=external_id, created_at=now, updated_at=now)
+        insert(_PLAYERS).values(
+            id=player_id, owner=owner, name=name, external_id=external_id, created_at=now, updated_at=now
+        )
     )
 
 
@@ -86,9 +95,13 @@ def registered_seats(dialect: str, table: Any) -> Any:
     when none), read through the ``player_tables`` unique index in the statement that locks
     the table instead of a query of its own."""
     if dialect == "postgresql":
-        rows = func.json_agg(func.json_build_array(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally, _ROWS.c.player_id), type_=JSON)
+        rows = func.json_agg(
+            func.json_build_array(_ROWS.c.id, _ROWS.c.seat, _ROWS.c.tally, _ROWS.c.player_id), type_=JSON
+        )
     else:
-        rows = func.json_group_array(func.json_array(_ROWS.c.id, _ROWS.c.seat, func.json(_ROWS.c.tally), _ROWS.c.player_id), type_=JSON)
+        rows = func.json_group_array(
+            func.json_array(_ROWS.c.id, _ROWS.c.seat, func.json(_ROWS.c.tally), _ROWS.c.player_id), type_=JSON
+        )
     return select(rows).where(_ROWS.c.table_id == table.c.id).scalar_subquery().label("registered")
 
 
@@ -113,15 +126,24 @@ def linked_seat_rows(session: Session, table_id: str) -> list[Row]:
 
 def deal_bodies(session: Session, table_id: str) -> Iterable[dict[str, Any]]:
     """The stored bodies of the table's deals, in order."""
-    return session.scalars(select(_DEALS.c.body).where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number))
+    return session.scalars(
+        select(_DEALS.c.body).where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number)
+    )
 
 
 def stat_rows(
-    session: Session, player_id: str, *, convention: str | None, since: datetime | None, before: datetime | None
+    session: Session,
+    player_id: str,
+    *,
+    convention: str | None,
+    since: datetime | None,
+    before: datetime | None,
 ) -> list[Row]:
     """The player's rows (deal_count, finished, balance, tally) of the tables of ``convention``
     created from ``since`` up to (not including) ``before``, each bound when given; one fetchall."""
-    query = select(_ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(_ROWS.c.player_id == player_id)
+    query = select(_ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
+        _ROWS.c.player_id == player_id
+    )
     if convention is not None:
         query = query.where(_ROWS.c.convention == convention)
     if since is not None:

@@ -7,18 +7,17 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from app.rules import FieldError
-from app.players import service as svc
-from app.kit.errors import Unprocessable
-
 from app.kit import etags
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner
+from app.kit.errors import Unprocessable
 from app.kit.headers import ETAG, LOCATION
-from app.players.schemas import PlayerCreate, PlayerPage, PlayerStatsOut, PlayerUpdate, RegisteredPlayer
 from app.kit.problem_schemas import problem_responses
 from app.kit.schemas import ConventionName
 from app.kit.stake import StakeQuery, parse_stake
+from app.players import service as svc
+from app.players.schemas import PlayerCreate, PlayerPage, PlayerStatsOut, PlayerUpdate, RegisteredPlayer
+from app.rules import FieldError
 
 router = APIRouter(prefix="/v1", tags=["players"], route_class=BodyRoute)
 PlayerId = Annotated[str, Path(description="the player's id", max_length=64)]
@@ -52,7 +51,9 @@ def create_player(body: PlayerCreate, db: DB, owner: Owner, response: Response) 
 def list_players(
     db: DB,
     owner: Owner,
-    after: Annotated[str | None, Query(description="the last player id of the previous page", max_length=64)] = None,
+    after: Annotated[
+        str | None, Query(description="the last player id of the previous page", max_length=64)
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=200, description="players per page")] = 50,
 ) -> PlayerPage:
     """The owner's players in the order they were registered, keyset-paged: follow ``next``."""
@@ -78,14 +79,18 @@ def get_player(player_id: PlayerId, db: DB, owner: Owner, response: Response) ->
     response_model=RegisteredPlayer,
     responses={200: {"headers": ETAG}, **problem_responses(401, 404, 409, 422)},
 )
-def update_player(player_id: PlayerId, body: PlayerUpdate, db: DB, owner: Owner, response: Response) -> RegisteredPlayer:
+def update_player(
+    player_id: PlayerId, body: PlayerUpdate, db: DB, owner: Owner, response: Response
+) -> RegisteredPlayer:
     """Change the display name or the external id (``null`` clears it). The sheets of tables
     already played keep the names written on them."""
     fields = body.model_fields_set
     changes: dict[str, object] = {}
     if "name" in fields:
         if body.name is None:
-            raise Unprocessable("name cannot be null", [FieldError("name", "must be text: a player always has a name")])
+            raise Unprocessable(
+                "name cannot be null", [FieldError("name", "must be text: a player always has a name")]
+            )
         changes["name"] = body.name
     if "external_id" in fields:
         changes["external_id"] = body.external_id
@@ -102,8 +107,13 @@ def get_player_stats(
     player_id: PlayerId,
     db: DB,
     owner: Owner,
-    convention: Annotated[ConventionName | None, Query(description="only the tables of this convention")] = None,
-    from_: Annotated[date | None, Query(alias="from", description="only tables created on or after this UTC date (2026-12-01)")] = None,
+    convention: Annotated[
+        ConventionName | None, Query(description="only the tables of this convention")
+    ] = None,
+    from_: Annotated[
+        date | None,
+        Query(alias="from", description="only tables created on or after this UTC date (2026-12-01)"),
+    ] = None,
     to: Annotated[date | None, Query(description="only tables created on or before this UTC date")] = None,
     stake: StakeQuery = None,
 ) -> PlayerStatsOut:

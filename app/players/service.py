@@ -13,28 +13,29 @@ import os
 import re
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
-from typing import Any, Sequence
+from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
+from app.kit.limits import PLAYERS_PER_OWNER
 from app.kit.repository import lock_owner
 from app.players import repository
 from app.players import stats as player_stats
-from app.ratings import service as ratings
-from app.players.stats import PlayerStats, Tally
+
 # What the deals' use cases do to the registered players' rows, in their own transaction: the
 # post's read of the seats (a column of its one statement), a posted deal, a refolded log.
-from app.players.stats import on_deal_posted, on_log_refolded, registered_seats
+from app.players.stats import PlayerStats, Tally, on_deal_posted, on_log_refolded, registered_seats
+from app.ratings import service as ratings
 from app.rules import FieldError, Sentence
 
 PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 # The most players one owner may register: a registry, not a store one key can fill for ever.
-from app.kit.limits import PLAYERS_PER_OWNER
 
 
 @dataclass(frozen=True)
@@ -87,15 +88,23 @@ def _name(raw: str, field: str) -> str:
     if not name:
         raise Unprocessable("the player's name is empty", [FieldError(field, "must not be empty")])
     if not name.isprintable():
-        raise Unprocessable("the player's name is not valid", [FieldError(field, "must not contain control characters")])
+        raise Unprocessable(
+            "the player's name is not valid", [FieldError(field, "must not contain control characters")]
+        )
     return name
 
 
-def _external_taken(session: Session, owner: str, external_id: str, field: str, but: str | None = None) -> None:
+def _external_taken(
+    session: Session, owner: str, external_id: str, field: str, but: str | None = None
+) -> None:
     other = repository.player_of_external_id(session, owner, external_id)
     if other is not None and other != but:
         raise Conflict(
-            Sentence("the external id {external_id!r} is already another player's ({other})", external_id=external_id, other=other),
+            Sentence(
+                "the external id {external_id!r} is already another player's ({other})",
+                external_id=external_id,
+                other=other,
+            ),
             [FieldError(field, Sentence("already the external id of player {other}", other=other))],
             reason="external_id_taken",
         )
@@ -106,7 +115,10 @@ def _check_player_limit(registered: int, field: str | None = None) -> None:
     table's seat (``field`` names that seat)."""
     if registered >= PLAYERS_PER_OWNER:
         raise Conflict(
-            Sentence("this key's owner has {registered} players, the most one owner may register", registered=registered),
+            Sentence(
+                "this key's owner has {registered} players, the most one owner may register",
+                registered=registered,
+            ),
             [FieldError(field, "registering this player would pass the owner's limit")] if field else None,
             reason="player_limit",
         )
@@ -121,7 +133,9 @@ def create_player(db: Database, owner: str, *, name: str, external_id: str | Non
             _external_taken(session, owner, external_id, "external_id")
         now = utcnow()
         player = Player(new_player_id(), name, external_id, now, now)
-        repository.insert_player(session, player_id=player.id, owner=owner, name=name, external_id=external_id, now=now)
+        repository.insert_player(
+            session, player_id=player.id, owner=owner, name=name, external_id=external_id, now=now
+        )
         return player
 
 
@@ -130,7 +144,9 @@ def get_player(db: Database, owner: str, player_id: str) -> Player:
         return _load(session, owner, player_id)
 
 
-def list_players(db: Database, owner: str, *, after: str | None = None, limit: int = 50) -> tuple[list[Player], str | None]:
+def list_players(
+    db: Database, owner: str, *, after: str | None = None, limit: int = 50
+) -> tuple[list[Player], str | None]:
     """Keyset paging in creation order: the players after id ``after``; the last id when more follow."""
     with db.read() as session:
         rows = repository.players_after(session, owner, after, limit + 1)
@@ -141,7 +157,9 @@ def list_players(db: Database, owner: str, *, after: str | None = None, limit: i
 _UNSET = object()
 
 
-def update_player(db: Database, owner: str, player_id: str, *, name: str | None = None, external_id: object = _UNSET) -> Player:
+def update_player(
+    db: Database, owner: str, player_id: str, *, name: str | None = None, external_id: object = _UNSET
+) -> Player:
     """Rename a player (the tables' sheets keep the names they were played under) or set or
     clear (None) the external id."""
     if name is not None:
@@ -166,7 +184,13 @@ def seated_players(session: Any, table_id: str) -> dict[int, str]:
 
 
 def stats(
-    db: Database, owner: str, player_id: str, *, convention: str | None = None, since: date | None = None, until: date | None = None
+    db: Database,
+    owner: str,
+    player_id: str,
+    *,
+    convention: str | None = None,
+    since: date | None = None,
+    until: date | None = None,
 ) -> tuple[Player, PlayerStats, tuple[ratings.Rating, ratings.Change | None]]:
     """The player's statistics, with their rating in the pool of ``convention`` (of every
     convention when None) and its last change: a rating is of every rated table, whatever
@@ -188,13 +212,25 @@ def check_links(links: dict[int, SeatLink]) -> list[FieldError]:
     for seat, link in sorted(links.items()):
         key = ("player", link.player) if link.player is not None else ("external_id", link.external_id or "")
         if key in seen:
-            errors.append(FieldError(f"players.{seat}.{key[0]}", Sentence("the same player already sits at seat {seen}", seen=seen[key])))
+            errors.append(
+                FieldError(
+                    f"players.{seat}.{key[0]}",
+                    Sentence("the same player already sits at seat {seen}", seen=seen[key]),
+                )
+            )
         else:
             seen[key] = seat
     return errors
 
 
-def link_seats(session: Session, owner: str, table_id: str, convention: str, created_at: datetime, links: dict[int, SeatLink]) -> dict[int, str]:
+def link_seats(
+    session: Session,
+    owner: str,
+    table_id: str,
+    convention: str,
+    created_at: datetime,
+    links: dict[int, SeatLink],
+) -> dict[int, str]:
     """In the new table's transaction (the owner's lock held): each linked seat's player id,
     registering the players of unknown external ids, and the seats' empty tally rows."""
     if not links:
@@ -203,10 +239,15 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
     registered: int | None = None  # the owner's players, counted once a seat registers one
     for seat, link in sorted(links.items()):
         if link.player is not None:
-            found = repository.owned_player_id(session, owner, link.player) if PLAYER_ID_RE.fullmatch(link.player) else None
+            found = (
+                repository.owned_player_id(session, owner, link.player)
+                if PLAYER_ID_RE.fullmatch(link.player)
+                else None
+            )
             if found is None:
                 raise Unprocessable(
-                    Sentence("no player {player!r}", player=link.player[:40]), [FieldError(f"players.{seat}.player", "no such player of this key's owner")]
+                    Sentence("no player {player!r}", player=link.player[:40]),
+                    [FieldError(f"players.{seat}.player", "no such player of this key's owner")],
                 )
             ids[seat] = found
         else:
@@ -217,7 +258,12 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
                 registered += 1
                 found = new_player_id()
                 repository.insert_player(
-                    session, player_id=found, owner=owner, name=link.name, external_id=link.external_id, now=utcnow()
+                    session,
+                    player_id=found,
+                    owner=owner,
+                    name=link.name,
+                    external_id=link.external_id,
+                    now=utcnow(),
                 )
             ids[seat] = found
     dup = {}
@@ -225,7 +271,12 @@ def link_seats(session: Session, owner: str, table_id: str, convention: str, cre
         if pid in dup:
             raise Unprocessable(
                 "one player at two seats",
-                [FieldError(f"players.{seat}", Sentence("player {pid} already sits at seat {dup}", pid=pid, dup=dup[pid]))],
+                [
+                    FieldError(
+                        f"players.{seat}",
+                        Sentence("player {pid} already sits at seat {dup}", pid=pid, dup=dup[pid]),
+                    )
+                ],
             )
         dup[pid] = seat
     empty = Tally().to_json()

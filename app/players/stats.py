@@ -19,10 +19,11 @@ Fractions, stored as app.rules' JSON amounts ("p/q").
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session
@@ -58,7 +59,7 @@ class Tally:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Tally":
+    def from_json(cls, data: dict[str, Any]) -> Tally:
         return cls(
             declared={k: list(v) for k, v in data["declared"].items()},
             misere=list(data["misere"]),
@@ -68,7 +69,7 @@ class Tally:
             long_streaks=data["long_streaks"],
         )
 
-    def add(self, other: "Tally") -> None:
+    def add(self, other: Tally) -> None:
         for key, counts in other.declared.items():
             mine = self.declared.setdefault(key, [0, 0, 0, 0])
             for i, c in enumerate(counts):
@@ -80,7 +81,9 @@ class Tally:
         self.long_streaks += other.long_streaks
 
 
-def count_deal(tally: Tally, seat: int, deal: Deal, before: TableState, after: TableState, entries: Iterable[Entry]) -> None:
+def count_deal(
+    tally: Tally, seat: int, deal: Deal, before: TableState, after: TableState, entries: Iterable[Entry]
+) -> None:
     """Add one deal to ``seat``'s tally. ``before`` is the state the deal was scored on (its
     dealer is ``before.next_dealer``), ``after`` the state it left."""
     if deal.declarer == seat and deal.type in ("contract", "remise"):
@@ -129,7 +132,9 @@ class TableTally:
     tally: Tally
 
 
-def recompute(rules: Rules, first_dealer: int, bodies: Iterable[dict[str, Any]], seats: Iterable[int]) -> dict[int, TableTally]:
+def recompute(
+    rules: Rules, first_dealer: int, bodies: Iterable[dict[str, Any]], seats: Iterable[int]
+) -> dict[int, TableTally]:
     """Each seat's row from the stored deal log alone (a fold of the engine from a new table)."""
     seats = list(seats)
     tallies = {s: Tally() for s in seats}
@@ -228,11 +233,16 @@ class PlayerStats:
 
 
 def _start(day: date) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=timezone.utc)
+    return datetime.combine(day, time.min, tzinfo=UTC)
 
 
 def player_stats(
-    session: Session, player_id: str, *, convention: str | None = None, since: date | None = None, until: date | None = None
+    session: Session,
+    player_id: str,
+    *,
+    convention: str | None = None,
+    since: date | None = None,
+    until: date | None = None,
 ) -> PlayerStats:
     """The sum of the player's rows: tables created from ``since`` to ``until`` (UTC dates,
     both included), of ``convention`` when given."""
@@ -300,6 +310,8 @@ def stored_rows(session: Session, table_id: str) -> dict[int, TableTally]:
     """The rows of a table as stored (for the tests' comparison with ``recompute``)."""
     rows = repository.seat_rows(session, table_id)
     return {
-        r.seat: TableTally(r.seat, r.deal_count, bool(r.finished), exact(Fraction(r.balance)), Tally.from_json(r.tally))
+        r.seat: TableTally(
+            r.seat, r.deal_count, bool(r.finished), exact(Fraction(r.balance)), Tally.from_json(r.tally)
+        )
         for r in rows
     }

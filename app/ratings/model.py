@@ -12,9 +12,9 @@ the seats go in in seat order, and the ranking is computed from the exact balanc
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from openskill.models import PlackettLuce
 
@@ -64,8 +64,14 @@ class Outcome:
         return [[p, str(b)] for p, b in zip(self.players, self.balances)]
 
     @classmethod
-    def from_json(cls, table_id: str, owner: str, convention: str, data: list[list[str]]) -> "Outcome":
-        return cls(table_id, owner, convention, tuple(p for p, _ in data), tuple(int(b) if "/" not in b else Fraction(b) for _, b in data))
+    def from_json(cls, table_id: str, owner: str, convention: str, data: list[list[str]]) -> Outcome:
+        return cls(
+            table_id,
+            owner,
+            convention,
+            tuple(p for p, _ in data),
+            tuple(int(b) if "/" not in b else Fraction(b) for _, b in data),
+        )
 
     @property
     def ranks(self) -> list[int]:
@@ -108,7 +114,9 @@ def chances_first(ratings: Sequence[Rating]) -> list[float]:
 
 def predicted_places(ratings: Sequence[Rating]) -> list[int]:
     """Each seat's most likely place (the model's predict_rank; equal chances share one)."""
-    return [place for place, _ in MODEL.predict_rank([[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in ratings])]
+    return [
+        place for place, _ in MODEL.predict_rank([[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in ratings])
+    ]
 
 
 def pools_of(convention: str) -> tuple[str, str]:

@@ -76,7 +76,9 @@ class Rater:
         assert self._wake is not None
         # While the database is away each step waits for it (self.outage) and then goes on
         # with the owners it held: a told owner is not dropped to wait for the next sweep.
-        owners = await self.outage.run(anyio.to_thread.run_sync, self._pending_owners)  # left by an earlier process
+        owners = await self.outage.run(
+            anyio.to_thread.run_sync, self._pending_owners
+        )  # left by an earlier process
         while True:
             for owner in sorted(owners):
                 try:
@@ -86,7 +88,7 @@ class Rater:
             try:
                 await asyncio.wait_for(self._wake.wait(), self.sweep_seconds)
                 owners = set()
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 owners = await self.outage.run(anyio.to_thread.run_sync, self._pending_owners)
             self._wake.clear()
             owners |= self._owners

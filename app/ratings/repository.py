@@ -5,15 +5,16 @@ hot path's statements (a table finishing) are built once."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from app.kit.db.driver import Driver, for_drivers
 from app.kit.db import PlayerRatingRow, PlayerRow, PlayerTableRow, RatedTableRow, RatingChangeRow, TableRow
+from app.kit.db.driver import Driver, for_drivers
 
 _RATED = RatedTableRow.__table__
 _CHANGES = RatingChangeRow.__table__
@@ -47,10 +48,32 @@ def insert_rated(conn: Unit, rows: list[dict[str, Any]]) -> None:
         conn.execute(_INSERT_RATED, rows)
 
 
-_CHANGE_FIELDS = ("owner", "pool", "seq", "table_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "games")
+_CHANGE_FIELDS = (
+    "owner",
+    "pool",
+    "seq",
+    "table_id",
+    "player_id",
+    "mu_before",
+    "sigma_before",
+    "mu",
+    "sigma",
+    "games",
+)
 _CURRENT_FIELDS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
-_PG_TYPES = {"owner": "text", "pool": "text", "table_id": "text", "player_id": "text", "seq": "integer", "games": "integer",
-             "mu_before": "float8", "sigma_before": "float8", "mu": "float8", "sigma": "float8", "ordinal": "float8"}
+_PG_TYPES = {
+    "owner": "text",
+    "pool": "text",
+    "table_id": "text",
+    "player_id": "text",
+    "seq": "integer",
+    "games": "integer",
+    "mu_before": "float8",
+    "sigma_before": "float8",
+    "mu": "float8",
+    "sigma": "float8",
+    "ordinal": "float8",
+}
 
 
 def _pg_unnest(table: str, fields: tuple[str, ...], tail: str = "") -> Any:
@@ -109,9 +132,16 @@ def write_current(conn: Unit, rows: list[dict[str, Any]]) -> None:
         conn.execute(_UPSERT["sqlite"], rows)
 
 
-_CURRENT_COLUMNS_READ = (_CURRENT.c.pool, _CURRENT.c.player_id, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games)
+_CURRENT_COLUMNS_READ = (
+    _CURRENT.c.pool,
+    _CURRENT.c.player_id,
+    _CURRENT.c.mu,
+    _CURRENT.c.sigma,
+    _CURRENT.c.games,
+)
 _CURRENT_OF = select(*_CURRENT_COLUMNS_READ).where(
-    _CURRENT.c.pool.in_(bindparam("pools", expanding=True)), _CURRENT.c.player_id.in_(bindparam("ids", expanding=True))
+    _CURRENT.c.pool.in_(bindparam("pools", expanding=True)),
+    _CURRENT.c.player_id.in_(bindparam("ids", expanding=True)),
 )
 
 
@@ -144,20 +174,25 @@ _TAKE_PLACE = {
 }
 
 
-def take_place(unit: Unit, table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any) -> None:
+def take_place(
+    unit: Unit, table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any
+) -> None:
     """A finished rated table's place, the owner's next in the finishing order, pending. SQLite:
     one statement (the writer holds the database). PostgreSQL: under the owner's ratings lock,
     so that two tables finishing at once take two places."""
     lock_pools(unit, owner)
     db = Driver(unit)
-    db.run(_TAKE_PLACE, {
-        "table_id": table_id,
-        "owner": owner,
-        "convention": convention,
-        "outcome": db.bound(_RATED.c.outcome, outcome),
-        "finished_at": db.bound(_RATED.c.finished_at, finished_at),
-        "pending": db.bound(_RATED.c.pending, True),
-    })
+    db.run(
+        _TAKE_PLACE,
+        {
+            "table_id": table_id,
+            "owner": owner,
+            "convention": convention,
+            "outcome": db.bound(_RATED.c.outcome, outcome),
+            "finished_at": db.bound(_RATED.c.finished_at, finished_at),
+            "pending": db.bound(_RATED.c.pending, True),
+        },
+    )
 
 
 _PENDING = (
@@ -217,13 +252,17 @@ def rated_from(conn: Unit, owner: str, pool: str, seq: int) -> list[Row]:
 def players_changed_from(conn: Unit, owner: str, pool: str, seq: int) -> set[str]:
     return set(
         conn.execute(
-            select(_CHANGES.c.player_id).where(_CHANGES.c.owner == owner, _CHANGES.c.pool == pool, _CHANGES.c.seq >= seq).distinct()
+            select(_CHANGES.c.player_id)
+            .where(_CHANGES.c.owner == owner, _CHANGES.c.pool == pool, _CHANGES.c.seq >= seq)
+            .distinct()
         ).scalars()
     )
 
 
 def delete_changes_from(conn: Unit, owner: str, pool: str, seq: int) -> None:
-    conn.execute(delete(_CHANGES).where(_CHANGES.c.owner == owner, _CHANGES.c.pool == pool, _CHANGES.c.seq >= seq))
+    conn.execute(
+        delete(_CHANGES).where(_CHANGES.c.owner == owner, _CHANGES.c.pool == pool, _CHANGES.c.seq >= seq)
+    )
 
 
 def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row]:
@@ -239,9 +278,9 @@ def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, 
             .scalar_subquery()
         )
         rows = conn.execute(
-            select(_CHANGES.c.player_id, _CHANGES.c.mu, _CHANGES.c.sigma, _CHANGES.c.games, _CHANGES.c.seq).where(
-                _CHANGES.c.pool == pool, _CHANGES.c.player_id.in_(chunk), _CHANGES.c.seq == newest
-            )
+            select(
+                _CHANGES.c.player_id, _CHANGES.c.mu, _CHANGES.c.sigma, _CHANGES.c.games, _CHANGES.c.seq
+            ).where(_CHANGES.c.pool == pool, _CHANGES.c.player_id.in_(chunk), _CHANGES.c.seq == newest)
         ).all()
         found.update((r.player_id, r) for r in rows)
     return found
@@ -250,12 +289,18 @@ def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, 
 def delete_current(conn: Unit, pool: str, player_ids: Iterable[str]) -> None:
     ids = sorted(set(player_ids))
     for start in range(0, len(ids), CHUNK):
-        conn.execute(delete(_CURRENT).where(_CURRENT.c.pool == pool, _CURRENT.c.player_id.in_(ids[start : start + CHUNK])))
+        conn.execute(
+            delete(_CURRENT).where(
+                _CURRENT.c.pool == pool, _CURRENT.c.player_id.in_(ids[start : start + CHUNK])
+            )
+        )
 
 
 def bump_stamps(conn: Unit, owner: str, seq: int) -> None:
     """The tables from place ``seq`` on were rated again: their settlement's ETag moves."""
-    conn.execute(update(_RATED).where(_RATED.c.owner == owner, _RATED.c.seq >= seq).values(stamp=_RATED.c.stamp + 1))
+    conn.execute(
+        update(_RATED).where(_RATED.c.owner == owner, _RATED.c.seq >= seq).values(stamp=_RATED.c.stamp + 1)
+    )
 
 
 # --- reads -----------------------------------------------------------------------------------
@@ -264,12 +309,16 @@ def bump_stamps(conn: Unit, owner: str, seq: int) -> None:
 def owned_players(conn: Unit, owner: str, player_ids: Iterable[str]) -> set[str]:
     """Which of these ids are ``owner``'s registered players."""
     ids = list(player_ids)
-    return set(conn.execute(select(_PLAYERS.c.id).where(_PLAYERS.c.owner == owner, _PLAYERS.c.id.in_(ids))).scalars())
+    return set(
+        conn.execute(select(_PLAYERS.c.id).where(_PLAYERS.c.owner == owner, _PLAYERS.c.id.in_(ids))).scalars()
+    )
 
 
 def rating_of(conn: Unit, pool: str, player_id: str) -> Row | None:
     return conn.execute(
-        select(_CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games).where(_CURRENT.c.pool == pool, _CURRENT.c.player_id == player_id)
+        select(_CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games).where(
+            _CURRENT.c.pool == pool, _CURRENT.c.player_id == player_id
+        )
     ).one_or_none()
 
 
@@ -295,18 +344,27 @@ def history(conn: Unit, pool: str, player_id: str, *, before: int | None, rows: 
 
 
 _BOARD = select(
-    _CURRENT.c.player_id, _PLAYERS.c.name, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.ordinal, _CURRENT.c.games
+    _CURRENT.c.player_id,
+    _PLAYERS.c.name,
+    _CURRENT.c.mu,
+    _CURRENT.c.sigma,
+    _CURRENT.c.ordinal,
+    _CURRENT.c.games,
 ).join(_PLAYERS, _PLAYERS.c.id == _CURRENT.c.player_id)
 
 
-def leaderboard(conn: Unit, owner: str, pool: str, *, after: tuple[float, str] | None, rows: int) -> list[Row]:
+def leaderboard(
+    conn: Unit, owner: str, pool: str, *, after: tuple[float, str] | None, rows: int
+) -> list[Row]:
     """At most ``rows`` of the pool's ratings by ordinal, the highest first (ties by player id, descending),
     those after ``after`` (ordinal, id) when given: one range of the (owner, pool, ordinal, id) index."""
     query = _BOARD.where(_CURRENT.c.owner == owner, _CURRENT.c.pool == pool)
     if after is not None:
         # One row-value comparison: the index range starts right after the cursor.
         query = query.where(tuple_(_CURRENT.c.ordinal, _CURRENT.c.player_id) < tuple_(*after))
-    return list(conn.execute(query.order_by(_CURRENT.c.ordinal.desc(), _CURRENT.c.player_id.desc()).limit(rows)).all())
+    return list(
+        conn.execute(query.order_by(_CURRENT.c.ordinal.desc(), _CURRENT.c.player_id.desc()).limit(rows)).all()
+    )
 
 
 def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row]:
@@ -314,7 +372,12 @@ def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row]:
     return list(
         conn.execute(
             select(
-                _CHANGES.c.player_id, _CHANGES.c.mu_before, _CHANGES.c.sigma_before, _CHANGES.c.mu, _CHANGES.c.sigma, _CHANGES.c.games
+                _CHANGES.c.player_id,
+                _CHANGES.c.mu_before,
+                _CHANGES.c.sigma_before,
+                _CHANGES.c.mu,
+                _CHANGES.c.sigma,
+                _CHANGES.c.games,
             ).where(_CHANGES.c.table_id == table_id, _CHANGES.c.pool == pool)
         ).all()
     )
@@ -327,7 +390,11 @@ def before_tables(conn: Unit, table_ids: Iterable[str], pool: str) -> dict[tuple
     found: dict[tuple[str, str], Row] = {}
     for start in range(0, len(ids), CHUNK):
         query = select(
-            _CHANGES.c.table_id, _CHANGES.c.player_id, _CHANGES.c.mu_before, _CHANGES.c.sigma_before, _CHANGES.c.games
+            _CHANGES.c.table_id,
+            _CHANGES.c.player_id,
+            _CHANGES.c.mu_before,
+            _CHANGES.c.sigma_before,
+            _CHANGES.c.games,
         ).where(_CHANGES.c.pool == pool, _CHANGES.c.table_id.in_(ids[start : start + CHUNK]))
         found.update({(r.table_id, r.player_id): r for r in conn.execute(query).all()})
     return found
@@ -338,7 +405,12 @@ def current_in_pool(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[st
     ids = list(player_ids)
     found: dict[str, Row] = {}
     for start in range(0, len(ids), CHUNK):
-        found.update({r.player_id: r for r in conn.execute(_CURRENT_OF, {"pools": [pool], "ids": ids[start : start + CHUNK]}).all()})
+        found.update(
+            {
+                r.player_id: r
+                for r in conn.execute(_CURRENT_OF, {"pools": [pool], "ids": ids[start : start + CHUNK]}).all()
+            }
+        )
     return found
 
 
@@ -403,11 +475,24 @@ def _bulk_insert(conn: Unit, table: Any, rows: list[dict[str, Any]], columns: tu
     connection.exec_driver_sql(sql, [tuple(r[c] for c in columns) for r in rows])
 
 
-_CHANGE_COLUMNS = ("owner", "pool", "seq", "table_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "games")
+_CHANGE_COLUMNS = (
+    "owner",
+    "pool",
+    "seq",
+    "table_id",
+    "player_id",
+    "mu_before",
+    "sigma_before",
+    "mu",
+    "sigma",
+    "games",
+)
 _CURRENT_COLUMNS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
 
 
-def insert_all(conn: Unit, rated: list[dict[str, Any]], changes: list[dict[str, Any]], current: list[dict[str, Any]]) -> None:
+def insert_all(
+    conn: Unit, rated: list[dict[str, Any]], changes: list[dict[str, Any]], current: list[dict[str, Any]]
+) -> None:
     """Every rating row of an owner, written anew (the rebuild, after ``forget_owner``)."""
     insert_rated(conn, rated)
     _bulk_insert(conn, _CHANGES, changes, _CHANGE_COLUMNS)

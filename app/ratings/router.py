@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Path, Query, Response
 
+from app.kit import etags
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner
 from app.kit.headers import CACHE_CONTROL, ETAG, not_modified
@@ -14,14 +15,14 @@ from app.kit.limits import RATING_HISTORY_MAX, RATINGS_PAGE_MAX
 from app.kit.preconditions import IfNoneMatch, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.schemas import ConventionName
-from app.kit import etags
 from app.ratings import service as svc
 from app.ratings.schemas import LeaderboardOut, PlayerRatingOut, PredictIn, PredictionOut, PredictOut
 
 router = APIRouter(prefix="/v1", tags=["ratings"], route_class=BodyRoute)
 PlayerId = Annotated[str, Path(description="the player's id", max_length=64)]
 Convention = Annotated[
-    ConventionName | None, Query(description="the convention's pool; the pool of every convention when left out")
+    ConventionName | None,
+    Query(description="the convention's pool; the pool of every convention when left out"),
 ]
 
 
@@ -36,8 +37,15 @@ def get_player_rating(
     db: DB,
     owner: Owner,
     convention: Convention = None,
-    before: Annotated[int | None, Query(ge=1, le=2**31 - 1, description="history before this place of the finishing order (a next link's)")] = None,
-    limit: Annotated[int, Query(ge=1, le=RATING_HISTORY_MAX, description="rated tables of history per page")] = 20,
+    before: Annotated[
+        int | None,
+        Query(
+            ge=1, le=2**31 - 1, description="history before this place of the finishing order (a next link's)"
+        ),
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=RATING_HISTORY_MAX, description="rated tables of history per page")
+    ] = 20,
 ) -> PlayerRatingOut:
     """The player's current rating (mu, sigma, ordinal = mu − 3·sigma, rated tables,
     provisional while under 6) and its history, a change per rated table, the latest first.
@@ -46,7 +54,9 @@ def get_player_rating(
     nxt = None
     if found.next_before is not None:
         query = {"convention": convention, "before": found.next_before, "limit": limit}
-        nxt = f"/v1/players/{player_id}/rating?" + urlencode({k: v for k, v in query.items() if v is not None})
+        nxt = f"/v1/players/{player_id}/rating?" + urlencode(
+            {k: v for k, v in query.items() if v is not None}
+        )
     return PlayerRatingOut.of(found, nxt)
 
 
@@ -61,7 +71,9 @@ def get_leaderboard(
     owner: Owner,
     response: Response,
     convention: Convention = None,
-    after: Annotated[str | None, Query(description="the cursor of the next page (from next)", max_length=200)] = None,
+    after: Annotated[
+        str | None, Query(description="the cursor of the next page (from next)", max_length=200)
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=RATINGS_PAGE_MAX, description="players per page")] = 50,
     if_none_match: IfNoneMatch = None,
 ) -> LeaderboardOut | Response:

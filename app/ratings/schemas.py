@@ -18,13 +18,15 @@ class RatingOut(Answer):
     """A rating: the model's mean and uncertainty, and what the leaderboard sorts by."""
 
     mu: float = Field(description="the estimated skill (25 for a new player)")
-    sigma: float = Field(description="the uncertainty of mu (25/3 for a new player); it shrinks as the player plays")
+    sigma: float = Field(
+        description="the uncertainty of mu (25/3 for a new player); it shrinks as the player plays"
+    )
     ordinal: float = Field(description="mu − 3·sigma: what the leaderboard sorts by")
     games: int = Field(description="rated tables behind this rating")
     provisional: bool = Field(description=f"fewer than {PROVISIONAL_TABLES} rated tables")
 
     @classmethod
-    def of(cls, r: Rating) -> "RatingOut":
+    def of(cls, r: Rating) -> RatingOut:
         return cls(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, games=r.games, provisional=r.provisional)
 
 
@@ -39,7 +41,7 @@ class ChangeOut(Answer):
     ordinal_change: float = Field(description="after.ordinal − before.ordinal")
 
     @classmethod
-    def of(cls, c: Change) -> "ChangeOut":
+    def of(cls, c: Change) -> ChangeOut:
         return cls(
             table_id=c.table_id,
             finished_at=timestamp(c.finished_at),
@@ -58,7 +60,7 @@ class PlayerRatingOut(Answer):
     next: str | None = Field(description="the URL of the next page of history; null on the last")
 
     @classmethod
-    def of(cls, r: PlayerRating, next_url: str | None) -> "PlayerRatingOut":
+    def of(cls, r: PlayerRating, next_url: str | None) -> PlayerRatingOut:
         return cls(
             player=r.player_id,
             convention=r.convention,
@@ -74,7 +76,7 @@ class LeaderboardEntryOut(Answer):
     rating: RatingOut
 
     @classmethod
-    def of(cls, s: Standing) -> "LeaderboardEntryOut":
+    def of(cls, s: Standing) -> LeaderboardEntryOut:
         return cls(player=s.player_id, name=s.name, rating=RatingOut.of(s.rating))
 
 
@@ -86,15 +88,29 @@ class LeaderboardOut(Answer):
     next: str | None = Field(description="the URL of the next page; null on the last")
 
     @classmethod
-    def of(cls, board: Leaderboard, next_url: str | None) -> "LeaderboardOut":
-        return cls(convention=board.convention, items=[LeaderboardEntryOut.of(s) for s in board.standings], next=next_url)
+    def of(cls, board: Leaderboard, next_url: str | None) -> LeaderboardOut:
+        return cls(
+            convention=board.convention,
+            items=[LeaderboardEntryOut.of(s) for s in board.standings],
+            next=next_url,
+        )
 
 
 class PredictIn(Request):
-    players: list[PlayerId] = Field(min_length=3, max_length=4, description="the seating: 3 or 4 registered players' ids")
-    convention: ConventionName = absent_when_none(description="rate in this convention's pool; the pool of every convention when left out")
+    players: list[PlayerId] = Field(
+        min_length=3, max_length=4, description="the seating: 3 or 4 registered players' ids"
+    )
+    convention: ConventionName = absent_when_none(
+        description="rate in this convention's pool; the pool of every convention when left out"
+    )
 
-    example = {"players": ["0000018b8e5f2c3a9d1e4f5a6b7c8d9e", "0000018b8e5f2c3b1a2b3c4d5e6f7a8b", "0000018b8e5f2c3c0f1e2d3c4b5a6978"]}
+    example = {
+        "players": [
+            "0000018b8e5f2c3a9d1e4f5a6b7c8d9e",
+            "0000018b8e5f2c3b1a2b3c4d5e6f7a8b",
+            "0000018b8e5f2c3c0f1e2d3c4b5a6978",
+        ]
+    }
 
 
 class PredictionOut(Answer):
@@ -104,8 +120,10 @@ class PredictionOut(Answer):
     place: int = Field(description="the most likely place, 1 the first; equal chances share a place")
 
     @classmethod
-    def of(cls, p: Prediction) -> "PredictionOut":
-        return cls(player=p.player_id, rating=RatingOut.of(p.rating), chance_first=p.chance_first, place=p.place)
+    def of(cls, p: Prediction) -> PredictionOut:
+        return cls(
+            player=p.player_id, rating=RatingOut.of(p.rating), chance_first=p.chance_first, place=p.place
+        )
 
 
 class PredictOut(Answer):
@@ -124,7 +142,7 @@ class SeatRatingOut(Answer):
     ordinal_change: float
 
     @classmethod
-    def all_of(cls, rating: TableRating) -> list["SeatRatingOut"]:
+    def all_of(cls, rating: TableRating) -> list[SeatRatingOut]:
         return [
             cls(
                 seat=seat,

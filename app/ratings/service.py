@@ -25,17 +25,27 @@ import base64
 import hashlib
 import json
 import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
 from app.kit.outbox import enqueue_with_data, is_hooked
 from app.ratings import repository as repo
-from app.ratings.model import ALL_CONVENTIONS, INITIAL, Outcome, Rating, chances_first, pools_of, predicted_places, rate
+from app.ratings.model import (
+    ALL_CONVENTIONS,
+    INITIAL,
+    Outcome,
+    Rating,
+    chances_first,
+    pools_of,
+    predicted_places,
+    rate,
+)
 from app.rules import FieldError, Sentence
 
 __all__ = [
@@ -112,9 +122,18 @@ def _announce(conn: Any, owner: str, table_id: str, players: Sequence[str]) -> N
         r = rows.get(player)
         before = Rating(r.mu_before, r.sigma_before).ordinal if r is not None else None
         after = Rating(r.mu, r.sigma).ordinal if r is not None else None
-        entries.append({"player_id": player, "before": before, "after": after, "games": r.games if r is not None else None})
+        entries.append(
+            {
+                "player_id": player,
+                "before": before,
+                "after": after,
+                "games": r.games if r is not None else None,
+            }
+        )
     data = {"rated": bool(rows), "players": entries}
-    enqueue_with_data(conn, owner, table_id, "rating.changed", utcnow(), data, revision=repo.rated_stamp(conn, table_id))
+    enqueue_with_data(
+        conn, owner, table_id, "rating.changed", utcnow(), data, revision=repo.rated_stamp(conn, table_id)
+    )
 
 
 def _rate_last(conn: Any, outcome: Outcome, seq: int) -> None:
@@ -192,14 +211,30 @@ def _rating(row: Any) -> Rating:
 
 def _change(outcome: Outcome, pool: str, seq: int, player: str, old: Rating, new: Rating) -> dict[str, Any]:
     return {
-        "owner": outcome.owner, "pool": pool, "seq": seq, "table_id": outcome.table_id, "player_id": player,
-        "mu_before": old.mu, "sigma_before": old.sigma, "mu": new.mu, "sigma": new.sigma, "games": new.games,
+        "owner": outcome.owner,
+        "pool": pool,
+        "seq": seq,
+        "table_id": outcome.table_id,
+        "player_id": player,
+        "mu_before": old.mu,
+        "sigma_before": old.sigma,
+        "mu": new.mu,
+        "sigma": new.sigma,
+        "games": new.games,
     }
 
 
 def _current(owner: str, pool: str, player: str, r: Rating, seq: int) -> dict[str, Any]:
-    return {"pool": pool, "player_id": player, "owner": owner, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal,
-            "games": r.games, "seq": seq}
+    return {
+        "pool": pool,
+        "player_id": player,
+        "owner": owner,
+        "mu": r.mu,
+        "sigma": r.sigma,
+        "ordinal": r.ordinal,
+        "games": r.games,
+        "seq": seq,
+    }
 
 
 # --- reads -----------------------------------------------------------------------------------
@@ -235,7 +270,13 @@ def _check_player(conn: Any, owner: str, player_id: str) -> None:
 
 
 def player_rating(
-    db: Database, owner: str, player_id: str, *, convention: str | None = None, before: int | None = None, limit: int = 20
+    db: Database,
+    owner: str,
+    player_id: str,
+    *,
+    convention: str | None = None,
+    before: int | None = None,
+    limit: int = 20,
 ) -> PlayerRating:
     """A player's current rating in a pool and its history, the latest table first (another
     owner's player is not found; a player with no rated table has the initial rating)."""
@@ -246,10 +287,18 @@ def player_rating(
         rating = _rating(repo.rating_of(session, pool, player_id))
         rows = repo.history(session, pool, player_id, before=before, rows=limit + 1)
     history = tuple(
-        Change(r.table_id, r.seq, r.finished_at, Rating(r.mu_before, r.sigma_before, r.games - 1), Rating(r.mu, r.sigma, r.games))
+        Change(
+            r.table_id,
+            r.seq,
+            r.finished_at,
+            Rating(r.mu_before, r.sigma_before, r.games - 1),
+            Rating(r.mu, r.sigma, r.games),
+        )
         for r in rows[:limit]
     )
-    return PlayerRating(player_id, convention, rating, history, history[-1].seq if len(rows) > limit else None)
+    return PlayerRating(
+        player_id, convention, rating, history, history[-1].seq if len(rows) > limit else None
+    )
 
 
 def rating_summary(session: Any, player_id: str, convention: str | None) -> tuple[Rating, Change | None]:
@@ -261,7 +310,13 @@ def rating_summary(session: Any, player_id: str, convention: str | None) -> tupl
     last = None
     if rows:
         r = rows[0]
-        last = Change(r.table_id, r.seq, r.finished_at, Rating(r.mu_before, r.sigma_before, r.games - 1), Rating(r.mu, r.sigma, r.games))
+        last = Change(
+            r.table_id,
+            r.seq,
+            r.finished_at,
+            Rating(r.mu_before, r.sigma_before, r.games - 1),
+            Rating(r.mu, r.sigma, r.games),
+        )
     return rating, last
 
 
@@ -288,7 +343,10 @@ def encode_cursor(ordinal: float, player_id: str) -> str:
 
 
 def decode_cursor(cursor: str) -> tuple[float, str]:
-    bad = Unprocessable("the cursor is not one this leaderboard gave", [FieldError("after", "after must be a cursor from the leaderboard's next link")])
+    bad = Unprocessable(
+        "the cursor is not one this leaderboard gave",
+        [FieldError("after", "after must be a cursor from the leaderboard's next link")],
+    )
     if len(cursor) > 200:
         raise bad
     try:
@@ -301,7 +359,9 @@ def decode_cursor(cursor: str) -> tuple[float, str]:
     return value, player_id
 
 
-def leaderboard(db: Database, owner: str, *, convention: str | None = None, after: str | None = None, limit: int = 50) -> Leaderboard:
+def leaderboard(
+    db: Database, owner: str, *, convention: str | None = None, after: str | None = None, limit: int = 50
+) -> Leaderboard:
     """The owner's players by ordinal in a pool, the highest first, keyset-paged. The ETag is
     of the page as read (a 304 saves the client the body)."""
     position = decode_cursor(after) if after is not None else None
@@ -325,14 +385,20 @@ class Prediction:
     place: int
 
 
-def predict(db: Database, owner: str, player_ids: Sequence[str], *, convention: str | None = None) -> list[Prediction]:
+def predict(
+    db: Database, owner: str, player_ids: Sequence[str], *, convention: str | None = None
+) -> list[Prediction]:
     """For a seating of the owner's players: each one's chance to finish first and most likely
     place, from their current ratings in the pool."""
     errors = []
     seen: dict[str, int] = {}
     for i, p in enumerate(player_ids):
         if p in seen:
-            errors.append(FieldError(f"players.{i}", Sentence("the same player already sits at seat {seen}", seen=seen[p])))
+            errors.append(
+                FieldError(
+                    f"players.{i}", Sentence("the same player already sits at seat {seen}", seen=seen[p])
+                )
+            )
         seen.setdefault(p, i)
     if errors:
         raise Unprocessable("one player at two seats", errors)
@@ -340,7 +406,11 @@ def predict(db: Database, owner: str, player_ids: Sequence[str], *, convention: 
     caught_up(db, owner)
     with db.read() as session:
         owned = repo.owned_players(session, owner, player_ids)
-        missing = [FieldError(f"players.{i}", "no such player of this key's owner") for i, p in enumerate(player_ids) if p not in owned]
+        missing = [
+            FieldError(f"players.{i}", "no such player of this key's owner")
+            for i, p in enumerate(player_ids)
+            if p not in owned
+        ]
         if missing:
             raise Unprocessable("a seat names no player of this key's owner", missing)
         stored = repo.current(session, [pool], player_ids)
@@ -374,8 +444,16 @@ def chances_at_tables(
     if wanted:
         caught_up(db, owner)
     with db.read() as session:
-        before = repo.before_tables(session, [s.table_id for s in wanted if s.table_id is not None], pool) if wanted else {}
-        stored = repo.current_in_pool(session, pool, {p for s in wanted for p in s.players if p is not None}) if wanted else {}
+        before = (
+            repo.before_tables(session, [s.table_id for s in wanted if s.table_id is not None], pool)
+            if wanted
+            else {}
+        )
+        stored = (
+            repo.current_in_pool(session, pool, {p for s in wanted for p in s.players if p is not None})
+            if wanted
+            else {}
+        )
     out: list[tuple[float, ...] | None] = []
     for s, whole in zip(seatings, complete):
         ratings = _seated(s, before, stored) if whole else None
@@ -422,7 +500,13 @@ def _table_rating(session: Any, rated: Any) -> TableRating | None:
     seats = []
     for player, _ in rated.outcome:
         r = rows[player]
-        change = Change(rated.table_id, rated.seq, rated.finished_at, Rating(r.mu_before, r.sigma_before, r.games - 1), Rating(r.mu, r.sigma, r.games))
+        change = Change(
+            rated.table_id,
+            rated.seq,
+            rated.finished_at,
+            Rating(r.mu_before, r.sigma_before, r.games - 1),
+            Rating(r.mu, r.sigma, r.games),
+        )
         seats.append((player, change))
     return TableRating(rated.stamp, tuple(seats))
 
@@ -436,7 +520,9 @@ class Recomputed:
 
     stored: list[Any]  # the rated tables as stored, for the comparison
     rated: list[dict[str, Any]] = field(default_factory=list)
-    changes: dict[tuple[str, str, str], tuple[float, float, float, float, int, int]] = field(default_factory=dict)
+    changes: dict[tuple[str, str, str], tuple[float, float, float, float, int, int]] = field(
+        default_factory=dict
+    )
     current: dict[tuple[str, str], tuple[float, float, int, int]] = field(default_factory=dict)
 
 
@@ -450,7 +536,9 @@ def _outcomes(conn: Any, owner: str, stored: list[Any]) -> list[Outcome]:
     seats' stored balances), in finishing order: the stored order, and any table missing from
     it after, by when it changed last."""
     seats: dict[str, list[Any]] = {}
-    for r in repo.rateable_seats(conn, owner):  # (id, convention, seats, updated_at, seat, player, finished, balance)
+    for r in repo.rateable_seats(
+        conn, owner
+    ):  # (id, convention, seats, updated_at, seat, player, finished, balance)
         seats.setdefault(r[0], []).append(r)
     outcomes: dict[str, Outcome] = {}
     changed_at: dict[str, Any] = {}
@@ -476,8 +564,15 @@ def recompute(conn: Any, owner: str) -> Recomputed:
     ratings: dict[tuple[str, str], Rating] = {}
     for seq, o in enumerate(outcomes, start=1):
         result.rated.append(
-            {"table_id": o.table_id, "owner": owner, "convention": o.convention, "seq": seq, "outcome": o.to_json(),
-             "finished_at": finished_at.get(o.table_id) or utcnow(), "stamp": 0}
+            {
+                "table_id": o.table_id,
+                "owner": owner,
+                "convention": o.convention,
+                "seq": seq,
+                "outcome": o.to_json(),
+                "finished_at": finished_at.get(o.table_id) or utcnow(),
+                "stamp": 0,
+            }
         )
         last: tuple[list[Rating], list[Rating]] | None = None
         for pool in pools_of(o.convention):
@@ -486,7 +581,14 @@ def recompute(conn: Any, owner: str) -> Recomputed:
             last = (before, after)
             for player, old, new in zip(o.players, before, after):
                 ratings[(pool, player)] = new
-                result.changes[(o.table_id, pool, player)] = (old.mu, old.sigma, new.mu, new.sigma, new.games, seq)
+                result.changes[(o.table_id, pool, player)] = (
+                    old.mu,
+                    old.sigma,
+                    new.mu,
+                    new.sigma,
+                    new.games,
+                    seq,
+                )
                 result.current[(pool, player)] = (new.mu, new.sigma, new.games, seq)
     return result
 
@@ -504,31 +606,62 @@ def _differences(conn: Any, owner: str, computed: Recomputed) -> Iterator[Callab
     order = [r["table_id"] for r in computed.rated]
     stored_order = [r.table_id for r in stored_rated]
     if stored_order != order:
-        at = next((i for i, (a, b) in enumerate(zip(stored_order, order)) if a != b), min(len(order), len(stored_order)))
-        yield lambda: (
-            f"owner {owner}: {len(stored_order)} rated tables stored, {len(order)} finished; from place {at + 1} "
-            f"the stored order has {stored_order[at:at + 3]}, the finished tables {order[at:at + 3]}"
+        at = next(
+            (i for i, (a, b) in enumerate(zip(stored_order, order)) if a != b),
+            min(len(order), len(stored_order)),
+        )
+        yield (
+            lambda: (
+                f"owner {owner}: {len(stored_order)} rated tables stored, {len(order)} finished; from place {at + 1} "
+                f"the stored order has {stored_order[at : at + 3]}, the finished tables {order[at : at + 3]}"
+            )
         )
     places = {r.table_id: i + 1 for i, r in enumerate(stored_rated)}  # the stored order, gaps closed
     outcomes = {r["table_id"]: r["outcome"] for r in computed.rated}
     for r in stored_rated:
-        if r.table_id in outcomes and r.outcome != outcomes[r.table_id] and [[p, str(Fraction(b))] for p, b in r.outcome] != outcomes[r.table_id]:
-            yield lambda r=r: (f"table {r.table_id}: rated as {r.outcome}, finished as {outcomes[r.table_id]}")
+        if (
+            r.table_id in outcomes
+            and r.outcome != outcomes[r.table_id]
+            and [[p, str(Fraction(b))] for p, b in r.outcome] != outcomes[r.table_id]
+        ):
+            yield lambda r=r: f"table {r.table_id}: rated as {r.outcome}, finished as {outcomes[r.table_id]}"
     stored_changes = {
-        (c.table_id, c.pool, c.player_id): (c.mu_before, c.sigma_before, c.mu, c.sigma, c.games, places.get(c.table_id))
+        (c.table_id, c.pool, c.player_id): (
+            c.mu_before,
+            c.sigma_before,
+            c.mu,
+            c.sigma,
+            c.games,
+            places.get(c.table_id),
+        )
         for c in repo.all_changes(conn, owner)
     }
-    for key in [] if stored_changes == computed.changes else sorted(set(stored_changes) | set(computed.changes)):
+    for key in (
+        [] if stored_changes == computed.changes else sorted(set(stored_changes) | set(computed.changes))
+    ):
         if stored_changes.get(key) != computed.changes.get(key):
-            yield lambda key=key: (f"change {key}: stored {stored_changes.get(key)}, recomputed {computed.changes.get(key)}")
+            yield (
+                lambda key=key: (
+                    f"change {key}: stored {stored_changes.get(key)}, recomputed {computed.changes.get(key)}"
+                )
+            )
     seq_of = {r.seq: places[r.table_id] for r in stored_rated}
-    stored_current = {(c.pool, c.player_id): (c.mu, c.sigma, c.games, seq_of.get(c.seq)) for c in repo.all_current(conn, owner)}
-    for key in [] if stored_current == computed.current else sorted(set(stored_current) | set(computed.current)):
+    stored_current = {
+        (c.pool, c.player_id): (c.mu, c.sigma, c.games, seq_of.get(c.seq))
+        for c in repo.all_current(conn, owner)
+    }
+    for key in (
+        [] if stored_current == computed.current else sorted(set(stored_current) | set(computed.current))
+    ):
         if stored_current.get(key) != computed.current.get(key):
-            yield lambda key=key: (f"rating {key}: stored {stored_current.get(key)}, recomputed {computed.current.get(key)}")
+            yield (
+                lambda key=key: (
+                    f"rating {key}: stored {stored_current.get(key)}, recomputed {computed.current.get(key)}"
+                )
+            )
     for c in repo.all_current(conn, owner):
         if c.ordinal != c.mu - 3 * c.sigma:
-            yield lambda c=c: (f"rating {(c.pool, c.player_id)}: ordinal {c.ordinal!r} is not mu - 3 sigma")
+            yield lambda c=c: f"rating {(c.pool, c.player_id)}: ordinal {c.ordinal!r} is not mu - 3 sigma"
 
 
 @dataclass(frozen=True)
@@ -566,11 +699,24 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
                     session,
                     computed.rated,
                     [
-                        {"owner": owner, "pool": pool, "seq": v[5], "table_id": t, "player_id": p,
-                         "mu_before": v[0], "sigma_before": v[1], "mu": v[2], "sigma": v[3], "games": v[4]}
+                        {
+                            "owner": owner,
+                            "pool": pool,
+                            "seq": v[5],
+                            "table_id": t,
+                            "player_id": p,
+                            "mu_before": v[0],
+                            "sigma_before": v[1],
+                            "mu": v[2],
+                            "sigma": v[3],
+                            "games": v[4],
+                        }
                         for (t, pool, p), v in computed.changes.items()
                     ],
-                    [_current(owner, pool, p, Rating(v[0], v[1], v[2]), v[3]) for (pool, p), v in computed.current.items()],
+                    [
+                        _current(owner, pool, p, Rating(v[0], v[1], v[2]), v[3])
+                        for (pool, p), v in computed.current.items()
+                    ],
                 )
     return Rebuilt(len(owners), tables, count, found)
 

@@ -13,7 +13,9 @@ from app.kit.db import DealRow, TableRow
 
 def deal_rows(session: Session, table_id: str) -> list[DealRow]:
     """The table's deals in order."""
-    return list(session.scalars(select(DealRow).where(DealRow.table_id == table_id).order_by(DealRow.number)).all())
+    return list(
+        session.scalars(select(DealRow).where(DealRow.table_id == table_id).order_by(DealRow.number)).all()
+    )
 
 
 def insert_table(session: Session, row: TableRow, deals: list[dict[str, Any]]) -> None:

@@ -10,22 +10,21 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.records import service as svc
-from app.kit.preconditions import IfNoneMatch
-from app.tables.service import current_etag
-from app.kit.errors import Unprocessable
-from app.tables.model import Limits
-from app.rules import FieldError, Sentence
-from app.kit.settings import Settings
-
 from app.kit import etags
 from app.kit.bodies import BodyRoute, loop_parse_bytes
 from app.kit.deps import DB, Owner, get_settings
+from app.kit.errors import Unprocessable
 from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from app.kit.middleware.body_guard import json_problem_off_loop
-from app.tables.schemas import TableOut
+from app.kit.preconditions import IfNoneMatch
 from app.kit.problem_schemas import problem_responses
+from app.kit.settings import Settings
+from app.records import service as svc
 from app.records.schemas import Record
+from app.rules import FieldError, Sentence
+from app.tables.model import Limits
+from app.tables.schemas import TableOut
+from app.tables.service import current_etag
 
 router = APIRouter(prefix="/v1/tables", tags=["records"], route_class=BodyRoute)
 CSV = "text/csv"
@@ -37,10 +36,14 @@ async def checked_json(request: Request) -> None:
     (the guard lets it through unread)."""
     body = await request.body()
     # a record of 4 MiB is parsed off the event loop
-    found = await json_problem_off_loop(body, request.app.state.settings.max_json_depth, loop_parse_bytes(request))
+    found = await json_problem_off_loop(
+        body, request.app.state.settings.max_json_depth, loop_parse_bytes(request)
+    )
     if found is not None:
         field, reason = found
-        raise Unprocessable(Sentence("the request is not valid: {fields}", fields=field), [FieldError(field, reason)])
+        raise Unprocessable(
+            Sentence("the request is not valid: {fields}", fields=field), [FieldError(field, reason)]
+        )
 
 
 @router.get(
@@ -62,7 +65,10 @@ def export_table(
     db: DB,
     owner: Owner,
     response: Response,
-    format: Annotated[Literal["json", "csv"], Query(description="json (the record, docs/record.md) or csv (one row per entry)")] = "json",
+    format: Annotated[
+        Literal["json", "csv"],
+        Query(description="json (the record, docs/record.md) or csv (one row per entry)"),
+    ] = "json",
     if_none_match: IfNoneMatch = None,
 ) -> Record | Response:
     """The table as an open game record (docs/record.md): its rules, players, deals with their

@@ -7,16 +7,15 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
+from app.deals.schemas import DEAL_VARIANTS
+from app.kit.limits import RECORD_ENTRIES_MAX, TABLE_NOTE_MAX, TITLE_MAX
+from app.kit.schemas import Name, PlainText, Request, Seat, bounded_map
+from app.records.service import FORMAT, VERSION, example_record
 from app.rules import FIELD_NAMES
 from app.rules.vocabulary import EntryKind
-from app.records.service import FORMAT, VERSION, example_record
-from app.kit.limits import RECORD_ENTRIES_MAX, TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import DEFAULT_LIMITS
-
-from app.kit.schemas import Name, PlainText, Request, Seat, bounded_map
-from app.deals.schemas import DEAL_VARIANTS
-from app.tables.sheet_schemas import Sheet
 from app.tables.schemas import ConventionName, Options
+from app.tables.sheet_schemas import Sheet
 
 KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
 ExactAmount = Annotated[
@@ -43,8 +42,12 @@ class RecordEntry(Request):
 
 class RecordDeal(Request):
     number: int = Field(ge=1, le=10**6, description="1 for the first deal, in order")
-    deal: DealBody = Field(description="the deal in canonical form, as GET /v1/tables/{id}/deals/{n} shows its body")
-    entries: list[RecordEntry] = Field(max_length=RECORD_ENTRIES_MAX, description="what the deal wrote, checked against its re-scoring")
+    deal: DealBody = Field(
+        description="the deal in canonical form, as GET /v1/tables/{id}/deals/{n} shows its body"
+    )
+    entries: list[RecordEntry] = Field(
+        max_length=RECORD_ENTRIES_MAX, description="what the deal wrote, checked against its re-scoring"
+    )
     created_at: Moment | None = Field(description="when the deal was posted (ISO 8601, UTC)")
 
 
@@ -54,15 +57,23 @@ class RecordPlayer(Request):
 
 
 class RecordTable(Request):
-    id: Annotated[str, StringConstraints(max_length=64)] | None = Field(description="the table's id where it was exported (not kept by an import)")
+    id: Annotated[str, StringConstraints(max_length=64)] | None = Field(
+        description="the table's id where it was exported (not kept by an import)"
+    )
     convention: ConventionName
     title: Annotated[str, StringConstraints(max_length=TITLE_MAX), PlainText] | None
     note: Annotated[str, StringConstraints(max_length=TABLE_NOTE_MAX), PlainText] | None
     pool_target: int = Field(ge=1, le=1000)
     first_dealer: Seat
-    options: Options = Field(description="the options that make the rules from the convention (as on the table)")
-    rules_version: int = Field(ge=1, le=1000, description="the version of the rule table the table is scored under")
-    rules: RuleValues = Field(description="every field of the typed rule table with its value (docs/rules.md)")
+    options: Options = Field(
+        description="the options that make the rules from the convention (as on the table)"
+    )
+    rules_version: int = Field(
+        ge=1, le=1000, description="the version of the rule table the table is scored under"
+    )
+    rules: RuleValues = Field(
+        description="every field of the typed rule table with its value (docs/rules.md)"
+    )
     created_at: Moment | None
     updated_at: Moment | None
 
@@ -76,8 +87,12 @@ class Record(Request):
     players: list[RecordPlayer] = Field(min_length=3, max_length=4)
     # fail_fast: the first refused deal ends the validation (a record is refused whole).
     deals: list[RecordDeal] = Field(
-        max_length=RECORD_DEALS_MAX, fail_fast=True, description=f"at most {RECORD_DEALS_MAX} deals (the deal limit), in order"
+        max_length=RECORD_DEALS_MAX,
+        fail_fast=True,
+        description=f"at most {RECORD_DEALS_MAX} deals (the deal limit), in order",
     )
-    sheet: SheetValues = Field(description="the final sheet as GET /v1/tables/{id}/sheet shows it, amounts exact")
+    sheet: SheetValues = Field(
+        description="the final sheet as GET /v1/tables/{id}/sheet shows it, amounts exact"
+    )
 
     example = example_record()

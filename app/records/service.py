@@ -11,13 +11,18 @@ import csv
 import io
 import secrets
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
+from app.deals.model import DealInfo, deal_info, entries_to_json
 from app.kit import amounts
 from app.kit.db import Database, TableRow
 from app.kit.db.models import utcnow
+from app.kit.errors import Unprocessable
+from app.kit.limits import GAMES_MAX, MAX_LISTED_ERRORS, TABLE_NOTE_MAX, TITLE_MAX
+from app.players.service import player_name
+from app.records import repository
 from app.rules import (
     FIELD_NAMES,
     Deal,
@@ -37,12 +42,6 @@ from app.rules import (
     sheet,
 )
 from app.rules.fields import to_json
-
-from app.deals.model import DealInfo, deal_info, entries_to_json
-from app.kit.errors import Unprocessable
-from app.kit.limits import GAMES_MAX, MAX_LISTED_ERRORS, TABLE_NOTE_MAX, TITLE_MAX
-from app.players.service import player_name
-from app.records import repository
 from app.tables.model import (
     DEFAULT_LIMITS,
     Limits,
@@ -52,8 +51,7 @@ from app.tables.model import (
     rules_of,
     state_of,
 )
-from app.tables.service import load_row
-from app.tables.service import make_room_for_a_table
+from app.tables.service import load_row, make_room_for_a_table
 
 FORMAT = "prefscore-record"
 VERSION = 1
@@ -73,8 +71,8 @@ def _timestamp(value: datetime | None) -> str | None:
     if value is None:
         return None
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _exact(value: Any) -> Any:
@@ -122,7 +120,12 @@ def document(table: TableInfo, deals: list[DealInfo]) -> dict[str, Any]:
         },
         "players": [{"seat": i, "name": n} for i, n in enumerate(table.players)],
         "deals": [
-            {"number": d.number, "deal": d.body, "entries": record_entries(d.entries), "created_at": _timestamp(d.created_at)}
+            {
+                "number": d.number,
+                "deal": d.body,
+                "entries": record_entries(d.entries),
+                "created_at": _timestamp(d.created_at),
+            }
             for d in deals
         ],
         "sheet": exact_sheet(table),
@@ -134,7 +137,18 @@ def export_record(db: Database, owner: str, table_id: str) -> dict[str, Any]:
     return document(table, deals)
 
 
-CSV_COLUMNS = ("deal", "type", "declarer", "contract", "seat", "kind", "on", "amount", "amount_exact", "created_at")
+CSV_COLUMNS = (
+    "deal",
+    "type",
+    "declarer",
+    "contract",
+    "seat",
+    "kind",
+    "on",
+    "amount",
+    "amount_exact",
+    "created_at",
+)
 
 
 def export_csv(db: Database, owner: str, table_id: str) -> str:
@@ -151,7 +165,17 @@ def export_csv(db: Database, owner: str, table_id: str) -> str:
             writer.writerow([*head, "", "", "", "", "", when])
         for e in d.entries:
             on = "" if e.on is None else e.on
-            writer.writerow([*head, e.seat, e.kind, on, amounts.decimal_text(e.amount), amounts.exact_text(e.amount), when])
+            writer.writerow(
+                [
+                    *head,
+                    e.seat,
+                    e.kind,
+                    on,
+                    amounts.decimal_text(e.amount),
+                    amounts.exact_text(e.amount),
+                    when,
+                ]
+            )
     return out.getvalue()
 
 
@@ -165,13 +189,25 @@ def _moment(value: str | None, field: str) -> datetime | None:
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise _refused(Sentence("a timestamp of the record is not valid"), field, Sentence("{field} must be an ISO 8601 time such as 2026-12-01T08:00:00Z", field=field)) from None
+        raise _refused(
+            Sentence("a timestamp of the record is not valid"),
+            field,
+            Sentence("{field} must be an ISO 8601 time such as 2026-12-01T08:00:00Z", field=field),
+        ) from None
     if moment.tzinfo is None:
-        raise _refused(Sentence("a timestamp of the record is not valid"), field, Sentence("{field} must say its time zone (Z for UTC)", field=field))
+        raise _refused(
+            Sentence("a timestamp of the record is not valid"),
+            field,
+            Sentence("{field} must say its time zone (Z for UTC)", field=field),
+        )
     try:
-        moment.astimezone(timezone.utc)  # a time the database can store and give back
+        moment.astimezone(UTC)  # a time the database can store and give back
     except OverflowError:
-        raise _refused(Sentence("a timestamp of the record is not valid"), field, Sentence("{field} must be a UTC time from year 1 to 9999", field=field)) from None
+        raise _refused(
+            Sentence("a timestamp of the record is not valid"),
+            field,
+            Sentence("{field} must be a UTC time from year 1 to 9999", field=field),
+        ) from None
     return moment
 
 
@@ -180,20 +216,30 @@ def _moment(value: str | None, field: str) -> datetime | None:
 LATER_FIELDS = frozenset({"talon_bonus_price", "dealer_half_whist", "penalties_to"})
 
 
-def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: Limits = DEFAULT_LIMITS) -> TableInfo:
+def import_record(
+    db: Database, owner: str, record: dict[str, Any], *, limits: Limits = DEFAULT_LIMITS
+) -> TableInfo:
     """A new table of ``owner`` from a record (already checked for its shape): its rules made
     again from the convention, options and rules version and compared field by field with
     the record's, its deals re-scored and compared entry by entry, then the final sheet."""
     meta = record["table"]
     names = [player_name(p["name"]) for p in sorted(record["players"], key=lambda p: p["seat"])]
     if [p["seat"] for p in sorted(record["players"], key=lambda p: p["seat"])] != list(range(len(names))):
-        raise _refused(Sentence("the record's seats are not 0..n-1"), "players", Sentence("players must hold seats 0 to n-1, each once"))
+        raise _refused(
+            Sentence("the record's seats are not 0..n-1"),
+            "players",
+            Sentence("players must hold seats 0 to n-1, each once"),
+        )
     errors = check_names(names)
     if errors:
         raise Unprocessable(Sentence("the record's players do not fit"), errors)
     games = meta["options"].get("games")
     if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
-        raise _refused(Sentence("the record's table does not fit"), "table.options.games", Sentence("must be at most {games_max}", games_max=GAMES_MAX))
+        raise _refused(
+            Sentence("the record's table does not fit"),
+            "table.options.games",
+            Sentence("must be at most {games_max}", games_max=GAMES_MAX),
+        )
     try:
         rules = make_rules(
             meta["convention"],
@@ -204,46 +250,85 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
         )
     except InvalidTable as exc:
         raise Unprocessable(
-            Sentence("the record's table does not fit"), [FieldError(f"table.{e.field}", e.reason) for e in exc.errors]
+            Sentence("the record's table does not fit"),
+            [FieldError(f"table.{e.field}", e.reason) for e in exc.errors],
         ) from exc
     if not 0 <= meta["first_dealer"] < len(names):
-        raise _refused(Sentence("the record's table does not fit"), "table.first_dealer", Sentence("must be a seat 0-{last}", last=len(names) - 1))
+        raise _refused(
+            Sentence("the record's table does not fit"),
+            "table.first_dealer",
+            Sentence("must be a seat 0-{last}", last=len(names) - 1),
+        )
     values = rule_values(rules)
     for name in FIELD_NAMES:
-        if meta["rules"].get(name, values[name]) != values[name] or (name not in meta["rules"] and name not in LATER_FIELDS):
+        if meta["rules"].get(name, values[name]) != values[name] or (
+            name not in meta["rules"] and name not in LATER_FIELDS
+        ):
             raise _refused(
-                Sentence("the record's rule {name} is not what its convention, options and rules version make", name=name),
+                Sentence(
+                    "the record's rule {name} is not what its convention, options and rules version make",
+                    name=name,
+                ),
                 f"table.rules.{name}",
-                Sentence("{name} is {value!r} under these options, not {recorded!r}", name=name, value=values[name], recorded=meta["rules"].get(name)),
+                Sentence(
+                    "{name} is {value!r} under these options, not {recorded!r}",
+                    name=name,
+                    value=values[name],
+                    recorded=meta["rules"].get(name),
+                ),
             )
     unknown = sorted(set(meta["rules"]) - set(FIELD_NAMES))
     if unknown:
-        raise _refused(Sentence("the record names a rule this service does not know"), f"table.rules.{unknown[0]}", Sentence("not a rule field (docs/rules.md)"))
+        raise _refused(
+            Sentence("the record names a rule this service does not know"),
+            f"table.rules.{unknown[0]}",
+            Sentence("not a rule field (docs/rules.md)"),
+        )
     deals_in = record["deals"]
     if len(deals_in) > limits.deals_per_table:
         raise _refused(
             Sentence("the record holds {count} deals, more than a table may hold", count=len(deals_in)),
             "deals",
-            Sentence("at most {deals_per_table} deals (PREFSCORE_MAX_DEALS_PER_TABLE)", deals_per_table=limits.deals_per_table),
+            Sentence(
+                "at most {deals_per_table} deals (PREFSCORE_MAX_DEALS_PER_TABLE)",
+                deals_per_table=limits.deals_per_table,
+            ),
         )
     parsed: list[Deal] = []
     for i, d in enumerate(deals_in):
         if d["number"] != i + 1:
-            raise _refused(Sentence("the record's deals are not numbered 1..n in order"), f"deals.{i}.number", Sentence("deal {i} must have number {i}", i=i + 1), deal=i + 1)
+            raise _refused(
+                Sentence("the record's deals are not numbered 1..n in order"),
+                f"deals.{i}.number",
+                Sentence("deal {i} must have number {i}", i=i + 1),
+                deal=i + 1,
+            )
         try:
             parsed.append(Deal.from_dict(d["deal"]))
         except (InvalidDeal, KeyError, TypeError, ValueError) as exc:
             errors = getattr(exc, "errors", None) or []
-            parts = [Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason)) for e in errors[:MAX_LISTED_ERRORS]]
+            parts = [
+                Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason))
+                for e in errors[:MAX_LISTED_ERRORS]
+            ]
             if len(errors) > MAX_LISTED_ERRORS:
                 parts.append(Sentence("and {n} more", n=len(errors) - MAX_LISTED_ERRORS))
             where = joined("; ", parts) if parts else Sentence("not a deal body")
-            raise _refused(Sentence("deal {i} of the record is not a valid deal: {where}", i=i + 1, where=where), f"deals.{i}.deal", where, deal=i + 1) from exc
+            raise _refused(
+                Sentence("deal {i} of the record is not a valid deal: {where}", i=i + 1, where=where),
+                f"deals.{i}.deal",
+                where,
+                deal=i + 1,
+            ) from exc
     try:
         folded = replay(rules, meta["first_dealer"], parsed)
     except ReplayError as exc:
         raise _refused(
-            Sentence("deal {number} of the record does not fit the table when re-scored: {reasons}", number=exc.number, reasons=exc.sentence),
+            Sentence(
+                "deal {number} of the record does not fit the table when re-scored: {reasons}",
+                number=exc.number,
+                reasons=exc.sentence,
+            ),
             f"deals.{exc.number - 1}.deal",
             exc.sentence,
             deal=exc.number,
@@ -251,7 +336,10 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
     for i, (d, entries) in enumerate(zip(deals_in, folded.entries)):
         if record_entries(entries) != d["entries"]:
             raise _refused(
-                Sentence("deal {i} of the record wrote other entries than its re-scoring; nothing was imported", i=i + 1),
+                Sentence(
+                    "deal {i} of the record wrote other entries than its re-scoring; nothing was imported",
+                    i=i + 1,
+                ),
                 f"deals.{i}.entries",
                 Sentence("these entries are not what the deal scores under the record's rules"),
                 deal=i + 1,
@@ -277,7 +365,11 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
     )
     table = info(row, rules, folded.state)
     if record["sheet"] != exact_sheet(table):
-        raise _refused(Sentence("the record's sheet is not the sheet its deals make"), "sheet", Sentence("the final sheet differs from the re-scored one"))
+        raise _refused(
+            Sentence("the record's sheet is not the sheet its deals make"),
+            "sheet",
+            Sentence("the final sheet differs from the re-scored one"),
+        )
     rows = [
         {
             "table_id": row.id,
@@ -289,7 +381,9 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
             "game": game,  # the game number (migration 0009)
         }
         for i, (d, deal, entries, dealer, game) in enumerate(
-            zip(deals_in, parsed, folded.entries, folded.dealers, folded.games)  # the game number (migration 0009)
+            zip(
+                deals_in, parsed, folded.entries, folded.dealers, folded.games
+            )  # the game number (migration 0009)
         )
     ]
     with db.write() as session:
@@ -299,16 +393,26 @@ def import_record(db: Database, owner: str, record: dict[str, Any], *, limits: L
     return result
 
 
-
-
 def example_record() -> dict[str, Any]:
     """A record of a new sochi table, no deal played: the example of the documentation."""
     rules = make_rules("sochi", players=3, pool_target=4)
     state = TableState.new(rules, first_dealer=0)
-    now = datetime(2026, 12, 1, 8, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
     table = TableInfo(
-        id="0" * 32, owner="", convention="sochi", players=("Anna", "Boris", "Vera"), pool_target=4,
-        options=rules.options, first_dealer=0, share_token="", deal_count=0, revision=0, created_at=now,
-        rules=rules, state=state, updated_at=now, title="Tuesday",
+        id="0" * 32,
+        owner="",
+        convention="sochi",
+        players=("Anna", "Boris", "Vera"),
+        pool_target=4,
+        options=rules.options,
+        first_dealer=0,
+        share_token="",
+        deal_count=0,
+        revision=0,
+        created_at=now,
+        rules=rules,
+        state=state,
+        updated_at=now,
+        title="Tuesday",
     )
     return document(table, [])

@@ -44,7 +44,7 @@ def wrap(tokens: Sequence[str], width: float, size: float) -> list[str]:
         body_w = text_width(body, size)
         if cur_w + body_w <= width:
             cur += token
-            cur_w += body_w + text_width(token[len(body):], size)
+            cur_w += body_w + text_width(token[len(body) :], size)
             continue
         if cur.strip():
             lines.append(cur.rstrip())
@@ -53,7 +53,7 @@ def wrap(tokens: Sequence[str], width: float, size: float) -> list[str]:
         if text_width(body, size) > width:
             pieces = _break_token(body, width, size)
             lines.extend(pieces[:-1])
-            token = (pieces[-1].lstrip() if pieces else "") + token[len(body):]
+            token = (pieces[-1].lstrip() if pieces else "") + token[len(body) :]
         cur, cur_w = token, text_width(token, size)
     if cur.strip():
         lines.append(cur.rstrip())

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any
 
 from babel.numbers import get_group_symbol
 
@@ -24,7 +24,8 @@ from app.render.words import Language
 from app.rules import Entry, amounts
 from app.rules.vocabulary import EntryKind
 
-Amount = Union[int, Fraction]
+Amount = int | Fraction
+
 
 def exact(value: Any) -> Amount:
     """An amount as the engine keeps it (int or Fraction), passed through; the JSON forms a
@@ -172,8 +173,12 @@ def written(value: Amount, lang: Language | None = None) -> str:
 PENALTY_MARK = "*"  # after a value a judge's penalty wrote
 
 
-def sequence_text(values: Sequence[Amount], lang: Language | None = None, marked: set[int] | None = None) -> list[str]:
+def sequence_text(
+    values: Sequence[Amount], lang: Language | None = None, marked: set[int] | None = None
+) -> list[str]:
     """The tokens of a written sequence: "2 · " "6 · " "10" (joined: "2 · 6 · 10"); a line
     may break after any token. ``marked``: the places of values a penalty wrote ("12*")."""
-    tokens = [written(v, lang) + (PENALTY_MARK if marked and i in marked else "") for i, v in enumerate(values)]
+    tokens = [
+        written(v, lang) + (PENALTY_MARK if marked and i in marked else "") for i, v in enumerate(values)
+    ]
     return [t + SEPARATOR for t in tokens[:-1]] + tokens[-1:]

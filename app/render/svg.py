@@ -101,7 +101,9 @@ def _position(sector: Sector, f: Frame) -> tuple[float, float]:
     """Where a sector is, to order the whist columns toward the opponents."""
     if sector.part:
         return (f.x0 + f.cx) / 2 if sector.part == "left" else (f.cx + f.x1) / 2, f.bottom
-    return {"top": (f.cx, f.top), "bottom": (f.cx, f.bottom), "left": (f.x0, f.cy), "right": (f.x1, f.cy)}[sector.side]
+    return {"top": (f.cx, f.top), "bottom": (f.cx, f.bottom), "left": (f.x0, f.cy), "right": (f.x1, f.cy)}[
+        sector.side
+    ]
 
 
 def whist_order(sector: Sector, all_sectors: Sequence[Sector], f: Frame) -> list[int]:
@@ -189,7 +191,9 @@ def align(halves: Sequence[Sector], f: Frame, bands: Sequence[list[Band]]) -> di
     return out
 
 
-def solve(x0: float, x1: float, top: float, n: int, contents: Mapping[int, Any]) -> tuple[Frame, dict[int, list[Band]]]:
+def solve(
+    x0: float, x1: float, top: float, n: int, contents: Mapping[int, Any]
+) -> tuple[Frame, dict[int, list[Band]]]:
     """The frame (by its half-height, from 150 or a little under half its width) whose sectors all
     fit, within 2% of the smallest: doubled until it fits, then halved in between. A taller
     frame only ever gives the bands more room, so this finds it in a few layouts."""
@@ -231,17 +235,39 @@ class Drawing:
         self.items: list[ET.Element] = []
 
     def add(self, tag: str, **attrs: Any) -> ET.Element:
-        el = ET.Element(tag, {k.rstrip("_").replace("_", "-"): _fmt(v) if isinstance(v, float) else str(v)
-                              for k, v in attrs.items() if v is not None})
+        el = ET.Element(
+            tag,
+            {
+                k.rstrip("_").replace("_", "-"): _fmt(v) if isinstance(v, float) else str(v)
+                for k, v in attrs.items()
+                if v is not None
+            },
+        )
         self.items.append(el)
         return el
 
-    def text(self, x: float, y: float, text: str, size: float, cls: str, *, anchor: str = "start",
-             rotate: bool = False, **data: Any) -> ET.Element:
-        el = self.add("text", x=float(x), y=float(y), font_size=size, class_=cls,
-                      text_anchor=None if anchor == "start" else anchor,
-                      transform=f"rotate(-90 {_fmt(x)} {_fmt(y)})" if rotate else None,
-                      **{f"data_{k}": v for k, v in data.items()})
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: float,
+        cls: str,
+        *,
+        anchor: str = "start",
+        rotate: bool = False,
+        **data: Any,
+    ) -> ET.Element:
+        el = self.add(
+            "text",
+            x=float(x),
+            y=float(y),
+            font_size=size,
+            class_=cls,
+            text_anchor=None if anchor == "start" else anchor,
+            transform=f"rotate(-90 {_fmt(x)} {_fmt(y)})" if rotate else None,
+            **{f"data_{k}": v for k, v in data.items()},
+        )
         el.text = text
         return el
 
@@ -301,7 +327,9 @@ def _penalty_line(lang: Language, pen: Mapping[str, Any], names: Sequence[str]) 
         where = lang._("{amount} kept apart", amount=amount)
     else:
         where = lang._("{amount} to the mountain", amount=amount)
-    line = lang._("deal {number}: {name}, {where}", number=pen["number"], name=names[pen["offender"]], where=where)
+    line = lang._(
+        "deal {number}: {name}, {where}", number=pen["number"], name=names[pen["offender"]], where=where
+    )
     if pen.get("clause"):
         line += " " + lang._("(clause {clause})", clause=pen["clause"])
     if pen.get("reason"):
@@ -374,8 +402,14 @@ def draw_sheet(
     if not finished:
         text, hot = _allpass_text(lang, sheet.get("allpass", {}))
         lines = wrap_words(text, inner_w - 2 * PAD, FONT)
-        d.add("rect", x=float(PAD), y=float(y), width=inner_w, height=float(len(lines) * LH + PAD),
-                    class_="allpass hot" if hot else "allpass")
+        d.add(
+            "rect",
+            x=float(PAD),
+            y=float(y),
+            width=inner_w,
+            height=float(len(lines) * LH + PAD),
+            class_="allpass hot" if hot else "allpass",
+        )
         ty = y + PAD / 2
         for line in lines:
             d.text(2 * PAD, ty + ASCENT * FONT, line, FONT, "allpass-text")
@@ -393,19 +427,30 @@ def draw_sheet(
     closed = [bool(p.get("pool_closed")) for p in players]
     for s in sectors:
         p = players[s.seat]
-        whists = [sequence_text(reconcile(seqs.whists[s.seat][j], p["whists"].get(str(j), 0)), lang,
-                                seqs.marked("whists", s.seat, j))
-                  for j in orders[s.seat]]
+        whists = [
+            sequence_text(
+                reconcile(seqs.whists[s.seat][j], p["whists"].get(str(j), 0)),
+                lang,
+                seqs.marked("whists", s.seat, j),
+            )
+            for j in orders[s.seat]
+        ]
         pool = sequence_text(reconcile(seqs.pool[s.seat], p["pool"]), lang)
         if closed[s.seat] and pool:
             pool = pool[:-1] + [pool[-1] + " ✓"]
-        mountain = sequence_text(reconcile(seqs.mountain[s.seat], p["mountain"]), lang, seqs.marked("mountain", s.seat))
+        mountain = sequence_text(
+            reconcile(seqs.mountain[s.seat], p["mountain"]), lang, seqs.marked("mountain", s.seat)
+        )
         contents[s.seat] = [whists, [pool], [mountain]]
     f, laid = solve(x0, x1, top, n, contents)
 
     for s in sectors:
-        d.add("polygon", points=" ".join(f"{_fmt(px)},{_fmt(py)}" for px, py in polygon(s, f)),
-              class_=f"sector s{s.seat % 2}", data_seat=s.seat)
+        d.add(
+            "polygon",
+            points=" ".join(f"{_fmt(px)},{_fmt(py)}" for px, py in polygon(s, f)),
+            class_=f"sector s{s.seat % 2}",
+            data_seat=s.seat,
+        )
     for s in sectors:
         _draw_sector(d, s, f, laid[s.seat], closed[s.seat])
 
@@ -452,7 +497,9 @@ def draw_sheet(
             game = lang._("game {game}", game=b["game"]) if b.get("game") is not None else lang._("match")
             msgid = (match_bonuses or {}).get(b["kind"])
             kind = lang._(msgid) if msgid else str(b["kind"])
-            paragraph(f"{game}: {kind} — {names[b['seat']]} {_signed(lang, b['amount'])}", SMALL, "legend", 2 * PAD)
+            paragraph(
+                f"{game}: {kind} — {names[b['seat']]} {_signed(lang, b['amount'])}", SMALL, "legend", 2 * PAD
+            )
 
     if finished and settlement is not None:
         y += PAD
@@ -463,28 +510,39 @@ def draw_sheet(
             amount = _signed(lang, v)
             aw = text_width(amount, FONT)
             rows = wrap_words(names[seat], width - 4 * PAD - aw - 8, FONT)
-            d.text(width - PAD, y + ASCENT * FONT, amount, FONT, "num pos" if v > 0 else "num neg" if v < 0 else "num",
-                   anchor="end")
+            d.text(
+                width - PAD,
+                y + ASCENT * FONT,
+                amount,
+                FONT,
+                "num pos" if v > 0 else "num neg" if v < 0 else "num",
+                anchor="end",
+            )
             for row in rows:
                 d.text(PAD, y + ASCENT * FONT, row, FONT, "balance-name")
                 y += LH
     height = y + PAD
 
     label = lang._("Pulka: {names}", names=", ".join(names))
-    root = ET.Element("svg", {
-        "xmlns": "http://www.w3.org/2000/svg",
-        "viewBox": f"0 0 {_fmt(width)} {height:.0f}",
-        "width": _fmt(width),
-        "height": f"{height:.0f}",
-        "role": "img",
-        "aria-label": label,
-        "font-family": FONT_FAMILY,
-        "data-layout": layout,
-        "lang": lang.code,
-    })
+    root = ET.Element(
+        "svg",
+        {
+            "xmlns": "http://www.w3.org/2000/svg",
+            "viewBox": f"0 0 {_fmt(width)} {height:.0f}",
+            "width": _fmt(width),
+            "height": f"{height:.0f}",
+            "role": "img",
+            "aria-label": label,
+            "font-family": FONT_FAMILY,
+            "data-layout": layout,
+            "lang": lang.code,
+        },
+    )
     ET.SubElement(root, "title").text = label
     ET.SubElement(root, "style").text = STYLE
-    ET.SubElement(root, "rect", {"x": "0", "y": "0", "width": _fmt(width), "height": f"{height:.0f}", "fill": "#ffffff"})
+    ET.SubElement(
+        root, "rect", {"x": "0", "y": "0", "width": _fmt(width), "height": f"{height:.0f}", "fill": "#ffffff"}
+    )
     root.extend(d.items)
     return Drawn(ET.tostring(root, encoding="unicode"), width, float(f"{height:.0f}"))
 
@@ -514,8 +572,16 @@ def _draw_sector(d: Drawing, s: Sector, f: Frame, bands: list[Band], closed: boo
             step = (yb - ya) / len(band.columns)
             for c, lines in enumerate(band.columns):
                 for j, line in enumerate(lines):
-                    d.text(xa + PAD + j * LH + ASCENT * FONT, ya + (c + 1) * step - PAD, line, FONT, cls,
-                           rotate=True, seat=s.seat, band=i)
+                    d.text(
+                        xa + PAD + j * LH + ASCENT * FONT,
+                        ya + (c + 1) * step - PAD,
+                        line,
+                        FONT,
+                        cls,
+                        rotate=True,
+                        seat=s.seat,
+                        band=i,
+                    )
                 if c:
                     edge, depth = (f.x0, band.inner) if s.side == "left" else (f.x1, -band.inner)
                     d.line([(edge, ya + c * step), (edge + depth, ya + c * step)], "col")
@@ -535,10 +601,24 @@ def _draw_sector(d: Drawing, s: Sector, f: Frame, bands: list[Band], closed: boo
         step = (xb - xa) / len(band.columns)
         for c, lines in enumerate(band.columns):
             for j, line in enumerate(lines):
-                d.text(xa + c * step + PAD, ya + PAD + j * LH + ASCENT * FONT, line, FONT, cls, seat=s.seat, band=i)
+                d.text(
+                    xa + c * step + PAD,
+                    ya + PAD + j * LH + ASCENT * FONT,
+                    line,
+                    FONT,
+                    cls,
+                    seat=s.seat,
+                    band=i,
+                )
             if c:
                 edge = f.top if down else f.bottom
-                d.line([(xa + c * step, edge), (xa + c * step, f.top + band.inner if down else f.bottom - band.inner)], "col")
+                d.line(
+                    [
+                        (xa + c * step, edge),
+                        (xa + c * step, f.top + band.inner if down else f.bottom - band.inner),
+                    ],
+                    "col",
+                )
         if i == 2:
             continue
         # the line between this band and the next one in

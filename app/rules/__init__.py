@@ -22,6 +22,16 @@ from app.rules.conventions import (
     make_rules,
     options_of,
 )
+from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal, PenaltyDeal, RemiseDeal
+from app.rules.errors import (
+    DealerMismatch,
+    FieldError,
+    InvalidDeal,
+    InvalidTable,
+    ReplayError,
+    RulesError,
+    TableFinished,
+)
 from app.rules.fields import (
     CONTRACT_VALUE,
     COST_LADDERS,
@@ -44,18 +54,8 @@ from app.rules.fields import (
     TwoWhistersHigh,
     UnwhistedWriteoff,
 )
-from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal, PenaltyDeal, RemiseDeal
-from app.rules.errors import (
-    DealerMismatch,
-    FieldError,
-    InvalidDeal,
-    InvalidTable,
-    ReplayError,
-    RulesError,
-    TableFinished,
-)
-from app.rules.sentences import Sentence, joined, said, sentence
 from app.rules.scoring import DealResult, Replay, apply_deal, deal_game, replay
+from app.rules.sentences import Sentence, joined, said, sentence
 from app.rules.settlement import Settlement, Transfer, settle
 from app.rules.state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
 

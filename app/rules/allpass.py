@@ -69,7 +69,9 @@ def score_rostov_allpass(sheet: WorkingSheet, held: dict[int, int]) -> None:
             sheet.whist(w, loser, amount if shared == 1 else exact(Fraction(amount, shared)))
 
 
-def score_clean_players(sheet: WorkingSheet, deal: AllpassDeal, held: dict[int, int], cost: int | None) -> None:
+def score_clean_players(
+    sheet: WorkingSheet, deal: AllpassDeal, held: dict[int, int], cost: int | None
+) -> None:
     """An active player who took no trick (clean_player)."""
     rules = sheet.rules
     clean = rules.clean_player

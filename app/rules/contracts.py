@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from app.rules.sentences import Sentence
 from app.rules.checks import check_choices, check_declarer, check_level, check_talon, check_tricks
 from app.rules.deal import TALON_BONUSES, ContractDeal, MisereDeal, RemiseDeal
 from app.rules.errors import FieldError, InvalidDeal
@@ -16,11 +15,12 @@ from app.rules.fields import (
     WHIST_OBLIGATION,
     Responsibility,
     Rules,
-    TalonBonusPrice,
     SingleWhister,
+    TalonBonusPrice,
     TwoWhistersHigh,
     UnwhistedWriteoff,
 )
+from app.rules.sentences import Sentence
 from app.rules.sheet import DEFENDERS, WorkingSheet
 from app.rules.state import Amount, exact
 
@@ -49,21 +49,53 @@ def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
         check_dealer_whist(sheet, defence, first, second)
         del defence[sheet.dealer]
     if len(defence) != 2 or first not in defence or second not in defence:
-        raise InvalidDeal([FieldError("defenders", Sentence("must name exactly the defending seats {first} and {second}", first=first, second=second))])
+        raise InvalidDeal(
+            [
+                FieldError(
+                    "defenders",
+                    Sentence(
+                        "must name exactly the defending seats {first} and {second}",
+                        first=first,
+                        second=second,
+                    ),
+                )
+            ]
+        )
     d1, d2 = defence[first], defence[second]
     if rules.stalingrad and level == 6 and deal.strain == "S" and (d1, d2) != ("whist", "whist"):
         raise InvalidDeal([FieldError("defenders", "6 spades is Stalingrad: both defenders must whist")])
     if "half_whist" in (d1, d2):
         if level > 7:
-            raise InvalidDeal([FieldError(f"defenders.{first if d1 == 'half_whist' else second}", "half-whist only on 6 or 7")])
+            raise InvalidDeal(
+                [
+                    FieldError(
+                        f"defenders.{first if d1 == 'half_whist' else second}", "half-whist only on 6 or 7"
+                    )
+                ]
+            )
         if (d1, d2) != ("pass", "half_whist"):
-            raise InvalidDeal([FieldError(f"defenders.{first if d1 == 'half_whist' else second}",
-                                          "only the second defender may half-whist, after the first passed")])
+            raise InvalidDeal(
+                [
+                    FieldError(
+                        f"defenders.{first if d1 == 'half_whist' else second}",
+                        "only the second defender may half-whist, after the first passed",
+                    )
+                ]
+            )
     whisters = [s for s in (first, second) if defence[s] == "whist"]
     if level == 10 and whisters and not rules.whisted_tens:
-        raise InvalidDeal([FieldError(f"defenders.{whisters[0]}", "a ten is not whisted at this table (whisted_tens)")])
+        raise InvalidDeal(
+            [FieldError(f"defenders.{whisters[0]}", "a ten is not whisted at this table (whisted_tens)")]
+        )
     if deal.over_misere and not (rules.compulsory_allpass and level >= 9):
-        raise InvalidDeal([FieldError("over_misere", "only with compulsory_allpass (piter_races), on a 9 or 10 that outbid a misère")])
+        raise InvalidDeal(
+            [
+                FieldError(
+                    "over_misere",
+                    "only with compulsory_allpass (piter_races), on a 9 or 10 that outbid a misère",
+                )
+            ]
+        )
 
     value = CONTRACT_VALUE[level]
     if dealer_whists:
@@ -71,7 +103,9 @@ def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
         return
     if not whisters:
         if deal.tricks is not None:
-            raise InvalidDeal([FieldError("tricks", "the game was not played (nobody whisted): give no tricks")])
+            raise InvalidDeal(
+                [FieldError("tricks", "the game was not played (nobody whisted): give no tricks")]
+            )
         score_talon(sheet, deal)
         if "half_whist" in (d1, d2):
             score_half_whist(sheet, declarer, second, level, value)
@@ -99,14 +133,32 @@ def check_dealer_whist(sheet: WorkingSheet, defence: dict[int, str], first: int,
     """A 4-player dealer in the defenders: only his whist after pass and half-whist (dealer_half_whist)."""
     dealer = sheet.dealer
     if not sheet.rules.dealer_half_whist:
-        raise InvalidDeal([FieldError(f"defenders.{dealer}", "the dealer sits this deal out: he whists only with dealer_half_whist")])
+        raise InvalidDeal(
+            [
+                FieldError(
+                    f"defenders.{dealer}",
+                    "the dealer sits this deal out: he whists only with dealer_half_whist",
+                )
+            ]
+        )
     if defence[dealer] != "whist" or (defence.get(first), defence.get(second)) != ("pass", "half_whist"):
-        raise InvalidDeal([FieldError(f"defenders.{dealer}", Sentence(
-            "the dealer may only whist, after seat {first} passed and seat {second} half-whisted (dealer_half_whist)",
-            first=first, second=second))])
+        raise InvalidDeal(
+            [
+                FieldError(
+                    f"defenders.{dealer}",
+                    Sentence(
+                        "the dealer may only whist, after seat {first} passed and seat {second} half-whisted (dealer_half_whist)",
+                        first=first,
+                        second=second,
+                    ),
+                )
+            ]
+        )
 
 
-def score_dealer_whist(sheet: WorkingSheet, deal: ContractDeal, declarer: int, level: int, value: int) -> None:
+def score_dealer_whist(
+    sheet: WorkingSheet, deal: ContractDeal, declarer: int, level: int, value: int
+) -> None:
     """The dealer whisted over a half-whist: the game is played; the dealer writes the whists
     for both defenders' tricks, made or failed, and answers for no missing trick."""
     if deal.tricks is None:
@@ -163,8 +215,9 @@ def write_off_unwhisted_game(sheet: WorkingSheet, deal: ContractDeal | MisereDea
     return True
 
 
-def defenders_whists(rules: Rules, whisters: list[int], passer: int | None, tricks: dict[int, int],
-                     value: int, made: bool) -> list[tuple[int, Amount]]:
+def defenders_whists(
+    rules: Rules, whisters: list[int], passer: int | None, tricks: dict[int, int], value: int, made: bool
+) -> list[tuple[int, Amount]]:
     """Who writes whists for the defenders' tricks, and how many (single_whister), before
     any doubling on a failed declarer."""
     s = rules.scale
@@ -180,8 +233,16 @@ def defenders_whists(rules: Rules, whisters: list[int], passer: int | None, tric
     return [(whister, total)]
 
 
-def score_made_contract(sheet: WorkingSheet, declarer: int, level: int, value: int, whisters: list[int],
-                        passer: int | None, tricks: dict[int, int], second: int) -> None:
+def score_made_contract(
+    sheet: WorkingSheet,
+    declarer: int,
+    level: int,
+    value: int,
+    whisters: list[int],
+    passer: int | None,
+    tricks: dict[int, int],
+    second: int,
+) -> None:
     sheet.pool(declarer, value)
     for seat, amount in defenders_whists(sheet.rules, whisters, passer, tricks, value, made=True):
         sheet.whist(seat, declarer, amount)
@@ -189,8 +250,16 @@ def score_made_contract(sheet: WorkingSheet, declarer: int, level: int, value: i
     sheet.exit = True
 
 
-def score_failed_contract(sheet: WorkingSheet, deal: ContractDeal, declarer: int, level: int, value: int,
-                          whisters: list[int], passer: int | None, tricks: dict[int, int]) -> None:
+def score_failed_contract(
+    sheet: WorkingSheet,
+    deal: ContractDeal,
+    declarer: int,
+    level: int,
+    value: int,
+    whisters: list[int],
+    passer: int | None,
+    tricks: dict[int, int],
+) -> None:
     """s·V per undertrick to the declarer's mountain; the defenders' whists and the
     consolation from every other player, doubled under failed_declarer_doubled."""
     rules = sheet.rules
@@ -207,8 +276,15 @@ def score_failed_contract(sheet: WorkingSheet, deal: ContractDeal, declarer: int
         sheet.compulsory_next = compulsory_cost(rules, undertricks)
 
 
-def charge_failed_whist(sheet: WorkingSheet, level: int, value: int, whisters: list[int],
-                        tricks: dict[int, int], second: int, passer: int | None) -> None:
+def charge_failed_whist(
+    sheet: WorkingSheet,
+    level: int,
+    value: int,
+    whisters: list[int],
+    tricks: dict[int, int],
+    second: int,
+    passer: int | None,
+) -> None:
     """The responsible defender(s) when the defenders fall short of the obligation."""
     rules = sheet.rules
     obligation = WHIST_OBLIGATION[level]
@@ -264,7 +340,14 @@ def score_misere(sheet: WorkingSheet, deal: MisereDeal) -> None:
     declarer = deal.declarer
     given = dict(deal.tricks or ())
     if declarer not in given:
-        raise InvalidDeal([FieldError("tricks", Sentence("required: at least the declarer's (seat {declarer}) tricks", declarer=declarer))])
+        raise InvalidDeal(
+            [
+                FieldError(
+                    "tricks",
+                    Sentence("required: at least the declarer's (seat {declarer}) tricks", declarer=declarer),
+                )
+            ]
+        )
     if len(given) > 1:
         # All seats given: they must add up like any played deal.
         if check_tricks(sheet, deal, errors) is None:

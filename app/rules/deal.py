@@ -8,17 +8,18 @@ adding up, the lowest contract, the convention's options) is checked by
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
-from app.rules.sentences import Sentence
 from app.rules.errors import FieldError, InvalidDeal
+from app.rules.sentences import Sentence
 from app.rules.vocabulary import (
     CONTRACT_HELP,
     CONTRACT_RE,
+    DEAL_NOTE_MAX,
     DEAL_TYPES,
     DEFENCE,
-    DEAL_NOTE_MAX,
     PENALTY_AMOUNT_MAX,
     PENALTY_CLAUSE_MAX,
     PENALTY_DESTINATIONS,
@@ -72,8 +73,13 @@ OFFENDER_REASON = Sentence("must be the seat number of the player penalised")
 AMOUNT_REASON = Sentence("must be a whole number from 1 to {amount_max}", amount_max=PENALTY_AMOUNT_MAX)
 DESTINATION_REASON = Sentence("must be {words}", words=one_of(PENALTY_DESTINATIONS))
 VIOLATION_REASON = Sentence("must be {words}", words=one_of(VIOLATIONS))
-CLAUSE_REASON = Sentence("must be text of 1 to {clause_max} characters, e.g. \"10.3\"", clause_max=PENALTY_CLAUSE_MAX)
-REASON_REASON = Sentence("required: why the penalty was given, text of 1 to {deal_note_max} characters", deal_note_max=DEAL_NOTE_MAX)
+CLAUSE_REASON = Sentence(
+    'must be text of 1 to {clause_max} characters, e.g. "10.3"', clause_max=PENALTY_CLAUSE_MAX
+)
+REASON_REASON = Sentence(
+    "required: why the penalty was given, text of 1 to {deal_note_max} characters",
+    deal_note_max=DEAL_NOTE_MAX,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,14 +120,16 @@ class Deal:
         return 0
 
     @classmethod
-    def from_dict(cls, body: Any) -> "Deal":
+    def from_dict(cls, body: Any) -> Deal:
         """Parse a deal body read back as JSON; raise InvalidDeal naming every bad field."""
         errors: list[FieldError] = []
         if not isinstance(body, dict):
             raise InvalidDeal([FieldError("body", "must be a JSON object")])
         kind = body.get("type")
         if kind not in DEAL_TYPES:
-            raise InvalidDeal([FieldError("type", Sentence("must be one of {choices}", choices=', '.join(DEAL_TYPES)))])
+            raise InvalidDeal(
+                [FieldError("type", Sentence("must be one of {choices}", choices=", ".join(DEAL_TYPES)))]
+            )
         allowed = _FIELDS[kind] | _COMMON
         for name in body:
             if name not in allowed:
@@ -146,7 +154,9 @@ class Deal:
                 for key, value in defenders.items():
                     seat = _seat_key(key, f"defenders.{key}", errors)
                     if value not in DEFENCE:
-                        errors.append(FieldError(f"defenders.{key}", Sentence("must be {words}", words=one_of(DEFENCE))))
+                        errors.append(
+                            FieldError(f"defenders.{key}", Sentence("must be {words}", words=one_of(DEFENCE)))
+                        )
                     elif seat is not None:
                         pairs.append((seat, value))
                 values["defenders"] = tuple(sorted(pairs))
@@ -159,7 +169,9 @@ class Deal:
                 for key, value in tricks.items():
                     seat = _seat_key(key, f"tricks.{key}", errors)
                     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
-                        errors.append(FieldError(f"tricks.{key}", "must be a whole number of tricks from 0 to 10"))
+                        errors.append(
+                            FieldError(f"tricks.{key}", "must be a whole number of tricks from 0 to 10")
+                        )
                     elif seat is not None:
                         pairs.append((seat, value))
                 values["tricks"] = tuple(sorted(pairs))
@@ -189,7 +201,14 @@ class Deal:
         if "note" in body and body["note"] is not None:
             note = body["note"]
             if not isinstance(note, str) or len(note) > DEAL_NOTE_MAX:
-                errors.append(FieldError("note", Sentence("must be text of at most {deal_note_max} characters", deal_note_max=DEAL_NOTE_MAX)))
+                errors.append(
+                    FieldError(
+                        "note",
+                        Sentence(
+                            "must be text of at most {deal_note_max} characters", deal_note_max=DEAL_NOTE_MAX
+                        ),
+                    )
+                )
             else:
                 values["note"] = note
         if errors:
@@ -360,7 +379,7 @@ def _seat(value: Any, name: str, errors: list[FieldError], required: bool) -> in
 def _seat_key(key: Any, name: str, errors: list[FieldError]) -> int | None:
     if isinstance(key, str) and key in ("0", "1", "2", "3"):
         return int(key)
-    errors.append(FieldError(name, "keys must be seat numbers \"0\"-\"3\""))
+    errors.append(FieldError(name, 'keys must be seat numbers "0"-"3"'))
     return None
 
 
@@ -373,7 +392,9 @@ def _parse_choices(choices: Any, values: dict[str, Any], errors: list[FieldError
             errors.append(FieldError(f"choices.{name}", "not a choice (writeoff, help)"))
     if "writeoff" in choices:
         seats = choices["writeoff"]
-        if not isinstance(seats, list) or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 3 for s in seats):
+        if not isinstance(seats, list) or any(
+            isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 3 for s in seats
+        ):
             errors.append(FieldError("choices.writeoff", "must be a list of seat numbers"))
         elif len(set(seats)) != len(seats):
             errors.append(FieldError("choices.writeoff", WRITEOFF_TWICE))
@@ -392,7 +413,9 @@ def _parse_talon(talon: Any, values: dict[str, Any], errors: list[FieldError]) -
             errors.append(FieldError(f"talon.{name}", "not a talon field (bonus, discarded, returned)"))
     if "bonus" in talon and talon["bonus"] is not None:
         if talon["bonus"] not in TALON_BONUSES:
-            errors.append(FieldError("talon.bonus", Sentence("must be {words}", words=one_of(tuple(TALON_BONUSES)))))
+            errors.append(
+                FieldError("talon.bonus", Sentence("must be {words}", words=one_of(tuple(TALON_BONUSES))))
+            )
         else:
             values["talon_bonus"] = talon["bonus"]
     for flag in ("discarded", "returned"):

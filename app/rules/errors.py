@@ -21,7 +21,10 @@ class RulesError(Exception):
     def __init__(self, errors: list[FieldError]):
         self.errors = list(errors)
         # The reasons as one sentence ("tricks: …; dealer: …"), each translatable.
-        self.sentence = joined("; ", (Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason)) for e in self.errors))
+        self.sentence = joined(
+            "; ",
+            (Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason)) for e in self.errors),
+        )
         super().__init__(str(self.sentence))
 
 

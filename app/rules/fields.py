@@ -8,9 +8,10 @@ preset of these fields (``conventions.py``); a table may override any of them un
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from app.rules.vocabulary import PenaltyDestination
 

@@ -124,7 +124,9 @@ def end_match_game(sheet: WorkingSheet, new: TableState) -> TableState:
     )
 
 
-def write_bonus(sheet: WorkingSheet, bonuses: list[Bonus], game: int | None, kind: str, seats, total: int) -> None:
+def write_bonus(
+    sheet: WorkingSheet, bonuses: list[Bonus], game: int | None, kind: str, seats, total: int
+) -> None:
     """A bonus shared by tied players: each writes total/t on every other player."""
     seats = sorted(seats)
     if not seats:

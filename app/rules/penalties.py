@@ -29,7 +29,9 @@ def score_penalty(sheet: WorkingSheet, deal: PenaltyDeal) -> PenaltyDestination:
     by ``finish_penalty`` on the state, not on the sheet's pool or mountain."""
     errors: list[FieldError] = []
     if deal.offender >= sheet.n:
-        errors.append(FieldError("offender", Sentence("must be a seat of this table: 0 to {last}", last=sheet.n - 1)))
+        errors.append(
+            FieldError("offender", Sentence("must be a seat of this table: 0 to {last}", last=sheet.n - 1))
+        )
     amount = penalty_amount(deal)
     if amount is None:
         errors.append(FieldError("amount", Sentence("required: the code fixes no amount for this penalty")))

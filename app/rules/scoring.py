@@ -8,10 +8,9 @@ deal leaves everything as it was. The rules themselves live in ``contracts.py``,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
-from app.rules.sentences import Sentence
 from app.rules.allpass import score_allpass
 from app.rules.checks import check_choices
 from app.rules.contracts import score_contract, score_misere, score_remise
@@ -20,6 +19,7 @@ from app.rules.errors import DealerMismatch, FieldError, InvalidDeal, ReplayErro
 from app.rules.fields import GameEnd, Rules
 from app.rules.game_end import finish_deal
 from app.rules.penalties import finish_penalty, score_penalty
+from app.rules.sentences import Sentence
 from app.rules.sheet import WorkingSheet, write_pools
 from app.rules.state import Entry, TableState
 
@@ -41,11 +41,22 @@ class Replay:
 def apply_deal(rules: Rules, state: TableState, deal: Deal) -> DealResult:
     """Score ``deal`` on ``state``. Raises InvalidDeal (or a subclass); ``state`` is never changed."""
     if state.finished:
-        over = Sentence("the match is over: no more deals") if rules.match_bonuses else Sentence("the game is over: no more deals")
+        over = (
+            Sentence("the match is over: no more deals")
+            if rules.match_bonuses
+            else Sentence("the game is over: no more deals")
+        )
         raise TableFinished([FieldError("type", over)])
     dealer = state.next_dealer
     if deal.dealer is not None and deal.dealer != dealer:
-        raise DealerMismatch([FieldError("dealer", Sentence("seat {dealer} deals now, not seat {named}", dealer=dealer, named=deal.dealer))])
+        raise DealerMismatch(
+            [
+                FieldError(
+                    "dealer",
+                    Sentence("seat {dealer} deals now, not seat {named}", dealer=dealer, named=deal.dealer),
+                )
+            ]
+        )
     sheet = WorkingSheet(rules, state, dealer)
     kind = type(deal)  # each kind is scored by its own function
     if kind is PenaltyDeal:  # between deals: it moves neither the deal nor the streak
@@ -75,7 +86,14 @@ def close_game(sheet: WorkingSheet, deal: CloseDeal) -> None:
     """The caller ends a game played for a number of deals ("на время"); it writes nothing
     and the table is settled with its pools as they are."""
     if sheet.rules.end_of_game is not GameEnd.DEALS:
-        raise InvalidDeal([FieldError("type", "only a game played for a number of deals (end_of_game deals) is closed by the caller")])
+        raise InvalidDeal(
+            [
+                FieldError(
+                    "type",
+                    "only a game played for a number of deals (end_of_game deals) is closed by the caller",
+                )
+            ]
+        )
     errors: list[FieldError] = []
     check_choices(sheet, deal, errors)
     if errors:

@@ -10,27 +10,46 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from app.rules.sentences import Sentence
 from app.rules.deal import Deal
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.fields import MadeGameWriteoff, PoolOverflow, Rules
+from app.rules.sentences import Sentence
 from app.rules.state import Amount, Entry, TableState, exact
-
 
 # The active seats and the (first, second) defenders of each declarer, by table size and dealer:
 # at 4 players the dealer sits out; defenders are ordered from the declarer's left.
-ACTIVE = {(n, dealer): tuple(s for s in range(n) if n == 3 or s != dealer) for n in (3, 4) for dealer in range(n)}
+ACTIVE = {
+    (n, dealer): tuple(s for s in range(n) if n == 3 or s != dealer) for n in (3, 4) for dealer in range(n)
+}
 DEFENDERS = {
-    (n, dealer, declarer): tuple(s for s in ((declarer + i) % n for i in range(1, n)) if s in ACTIVE[n, dealer])
-    for n in (3, 4) for dealer in range(n) for declarer in ACTIVE[n, dealer]
+    (n, dealer, declarer): tuple(
+        s for s in ((declarer + i) % n for i in range(1, n)) if s in ACTIVE[n, dealer]
+    )
+    for n in (3, 4)
+    for dealer in range(n)
+    for declarer in ACTIVE[n, dealer]
 }
 
 
 class WorkingSheet:
     __slots__ = (
-        "rules", "state", "dealer", "n", "active", "pools", "mountains", "whists",
-        "entries", "pending_pools", "exit", "compulsory_next", "unhelpable", "help_used",
-        "writeoff_used", "copied_rows", "aparts",
+        "rules",
+        "state",
+        "dealer",
+        "n",
+        "active",
+        "pools",
+        "mountains",
+        "whists",
+        "entries",
+        "pending_pools",
+        "exit",
+        "compulsory_next",
+        "unhelpable",
+        "help_used",
+        "writeoff_used",
+        "copied_rows",
+        "aparts",
     )
 
     def __init__(self, rules: Rules, state: TableState, dealer: int):
@@ -104,7 +123,9 @@ class WorkingSheet:
 
     def entries_written(self) -> tuple[Entry, ...]:
         """The summed lines as entries; lines that cancelled out are dropped."""
-        return tuple([Entry(kind, seat, amount, on) for (kind, seat, on), amount in self.entries.items() if amount])
+        return tuple(
+            [Entry(kind, seat, amount, on) for (kind, seat, on), amount in self.entries.items() if amount]
+        )
 
     def check_choices_used(self, deal: Deal) -> None:
         if deal.help is not None and not self.help_used:
@@ -114,7 +135,14 @@ class WorkingSheet:
         stray = set(deal.writeoff) - self.writeoff_used
         if stray:
             seats = ", ".join(str(s) for s in sorted(stray))
-            raise InvalidDeal([FieldError("choices.writeoff", Sentence("seat {seats} has nothing to write off in this deal", seats=seats))])
+            raise InvalidDeal(
+                [
+                    FieldError(
+                        "choices.writeoff",
+                        Sentence("seat {seats} has nothing to write off in this deal", seats=seats),
+                    )
+                ]
+            )
 
 
 # --------------------------------------------------------------------------
@@ -142,8 +170,11 @@ def write_pools(sheet: WorkingSheet, deal: Deal) -> None:
             sheet._raw_pool(seat, own)
         excess = amount - own
         if excess:
-            if (rules.made_game_writeoff is MadeGameWriteoff.BEYOND_TARGET and seat == deal.declarer
-                    and seat in deal.writeoff):
+            if (
+                rules.made_game_writeoff is MadeGameWriteoff.BEYOND_TARGET
+                and seat == deal.declarer
+                and seat in deal.writeoff
+            ):
                 write_off_beyond_target(sheet, seat, excess)
             else:
                 overflow_pool(sheet, seat, excess, deal)
@@ -156,10 +187,17 @@ def write_off_made_game(sheet: WorkingSheet, seat: int, amount: Amount) -> bool:
     if rules.made_game_writeoff is not MadeGameWriteoff.CLOSED_POOL:
         return False
     if sheet.state.pools[seat] < rules.pool_target:
-        raise InvalidDeal([FieldError(
-            "choices.writeoff",
-            Sentence("seat {seat}'s pool is not closed: a made game is written off the mountain only once the pool is closed", seat=seat),
-        )])
+        raise InvalidDeal(
+            [
+                FieldError(
+                    "choices.writeoff",
+                    Sentence(
+                        "seat {seat}'s pool is not closed: a made game is written off the mountain only once the pool is closed",
+                        seat=seat,
+                    ),
+                )
+            ]
+        )
     sheet.writeoff_used.add(seat)
     sheet.mountain(seat, -amount * rules.pool_rate)
     return True
@@ -188,8 +226,7 @@ def overflow_pool(sheet: WorkingSheet, helper: int, excess: Amount, deal: Deal) 
     pools = sheet.pools
     while excess:
         open_seats = [
-            s for s in range(sheet.n)
-            if s != helper and pools[s] < target and s not in sheet.unhelpable
+            s for s in range(sheet.n) if s != helper and pools[s] < target and s not in sheet.unhelpable
         ]
         if not open_seats:
             break

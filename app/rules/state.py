@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any
 
 from app.rules.fields import AllpassScoring, Rules
 
-Amount = Union[int, Fraction]
+Amount = int | Fraction
 
 STATE_VERSION = 1
 
@@ -85,7 +85,7 @@ class TableState:
     apart: tuple[Amount, ...] = ()
 
     @classmethod
-    def new(cls, rules: Rules, first_dealer: int = 0) -> "TableState":
+    def new(cls, rules: Rules, first_dealer: int = 0) -> TableState:
         n = rules.players
         zeros = (0,) * n
         return cls(
@@ -156,7 +156,7 @@ class TableState:
         } | ({"apart": [aj(a) for a in self.apart]} if self.apart else {})
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TableState":
+    def from_dict(cls, data: dict[str, Any]) -> TableState:
         if data.get("version") != STATE_VERSION:
             raise ValueError(f"state version {data.get('version')!r} is not {STATE_VERSION}")
         af = amount_from_json

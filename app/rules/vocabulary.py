@@ -132,4 +132,8 @@ TALON_DEAL_TYPES: tuple[str, ...] = (DealType.CONTRACT.value, DealType.MISERE.va
 def one_of(words: tuple[str, ...] | list[str]) -> str:
     """ "a, b or c": the words a field accepts, for a refusal's reason."""
     words = [str(w) for w in words]
-    return words[0] if len(words) == 1 else Sentence("{words} or {last}", words=", ".join(words[:-1]), last=words[-1])
+    return (
+        words[0]
+        if len(words) == 1
+        else Sentence("{words} or {last}", words=", ".join(words[:-1]), last=words[-1])
+    )

@@ -116,7 +116,9 @@ WORDS = (
     N_("{name} deals this deal"),
     N_("A remise: the declarer gives up the game unplayed and is written three tricks short."),
     N_("After the all-pass the lowest game is {n}; the lower levels are closed."),
-    N_("Another phone recorded deals meanwhile: check this deal (its dealer may have changed) and record it again, or drop it."),
+    N_(
+        "Another phone recorded deals meanwhile: check this deal (its dealer may have changed) and record it again, or drop it."
+    ),
     N_("Deal"),
     N_("Deal {n}"),
     N_("Deal {n} kept on this phone: it is sent as soon as the network allows."),
@@ -157,7 +159,9 @@ async def score_page(token: str, scorer: ScorerAccess, db: DB, lang: PageLang) -
     initial = await run_in_threadpool(page_state, db, scorer, token)
     title = f"{lang._('Score')}: {', '.join(p['name'] for p in initial['table']['players'])}"
     # nosniff, no framing and no referrer come from the security headers (app/kit/middleware).
-    return page_response(PAGE, lang, cache_control="no-store", **page_values(token, title, lang), initial=initial)
+    return page_response(
+        PAGE, lang, cache_control="no-store", **page_values(token, title, lang), initial=initial
+    )
 
 
 def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, object]:
@@ -170,7 +174,9 @@ def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, object]:
     return {
         "table": ScorerTable.of(table, settlement).model_dump(mode="json"),
         "etag": table.etag,
-        "deals": [ScorerDeal(dealer=d.dealer, deal=StoredDeal.of(d)).model_dump(mode="json") for d in page.deals],
+        "deals": [
+            ScorerDeal(dealer=d.dealer, deal=StoredDeal.of(d)).model_dump(mode="json") for d in page.deals
+        ],
         "next": nxt,
         "read_at": int(time.time() * 1000),
     }
@@ -196,8 +202,11 @@ async def score_manifest(token: str, scorer: ScorerAccess, lang: PageLang) -> Re
         "theme_color": "#14213d",
         "icons": [{"src": f"{page}/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
     }
-    return Response(json.dumps(manifest, ensure_ascii=False), media_type="application/manifest+json",
-                    headers={"Cache-Control": "no-cache"})
+    return Response(
+        json.dumps(manifest, ensure_ascii=False),
+        media_type="application/manifest+json",
+        headers={"Cache-Control": "no-cache"},
+    )
 
 
 ICON = (
@@ -215,5 +224,8 @@ async def score_icon(token: str, scorer: ScorerAccess) -> Response:
 async def score_worker(token: str, scorer: ScorerAccess) -> Response:
     """The service worker, allowed the scope of the page itself (``/score/{token}``, which
     the script's own folder would not cover); fetched again on each visit (no-cache)."""
-    return Response(WORKER, media_type="text/javascript", headers={
-        "Cache-Control": "no-cache", "Service-Worker-Allowed": f"/score/{token}"})
+    return Response(
+        WORKER,
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": f"/score/{token}"},
+    )

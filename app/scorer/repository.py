@@ -6,9 +6,9 @@ from __future__ import annotations
 from sqlalchemy import Row, func, select, update
 from sqlalchemy.orm import Session
 
-from app.kit.repository import owner_has_a_key
 from app.kit.db import ScorerLinkRow, TableRow
 from app.kit.db.models import utcnow
+from app.kit.repository import owner_has_a_key
 
 _LINKS = ScorerLinkRow.__table__
 _TABLES = TableRow.__table__
@@ -16,7 +16,9 @@ _TABLES = TableRow.__table__
 
 def active_links(session: Session, table_id: str) -> int:
     return session.scalar(
-        select(func.count()).select_from(ScorerLinkRow).where(ScorerLinkRow.table_id == table_id, ScorerLinkRow.revoked_at.is_(None))
+        select(func.count())
+        .select_from(ScorerLinkRow)
+        .where(ScorerLinkRow.table_id == table_id, ScorerLinkRow.revoked_at.is_(None))
     )
 
 
@@ -27,10 +29,16 @@ def add_link(session: Session, table_id: str, prefix: str, digest: str) -> Score
     return row
 
 
-def links_of(session: Session, table_id: str, *, after: int = 0, rows: int | None = None) -> list[ScorerLinkRow]:
+def links_of(
+    session: Session, table_id: str, *, after: int = 0, rows: int | None = None
+) -> list[ScorerLinkRow]:
     """The table's links, revoked ones included, oldest first: at most ``rows`` after the link
     ``after`` (keyset paging on its id)."""
-    query = select(ScorerLinkRow).where(ScorerLinkRow.table_id == table_id, ScorerLinkRow.id > after).order_by(ScorerLinkRow.id)
+    query = (
+        select(ScorerLinkRow)
+        .where(ScorerLinkRow.table_id == table_id, ScorerLinkRow.id > after)
+        .order_by(ScorerLinkRow.id)
+    )
     return list(session.scalars(query if rows is None else query.limit(rows)))
 
 
@@ -43,7 +51,6 @@ def revoke(session: Session, row: ScorerLinkRow, table_id: str, revision: int) -
     row.revoked_at = utcnow()
     session.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(revision=revision))
     session.flush()
-
 
 
 def links_with_prefix(conn, prefix: str) -> list[Row]:  # noqa: ANN001

@@ -13,27 +13,34 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from app.rules import settle
-from app.scorer import service as links
 from app.deals import answers
 from app.deals import service as deals
-from app.tables.service import get_table
-
+from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
+from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
 from app.kit.limits import SCORER_LINKS_MAX
-from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
-from app.tables.schemas import SettlementOut
-from app.kit.problem_schemas import problem_responses
-from app.scorer.schemas import ScorerDeal, ScorerDealPage, ScorerLink, ScorerLinkCreated, ScorerLinkList, ScorerTable
-from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
 from app.kit.preconditions import IfMatch
+from app.kit.problem_schemas import problem_responses
+from app.rules import settle
+from app.scorer import service as links
+from app.scorer.schemas import (
+    ScorerDeal,
+    ScorerDealPage,
+    ScorerLink,
+    ScorerLinkCreated,
+    ScorerLinkList,
+    ScorerTable,
+)
+from app.tables.schemas import SettlementOut
+from app.tables.service import get_table
 
 owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"], route_class=BodyRoute)
 router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
 LinkId = Annotated[int, Path(ge=1, le=2**53 - 1, description="the link's id")]
 from app.kit.limits import DEALS_PAGE_MAX as PAGE_MAX  # noqa: E402
+
 _NO_STORE = {"headers": CACHE_CONTROL}
 
 
@@ -66,8 +73,20 @@ def list_scorer_links(
     db: DB,
     owner: Owner,
     response: Response,
-    after: Annotated[int, Query(ge=0, le=2**53 - 1, description="list the links after this one (its id), from the last page's next")] = 0,
-    limit: Annotated[int, Query(ge=1, le=SCORER_LINKS_MAX, description="at most this many links (all of a table's, by default)")] = SCORER_LINKS_MAX,
+    after: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=2**53 - 1,
+            description="list the links after this one (its id), from the last page's next",
+        ),
+    ] = 0,
+    limit: Annotated[
+        int,
+        Query(
+            ge=1, le=SCORER_LINKS_MAX, description="at most this many links (all of a table's, by default)"
+        ),
+    ] = SCORER_LINKS_MAX,
 ) -> ScorerLinkList:
     """The table's scorer links, revoked ones included, oldest first, keyset-paged (follow
     ``next`` until it is null): id, prefix, when made and revoked. Never a token nor a hash."""
@@ -83,7 +102,9 @@ def list_scorer_links(
     response_model=ScorerLink,
     responses={200: _NO_STORE, **problem_responses(401, 404, 422)},
 )
-def revoke_scorer_link(table_id: str, link_id: LinkId, db: DB, owner: Owner, response: Response) -> ScorerLink:
+def revoke_scorer_link(
+    table_id: str, link_id: LinkId, db: DB, owner: Owner, response: Response
+) -> ScorerLink:
     """Revoke a scorer link: refused from now on, its open event streams end at once.
     Revoking again changes nothing."""
     response.headers["Cache-Control"] = "no-store"
@@ -129,7 +150,9 @@ def list_scorer_deals(
     page = links.scorer_log(db, scorer, after=after, limit=limit)
     response.headers["Cache-Control"] = "no-store"
     nxt = f"/v1/score/{token}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
-    return ScorerDealPage(items=[ScorerDeal(dealer=deal.dealer, deal=StoredDeal.of(deal)) for deal in page.deals], next=nxt)
+    return ScorerDealPage(
+        items=[ScorerDeal(dealer=deal.dealer, deal=StoredDeal.of(deal)) for deal in page.deals], next=nxt
+    )
 
 
 @router.post(
@@ -137,7 +160,10 @@ def list_scorer_deals(
     operation_id="postScorerDeal",
     status_code=201,
     response_model=DealWithSheet,
-    responses={201: {"headers": {**LOCATION, **ETAG, **IDEMPOTENT_REPLAYED}}, **problem_responses(404, 409, 412, 422)},
+    responses={
+        201: {"headers": {**LOCATION, **ETAG, **IDEMPOTENT_REPLAYED}},
+        **problem_responses(404, 409, 412, 422),
+    },
     openapi_extra=NO_KEY,
 )
 async def post_scorer_deal(
@@ -171,9 +197,13 @@ async def post_scorer_deal(
     responses={200: {"headers": ETAG}, **problem_responses(404, 409, 412, 422)},
     openapi_extra=NO_KEY,
 )
-def undo_scorer_deal(scorer: ScorerAccess, number: DealNumber, db: DB, response: Response, if_match: IfMatch = None) -> DealWithSheet:
+def undo_scorer_deal(
+    scorer: ScorerAccess, number: DealNumber, db: DB, response: Response, if_match: IfMatch = None
+) -> DealWithSheet:
     """Undo the last deal of the link's table (409 for another one)."""
-    return answers.undone(deals.undo_last(db, scorer.owner, scorer.table_id, number, if_match=if_match), response)
+    return answers.undone(
+        deals.undo_last(db, scorer.owner, scorer.table_id, number, if_match=if_match), response
+    )
 
 
 @router.put(
@@ -184,7 +214,12 @@ def undo_scorer_deal(scorer: ScorerAccess, number: DealNumber, db: DB, response:
     openapi_extra=NO_KEY,
 )
 def correct_scorer_deal(
-    scorer: ScorerAccess, number: DealNumber, deal: DealBody, db: DB, response: Response, if_match: IfMatch = None
+    scorer: ScorerAccess,
+    number: DealNumber,
+    deal: DealBody,
+    db: DB,
+    response: Response,
+    if_match: IfMatch = None,
 ) -> DealCorrected:
     """Correct a past deal of the link's table; later deals are re-scored (409 naming the one
     that would no longer fit, and nothing changes)."""

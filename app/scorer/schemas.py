@@ -8,17 +8,24 @@ from typing import Any
 
 from pydantic import Field
 
+from app.deals.schemas import StoredDeal
+from app.kit.schemas import Answer, timestamp
 from app.rules import (
-    AllpassScoring, CleanPlayer, GameEnd, MadeGameWriteoff, PoolOverflow, Rules, SingleWhister, TalonBonusPrice, UnwhistedWriteoff,
+    AllpassScoring,
+    CleanPlayer,
+    GameEnd,
+    MadeGameWriteoff,
+    PoolOverflow,
+    Rules,
+    SingleWhister,
+    TalonBonusPrice,
+    UnwhistedWriteoff,
 )
 from app.rules.vocabulary import CONTRACT_LEVELS, STRAINS, TALON_BONUSES
 from app.scorer.service import LinkInfo
 from app.tables.model import TableInfo
-
-from app.kit.schemas import Answer, timestamp
-from app.deals.schemas import StoredDeal
-from app.tables.sheet_schemas import Sheet
 from app.tables.schemas import ConventionName, PlayerOut, SettlementOut, TableOut
+from app.tables.sheet_schemas import Sheet
 
 
 class ScorerLink(Answer):
@@ -31,7 +38,7 @@ class ScorerLink(Answer):
     revoked_at: str | None = Field(description="when the link was revoked; null while it works")
 
     @classmethod
-    def of(cls, link: LinkInfo) -> "ScorerLink":
+    def of(cls, link: LinkInfo) -> ScorerLink:
         return cls(
             id=link.id,
             table_id=link.table_id,
@@ -54,10 +61,16 @@ class ScorerLinkList(Answer):
 class ScoringChoices(Answer):
     """What the table's rules let a deal say: the scoring page offers these and nothing else."""
 
-    kinds: list[str] = Field(description="the deal types the table takes: contract, misere, allpass, and remise or close where allowed")
-    levels: list[int] = Field(description="contract levels (the sheet's allpass.min_contract is the lowest one now)")
+    kinds: list[str] = Field(
+        description="the deal types the table takes: contract, misere, allpass, and remise or close where allowed"
+    )
+    levels: list[int] = Field(
+        description="contract levels (the sheet's allpass.min_contract is the lowest one now)"
+    )
     strains: list[str] = Field(description="S, C, D, H, NT: spades, clubs, diamonds, hearts, no trumps")
-    half_whist: bool = Field(description="the second defender may half-whist a 6 or a 7 after the first passed")
+    half_whist: bool = Field(
+        description="the second defender may half-whist a 6 or a 7 after the first passed"
+    )
     passer_tricks: bool = Field(
         False,
         description="with one whister, the passer's tricks are scored apart from the whister's (single_whister closed); "
@@ -65,20 +78,36 @@ class ScoringChoices(Answer):
     )
     stalingrad: bool = Field(description="6 spades must be whisted by both defenders")
     whisted_tens: bool = Field(description="a ten may be whisted")
-    unwhisted_writeoff: bool = Field(description="an unwhisted made game may be written off the mountain (choices.writeoff)")
-    made_game_writeoff: bool = Field(description="a whisted made game may be written off the mountain (choices.writeoff)")
-    clean_writeoff: bool = Field(description="a player with no trick on an all-pass may write off the mountain instead (choices.writeoff)")
+    unwhisted_writeoff: bool = Field(
+        description="an unwhisted made game may be written off the mountain (choices.writeoff)"
+    )
+    made_game_writeoff: bool = Field(
+        description="a whisted made game may be written off the mountain (choices.writeoff)"
+    )
+    clean_writeoff: bool = Field(
+        description="a player with no trick on an all-pass may write off the mountain instead (choices.writeoff)"
+    )
     help: bool = Field(description="a closed pool's overflow may be sent to one player (choices.help)")
-    talon_bonuses: list[str] = Field(description="the talon bonuses a contract or misère may name (rostov); empty elsewhere")
-    talon_discard: bool = Field(False, description="a thrown-away talon may be marked (talon.discarded: rostov's fixed-price talon)")
-    misere_talon_bonus: bool = Field(False, description="a misère may name a talon bonus (not when the bonus is priced by the game)")
+    talon_bonuses: list[str] = Field(
+        description="the talon bonuses a contract or misère may name (rostov); empty elsewhere"
+    )
+    talon_discard: bool = Field(
+        False, description="a thrown-away talon may be marked (talon.discarded: rostov's fixed-price talon)"
+    )
+    misere_talon_bonus: bool = Field(
+        False, description="a misère may name a talon bonus (not when the bonus is priced by the game)"
+    )
     return_talon: bool = Field(description="the talon may be returned (talon.returned, 4 players)")
-    dealer_whist: bool = Field(False, description="4 players: the dealer may whist after pass and half-whist (dealer_half_whist)")
+    dealer_whist: bool = Field(
+        False, description="4 players: the dealer may whist after pass and half-whist (dealer_half_whist)"
+    )
     over_misere: bool = Field(description="a 9 or 10 may be marked as outbidding a misère (over_misere)")
-    dealer_talon_tricks: int = Field(description="at 4 players, the talon tricks the dealer may hold on an all-pass (0: none)")
+    dealer_talon_tricks: int = Field(
+        description="at 4 players, the talon tricks the dealer may hold on an all-pass (0: none)"
+    )
 
     @classmethod
-    def of(cls, rules: Rules) -> "ScoringChoices":
+    def of(cls, rules: Rules) -> ScoringChoices:
         kinds = ["contract", "misere", "allpass"]
         if rules.remise:
             kinds.append("remise")
@@ -103,7 +132,9 @@ class ScoringChoices(Answer):
             dealer_whist=rules.dealer_half_whist and rules.players == 4,
             over_misere=rules.compulsory_allpass,
             # The open talon's tricks count for a 4-player dealer, except in Rostov (closed talon).
-            dealer_talon_tricks=2 if rules.players == 4 and rules.allpass_scoring is not AllpassScoring.ROSTOV else 0,
+            dealer_talon_tricks=2
+            if rules.players == 4 and rules.allpass_scoring is not AllpassScoring.ROSTOV
+            else 0,
         )
 
 
@@ -124,9 +155,23 @@ class ScorerTable(Answer):
     choices: ScoringChoices
 
     @classmethod
-    def of(cls, table: TableInfo, settlement: SettlementOut) -> "ScorerTable":
+    def of(cls, table: TableInfo, settlement: SettlementOut) -> ScorerTable:
         fields = TableOut.fields_of(table)
-        keep = {k: fields[k] for k in ("id", "convention", "pool_target", "first_dealer", "options", "players", "deal_count", "title", "archived", "sheet")}
+        keep = {
+            k: fields[k]
+            for k in (
+                "id",
+                "convention",
+                "pool_target",
+                "first_dealer",
+                "options",
+                "players",
+                "deal_count",
+                "title",
+                "archived",
+                "sheet",
+            )
+        }
         return cls(**keep, settlement=settlement, choices=ScoringChoices.of(table.rules))
 
 

@@ -16,13 +16,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.rules import Sentence
 from app.deals.service import DealPage, list_deals
 from app.keys.service import hash_key
-from app.kit.limits import KEY_PREFIX_LENGTH
+from app.kit.changes import announce
 from app.kit.db import Database, ScorerLinkRow
 from app.kit.errors import Conflict, NotFound
-from app.kit.changes import announce
+from app.kit.limits import KEY_PREFIX_LENGTH
+from app.rules import Sentence
 from app.scorer import repository as repo
 from app.tables.service import load_table
 
@@ -30,6 +30,7 @@ TOKEN_PREFIX = "sc_"
 TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")
 # Links of one table that work at the same time: a table has a few phones, not thousands.
 from app.kit.limits import SCORER_LINKS_MAX as LINKS_MAX  # noqa: E402
+
 _DUMMY_HASH = hash_key("prefscore: no scorer link has this prefix")
 
 
@@ -69,14 +70,20 @@ def create_link(db: Database, owner: str, table_id: str, *, limit: int = LINKS_M
         active = repo.active_links(session, table.id)
         if active >= limit:
             raise Conflict(
-                Sentence("table {id} has {active} scorer links, the most a table may have; revoke one first", id=table.id, active=active),
+                Sentence(
+                    "table {id} has {active} scorer links, the most a table may have; revoke one first",
+                    id=table.id,
+                    active=active,
+                ),
                 reason="scorer_link_limit",
                 limit=limit,
             )
         return _info(repo.add_link(session, table.id, token[:KEY_PREFIX_LENGTH], hash_key(token))), token
 
 
-def list_links(db: Database, owner: str, table_id: str, *, after: int = 0, limit: int = LINKS_MAX) -> tuple[list[LinkInfo], int | None]:
+def list_links(
+    db: Database, owner: str, table_id: str, *, after: int = 0, limit: int = LINKS_MAX
+) -> tuple[list[LinkInfo], int | None]:
     """A page of the table's links, revoked ones included, oldest first: at most ``limit``
     after the link ``after``, and the link a next page starts after (None on the last)."""
     with db.read() as session:

@@ -32,13 +32,12 @@ from typing import Any
 from cachetools import LRUCache
 from pebble import ProcessExpired, ProcessPool
 
-from app.rules import Sentence
+from app.kit.errors import Conflict, ServiceError
 from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.kit.i18n.game_words import CONVENTIONS, MATCH_BONUSES
 from app.kit.settings import Settings
 from app.render import Drawn, draw_sheet
-
-from app.kit.errors import Conflict, ServiceError
+from app.rules import Sentence
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +62,13 @@ class DrawnSvg(bytes):
     width: float
     height: float
 
-    def __new__(cls, body: bytes, width: float, height: float) -> "DrawnSvg":
+    def __new__(cls, body: bytes, width: float, height: float) -> DrawnSvg:
         svg = super().__new__(cls, body)
         svg.width, svg.height = width, height
         return svg
 
     @classmethod
-    def of(cls, drawn: Drawn) -> "DrawnSvg":
+    def of(cls, drawn: Drawn) -> DrawnSvg:
         return cls(drawn.svg.encode(), drawn.width, drawn.height)
 
     def __reduce__(self) -> tuple[Any, ...]:  # to and from a worker process
@@ -188,7 +187,9 @@ class Pictures:
     def _get_pool(self) -> ProcessPool:
         with self._lock:
             if self._pool is None or not self._pool.active:
-                self._pool = ProcessPool(max_workers=self.workers, context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPool(
+                    max_workers=self.workers, context=multiprocessing.get_context("spawn")
+                )
             return self._pool
 
     def close(self) -> None:
@@ -217,7 +218,9 @@ class Pictures:
             with self._lock:
                 self._waiting -= 1
         if not free:
-            raise Busy(Sentence("every picture worker was busy for {wait:g} s; retry shortly", wait=self.wait))
+            raise Busy(
+                Sentence("every picture worker was busy for {wait:g} s; retry shortly", wait=self.wait)
+            )
         try:
             future = self._get_pool().schedule(function, args=arguments(), timeout=self.timeout)
             try:
@@ -225,7 +228,9 @@ class Pictures:
             except FutureTimeout:
                 # pebble has killed the worker and started another in its place
                 log.warning("a picture took more than %g s to draw; its worker was replaced", self.timeout)
-                raise Busy(Sentence("the picture took more than {timeout:g} s to draw", timeout=self.timeout)) from None
+                raise Busy(
+                    Sentence("the picture took more than {timeout:g} s to draw", timeout=self.timeout)
+                ) from None
             except ProcessExpired as exc:
                 log.warning("a picture worker stopped: %s", exc)
                 raise Busy("the picture's worker stopped; retry shortly") from None
@@ -258,7 +263,11 @@ class Pictures:
         ``lang`` is its code) for a worker, ``inline()`` draws the SVG here (short tables)."""
         if deals > self.max_deals:
             raise Conflict(
-                Sentence("the sheet of a table of more than {max_deals} deals is not drawn (this one has {deals})", max_deals=self.max_deals, deals=deals),
+                Sentence(
+                    "the sheet of a table of more than {max_deals} deals is not drawn (this one has {deals})",
+                    max_deals=self.max_deals,
+                    deals=deals,
+                ),
                 max_deals=self.max_deals,
             )
         svg_key, png_key = keys

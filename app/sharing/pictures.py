@@ -15,15 +15,14 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.deals.model import DealInfo, deal_info
+from app.deals.service import stored_log
 from app.kit import etags
 from app.kit.db import Database, TableRow
 from app.kit.i18n import Lang
 from app.render import Played
 from app.rules import settle, sheet
 from app.sharing.drawing import DrawnSvg, Pictures, sheet_drawing
-
-from app.deals.model import DealInfo, deal_info
-from app.deals.service import stored_log
 from app.tables.model import TableInfo, loaded
 from app.tables.service import load_row, shared_row
 
@@ -73,11 +72,18 @@ def drawing_of(picture: Picture, layout: str) -> dict[str, Any]:
     games = picture.games
     deals = picture.deals or ()
     history = [
-        Played(d.entries, games[i] if games else None, d.body.get("type") == "penalty") for i, d in enumerate(deals)
+        Played(d.entries, games[i] if games else None, d.body.get("type") == "penalty")
+        for i, d in enumerate(deals)
     ]
     settlement = settle(table.rules, table.state, None)
-    drawing = {"sheet": exact, "history": history, "settlement": settlement, "pool_target": table.pool_target, "layout": layout,
-               "convention": table.rules.preset}
+    drawing = {
+        "sheet": exact,
+        "history": history,
+        "settlement": settlement,
+        "pool_target": table.pool_target,
+        "layout": layout,
+        "convention": table.rules.preset,
+    }
     penalties = penalties_of(deals)
     if penalties:
         drawing["penalties"] = penalties
@@ -93,15 +99,17 @@ def penalties_of(deals: Sequence[DealInfo]) -> list[dict[str, Any]]:
         if body.get("type") != "penalty":
             continue
         to = d.entries[0].kind if d.entries else body.get("destination")
-        out.append({
-            "number": d.number,
-            "offender": body["offender"],
-            "amount": body.get("amount"),
-            "to": to,
-            "violation": body.get("violation"),
-            "clause": body.get("clause"),
-            "reason": body.get("reason"),
-        })
+        out.append(
+            {
+                "number": d.number,
+                "offender": body["offender"],
+                "amount": body.get("amount"),
+                "to": to,
+                "violation": body.get("violation"),
+                "clause": body.get("clause"),
+                "reason": body.get("reason"),
+            }
+        )
     return out
 
 
@@ -139,7 +147,11 @@ def sheet_picture(
         return done is not None
 
     with db.read() as session:
-        row = shared_row(session, of.token) if of.token is not None else load_row(session, of.owner, of.table_id, lock=False)
+        row = (
+            shared_row(session, of.token)
+            if of.token is not None
+            else load_row(session, of.owner, of.table_id, lock=False)
+        )
         picture = _picture(session, row, current)
     etag = tag(picture.table)
     if etags.none_match(seen, etag):
@@ -148,7 +160,10 @@ def sheet_picture(
     if body is None:
         table_etag = picture.table.etag
         # a PNG is drawn from the SVG of the same version (itself drawn once)
-        keys = (etags.picture_etag(table_etag, "svg", lang.code, layout), etags.picture_etag(table_etag, "png", lang.code, layout))
+        keys = (
+            etags.picture_etag(table_etag, "svg", lang.code, layout),
+            etags.picture_etag(table_etag, "png", lang.code, layout),
+        )
         body = pictures.draw(
             fmt,
             keys,

@@ -11,25 +11,24 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
-
 from starlette.types import Scope
 
-from app.kit.db import Database
-from app.kit.i18n import Lang
-from app.kit.preconditions import IfNoneMatch
-from app.render import LAYOUTS
+from app.deals.schemas import SharedDealPage, StoredDeal
 from app.deals.service import list_shared_deals
+from app.kit import etags
+from app.kit.bodies import BodyRoute
+from app.kit.db import Database
+from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
+from app.kit.headers import CACHE_CONTROL, ETAG, LANGUAGE, RETRY_AFTER, not_modified
+from app.kit.i18n import Lang
+from app.kit.lang import PageLang, language_headers
+from app.kit.preconditions import IfNoneMatch
+from app.kit.problem_schemas import problem_responses
+from app.kit.problems import problem
+from app.render import LAYOUTS
 from app.sharing.drawing import Busy, Pictures
 from app.sharing.pictures import Sheet, sheet_picture
 
-from app.kit import etags
-from app.kit.bodies import BodyRoute
-from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
-from app.kit.headers import CACHE_CONTROL, ETAG, LANGUAGE, RETRY_AFTER, not_modified
-from app.kit.lang import PageLang, language_headers
-from app.kit.problems import problem
-from app.deals.schemas import SharedDealPage, StoredDeal
-from app.kit.problem_schemas import problem_responses
 router = APIRouter()
 
 SVG = "image/svg+xml"
@@ -75,14 +74,23 @@ PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 m
 
 
 def picture_response(
-    db: Database, pictures: Pictures, of: Sheet, if_none_match: str | None, lang: Lang, layout: str, fmt: str, scope: Scope
+    db: Database,
+    pictures: Pictures,
+    of: Sheet,
+    if_none_match: str | None,
+    lang: Lang,
+    layout: str,
+    fmt: str,
+    scope: Scope,
 ) -> Response:
     """The picture as HTTP: 304 when the viewer has it, 503 with Retry-After when every drawing
     worker is busy (a table too long to draw is the service's Conflict: 409)."""
     try:
         drawn = sheet_picture(db, pictures, of, fmt=fmt, lang=lang, layout=layout, seen=if_none_match)
     except Busy as exc:
-        return problem(503, exc.detail, scope=scope, title=exc.title, headers={"Retry-After": str(exc.retry_after)})
+        return problem(
+            503, exc.detail, scope=scope, title=exc.title, headers={"Retry-After": str(exc.retry_after)}
+        )
     headers = {"ETag": drawn.etag, "Cache-Control": etags.CACHE, **language_headers(lang)}
     if drawn.body is None:
         return Response(status_code=304, headers=headers)
@@ -100,7 +108,16 @@ def _keyed_picture(fmt: str) -> Callable[..., Response]:
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return picture_response(db, pictures, Sheet(owner=owner, table_id=table_id), if_none_match, lang, layout.value, fmt, request.scope)
+        return picture_response(
+            db,
+            pictures,
+            Sheet(owner=owner, table_id=table_id),
+            if_none_match,
+            lang,
+            layout.value,
+            fmt,
+            request.scope,
+        )
 
     return picture
 
@@ -115,7 +132,9 @@ def _shared_picture(fmt: str) -> Callable[..., Response]:
         layout: LayoutQuery = Layout.phone,
         if_none_match: IfNoneMatch = None,
     ) -> Response:
-        return picture_response(db, pictures, Sheet(token=token), if_none_match, lang, layout.value, fmt, request.scope)
+        return picture_response(
+            db, pictures, Sheet(token=token), if_none_match, lang, layout.value, fmt, request.scope
+        )
 
     return picture
 
@@ -169,7 +188,9 @@ def get_shared_deals(
     db: DB,
     response: Response,
     after: Annotated[int, Query(ge=0, le=10**9, description="list the deals numbered above this")] = 0,
-    limit: Annotated[int, Query(ge=1, le=SHARED_PAGE_MAX, description="at most this many deals")] = SHARED_PAGE_MAX,
+    limit: Annotated[
+        int, Query(ge=1, le=SHARED_PAGE_MAX, description="at most this many deals")
+    ] = SHARED_PAGE_MAX,
     if_none_match: IfNoneMatch = None,
 ) -> SharedDealPage | Response:
     """The deal log through the read-only share link, keyset-paged like the keyed listing:
@@ -207,5 +228,12 @@ def get_scorer_sheet_svg(
 ) -> Response:
     """The sheet drawn as the paper pulka, as ``/v1/tables/{id}/sheet.svg`` draws it (``?lang=``, ``?layout=``)."""
     return picture_response(
-        db, pictures, Sheet(owner=scorer.owner, table_id=scorer.table_id), if_none_match, lang, layout.value, "svg", request.scope
+        db,
+        pictures,
+        Sheet(owner=scorer.owner, table_id=scorer.table_id),
+        if_none_match,
+        lang,
+        layout.value,
+        "svg",
+        request.scope,
     )

@@ -33,7 +33,7 @@ class Limits:
     idempotency_ttl: timedelta | None = timedelta(days=7)
 
     @classmethod
-    def of(cls, settings: "Settings") -> "Limits":
+    def of(cls, settings: Settings) -> Limits:
         days = settings.idempotency_days
         return cls(
             deals_per_table=settings.max_deals_per_table,
@@ -77,9 +77,15 @@ class TableInfo:
 
 
 @lru_cache(maxsize=1024)
-def _rules_cached(convention: str, players: int, pool_target: int, options_json: str, rules_version: int) -> Rules:
+def _rules_cached(
+    convention: str, players: int, pool_target: int, options_json: str, rules_version: int
+) -> Rules:
     return make_rules(
-        convention, players=players, pool_target=pool_target, options=json.loads(options_json), rules_version=rules_version
+        convention,
+        players=players,
+        pool_target=pool_target,
+        options=json.loads(options_json),
+        rules_version=rules_version,
     )
 
 
@@ -87,7 +93,11 @@ def rules_of(row: Any) -> Rules:
     """The table's rules under the rules version it was created with: a table keeps scoring
     as it always did when a later version reads a seed passage anew (docs/rules.md)."""
     return _rules_cached(
-        row.convention, len(row.players), row.pool_target, json.dumps(row.options, sort_keys=True), row.rules_version
+        row.convention,
+        len(row.players),
+        row.pool_target,
+        json.dumps(row.options, sort_keys=True),
+        row.rules_version,
     )
 
 
@@ -125,7 +135,6 @@ def info(row: Any, rules: Rules, state: TableState) -> TableInfo:
 def loaded(row: Any) -> TableInfo:
     """``info`` with the row's own rules and state."""
     return info(row, rules_of(row), state_of(row))
-
 
 
 def check_names(names: list[str], field: str = "players") -> list[FieldError]:

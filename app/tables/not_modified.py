@@ -54,7 +54,9 @@ class SheetNotModified:
             if_none_match = header(scope, b"if-none-match") if seen else None
             if if_none_match is not None and seen[1]:
                 try:
-                    unchanged = await sheet_not_modified(self.db, seen[1].owner, match["table_id"], if_none_match.decode("latin-1"))
+                    unchanged = await sheet_not_modified(
+                        self.db, seen[1].owner, match["table_id"], if_none_match.decode("latin-1")
+                    )
                 except Exception:  # noqa: BLE001 - an unknown table, the database away: the route's answer
                     pass
                 else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Row, and_, bindparam, case, delete, func, or_, select, text, update
@@ -38,7 +38,9 @@ def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> Tabl
     return row
 
 
-def load_table(session: Session | Connection, owner: str, table_id: str, *, lock: bool, statement: Any = None) -> Row:
+def load_table(
+    session: Session | Connection, owner: str, table_id: str, *, lock: bool, statement: Any = None
+) -> Row:
     """``load_row`` as a plain row (no ORM object): for the use cases that write with Core
     statements. Same checks, same lock. ``statement``: a select of the row built once, with
     the parameters ``table_id`` and ``owner`` (posting's, which reads a column more)."""
@@ -71,14 +73,17 @@ def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
     return list(conn.execute(select(_TABLES).where(_TABLES.c.id.in_(ids))).all())
 
 
-
 def versions_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
     """(id, revision, deal_count) of these tables, whoever owns them, in one statement; an id
     that names no table (or cannot be one) is absent."""
     ids = [t for t in table_ids if TABLE_ID_RE.fullmatch(t)]
     if not ids:
         return []
-    return list(conn.execute(select(_TABLES.c.id, _TABLES.c.revision, _TABLES.c.deal_count).where(_TABLES.c.id.in_(ids))).all())
+    return list(
+        conn.execute(
+            select(_TABLES.c.id, _TABLES.c.revision, _TABLES.c.deal_count).where(_TABLES.c.id.in_(ids))
+        ).all()
+    )
 
 
 def count_tables(session: Session, owner: str) -> int:
@@ -105,11 +110,19 @@ def set_locked(session: Session, table_ids: list[str], reason: str | None) -> li
         .where(_TABLES.c.id.in_(table_ids))
         .values(locked=reason, revision=_TABLES.c.revision + 1, updated_at=utcnow())
     )
-    return list(session.execute(select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision).where(_TABLES.c.id.in_(table_ids))).all())
+    return list(
+        session.execute(
+            select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision).where(_TABLES.c.id.in_(table_ids))
+        ).all()
+    )
 
 
 def new_share_token(session: Session, table_id: str, revision: int) -> None:
-    change_table(session, table_id, {"share_token": secrets.token_urlsafe(24), "revision": revision, "updated_at": utcnow()})
+    change_table(
+        session,
+        table_id,
+        {"share_token": secrets.token_urlsafe(24), "revision": revision, "updated_at": utcnow()},
+    )
 
 
 def delete_table(session: Session, table_id: str) -> None:
@@ -123,8 +136,17 @@ def delete_table(session: Session, table_id: str) -> None:
 # --- the listing --------------------------------------------------------------------------------
 
 _LISTED = (
-    "id", "convention", "title", "players", "deal_count", "revision", "archived_at", "created_at", "updated_at",
-    "pool_target", "rules_version",
+    "id",
+    "convention",
+    "title",
+    "players",
+    "deal_count",
+    "revision",
+    "archived_at",
+    "created_at",
+    "updated_at",
+    "pool_target",
+    "rules_version",
 )
 
 
@@ -135,7 +157,10 @@ def encode_cursor(updated_at: datetime, table_id: str) -> str:
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    bad = Unprocessable("the cursor is not one this listing gave", [FieldError("after", "after must be a cursor from a listing's next link")])
+    bad = Unprocessable(
+        "the cursor is not one this listing gave",
+        [FieldError("after", "after must be a cursor from a listing's next link")],
+    )
     if len(cursor) > 200:
         raise bad
     try:
@@ -149,14 +174,18 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 
 
 def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _has_player(dialect: str, name: str):  # noqa: ANN202
     """The table has a player of this name (its NFC form, as stored)."""
     if dialect == "postgresql":
-        return text("CAST(tables.players AS jsonb) @> jsonb_build_array(CAST(:player AS text))").bindparams(player=name)
-    return text("EXISTS (SELECT 1 FROM json_each(tables.players) WHERE json_each.value = :player)").bindparams(player=name)
+        return text("CAST(tables.players AS jsonb) @> jsonb_build_array(CAST(:player AS text))").bindparams(
+            player=name
+        )
+    return text(
+        "EXISTS (SELECT 1 FROM json_each(tables.players) WHERE json_each.value = :player)"
+    ).bindparams(player=name)
 
 
 def listed_rows(
@@ -193,7 +222,9 @@ def listed_rows(
         query = query.where(_TABLES.c.convention == convention)
     if after is not None:
         moment, last_id = decode_cursor(after)
-        query = query.where(or_(_TABLES.c.updated_at < moment, and_(_TABLES.c.updated_at == moment, _TABLES.c.id < last_id)))
+        query = query.where(
+            or_(_TABLES.c.updated_at < moment, and_(_TABLES.c.updated_at == moment, _TABLES.c.id < last_id))
+        )
     if player is not None:
         query = query.where(_has_player(session.get_bind().dialect.name, player))
     query = query.order_by(_TABLES.c.updated_at.desc(), _TABLES.c.id.desc()).limit(rows)

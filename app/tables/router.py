@@ -1,34 +1,33 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
-
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.kit.db import Database
-from app.kit.preconditions import IfNoneMatch, TableIfMatch, not_modified_response
-from app.tables.not_modified import SHEET_CHANGED, sheet_not_modified
-from app.rules import CONVENTION_NAMES, settle
-from app.tables import service as svc
-from app.ratings import service as ratings
-from app.tables.model import UNSET, Limits
-from app.players.service import SeatLink
-from app.kit.settings import Settings
-
 from app.kit import etags
 from app.kit.bodies import BodyRoute
+from app.kit.db import Database
 from app.kit.deps import DB, Owner, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
+from app.kit.limits import TABLES_PAGE_MAX
+from app.kit.preconditions import IfNoneMatch, TableIfMatch, not_modified_response
+from app.kit.problem_schemas import problem_responses
+from app.kit.settings import Settings
+from app.kit.stake import StakeQuery, parse_stake
+from app.players.service import SeatLink
+from app.ratings import service as ratings
+from app.rules import CONVENTION_NAMES, settle
+from app.tables import service as svc
+from app.tables.model import UNSET, Limits
+from app.tables.not_modified import SHEET_CHANGED, sheet_not_modified
 from app.tables.schemas import SettlementOut, SharedOut, TableCreate, TableList, TableOut, TablePatch
 from app.tables.sheet_schemas import Sheet
-from app.kit.problem_schemas import problem_responses
-from app.kit.stake import StakeQuery, parse_stake
 
 router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
 
-from app.kit.limits import TABLES_PAGE_MAX
+
 Status = Literal["active", "finished", "archived"]
 ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
 
@@ -45,19 +44,33 @@ def list_tables(
     response: Response,
     status: Annotated[
         Status | None,
-        Query(description="active (being played), finished or archived; left out: every table that is not archived"),
+        Query(
+            description="active (being played), finished or archived; left out: every table that is not archived"
+        ),
     ] = None,
-    convention: Annotated[ConventionQuery | None, Query(description="only the tables of this convention")] = None,
-    player: Annotated[str | None, Query(min_length=1, max_length=64, description="only the tables with a player of this name")] = None,
-    after: Annotated[str | None, Query(max_length=200, description="the cursor of the page to read, from the last page's next")] = None,
+    convention: Annotated[
+        ConventionQuery | None, Query(description="only the tables of this convention")
+    ] = None,
+    player: Annotated[
+        str | None,
+        Query(min_length=1, max_length=64, description="only the tables with a player of this name"),
+    ] = None,
+    after: Annotated[
+        str | None,
+        Query(max_length=200, description="the cursor of the page to read, from the last page's next"),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=TABLES_PAGE_MAX, description="at most this many tables")] = 50,
     if_none_match: IfNoneMatch = None,
 ) -> TableList | Response:
     """The key owner's tables, latest activity first (a deal, an undo, a rename, ...),
     keyset-paged: follow ``next`` until it is null. ``ETag`` of the page; ``If-None-Match``
     answers 304."""
-    page = svc.list_tables(db, owner, status=status, convention=convention, player=player, after=after, limit=limit)
-    params = {k: v for k, v in (("status", status), ("convention", convention), ("player", player)) if v is not None}
+    page = svc.list_tables(
+        db, owner, status=status, convention=convention, player=player, after=after, limit=limit
+    )
+    params = {
+        k: v for k, v in (("status", status), ("convention", convention), ("player", player)) if v is not None
+    }
     nxt = None
     if page.next_cursor is not None:
         nxt = "/v1/tables?" + urlencode({**params, "after": page.next_cursor, "limit": limit})
@@ -78,14 +91,20 @@ def list_tables(
     responses={201: {"headers": {**LOCATION, **ETAG}}, **problem_responses(401, 409, 422)},
 )
 def create_table(
-    body: TableCreate, db: DB, owner: Owner, response: Response, settings: Annotated[Settings, Depends(get_settings)]
+    body: TableCreate,
+    db: DB,
+    owner: Owner,
+    response: Response,
+    settings: Annotated[Settings, Depends(get_settings)],
 ) -> TableOut:
     """Create a table; the response is the table, ``Location`` its URL."""
     fields = body.model_fields_set
     table = svc.create_table(
         db,
         owner,
-        players=[p if isinstance(p, str) else SeatLink(p.name, p.player, p.external_id) for p in body.players],
+        players=[
+            p if isinstance(p, str) else SeatLink(p.name, p.player, p.external_id) for p in body.players
+        ],
         convention=body.convention,
         pool_target=body.pool_target if "pool_target" in fields else None,
         first_dealer=body.first_dealer,
@@ -118,7 +137,12 @@ def get_table(table_id: str, db: DB, owner: Owner, response: Response) -> TableO
     responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 404)},
 )
 async def get_sheet(
-    table_id: str, db: DB, owner: Owner, request: Request, response: Response, if_none_match: IfNoneMatch = None
+    table_id: str,
+    db: DB,
+    owner: Owner,
+    request: Request,
+    response: Response,
+    if_none_match: IfNoneMatch = None,
 ) -> Sheet | Response:
     """The sheet, with a strong ETag; ``If-None-Match`` with it answers 304."""
     # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
@@ -176,7 +200,10 @@ def update_table(
     operation_id="deleteTable",
     status_code=204,
     response_class=Response,
-    responses={204: {"description": "deleted, with every deal, idempotency record and the share link"}, **problem_responses(401, 404, 412)},
+    responses={
+        204: {"description": "deleted, with every deal, idempotency record and the share link"},
+        **problem_responses(401, 404, 412),
+    },
 )
 def delete_table(table_id: str, db: DB, owner: Owner, if_match: TableIfMatch = None) -> Response:
     """Delete the table for good: its deals, its idempotency records, its share link (404 from now on)."""
@@ -206,7 +233,11 @@ def _sheet(db: Database, owner: str, table_id: str) -> tuple[Sheet, str]:
     "/tables/{table_id}/settlement",
     operation_id="getSettlement",
     response_model=SettlementOut,
-    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 404, 422)},
+    responses={
+        200: {"headers": {**ETAG, **CACHE_CONTROL}},
+        **not_modified(),
+        **problem_responses(401, 404, 422),
+    },
 )
 def get_settlement(
     table_id: str,

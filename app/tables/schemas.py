@@ -4,19 +4,28 @@ view of the share link."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Annotated, Any, Union
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
 from app.kit import amounts
-from app.rules import FIELD_NAMES, Settlement
 from app.kit.limits import TABLE_NOTE_MAX, TITLE_MAX
-from app.tables.model import ListedTable, TableInfo, TablePage
-
-from app.kit.schemas import ConventionName, Amount, Answer, Name, PlainText, Request, absent_when_none, bounded_map, timestamp
+from app.kit.schemas import (
+    Amount,
+    Answer,
+    ConventionName,
+    Name,
+    PlainText,
+    Request,
+    absent_when_none,
+    bounded_map,
+    timestamp,
+)
 from app.players.schemas import SeatIn
 from app.ratings.schemas import SeatRatingOut
 from app.ratings.service import TableRating
+from app.rules import FIELD_NAMES, Settlement
+from app.tables.model import ListedTable, TableInfo, TablePage
 from app.tables.sheet_schemas import Sheet
 
 # A table's options name fields of the rule table, each once.
@@ -29,7 +38,7 @@ def _seat_tag(value: Any) -> str:
 
 # A seat is a plain name or a seat object; the tag only picks which one validates (its name is
 # taken out of the refused field's path by app/kit/validation_errors.py).
-Seat = Annotated[Union[Annotated[Name, Tag("name")], Annotated[SeatIn, Tag("seat")]], Discriminator(_seat_tag)]
+Seat = Annotated[Annotated[Name, Tag("name")] | Annotated[SeatIn, Tag("seat")], Discriminator(_seat_tag)]
 
 
 class TableCreate(Request):
@@ -39,9 +48,13 @@ class TableCreate(Request):
         description='3 or 4 distinct names, seats 0..n-1 in order; a seat may be {"name", "player"} or {"name", "external_id"} to link it to the player registry',
     )
     convention: ConventionName
-    pool_target: int = Field(default=None, ge=1, le=1000, description="the pool to reach; 20 (piter_races: 22) when left out")
+    pool_target: int = Field(
+        default=None, ge=1, le=1000, description="the pool to reach; 20 (piter_races: 22) when left out"
+    )
     first_dealer: int = Field(default=0, ge=0, le=3, description="the seat that deals first")
-    options: Options = Field(default_factory=dict, description="any subset of the convention's options (GET /v1/conventions)")
+    options: Options = Field(
+        default_factory=dict, description="any subset of the convention's options (GET /v1/conventions)"
+    )
     rated: bool = Field(
         default=False,
         description="the table counts for its players' ratings once it has finished with every seat a registered player "
@@ -74,11 +87,19 @@ class PublicTable(Answer):
     deal_count: int
     share_token: str = Field(description="the read-only share link is /shared/{share_token}")
     created_at: str
-    updated_at: str = Field(description="the table's latest change: a deal, an undo, a correction, a rename, ...")
+    updated_at: str = Field(
+        description="the table's latest change: a deal, an undo, a correction, a rename, ..."
+    )
     title: str | None = Field(description="set with PATCH; null when untitled")
-    archived: bool = Field(description="an archived table refuses deals (409) and leaves GET /v1/tables unless ?status=archived")
-    rules_version: int = Field(description="the version of the rule table the table is scored under (docs/rules.md)")
-    rated: bool = Field(description="the table counts for its players' ratings once finished (docs/ratings.md)")
+    archived: bool = Field(
+        description="an archived table refuses deals (409) and leaves GET /v1/tables unless ?status=archived"
+    )
+    rules_version: int = Field(
+        description="the version of the rule table the table is scored under (docs/rules.md)"
+    )
+    rated: bool = Field(
+        description="the table counts for its players' ratings once finished (docs/ratings.md)"
+    )
     sheet: Sheet
 
     @classmethod
@@ -105,10 +126,12 @@ class PublicTable(Answer):
 class TableOut(PublicTable):
     """A table as its owner reads it."""
 
-    note: str | None = Field(description="free text set with PATCH; null when none. The owner's: the share link leaves it out")
+    note: str | None = Field(
+        description="free text set with PATCH; null when none. The owner's: the share link leaves it out"
+    )
 
     @classmethod
-    def of(cls, table: TableInfo) -> "TableOut":
+    def of(cls, table: TableInfo) -> TableOut:
         return cls(**cls.fields_of(table), note=table.note)
 
 
@@ -119,7 +142,7 @@ class SettlementPlayer(Answer):
     balance_exact: str = Field(description='the exact balance, e.g. "370/3"')
 
     @classmethod
-    def all_of(cls, players: list[str], result: Settlement) -> list["SettlementPlayer"]:
+    def all_of(cls, players: list[str], result: Settlement) -> list[SettlementPlayer]:
         """Every seat's balance of a settlement: in cents, and exact."""
         return [
             cls(
@@ -151,7 +174,9 @@ class SettlementOut(Answer):
     )
 
     @classmethod
-    def of(cls, table: TableInfo, result: Settlement, stake: Fraction | None, rating: TableRating | None = None) -> "SettlementOut":
+    def of(
+        cls, table: TableInfo, result: Settlement, stake: Fraction | None, rating: TableRating | None = None
+    ) -> SettlementOut:
         given: dict[str, Any] = {}
         if rating is not None:
             given["rating"] = SeatRatingOut.all_of(rating)
@@ -161,7 +186,10 @@ class SettlementOut(Answer):
             final=result.final,
             **given,
             players=SettlementPlayer.all_of(table.players, result),
-            transfers=[TransferOut(from_=t.payer, to=t.payee, amount=amounts.from_cents(t.cents)) for t in result.transfers],
+            transfers=[
+                TransferOut(from_=t.payer, to=t.payee, amount=amounts.from_cents(t.cents))
+                for t in result.transfers
+            ],
         )
 
 
@@ -171,7 +199,7 @@ class SharedOut(PublicTable):
     settlement: SettlementOut
 
     @classmethod
-    def of_shared(cls, table: TableInfo, settlement: SettlementOut) -> "SharedOut":
+    def of_shared(cls, table: TableInfo, settlement: SettlementOut) -> SharedOut:
         return cls(**cls.fields_of(table), settlement=settlement)
 
 
@@ -193,8 +221,10 @@ class TableSummary(Answer):
     )
 
     @classmethod
-    def of(cls, table: ListedTable) -> "TableSummary":
-        balances = None if table.settlement is None else SettlementPlayer.all_of(table.players, table.settlement)
+    def of(cls, table: ListedTable) -> TableSummary:
+        balances = (
+            None if table.settlement is None else SettlementPlayer.all_of(table.players, table.settlement)
+        )
         return cls(
             id=table.id,
             convention=table.convention,
@@ -216,7 +246,7 @@ class TableList(Answer):
     next: str | None = Field(description="the URL of the next page; null on the last")
 
     @classmethod
-    def of(cls, page: TablePage, next_url: str | None) -> "TableList":
+    def of(cls, page: TablePage, next_url: str | None) -> TableList:
         return cls(items=[TableSummary.of(t) for t in page.tables], next=next_url)
 
 
@@ -228,10 +258,15 @@ class TablePatch(Request):
     """What a PATCH may change; a field left out is left as it is."""
 
     players: list[Name] = Field(
-        default=None, min_length=3, max_length=4, description="every seat's new name, seat 0 first (distinct, as at creation)"
+        default=None,
+        min_length=3,
+        max_length=4,
+        description="every seat's new name, seat 0 first (distinct, as at creation)",
     )
     title: Title | None = Field(default=None, description=f"at most {TITLE_MAX} characters; null removes it")
-    note: NoteText | None = Field(default=None, description=f"free text, at most {TABLE_NOTE_MAX} characters; null removes it")
+    note: NoteText | None = Field(
+        default=None, description=f"free text, at most {TABLE_NOTE_MAX} characters; null removes it"
+    )
     archived: bool = Field(default=None, description="true archives the table, false brings it back")
 
     example = {"players": ["Anna", "Boris", "Vera K."], "title": "Tuesday at Vera's", "archived": False}

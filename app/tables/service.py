@@ -12,20 +12,18 @@ from typing import Any
 
 from anyio import to_thread
 
+from app.kit.changes import announce
 from app.kit.db import Database, TableRow
+from app.kit.db.engine import LoopReadUnavailable
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import GAMES_MAX
-from app.kit.db.engine import LoopReadUnavailable
 from app.kit.etags import check_if_match, checked_table_id, sheet_etag
-from app.kit.changes import announce
+from app.kit.limits import GAMES_MAX
 from app.kit.repository import lock_owner
-from app.ratings import service as ratings
 from app.players.service import SeatLink, check_links, link_seats, player_name
-from app.rules import FieldError, InvalidTable, RULES_VERSION, Sentence, TableState, make_rules, settle
+from app.ratings import service as ratings
+from app.rules import RULES_VERSION, FieldError, InvalidTable, Sentence, TableState, make_rules, settle
 from app.tables import repository as repo
-# The table row other domains' use cases start from, in their own transaction and lock.
-from app.tables.repository import load_row, load_table, shared_row
 from app.tables.model import (
     DEFAULT_LIMITS,
     UNSET,
@@ -40,6 +38,8 @@ from app.tables.model import (
     state_of,
 )
 
+# The table row other domains' use cases start from, in their own transaction and lock.
+from app.tables.repository import load_row, load_table, shared_row
 
 log = logging.getLogger("prefscore.tables")
 
@@ -52,7 +52,11 @@ def make_room_for_a_table(session: Any, owner: str, limits: Limits) -> None:
     count = repo.count_tables(session, owner)
     if count >= limits.tables_per_owner:
         raise Conflict(
-            Sentence("this key's owner has {count} tables, the most one owner may have (PREFSCORE_MAX_TABLES_PER_OWNER={tables_per_owner})", count=count, tables_per_owner=limits.tables_per_owner),
+            Sentence(
+                "this key's owner has {count} tables, the most one owner may have (PREFSCORE_MAX_TABLES_PER_OWNER={tables_per_owner})",
+                count=count,
+                tables_per_owner=limits.tables_per_owner,
+            ),
             reason="table_limit",
             limit=limits.tables_per_owner,
         )
@@ -82,7 +86,9 @@ def create_table(
     errors.extend(check_names(names))
     games = (options or {}).get("games")
     if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
-        errors.append(FieldError("options.games", Sentence("must be at most {games_max}", games_max=GAMES_MAX)))
+        errors.append(
+            FieldError("options.games", Sentence("must be at most {games_max}", games_max=GAMES_MAX))
+        )
     try:
         rules = make_rules(convention, players=len(names), pool_target=pool_target, options=options or {})
     except InvalidTable as exc:
@@ -113,7 +119,14 @@ def create_table(
         make_room_for_a_table(session, owner, limits)
         session.add(row)
         session.flush()
-        link_seats(session, owner, row.id, convention, row.created_at, {s: replace(p, name=names[s]) for s, p in links.items()})
+        link_seats(
+            session,
+            owner,
+            row.id,
+            convention,
+            row.created_at,
+            {s: replace(p, name=names[s]) for s, p in links.items()},
+        )
         result = info(row, rules, state)
     return result
 
@@ -220,7 +233,15 @@ def update_table(
             if len(names) != len(row.players):
                 raise Unprocessable(
                     "a rename gives every seat's name",
-                    [FieldError("players", Sentence("players must list all {players} names of the table, seat 0 first", players=len(row.players)))],
+                    [
+                        FieldError(
+                            "players",
+                            Sentence(
+                                "players must list all {players} names of the table, seat 0 first",
+                                players=len(row.players),
+                            ),
+                        )
+                    ],
                 )
             if names != list(row.players):
                 values["players"] = names

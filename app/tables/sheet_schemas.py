@@ -8,11 +8,10 @@ from typing import Literal
 
 from pydantic import Field
 
+from app.kit.schemas import Amount, Answer, absent_when_none
 from app.rules import Rules, TableState
 from app.rules.vocabulary import MatchBonusKind
 from app.tables.model import TableInfo
-
-from app.kit.schemas import Amount, Answer, absent_when_none
 
 BonusKind = Literal[tuple(m.value for m in MatchBonusKind)]  # type: ignore[valid-type]
 
@@ -24,7 +23,9 @@ class SheetPlayer(Answer):
     pool_closed: bool = Field(description="the pool has reached the target")
     mountain: Amount
     whists: dict[str, Amount] = Field(description="what this player has written on each other seat (by seat)")
-    apart: Amount = absent_when_none(description="penalties kept apart by the judge, mountain points (only once any is)")
+    apart: Amount = absent_when_none(
+        description="penalties kept apart by the judge, mountain points (only once any is)"
+    )
 
 
 class Allpass(Answer):
@@ -64,11 +65,11 @@ class Sheet(Answer):
     match: Match = absent_when_none(description="piter_races only")
 
     @classmethod
-    def of(cls, table: TableInfo) -> "Sheet":
+    def of(cls, table: TableInfo) -> Sheet:
         return cls.of_state(table.rules, table.state, table.players)
 
     @classmethod
-    def of_state(cls, rules: Rules, state: TableState, names: tuple[str, ...] | list[str]) -> "Sheet":
+    def of_state(cls, rules: Rules, state: TableState, names: tuple[str, ...] | list[str]) -> Sheet:
         """The sheet of ``state``: the engine's ``sheet`` made in the answer's types, each exact
         amount turned into a JSON number by the ``Amount`` it is put in."""
         n = state.players
@@ -98,7 +99,9 @@ class Sheet(Answer):
             match["match"] = Match(
                 games=rules.games,
                 totals=[MatchTotal(seat=s, pool=p, mountain=m) for s, (p, m) in enumerate(totals)],
-                bonuses=[MatchBonus(game=b.game, kind=b.kind, seat=b.seat, amount=b.amount) for b in state.bonuses],
+                bonuses=[
+                    MatchBonus(game=b.game, kind=b.kind, seat=b.seat, amount=b.amount) for b in state.bonuses
+                ],
             )
         return cls(
             deal_count=state.deal_count,

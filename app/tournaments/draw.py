@@ -17,6 +17,7 @@ import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
 from app.rules import Sentence
 
 
@@ -51,7 +52,11 @@ def table_plan(players: int, sizes: frozenset[int]) -> tuple[tuple[int, ...], in
     if not ordered or any(isinstance(s, bool) or not isinstance(s, int) or s < 2 for s in ordered):
         raise ValueError(Sentence("table sizes are integers of 2 or more"))
     if players < ordered[0]:
-        raise ValueError(Sentence("{players} players cannot fill a table of {ordered}", players=players, ordered=ordered[0]))
+        raise ValueError(
+            Sentence(
+                "{players} players cannot fill a table of {ordered}", players=players, ordered=ordered[0]
+            )
+        )
     for byes in range(players + 1):
         plan = _composition(players - byes, ordered)
         if plan is not None:
@@ -150,8 +155,9 @@ def _ranks(roster: Sequence[str], swiss: Sequence[str] | None) -> dict[str, int]
     return rank
 
 
-def _byes(roster: Sequence[str], count: int, history: History, rank: Mapping[str, int] | None,
-          rng: random.Random) -> set[str]:
+def _byes(
+    roster: Sequence[str], count: int, history: History, rank: Mapping[str, int] | None, rng: random.Random
+) -> set[str]:
     """The fewest byes so far first; among equals the lowest standing (Swiss), else by lot."""
     lot = {p: rng.random() for p in roster}
     if rank is None:
@@ -169,8 +175,14 @@ class _Search:
     ``sums[p][t]`` is the weight player ``p`` has with table ``t``, so a swap's gain is O(1).
     """
 
-    def __init__(self, seated: Sequence[str], plan: Sequence[int], history: History,
-                 rank: Mapping[str, int] | None, rng: random.Random) -> None:
+    def __init__(
+        self,
+        seated: Sequence[str],
+        plan: Sequence[int],
+        history: History,
+        rank: Mapping[str, int] | None,
+        rng: random.Random,
+    ) -> None:
         self.players = list(seated)
         self.plan = list(plan)
         self.rng = rng

@@ -38,7 +38,9 @@ def standings_rows(st: svc.Standings) -> list[dict[str, Any]]:
             "balance": _exact(s.balance),
             "firsts": s.firsts,
             "best_round": _exact(s.best_round),
-            "adjustments": [{"amount": _exact(a.amount), "reason": a.reason, "round": a.round} for a in s.adjustments],
+            "adjustments": [
+                {"amount": _exact(a.amount), "reason": a.reason, "round": a.round} for a in s.adjustments
+            ],
         }
         for s in st.rows
     ]
@@ -64,7 +66,18 @@ def result_rows(t: Tournament, played: dict[int, list[Any]]) -> list[dict[str, A
                     }
                 )
         for n in r.byes:
-            rows.append({"round": r.number, "table": None, "table_id": None, "seat": None, "entrant": n, "name": names.get(n, ""), "balance": None, "finished": None})
+            rows.append(
+                {
+                    "round": r.number,
+                    "table": None,
+                    "table_id": None,
+                    "seat": None,
+                    "entrant": n,
+                    "name": names.get(n, ""),
+                    "balance": None,
+                    "finished": None,
+                }
+            )
     return rows
 
 
@@ -75,9 +88,16 @@ def _csv(rows: list[dict[str, Any]]) -> str:
         writer.writeheader()
         for row in rows:
             writer.writerow(
-                {k: (";".join("" if x is None else str(x) for x in v) if isinstance(v, list) and k == "rounds" else
-                     "; ".join(f"{a['amount']} ({a['reason']})" for a in v) if k == "adjustments" else ("" if v is None else v))
-                 for k, v in row.items()}
+                {
+                    k: (
+                        ";".join("" if x is None else str(x) for x in v)
+                        if isinstance(v, list) and k == "rounds"
+                        else "; ".join(f"{a['amount']} ({a['reason']})" for a in v)
+                        if k == "adjustments"
+                        else ("" if v is None else v)
+                    )
+                    for k, v in row.items()
+                }
             )
     return out.getvalue()
 
@@ -109,13 +129,26 @@ def export(db: Database, owner: str, tournament_id: str, fmt: str, part: str) ->
         **_settings(t),
         "created_at": timestamp(t.created_at),
         "entrants": [
-            {"number": e.number, "name": e.name, "player": e.player_id, "joined_round": e.joined_round, "withdrawn_round": e.withdrawn_round}
+            {
+                "number": e.number,
+                "name": e.name,
+                "player": e.player_id,
+                "joined_round": e.joined_round,
+                "withdrawn_round": e.withdrawn_round,
+            }
             for e in t.entrants
         ],
         "standings": standings_rows(st),
         "results": result_rows(t, played),
         "adjustments": [
-            {"entrant": a.entrant, "amount": _exact(a.amount), "reason": a.reason, "round": a.round, "by": a.by, "at": timestamp(a.created_at)}
+            {
+                "entrant": a.entrant,
+                "amount": _exact(a.amount),
+                "reason": a.reason,
+                "round": a.round,
+                "by": a.by,
+                "at": timestamp(a.created_at),
+            }
             for a in t.adjustments
         ],
     }
@@ -133,7 +166,9 @@ def export(db: Database, owner: str, tournament_id: str, fmt: str, part: str) ->
                         {
                             "number": at.number,
                             "seats": list(at.seats),
-                            "record": records.export_record(db, owner, at.table_id) if at.table_id is not None else None,
+                            "record": records.export_record(db, owner, at.table_id)
+                            if at.table_id is not None
+                            else None,
                         }
                         for at in r.tables
                     ],

@@ -56,7 +56,7 @@ class GameEnd:
         return {"kind": self.kind, **({"deals": self.deals} if self.deals is not None else {})}
 
     @classmethod
-    def of(cls, stored: dict[str, Any]) -> "GameEnd":
+    def of(cls, stored: dict[str, Any]) -> GameEnd:
         return cls(stored["kind"], stored.get("deals"))
 
 
@@ -103,7 +103,9 @@ def scoring_of(stored: dict[str, Any]) -> Scoring:
             slopes=tuple(Fraction(s) for s in transform["slopes"]),
             floor=_fraction(transform.get("floor")),
         ),
-        place_points=None if points is None else {int(size): tuple(Fraction(p) for p in row) for size, row in points.items()},
+        place_points=None
+        if points is None
+        else {int(size): tuple(Fraction(p) for p in row) for size, row in points.items()},
         tie_breaks=tuple(stored["tie_breaks"]),
         bye_score=_fraction(stored.get("bye_score")),
     )
@@ -114,7 +116,9 @@ def parse_amount(value: Any, field: str) -> Fraction:
     try:
         return amounts.parse(value)
     except (TypeError, ValueError, ZeroDivisionError):
-        raise ValueError(Sentence('{field} must be an integer or an exact amount as text ("7/2", "3.5")', field=field)) from None
+        raise ValueError(
+            Sentence('{field} must be an integer or an exact amount as text ("7/2", "3.5")', field=field)
+        ) from None
 
 
 # --- the tournament as loaded --------------------------------------------------------------
@@ -135,7 +139,9 @@ class Entrant:
 
     def plays(self, round_number: int) -> bool:
         """Drawn in this round (entered by then, not withdrawn before it)."""
-        return self.joined_round <= round_number and (self.withdrawn_round is None or round_number < self.withdrawn_round)
+        return self.joined_round <= round_number and (
+            self.withdrawn_round is None or round_number < self.withdrawn_round
+        )
 
 
 @dataclass(frozen=True)
@@ -256,4 +262,3 @@ class PlayedTable:
     locked: bool
     balances: tuple[Fraction, ...] | None  # the results that count (None: none yet)
     scorer_links: tuple[str, ...] = ()  # tokens: only in the answer of the draw that made them
-

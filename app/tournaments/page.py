@@ -24,11 +24,11 @@ from fractions import Fraction
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
+from app.kit.built import Built
 from app.kit.deps import DB
 from app.kit.errors import NotFound
 from app.kit.i18n import LANGUAGES, N_, Lang
 from app.kit.lang import PageLang
-from app.kit.built import Built
 from app.kit.pages import built_page, built_page_response, page_response, template
 from app.tournaments import service as svc
 from app.tournaments.model import CLOSED, REOPENED, PlayedTable, Round
@@ -57,10 +57,14 @@ def tournament_page(token: str, db: DB, lang: PageLang) -> HTMLResponse:
     try:
         view = svc.public_view(db, token)
     except NotFound:
-        response = page_response(PAGE, lang, cache_control="no-cache", headers=HEADERS, **missing_values(lang))
+        response = page_response(
+            PAGE, lang, cache_control="no-cache", headers=HEADERS, **missing_values(lang)
+        )
         response.status_code = 404
         return response
-    body = _PAGES.get_or_build((token, lang.code), view.built_at, lambda: built_page(PAGE, **page_values(token, view, lang)))
+    body = _PAGES.get_or_build(
+        (token, lang.code), view.built_at, lambda: built_page(PAGE, **page_values(token, view, lang))
+    )
     return built_page_response(body, lang, cache_control="no-cache", headers=HEADERS)
 
 
@@ -143,7 +147,9 @@ def _round_state(lang: Lang, r: Round) -> str:
     return lang._("being played")
 
 
-def _tables(lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTable, ...], scores: dict[int, list]) -> tuple[TableView, ...]:
+def _tables(
+    lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTable, ...], scores: dict[int, list]
+) -> tuple[TableView, ...]:
     names = view.tournament.names()
     current_round = view.current is not None and r.number == view.current.number
     out = []
@@ -157,8 +163,16 @@ def _tables(lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTabl
             state = lang._("playing")
         seats = []
         for i, n in enumerate(p.at.seats):
-            balance = _cell(lang, p.balances[i], signed=True) if p.balances is not None and i < len(p.balances) else None
-            score = scores.get(n, [])[r.number - 1] if balance is not None and r.number <= len(scores.get(n, [])) else None
+            balance = (
+                _cell(lang, p.balances[i], signed=True)
+                if p.balances is not None and i < len(p.balances)
+                else None
+            )
+            score = (
+                scores.get(n, [])[r.number - 1]
+                if balance is not None and r.number <= len(scores.get(n, []))
+                else None
+            )
             chance = chances[i] if chances is not None and i < len(chances) else None
             seats.append(Seat(names.get(n, f"#{n}"), balance, score, *_chance(lang, chance)))
         current = current_round and not p.locked
@@ -166,7 +180,9 @@ def _tables(lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTabl
             TableView(
                 number=p.at.number,
                 state=state,
-                deals=lang.ngettext("{n} deal", "{n} deals", p.deal_count) if p.share_token is not None else "",
+                deals=lang.ngettext("{n} deal", "{n} deals", p.deal_count)
+                if p.share_token is not None
+                else "",
                 seats=tuple(seats),
                 sheet=view.share_link(p),
                 stream=view.live_link(p) if current and not p.finished else None,
@@ -176,7 +192,9 @@ def _tables(lang: Lang, view: svc.PublicView, r: Round, played: tuple[PlayedTabl
     return tuple(out)
 
 
-def _rows(lang: Lang, view: svc.PublicView) -> tuple[tuple[Row, ...], dict[int, list], list[tuple[str, str, str]]]:
+def _rows(
+    lang: Lang, view: svc.PublicView
+) -> tuple[tuple[Row, ...], dict[int, list], list[tuple[str, str, str]]]:
     """The standings' rows, each player's round scores (by entrant, for the tables), and the
     adjustments as (player, amount, reason)."""
     t = view.tournament
@@ -194,7 +212,9 @@ def _rows(lang: Lang, view: svc.PublicView) -> tuple[tuple[Row, ...], dict[int, 
         for a in s.adjustments:
             amount = _cell(lang, a.amount, signed=True).text
             where = lang._("round {n}", n=a.round) if a.round is not None else ""
-            adjustments.append((names.get(number, s.player), amount + (f" ({where})" if where else ""), a.reason))
+            adjustments.append(
+                (names.get(number, s.player), amount + (f" ({where})" if where else ""), a.reason)
+            )
         rows.append(
             Row(
                 place=s.place,
@@ -254,7 +274,9 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
         "gambler_ru": lang._("by whists, capped as gambler.ru caps them"),
         "playelephant_lt": lang._("by whists, capped as playelephant.lt caps them"),
         "places": lang._("by places at the table"),
-    }.get(preset or "", lang._("by whists") if t.scoring.kind == "whists" else lang._("by places at the table"))
+    }.get(
+        preset or "", lang._("by whists") if t.scoring.kind == "whists" else lang._("by places at the table")
+    )
     return {
         "found": True,
         "lang": lang.code,
@@ -287,7 +309,10 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "refresh": lang._("Refresh"),
             "standings": lang._("Standings"),
             "standings_caption": lang.ngettext(
-                "Standings after {n} round, {unit}", "Standings after {n} rounds, {unit}", view.standings.rounds, unit=unit
+                "Standings after {n} round, {unit}",
+                "Standings after {n} rounds, {unit}",
+                view.standings.rounds,
+                unit=unit,
             ),
             "place": lang._("Place"),
             "player": lang._("Player"),
@@ -310,7 +335,9 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
             "balance": lang._("Balance"),
             "score": lang._("Round score"),
             "chance": lang._("Chance"),
-            "chance_long": lang._("The chance to finish first at the table, from the players' ratings before it"),
+            "chance_long": lang._(
+                "The chance to finish first at the table, from the players' ratings before it"
+            ),
             "sheet": lang._("Live sheet of table {n}"),
             "sheet_short": lang._("Live sheet"),
             "byes": lang._("Sitting out (bye):"),
@@ -326,6 +353,8 @@ def missing_values(lang: Lang) -> dict[str, object]:
         "title": lang._("No such tournament"),
         "words": {
             "language": lang._("Language"),
-            "missing": lang._("This tournament link does not work: it is mistyped, or the organiser has replaced it. Ask them for the new one."),
+            "missing": lang._(
+                "This tournament link does not work: it is mistyped, or the organiser has replaced it. Ask them for the new one."
+            ),
         },
     }

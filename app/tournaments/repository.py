@@ -54,14 +54,18 @@ _BY_ID = {
     )
     for lock in (False, True)
 }
-_ENTRANTS_OF = select(_ENTRANTS).where(_ENTRANTS.c.tournament_id == bindparam("tid")).order_by(_ENTRANTS.c.number)
+_ENTRANTS_OF = (
+    select(_ENTRANTS).where(_ENTRANTS.c.tournament_id == bindparam("tid")).order_by(_ENTRANTS.c.number)
+)
 _ROUNDS_OF = select(_ROUNDS).where(_ROUNDS.c.tournament_id == bindparam("tid")).order_by(_ROUNDS.c.number)
 _TABLES_OF = (
     select(_TABLES.c.round, _TABLES.c.number, _TABLES.c.table_id, _TABLES.c.seats, _TABLES.c.balances)
     .where(_TABLES.c.tournament_id == bindparam("tid"))
     .order_by(_TABLES.c.round, _TABLES.c.number)
 )
-_ADJUSTMENTS_OF = select(_ADJUSTMENTS).where(_ADJUSTMENTS.c.tournament_id == bindparam("tid")).order_by(_ADJUSTMENTS.c.id)
+_ADJUSTMENTS_OF = (
+    select(_ADJUSTMENTS).where(_ADJUSTMENTS.c.tournament_id == bindparam("tid")).order_by(_ADJUSTMENTS.c.id)
+)
 
 
 def row_of(session: Session, owner: str, tournament_id: str, *, lock: bool = False) -> Row:
@@ -85,7 +89,9 @@ def shared_row(session: Session, token: str) -> Row:
 
 def versions(session: Session, tournament_ids: list[str]) -> dict[str, tuple[int, str]]:
     """(revision, share_token) of the tournaments ``tournament_ids`` (a tournament gone is absent)."""
-    rows = session.execute(select(_T.c.id, _T.c.revision, _T.c.share_token).where(_T.c.id.in_(tournament_ids)))
+    rows = session.execute(
+        select(_T.c.id, _T.c.revision, _T.c.share_token).where(_T.c.id.in_(tournament_ids))
+    )
     return {r.id: (r.revision, r.share_token) for r in rows}
 
 
@@ -114,7 +120,15 @@ def tournament(session: Session, row: Row) -> Tournament:
             TableAtRound(r.round, r.number, r.table_id, tuple(r.seats), _balances(r.balances))
         )
     rounds = tuple(
-        Round(r.number, r.seed, tuple(r.byes), r.created_at, r.closed_at, r.reopened, tuple(by_round.get(r.number, ())))
+        Round(
+            r.number,
+            r.seed,
+            tuple(r.byes),
+            r.created_at,
+            r.closed_at,
+            r.reopened,
+            tuple(by_round.get(r.number, ())),
+        )
         for r in session.execute(_ROUNDS_OF, {"tid": tid})
     )
     adjustments = tuple(
@@ -164,7 +178,9 @@ def new_share_token(session: Session, tournament_id: str) -> None:
 def add_entrants(session: Session, tournament_id: str, entrants: list[dict[str, Any]]) -> None:
     if entrants:
         now = utcnow()
-        session.execute(insert(_ENTRANTS), [{"tournament_id": tournament_id, "created_at": now, **e} for e in entrants])
+        session.execute(
+            insert(_ENTRANTS), [{"tournament_id": tournament_id, "created_at": now, **e} for e in entrants]
+        )
 
 
 def withdraw(session: Session, tournament_id: str, number: int, from_round: int | None) -> None:
@@ -175,10 +191,22 @@ def withdraw(session: Session, tournament_id: str, number: int, from_round: int 
     )
 
 
-def add_round(session: Session, tournament_id: str, number: int, seed: int, byes: list[int], tables: list[dict[str, Any]]) -> None:
+def add_round(
+    session: Session,
+    tournament_id: str,
+    number: int,
+    seed: int,
+    byes: list[int],
+    tables: list[dict[str, Any]],
+) -> None:
     session.execute(
         insert(_ROUNDS).values(
-            tournament_id=tournament_id, number=number, seed=seed, byes=byes, created_at=utcnow(), reopened=False
+            tournament_id=tournament_id,
+            number=number,
+            seed=seed,
+            byes=byes,
+            created_at=utcnow(),
+            reopened=False,
         )
     )
     session.execute(
@@ -188,20 +216,32 @@ def add_round(session: Session, tournament_id: str, number: int, seed: int, byes
 
 
 def set_round(session: Session, tournament_id: str, number: int, values: dict[str, Any]) -> None:
-    session.execute(update(_ROUNDS).where(_ROUNDS.c.tournament_id == tournament_id, _ROUNDS.c.number == number).values(**values))
+    session.execute(
+        update(_ROUNDS)
+        .where(_ROUNDS.c.tournament_id == tournament_id, _ROUNDS.c.number == number)
+        .values(**values)
+    )
 
 
-def set_table(session: Session, tournament_id: str, round_number: int, table_number: int, values: dict[str, Any]) -> None:
+def set_table(
+    session: Session, tournament_id: str, round_number: int, table_number: int, values: dict[str, Any]
+) -> None:
     session.execute(
         update(_TABLES)
-        .where(_TABLES.c.tournament_id == tournament_id, _TABLES.c.round == round_number, _TABLES.c.number == table_number)
+        .where(
+            _TABLES.c.tournament_id == tournament_id,
+            _TABLES.c.round == round_number,
+            _TABLES.c.number == table_number,
+        )
         .values(**values)
     )
 
 
 def clear_balances(session: Session, tournament_id: str, round_number: int) -> None:
     session.execute(
-        update(_TABLES).where(_TABLES.c.tournament_id == tournament_id, _TABLES.c.round == round_number).values(balances=None)
+        update(_TABLES)
+        .where(_TABLES.c.tournament_id == tournament_id, _TABLES.c.round == round_number)
+        .values(balances=None)
     )
 
 
@@ -209,10 +249,14 @@ def add_adjustment(session: Session, tournament_id: str, values: dict[str, Any])
     session.execute(insert(_ADJUSTMENTS).values(tournament_id=tournament_id, created_at=utcnow(), **values))
 
 
-def audit(session: Session | Connection, tournament_id: str, by: str, action: str, detail: dict[str, Any]) -> None:
+def audit(
+    session: Session | Connection, tournament_id: str, by: str, action: str, detail: dict[str, Any]
+) -> None:
     """One entry of the audit, in the caller's transaction (a session, or the connection of a
     deal's post: a director's penalty is audited in the deal's own transaction)."""
-    session.execute(insert(_AUDIT).values(tournament_id=tournament_id, at=utcnow(), by=by, action=action, detail=detail))
+    session.execute(
+        insert(_AUDIT).values(tournament_id=tournament_id, at=utcnow(), by=by, action=action, detail=detail)
+    )
 
 
 def audit_of(session: Session, tournament_id: str, *, after: int, rows: int) -> list[AuditEntry]:
@@ -236,7 +280,10 @@ def _decode_cursor(cursor: str) -> str:
     except (ValueError, UnicodeDecodeError):
         value = ""
     if not TOURNAMENT_ID_RE.fullmatch(value):
-        raise Unprocessable("the cursor is not one this listing gave", [FieldError("after", "after must be a cursor from a listing's next link")])
+        raise Unprocessable(
+            "the cursor is not one this listing gave",
+            [FieldError("after", "after must be a cursor from a listing's next link")],
+        )
     return value
 
 
@@ -247,12 +294,16 @@ def listed_rows(session: Session, owner: str, *, after: str | None, rows: int) -
     return list(session.execute(query.order_by(_T.c.id.desc()).limit(rows)).all())
 
 
-_ROUND_STATES = select(_ROUNDS.c.number, _ROUNDS.c.closed_at, _ROUNDS.c.reopened).where(
-    _ROUNDS.c.tournament_id == bindparam("tid")
-).order_by(_ROUNDS.c.number)
+_ROUND_STATES = (
+    select(_ROUNDS.c.number, _ROUNDS.c.closed_at, _ROUNDS.c.reopened)
+    .where(_ROUNDS.c.tournament_id == bindparam("tid"))
+    .order_by(_ROUNDS.c.number)
+)
 _OPEN_TABLES = (
     select(_TABLES.c.round, _TABLES.c.table_id)
-    .join(_ROUNDS, (_ROUNDS.c.tournament_id == _TABLES.c.tournament_id) & (_ROUNDS.c.number == _TABLES.c.round))
+    .join(
+        _ROUNDS, (_ROUNDS.c.tournament_id == _TABLES.c.tournament_id) & (_ROUNDS.c.number == _TABLES.c.round)
+    )
     .where(_TABLES.c.tournament_id == bindparam("tid"), _ROUNDS.c.closed_at.is_(None))
 )
 
@@ -261,13 +312,17 @@ def version(session: Session, tournament_id: str) -> tuple[list[Row], list[Row]]
     """What the standings' version is made of, without the tournament: its rounds' states
     (number, closed_at, reopened) and the (round, table_id) of the rounds not closed."""
     params = {"tid": tournament_id}
-    return list(session.execute(_ROUND_STATES, params).all()), list(session.execute(_OPEN_TABLES, params).all())
+    return list(session.execute(_ROUND_STATES, params).all()), list(
+        session.execute(_OPEN_TABLES, params).all()
+    )
 
 
 def round_table_ids(session: Session, tournament_id: str, round_number: int) -> list[str]:
     """The ordinary tables played at a round (a table deleted since is absent)."""
     rows = session.execute(
-        select(_TABLES.c.table_id).where(_TABLES.c.tournament_id == tournament_id, _TABLES.c.round == round_number)
+        select(_TABLES.c.table_id).where(
+            _TABLES.c.tournament_id == tournament_id, _TABLES.c.round == round_number
+        )
     )
     return [r.table_id for r in rows if r.table_id is not None]
 
@@ -279,6 +334,7 @@ def owner_of(session: Session, tournament_id: str) -> str | None:
 def tournament_of_table(session: Session, table_id: str) -> Row | None:
     """(tournament_id, round, number) of the round table played at ``table_id``, if any."""
     return session.execute(
-        select(_TABLES.c.tournament_id, _TABLES.c.round, _TABLES.c.number).where(_TABLES.c.table_id == table_id)
+        select(_TABLES.c.tournament_id, _TABLES.c.round, _TABLES.c.number).where(
+            _TABLES.c.table_id == table_id
+        )
     ).first()
-

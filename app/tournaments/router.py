@@ -8,21 +8,25 @@ import threading
 from typing import Annotated
 
 from cachetools import LRUCache
-
 from fastapi import APIRouter, Body, Depends, Path, Query, Response
 
+from app.deals.answers import IdempotencyKey, checked_key
+from app.deals.model import request_hash
 from app.kit import etags
 from app.kit.bodies import BodyRoute
 from app.kit.built import Built
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION, not_modified
-from app.kit.limits import AUDIT_PAGE_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENT_ROUNDS_MAX, TOURNAMENTS_PAGE_MAX
+from app.kit.limits import (
+    AUDIT_PAGE_MAX,
+    TOURNAMENT_ENTRANTS_MAX,
+    TOURNAMENT_ROUNDS_MAX,
+    TOURNAMENTS_PAGE_MAX,
+)
 from app.kit.preconditions import IfNoneMatch, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
-from app.deals.model import request_hash
-from app.deals.answers import IdempotencyKey, checked_key
 from app.tables.model import Limits
 from app.tournaments import export
 from app.tournaments import service as svc
@@ -32,9 +36,9 @@ from app.tournaments.schemas import (
     AuditItem,
     AuditList,
     DrawIn,
+    EntrantsAdd,
     PenaltyIn,
     PenaltyOut,
-    EntrantsAdd,
     ReopenIn,
     SharedTournament,
     StandingsOut,
@@ -64,7 +68,13 @@ def by(caller: Caller) -> str:
     return f"key {caller.key_id}" if caller.key_id is not None else "admin key"
 
 
-def _answer(db: DB, owner: str, tournament_id: str, tokens: dict[int, str] | None = None, tokens_round: int | None = None) -> TournamentOut:
+def _answer(
+    db: DB,
+    owner: str,
+    tournament_id: str,
+    tokens: dict[int, str] | None = None,
+    tokens_round: int | None = None,
+) -> TournamentOut:
     t, played = svc.get_tournament(db, owner, tournament_id)
     return TournamentOut.of(t, played, tokens, tokens_round)
 
@@ -111,8 +121,13 @@ def create_tournament(body: TournamentCreate, db: DB, caller: KeyCaller, respons
 def list_tournaments(
     db: DB,
     caller: KeyCaller,
-    after: Annotated[str | None, Query(max_length=200, description="the cursor of the page to read, from the last page's next")] = None,
-    limit: Annotated[int, Query(ge=1, le=TOURNAMENTS_PAGE_MAX, description="at most this many tournaments")] = 50,
+    after: Annotated[
+        str | None,
+        Query(max_length=200, description="the cursor of the page to read, from the last page's next"),
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=TOURNAMENTS_PAGE_MAX, description="at most this many tournaments")
+    ] = 50,
 ) -> TournamentList:
     """The key owner's tournaments, newest first, keyset-paged: follow ``next`` until it is null."""
     page = svc.list_tournaments(db, caller.owner, after=after, limit=limit)
@@ -174,7 +189,9 @@ def draw_round(
     an ordinary table with a scorer link: the links are in this answer only
     (``rounds[-1].tables[].scorer_link``)."""
     body = body or DrawIn()
-    t, r, tokens = svc.draw_round(db, caller.owner, tournament_id, by=by(caller), seed=body.seed, limits=Limits.of(settings))
+    t, r, tokens = svc.draw_round(
+        db, caller.owner, tournament_id, by=by(caller), seed=body.seed, limits=Limits.of(settings)
+    )
     response.headers["Location"] = f"/v1/tournaments/{t.id}"
     response.headers["Cache-Control"] = "no-store"
     return _answer(db, caller.owner, tournament_id, tokens, r.number)
@@ -187,7 +204,12 @@ def draw_round(
     responses={200: {"headers": CACHE_CONTROL}, **problem_responses(401, 404, 409, 422)},
 )
 def swap(
-    tournament_id: TournamentId, round_number: RoundNumber, body: SwapIn, db: DB, caller: KeyCaller, response: Response
+    tournament_id: TournamentId,
+    round_number: RoundNumber,
+    body: SwapIn,
+    db: DB,
+    caller: KeyCaller,
+    response: Response,
 ) -> TournamentOut:
     """Swap two players of a round before it starts: the tables they sit at are made again
     (new tables and scorer links, in this answer only)."""
@@ -202,7 +224,9 @@ def swap(
     response_model=TournamentOut,
     responses=problem_responses(401, 404, 409),
 )
-def close_round(tournament_id: TournamentId, round_number: RoundNumber, db: DB, caller: KeyCaller) -> TournamentOut:
+def close_round(
+    tournament_id: TournamentId, round_number: RoundNumber, db: DB, caller: KeyCaller
+) -> TournamentOut:
     """Close a round: its tables are locked as they stand (an unfinished table counts as if
     its game ended now), their results fixed."""
     svc.close_round(db, caller.owner, tournament_id, round_number, by=by(caller))
@@ -215,7 +239,9 @@ def close_round(tournament_id: TournamentId, round_number: RoundNumber, db: DB, 
     response_model=TournamentOut,
     responses=problem_responses(401, 404, 409, 422),
 )
-def reopen_round(tournament_id: TournamentId, round_number: RoundNumber, body: ReopenIn, db: DB, caller: KeyCaller) -> TournamentOut:
+def reopen_round(
+    tournament_id: TournamentId, round_number: RoundNumber, body: ReopenIn, db: DB, caller: KeyCaller
+) -> TournamentOut:
     """Reopen a closed round, with a reason, to correct its tables; close it again after."""
     svc.reopen_round(db, caller.owner, tournament_id, round_number, body.reason, by=by(caller))
     return _answer(db, caller.owner, tournament_id)
@@ -228,7 +254,9 @@ def reopen_round(tournament_id: TournamentId, round_number: RoundNumber, body: R
     response_model=AdjustmentOut,
     responses=problem_responses(401, 404, 409, 422),
 )
-def add_adjustment(tournament_id: TournamentId, body: AdjustmentIn, db: DB, caller: KeyCaller) -> AdjustmentOut:
+def add_adjustment(
+    tournament_id: TournamentId, body: AdjustmentIn, db: DB, caller: KeyCaller
+) -> AdjustmentOut:
     """Adjust a player's total (in whists or points) with a reason; shown in the standings.
     One of a closed round is refused until the round is reopened."""
     _, adjustment = svc.add_adjustment(
@@ -249,7 +277,10 @@ def add_adjustment(tournament_id: TournamentId, body: AdjustmentIn, db: DB, call
     operation_id="addTournamentPenalty",
     status_code=201,
     response_model=PenaltyOut,
-    responses={201: {"headers": {**LOCATION, **IDEMPOTENT_REPLAYED}}, **problem_responses(401, 404, 409, 422)},
+    responses={
+        201: {"headers": {**LOCATION, **IDEMPOTENT_REPLAYED}},
+        **problem_responses(401, 404, 409, 422),
+    },
 )
 def add_penalty(
     tournament_id: TournamentId,
@@ -295,7 +326,12 @@ def get_audit(
     tournament_id: TournamentId,
     db: DB,
     caller: KeyCaller,
-    after: Annotated[int, Query(ge=0, le=2**62, description="list the entries after this one (its id), from the last page's next")] = 0,
+    after: Annotated[
+        int,
+        Query(
+            ge=0, le=2**62, description="list the entries after this one (its id), from the last page's next"
+        ),
+    ] = 0,
     limit: Annotated[int, Query(ge=1, le=AUDIT_PAGE_MAX, description="at most this many entries")] = 50,
 ) -> AuditList:
     """Every draw, lock, reopen, adjustment, swap, withdrawal and late entry, with who and when,
@@ -309,14 +345,20 @@ def get_audit(
     "/tournaments/{tournament_id}/standings",
     operation_id="getTournamentStandings",
     response_model=StandingsOut,
-    responses={200: {"headers": {**ETAG, **CACHE_CONTROL}}, **not_modified(), **problem_responses(401, 404, 422)},
+    responses={
+        200: {"headers": {**ETAG, **CACHE_CONTROL}},
+        **not_modified(),
+        **problem_responses(401, 404, 422),
+    },
 )
 def get_standings(
     tournament_id: TournamentId,
     db: DB,
     caller: KeyCaller,
     response: Response,
-    after_round: Annotated[int | None, Query(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the standings after this round")] = None,
+    after_round: Annotated[
+        int | None, Query(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the standings after this round")
+    ] = None,
     if_none_match: IfNoneMatch = None,
 ) -> StandingsOut | Response:
     """The standings: per round and total, with the adjustments and their reasons. ``ETag``;
@@ -365,9 +407,14 @@ def export_tournament(
     db: DB,
     caller: KeyCaller,
     format: Annotated[
-        export.Format, Query(description="json or csv: standings and results; record: the tournament with its tables' records")
+        export.Format,
+        Query(
+            description="json or csv: standings and results; record: the tournament with its tables' records"
+        ),
     ] = "json",
-    part: Annotated[export.Part, Query(description="csv only: standings or results (every round's tables)")] = "standings",
+    part: Annotated[
+        export.Part, Query(description="csv only: standings or results (every round's tables)")
+    ] = "standings",
 ) -> Response:
     """The standings and every round's results as JSON or CSV, or the tournament's record
     (its settings, rounds and each table's record, for import elsewhere)."""
@@ -384,7 +431,9 @@ def export_tournament(
     tags=["shared"],
     openapi_extra=NO_KEY,
 )
-def get_shared_tournament(token: str, db: DB, response: Response, if_none_match: IfNoneMatch = None) -> SharedTournament | Response:
+def get_shared_tournament(
+    token: str, db: DB, response: Response, if_none_match: IfNoneMatch = None
+) -> SharedTournament | Response:
     """The tournament's read-only share link: its settings, rounds, standings and the current
     round's tables with their share pages and live streams (and each seat's chance to finish
     first at a table of rated players), without a key. ``ETag``;

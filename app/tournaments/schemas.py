@@ -3,24 +3,37 @@ round, adjust; the tournament, its standings and its audit as answered."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from functools import lru_cache
-from typing import Annotated, Any, Literal, Union
-
-import re
+from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Discriminator, Field, StringConstraints, Tag, WithJsonSchema
 
+from app.deals.schemas import Clause, DealWithSheet, Destination, PenaltyAmount, StoredDeal, ViolationWord
+from app.deals.schemas import Reason as PenaltyReason
 from app.kit import amounts as kit_amounts
+from app.kit.errors import Unprocessable
 from app.kit.limits import (
     REASON_MAX,
     TOURNAMENT_ENTRANTS_MAX,
     TOURNAMENT_NAME_MAX,
     TOURNAMENT_ROUNDS_MAX,
 )
-from app.kit.schemas import Amount, Answer, ConventionName, Name, PlainText, Request, absent_when_none, at_most, bounded_map, timestamp
-from app.kit.errors import Unprocessable
+from app.kit.schemas import (
+    Amount,
+    Answer,
+    ConventionName,
+    Name,
+    PlainText,
+    Request,
+    absent_when_none,
+    at_most,
+    bounded_map,
+    timestamp,
+)
 from app.rules import FIELD_NAMES, FieldError, Sentence, amounts, said
+from app.tables.sheet_schemas import Sheet
 from app.tournaments.model import (
     DIRECTOR_GAME_DEALS,
     SCORING_PRESETS,
@@ -35,9 +48,6 @@ from app.tournaments.model import (
 )
 from app.tournaments.scoring import TIE_BREAKS, TRANSFORMS, Scoring, Standing, Transform
 from app.tournaments.service import EntrantSpec, PenaltyPosted, PublicView, Standings
-from app.deals.schemas import Clause, Destination, DealWithSheet, PenaltyAmount, StoredDeal, ViolationWord
-from app.deals.schemas import Reason as PenaltyReason
-from app.tables.sheet_schemas import Sheet
 
 Options = bounded_map(len(FIELD_NAMES))
 # An exact amount: an integer, or text such as "7/2", "3.5", "-12" (one check, so that a
@@ -72,7 +82,9 @@ PlayerId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 # Points per place by table size ("3", "4"), best place first.
 PlacePoints = Annotated[
-    dict[Literal["3", "4"], Annotated[list[Exact], Field(min_length=3, max_length=4)]], Field(max_length=2), at_most(2)
+    dict[Literal["3", "4"], Annotated[list[Exact], Field(min_length=3, max_length=4)]],
+    Field(max_length=2),
+    at_most(2),
 ]
 
 
@@ -90,18 +102,25 @@ def _entrant_tag(value: Any) -> str:
 
 
 EntrantIn = Annotated[
-    Union[Annotated[Name, Tag("name")], Annotated[RegisteredEntrant, Tag("player")]], Discriminator(_entrant_tag)
+    Annotated[Name, Tag("name")] | Annotated[RegisteredEntrant, Tag("player")], Discriminator(_entrant_tag)
 ]
 
 
 def entrant_specs(items: list[Any]) -> list[EntrantSpec]:
-    return [EntrantSpec(name=i) if isinstance(i, str) else EntrantSpec(name=i.name, player=i.player) for i in items]
+    return [
+        EntrantSpec(name=i) if isinstance(i, str) else EntrantSpec(name=i.name, player=i.player)
+        for i in items
+    ]
 
 
 class TransformIn(Request):
     breakpoints: list[Exact] = Field(max_length=10, description="ascending, positive")
-    slopes: list[Exact] = Field(max_length=11, description="one more than the breakpoints: below the first, between, above the last")
-    floor: Exact | None = Field(default=None, description="the least a negative balance scores; null: unchanged")
+    slopes: list[Exact] = Field(
+        max_length=11, description="one more than the breakpoints: below the first, between, above the last"
+    )
+    floor: Exact | None = Field(
+        default=None, description="the least a negative balance scores; null: unchanged"
+    )
 
 
 class ScoringIn(Request):
@@ -110,7 +129,8 @@ class ScoringIn(Request):
         default=None, description="whists only: a named transform (gambler_ru, playelephant_lt) or one given"
     )
     place_points: PlacePoints | None = Field(
-        default=None, description="places only: points per place (best first) by table size; null: the defaults"
+        default=None,
+        description="places only: points per place (best first) by table size; null: the defaults",
     )
     tie_breaks: list[Literal[TIE_BREAKS]] = Field(  # type: ignore[valid-type]
         default=list(TIE_BREAKS), max_length=len(TIE_BREAKS), description="after the total, in this order"
@@ -155,17 +175,32 @@ TournamentName = Annotated[str, StringConstraints(min_length=1, max_length=TOURN
 class TournamentCreate(Request):
     name: TournamentName
     convention: ConventionName
-    pool_target: int = Field(default=None, ge=1, le=1000, description="the pool every table plays to; the convention's when left out")
-    options: Options = Field(default_factory=dict, description="options of the convention every table plays (GET /v1/conventions)")
-    table_sizes: list[Literal[3, 4]] = Field(
-        default_factory=lambda: [3], min_length=1, max_length=2, description="[3], [4], or [3, 4] for mixed tables (4 where the rules seat 4)"
+    pool_target: int = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="the pool every table plays to; the convention's when left out",
     )
-    game_end: GameEndIn = Field(default_factory=lambda: GameEndIn(kind="pool"), description="how a table's game ends")
+    options: Options = Field(
+        default_factory=dict, description="options of the convention every table plays (GET /v1/conventions)"
+    )
+    table_sizes: list[Literal[3, 4]] = Field(
+        default_factory=lambda: [3],
+        min_length=1,
+        max_length=2,
+        description="[3], [4], or [3, 4] for mixed tables (4 where the rules seat 4)",
+    )
+    game_end: GameEndIn = Field(
+        default_factory=lambda: GameEndIn(kind="pool"), description="how a table's game ends"
+    )
     rounds: int = Field(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the planned number of rounds")
     scoring: Literal[tuple(SCORING_PRESETS)] | ScoringIn = Field(  # type: ignore[valid-type]
-        default="whists", description="a preset by name (whists, gambler_ru, playelephant_lt, places) or a scoring"
+        default="whists",
+        description="a preset by name (whists, gambler_ru, playelephant_lt, places) or a scoring",
     )
-    swiss: bool = Field(default=False, description="draw players of close standing together (after the first round)")
+    swiss: bool = Field(
+        default=False, description="draw players of close standing together (after the first round)"
+    )
     entrants: list[EntrantIn] = Field(default_factory=list, max_length=TOURNAMENT_ENTRANTS_MAX)
 
     example = {
@@ -187,7 +222,9 @@ class TournamentCreate(Request):
         try:
             return self.scoring.build(), None
         except ValueError as exc:
-            raise Unprocessable(Sentence("the scoring does not fit"), [FieldError("scoring", said(exc))]) from None
+            raise Unprocessable(
+                Sentence("the scoring does not fit"), [FieldError("scoring", said(exc))]
+            ) from None
 
 
 class EntrantsAdd(Request):
@@ -197,7 +234,12 @@ class EntrantsAdd(Request):
 
 
 class DrawIn(Request):
-    seed: int = Field(default=None, ge=0, le=2**53 - 1, description="the draw's seed; a random one when left out (stored, shown)")
+    seed: int = Field(
+        default=None,
+        ge=0,
+        le=2**53 - 1,
+        description="the draw's seed; a random one when left out (stored, shown)",
+    )
 
     example = {"seed": 20261202}
 
@@ -218,13 +260,26 @@ class ReopenIn(Request):
 class PenaltyIn(Request):
     """A judge's penalty on an entrant at a round's table (docs/rules.md §15)."""
 
-    example = {"round": 2, "table": 1, "entrant": 7, "amount": 10, "clause": "10.3", "reason": "lead out of turn"}
+    example = {
+        "round": 2,
+        "table": 1,
+        "entrant": 7,
+        "amount": 10,
+        "clause": "10.3",
+        "reason": "lead out of turn",
+    }
 
     round: int = Field(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the round")
     table: int = Field(ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="the table's number in the round")
-    entrant: int = Field(ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="the entrant penalised: a player of that table")
-    amount: PenaltyAmount = Field(default=None, description="points to the mountain or apart, or whists from each other player")
-    destination: Destination = Field(default=None, description="mountain, whists or apart; default: the tournament's penalties_to")
+    entrant: int = Field(
+        ge=1, le=TOURNAMENT_ENTRANTS_MAX, description="the entrant penalised: a player of that table"
+    )
+    amount: PenaltyAmount = Field(
+        default=None, description="points to the mountain or apart, or whists from each other player"
+    )
+    destination: Destination = Field(
+        default=None, description="mountain, whists or apart; default: the tournament's penalties_to"
+    )
     violation: ViolationWord = Field(default=None, description="the section 10 error penalised")
     clause: Clause = Field(default=None, description='the clause of the code applied, e.g. "10.3"')
     reason: PenaltyReason = Field(description="why the penalty was given")
@@ -232,8 +287,11 @@ class PenaltyIn(Request):
     def penalty(self) -> dict[str, Any]:
         """The penalty's own fields, as the engine's penalty takes them."""
         return {
-            "amount": self.amount, "destination": self.destination, "violation": self.violation,
-            "clause": self.clause, "reason": self.reason,
+            "amount": self.amount,
+            "destination": self.destination,
+            "violation": self.violation,
+            "clause": self.clause,
+            "reason": self.reason,
         }
 
 
@@ -249,20 +307,32 @@ class PenaltyOut(Answer):
     sheet: Sheet
 
     @classmethod
-    def of(cls, done: PenaltyPosted) -> "PenaltyOut":
+    def of(cls, done: PenaltyPosted) -> PenaltyOut:
         result = done.posted
         # a retry with the key: the first answer again, as it was kept
-        answer = (DealWithSheet.model_validate(result.earlier_answer) if result.earlier_answer is not None
-                  else DealWithSheet.of(result.table, result.deal))  # type: ignore[arg-type]
-        return cls(round=done.round, table=done.table, table_id=done.table_id, entrant=done.entrant, seat=done.seat,
-                   deal=answer.deal, sheet=answer.sheet)
+        answer = (
+            DealWithSheet.model_validate(result.earlier_answer)
+            if result.earlier_answer is not None
+            else DealWithSheet.of(result.table, result.deal)
+        )  # type: ignore[arg-type]
+        return cls(
+            round=done.round,
+            table=done.table,
+            table_id=done.table_id,
+            entrant=done.entrant,
+            seat=done.seat,
+            deal=answer.deal,
+            sheet=answer.sheet,
+        )
 
 
 class AdjustmentIn(Request):
     entrant: int = Field(ge=1, le=TOURNAMENT_ENTRANTS_MAX)
     amount: Exact = Field(description="in the scoring's unit (whists or points); negative for a penalty")
     reason: Reason
-    round: int = Field(default=None, ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the round it concerns, if one")
+    round: int = Field(
+        default=None, ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the round it concerns, if one"
+    )
 
     example = {"entrant": 3, "amount": -20, "reason": "late for round 2", "round": 2}
 
@@ -287,7 +357,9 @@ class EntrantOut(Answer):
     name: str
     player: str | None = Field(description="the registered player's id; null for a name")
     joined_round: int = Field(description="the first round the entrant is drawn in")
-    withdrawn_round: int | None = Field(description="the first round the entrant is not drawn in; null while playing")
+    withdrawn_round: int | None = Field(
+        description="the first round the entrant is not drawn in; null while playing"
+    )
 
 
 class SeatOut(Answer):
@@ -304,17 +376,23 @@ class BalanceOut(Answer):
 
 class RoundTableOut(Answer):
     number: int
-    table_id: str | None = Field(description="the ordinary table (GET /v1/tables/{id}); null if it was deleted")
+    table_id: str | None = Field(
+        description="the ordinary table (GET /v1/tables/{id}); null if it was deleted"
+    )
     title: str | None
     seats: list[SeatOut]
     deal_count: int
     finished: bool
-    balances: list[BalanceOut] | None = Field(description="the balances that count: null while the table plays")
+    balances: list[BalanceOut] | None = Field(
+        description="the balances that count: null while the table plays"
+    )
     share_link: str | None = Field(description="the table's read-only share page")
-    scorer_link: str = absent_when_none(description="the table's scorer link: in the answer of the draw or swap that made it only")
+    scorer_link: str = absent_when_none(
+        description="the table's scorer link: in the answer of the draw or swap that made it only"
+    )
 
     @classmethod
-    def of(cls, table: PlayedTable, names: dict[int, str], token: str | None = None) -> "RoundTableOut":
+    def of(cls, table: PlayedTable, names: dict[int, str], token: str | None = None) -> RoundTableOut:
         at = table.at
         return cls(
             number=at.number,
@@ -325,7 +403,10 @@ class RoundTableOut(Answer):
             finished=table.finished,
             balances=None
             if table.balances is None
-            else [BalanceOut(entrant=n, balance=_num(b), balance_exact=amounts.exact_text(b)) for n, b in zip(at.seats, table.balances)],
+            else [
+                BalanceOut(entrant=n, balance=_num(b), balance_exact=amounts.exact_text(b))
+                for n, b in zip(at.seats, table.balances)
+            ],
             share_link=None if table.share_token is None else f"/shared/{table.share_token}",
             **({} if token is None else {"scorer_link": f"/score/{token}"}),
         )
@@ -341,7 +422,9 @@ class RoundOut(Answer):
     tables: list[RoundTableOut]
 
     @classmethod
-    def of(cls, r: Round, played: list[PlayedTable], names: dict[int, str], tokens: dict[int, str] | None = None) -> "RoundOut":
+    def of(
+        cls, r: Round, played: list[PlayedTable], names: dict[int, str], tokens: dict[int, str] | None = None
+    ) -> RoundOut:
         tokens = tokens or {}
         return cls(
             number=r.number,
@@ -362,10 +445,10 @@ class AdjustmentOut(Answer):
     reason: str
     round: int | None
     created_at: str
-    by: str = Field(description="who made it: a key (\"key 12\") or the admin key")
+    by: str = Field(description='who made it: a key ("key 12") or the admin key')
 
     @classmethod
-    def of(cls, a: AdjustmentInfo) -> "AdjustmentOut":
+    def of(cls, a: AdjustmentInfo) -> AdjustmentOut:
         return cls(
             id=a.id,
             entrant=a.entrant,
@@ -404,7 +487,7 @@ class TournamentSummary(Answer):
         }
 
     @classmethod
-    def of(cls, t: Tournament) -> "TournamentSummary":
+    def of(cls, t: Tournament) -> TournamentSummary:
         return cls(**cls.fields_of(t))
 
 
@@ -413,7 +496,7 @@ class TournamentList(Answer):
     next: str | None = Field(description="the URL of the next page; null on the last")
 
     @classmethod
-    def of(cls, page: TournamentPage, nxt: str | None) -> "TournamentList":
+    def of(cls, page: TournamentPage, nxt: str | None) -> TournamentList:
         return cls(items=[TournamentSummary.of(t) for t in page.tournaments], next=nxt)
 
 
@@ -430,7 +513,11 @@ class PublicTournament(TournamentSummary):
 
     @classmethod
     def public_fields(
-        cls, t: Tournament, played: dict[int, list[PlayedTable]], tokens: dict[int, str] | None = None, tokens_round: int | None = None
+        cls,
+        t: Tournament,
+        played: dict[int, list[PlayedTable]],
+        tokens: dict[int, str] | None = None,
+        tokens_round: int | None = None,
     ) -> dict[str, Any]:
         """``tokens``: the scorer links of the tables just made, by table number, in round
         ``tokens_round`` (a swap may re-make the tables of a reopened round, not the last)."""
@@ -444,24 +531,37 @@ class PublicTournament(TournamentSummary):
             "swiss": t.swiss,
             "players": [
                 EntrantOut(
-                    number=e.number, name=e.name, player=e.player_id, joined_round=e.joined_round, withdrawn_round=e.withdrawn_round
+                    number=e.number,
+                    name=e.name,
+                    player=e.player_id,
+                    joined_round=e.joined_round,
+                    withdrawn_round=e.withdrawn_round,
                 )
                 for e in t.entrants
             ],
-            "rounds": [RoundOut.of(r, played[r.number], names, tokens if r.number == tokens_round else None) for r in t.rounds],
+            "rounds": [
+                RoundOut.of(r, played[r.number], names, tokens if r.number == tokens_round else None)
+                for r in t.rounds
+            ],
         }
 
 
 class TournamentOut(PublicTournament):
     """A tournament as its owner reads it."""
 
-    share_token: str = Field(description="the read-only tournament view is /v1/shared/{share_token}/tournament")
+    share_token: str = Field(
+        description="the read-only tournament view is /v1/shared/{share_token}/tournament"
+    )
     adjustments: list[AdjustmentOut]
 
     @classmethod
     def of(  # type: ignore[override]
-        cls, t: Tournament, played: dict[int, list[PlayedTable]], tokens: dict[int, str] | None = None, tokens_round: int | None = None
-    ) -> "TournamentOut":
+        cls,
+        t: Tournament,
+        played: dict[int, list[PlayedTable]],
+        tokens: dict[int, str] | None = None,
+        tokens_round: int | None = None,
+    ) -> TournamentOut:
         return cls(
             **cls.public_fields(t, played, tokens, tokens_round),
             share_token=t.share_token,
@@ -482,7 +582,9 @@ class StandingOut(Answer):
     name: str
     total: Amount
     total_exact: str
-    rounds: list[Amount | None] = Field(description="each round's score: a table's, a bye's, or null (not drawn)")
+    rounds: list[Amount | None] = Field(
+        description="each round's score: a table's, a bye's, or null (not drawn)"
+    )
     rounds_exact: list[str | None]
     balance: Amount = Field(description="the sum of the raw balances in whists (a tie-break)")
     balance_exact: str
@@ -493,7 +595,7 @@ class StandingOut(Answer):
     adjustments: list[StandingAdjustment]
 
     @classmethod
-    def of(cls, s: Standing, t: Tournament, entrants: dict[int, Any] | None = None) -> "StandingOut":
+    def of(cls, s: Standing, t: Tournament, entrants: dict[int, Any] | None = None) -> StandingOut:
         number = int(s.player)
         entrant = (entrants if entrants is not None else {e.number: e for e in t.entrants}).get(number)
         # Built from the scoring's own values, unchecked: a large tournament's standings are
@@ -513,7 +615,9 @@ class StandingOut(Answer):
             byes=getattr(s, "byes", 0),
             withdrawn=entrant is not None and entrant.withdrawn_round is not None,
             adjustments=[
-                StandingAdjustment.model_construct(amount=_num(a.amount), amount_exact=_text(a.amount), reason=a.reason, round=a.round)
+                StandingAdjustment.model_construct(
+                    amount=_num(a.amount), amount_exact=_text(a.amount), reason=a.reason, round=a.round
+                )
                 for a in s.adjustments
             ],
         )
@@ -528,7 +632,7 @@ class StandingsOut(Answer):
     items: list[StandingOut]
 
     @classmethod
-    def of(cls, st: Standings) -> "StandingsOut":
+    def of(cls, st: Standings) -> StandingsOut:
         t = st.tournament
         entrants = {e.number: e for e in t.entrants}
         return cls(
@@ -548,7 +652,9 @@ class SharedTournament(Answer):
     tournament: PublicTournament
     standings: StandingsOut
     current_round: int | None
-    live_links: dict[str, str] = Field(description="the current round's tables' event streams, by table number")
+    live_links: dict[str, str] = Field(
+        description="the current round's tables' event streams, by table number"
+    )
     penalties: list[dict[str, Any]] = Field(
         default_factory=list,
         description="the judges' penalties standing in the tables' logs: round, table, deal, entrant, amount, to "
@@ -561,17 +667,23 @@ class SharedTournament(Answer):
     )
 
     @classmethod
-    def of(cls, view: PublicView) -> "SharedTournament":
+    def of(cls, view: PublicView) -> SharedTournament:
         t = view.tournament
         played = {r.number: list(p) for r, p in view.history}
-        links = {str(p.at.number): link for p in view.current_tables if (link := view.live_link(p)) is not None}
+        links = {
+            str(p.at.number): link for p in view.current_tables if (link := view.live_link(p)) is not None
+        }
         return cls(
             tournament=PublicTournament(**PublicTournament.public_fields(t, played)),
             standings=StandingsOut.of(view.standings),
             current_round=view.current.number if view.current else None,
             live_links=links,
             penalties=list(view.penalties),
-            **({"chances_first": {str(n): list(c) for n, c in sorted(view.chances.items())}} if view.chances else {}),
+            **(
+                {"chances_first": {str(n): list(c) for n, c in sorted(view.chances.items())}}
+                if view.chances
+                else {}
+            ),
         )
 
 
@@ -583,7 +695,7 @@ class AuditItem(Answer):
     detail: dict[str, Any]
 
     @classmethod
-    def of(cls, e: AuditEntry) -> "AuditItem":
+    def of(cls, e: AuditEntry) -> AuditItem:
         return cls(id=e.id, at=timestamp(e.at), by=e.by, action=e.action, detail=e.detail)  # type: ignore[arg-type]
 
 

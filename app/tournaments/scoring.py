@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
+
 from app.rules import Sentence
 
 ZERO = Fraction(0)
@@ -51,13 +52,17 @@ def _sum(values: Iterable[Exact]) -> Exact:
     if not parts:
         return whole
     denominator = math.lcm(*{part.denominator for part in parts})
-    numerator = whole * denominator + sum(part.numerator * (denominator // part.denominator) for part in parts)
+    numerator = whole * denominator + sum(
+        part.numerator * (denominator // part.denominator) for part in parts
+    )
     return _small(Fraction(numerator, denominator))
 
 
 def _fraction(value: object, what: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-        raise ValueError(Sentence("{what} must be an integer or a Fraction, not {value!r}", what=what, value=value))
+        raise ValueError(
+            Sentence("{what} must be an integer or a Fraction, not {value!r}", what=what, value=value)
+        )
     return Fraction(value)
 
 
@@ -95,8 +100,9 @@ class Transform:
         pieces, value, start = [], ZERO, ZERO
         for point, slope in zip(points + (None,), slopes):
             q = math.lcm(value.denominator, slope.denominator)
-            pieces.append((None if point is None else _small(point), _small(start),
-                           int(value * q), int(slope * q), q))
+            pieces.append(
+                (None if point is None else _small(point), _small(start), int(value * q), int(slope * q), q)
+            )
             if point is not None:
                 value += slope * (point - start)
                 start = point
@@ -121,7 +127,9 @@ class Transform:
 
 TRANSFORMS: dict[str, Transform] = {
     # gambler.ru: w up to 200, 200 + (w - 200)/10 up to 650, then 245 (capped).
-    "gambler_ru": Transform(breakpoints=(Fraction(200), Fraction(650)), slopes=(Fraction(1), Fraction(1, 10), ZERO)),
+    "gambler_ru": Transform(
+        breakpoints=(Fraction(200), Fraction(650)), slopes=(Fraction(1), Fraction(1, 10), ZERO)
+    ),
     # playelephant.lt: w up to 50, 50 + (w - 50)/2 up to 100, 75 + (w - 100)/10 above.
     "playelephant_lt": Transform(
         breakpoints=(Fraction(50), Fraction(100)), slopes=(Fraction(1), Fraction(1, 2), Fraction(1, 10))
@@ -164,7 +172,9 @@ class Scoring:
             for size, row in self.place_points.items():
                 row = tuple(_fraction(p, "a place's points") for p in row)
                 if isinstance(size, bool) or not isinstance(size, int) or size < 2 or len(row) != size:
-                    raise ValueError(Sentence("place points give one value per place of a table of 2 or more players"))
+                    raise ValueError(
+                        Sentence("place points give one value per place of a table of 2 or more players")
+                    )
                 if any(b > a for a, b in zip(row, row[1:])):
                     raise ValueError(Sentence("a better place never scores fewer points"))
                 points[size] = row
@@ -172,7 +182,9 @@ class Scoring:
         tie_breaks = tuple(self.tie_breaks)
         unknown = [t for t in tie_breaks if t not in TIE_BREAKS]
         if unknown or len(set(tie_breaks)) != len(tie_breaks):
-            raise ValueError(Sentence("tie-breaks are distinct names among {tie_breaks}", tie_breaks=', '.join(TIE_BREAKS)))
+            raise ValueError(
+                Sentence("tie-breaks are distinct names among {tie_breaks}", tie_breaks=", ".join(TIE_BREAKS))
+            )
         object.__setattr__(self, "tie_breaks", tie_breaks)
         if self.bye_score is not None:
             object.__setattr__(self, "bye_score", _fraction(self.bye_score, "the bye score"))
@@ -188,7 +200,9 @@ def _default_points(ordered: Sequence[Exact]) -> list[Exact]:
     """
     base = _DEFAULT_SMALL.get(len(ordered))
     if base is None:
-        raise ValueError(Sentence("no default place points for a table of {ordered} players", ordered=len(ordered)))
+        raise ValueError(
+            Sentence("no default place points for a table of {ordered} players", ordered=len(ordered))
+        )
     points = list(base)
     if ordered[1] < 0:
         points[0] += 1
@@ -206,7 +220,9 @@ def _place_points(scoring: Scoring, balances: Mapping[str, Exact]) -> dict[str, 
     else:
         row = scoring.place_points.get(len(ordered))
         if row is None:
-            raise ValueError(Sentence("no place points for a table of {ordered} players", ordered=len(ordered)))
+            raise ValueError(
+                Sentence("no place points for a table of {ordered} players", ordered=len(ordered))
+            )
         per_place = [_small(p) for p in row]
     shared: dict[Exact, Exact] = {}
     start = 0
@@ -320,7 +336,9 @@ def standings(
     kept = [r for r in results if rounds is None or r.round <= rounds]
     kept_byes = {n: tuple(names) for n, names in byes.items() if rounds is None or n <= rounds}
     kept_adjustments = [a for a in adjustments if rounds is None or a.round is None or a.round <= rounds]
-    numbers = [r.round for r in kept] + list(kept_byes) + [a.round for a in kept_adjustments if a.round is not None]
+    numbers = (
+        [r.round for r in kept] + list(kept_byes) + [a.round for a in kept_adjustments if a.round is not None]
+    )
     if any(number < 1 for number in numbers):
         raise ValueError(Sentence("rounds are numbered from 1"))
     count = rounds if rounds is not None else max(numbers, default=0)
@@ -338,9 +356,13 @@ def standings(
             if tally is None:
                 tally = tallies[name] = _Tally(count)
             if tally.rounds[slot] is not None:
-                raise ValueError(Sentence("{name} is scored twice in round {round}", name=name, round=result.round))
+                raise ValueError(
+                    Sentence("{name} is scored twice in round {round}", name=name, round=result.round)
+                )
             tally.rounds[slot] = scores[name]
-            tally.balance = tally.balance + balance if type(balance) is int else _sum((tally.balance, balance))
+            tally.balance = (
+                tally.balance + balance if type(balance) is int else _sum((tally.balance, balance))
+            )
             if balance == top:
                 tally.firsts += 1
     for number in sorted(kept_byes):
@@ -350,7 +372,13 @@ def standings(
             if tally is None:
                 tally = tallies[name] = _Tally(count)
             if tally.rounds[number - 1] is not None:
-                raise ValueError(Sentence("{name} has a bye in round {number} and a score (or a second bye)", name=name, number=number))
+                raise ValueError(
+                    Sentence(
+                        "{name} has a bye in round {number} and a score (or a second bye)",
+                        name=name,
+                        number=number,
+                    )
+                )
             tally.rounds[number - 1] = score
             tally.byes += 1
     for adjustment in kept_adjustments:
@@ -379,8 +407,10 @@ def standings(
                 player=name,
                 place=place,
                 total=Fraction(total),
-                rounds=tuple(score if score is None or type(score) is Fraction else Fraction(score)
-                             for score in tally.rounds),
+                rounds=tuple(
+                    score if score is None or type(score) is Fraction else Fraction(score)
+                    for score in tally.rounds
+                ),
                 balance=Fraction(tally.balance),
                 firsts=tally.firsts,
                 best_round=Fraction(best),

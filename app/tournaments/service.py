@@ -17,26 +17,32 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 import secrets
+import threading
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
+from app.deals import service as deals
 from app.kit.built import Built
 from app.kit.changes import add_sink, announce, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import REVISIONS_CHUNK, TOURNAMENT_ADJUSTMENTS_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
+from app.kit.limits import (
+    REVISIONS_CHUNK,
+    TOURNAMENT_ADJUSTMENTS_MAX,
+    TOURNAMENT_ENTRANTS_MAX,
+    TOURNAMENTS_PER_OWNER,
+)
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, get_player, new_player_id, player_name
 from app.ratings import service as ratings
-from app.deals import service as deals
 from app.rules import FieldError, InvalidTable, PenaltyDeal, Sentence, amounts, make_rules, sentence, settle
 from app.scorer import service as scorer_links
 from app.tables import service as tables
@@ -102,12 +108,18 @@ def _played(at: TableAtRound, now: dict[str, TableInfo], locked: bool) -> Played
         balances = at.balances
     else:
         balances = settle(table.rules, table.state).balances if finished else None
-    return PlayedTable(at, table.title, table.share_token, table.deal_count, table.revision, finished, locked, balances)
+    return PlayedTable(
+        at, table.title, table.share_token, table.deal_count, table.revision, finished, locked, balances
+    )
 
 
-def _with_tables_of(db: Database, t: Tournament, now: dict[str, TableInfo], rounds: Sequence[Round]) -> dict[str, TableInfo]:
+def _with_tables_of(
+    db: Database, t: Tournament, now: dict[str, TableInfo], rounds: Sequence[Round]
+) -> dict[str, TableInfo]:
     """``now`` with the tables of these rounds read too (their titles and share links)."""
-    ids = [at.table_id for r in rounds for at in r.tables if at.table_id is not None and at.table_id not in now]
+    ids = [
+        at.table_id for r in rounds for at in r.tables if at.table_id is not None and at.table_id not in now
+    ]
     return {**now, **tables.get_tables(db, ids)} if ids else now
 
 
@@ -172,13 +184,17 @@ def watch_finished_tables(db: Database) -> Callable[[], None]:
     return lambda: remove_sink(sink)
 
 
-def get_tournament(db: Database, owner: str, tournament_id: str) -> tuple[Tournament, dict[int, list[PlayedTable]]]:
+def get_tournament(
+    db: Database, owner: str, tournament_id: str
+) -> tuple[Tournament, dict[int, list[PlayedTable]]]:
     """The tournament with every round's tables as they are now."""
     t, now = _read(db, owner, tournament_id)
     return t, played_tables(t, _with_tables_of(db, t, now, t.rounds))
 
 
-def list_tournaments(db: Database, owner: str, *, after: str | None = None, limit: int = 50) -> TournamentPage:
+def list_tournaments(
+    db: Database, owner: str, *, after: str | None = None, limit: int = 50
+) -> TournamentPage:
     with db.read() as session:
         rows = repo.listed_rows(session, owner, after=after, rows=limit + 1)
         items = tuple(repo.tournament(session, r) for r in rows[:limit])
@@ -186,7 +202,9 @@ def list_tournaments(db: Database, owner: str, *, after: str | None = None, limi
     return TournamentPage(items, nxt)
 
 
-def audit(db: Database, owner: str, tournament_id: str, *, after: int = 0, limit: int = 50) -> tuple[list[AuditEntry], int | None]:
+def audit(
+    db: Database, owner: str, tournament_id: str, *, after: int = 0, limit: int = 50
+) -> tuple[list[AuditEntry], int | None]:
     """A page of the audit, oldest first: at most ``limit`` entries after the entry ``after``,
     and the entry a next page starts after (None on the last)."""
     with db.read() as session:
@@ -200,25 +218,49 @@ def audit(db: Database, owner: str, tournament_id: str, *, after: int = 0, limit
 
 
 def _check_rules(
-    convention: str, pool_target: int | None, options: dict[str, Any], sizes: frozenset[int], game_end: GameEnd
+    convention: str,
+    pool_target: int | None,
+    options: dict[str, Any],
+    sizes: frozenset[int],
+    game_end: GameEnd,
 ) -> list[FieldError]:
     """The tournament's rules at every table size it seats: a size the convention does not
     seat names ``table_sizes``; an option of the game's end names ``game_end``."""
     errors: list[FieldError] = []
     for name in ("end_of_game", "game_deals"):
         if name in options:
-            errors.append(FieldError(f"options.{name}", "a tournament's tables end as its game_end says; leave this option out"))
+            errors.append(
+                FieldError(
+                    f"options.{name}", "a tournament's tables end as its game_end says; leave this option out"
+                )
+            )
     if errors:
         return errors
     for size in sorted(sizes):
         try:
-            make_rules(convention, players=size, pool_target=pool_target, options={**options, **game_end.options()})
+            make_rules(
+                convention, players=size, pool_target=pool_target, options={**options, **game_end.options()}
+            )
         except InvalidTable as exc:
             for e in exc.errors:
                 if e.field == "players":
-                    errors.append(FieldError("table_sizes", Sentence("{reason}: a table of {size} is not played under these rules", reason=sentence(e.reason), size=size)))
+                    errors.append(
+                        FieldError(
+                            "table_sizes",
+                            Sentence(
+                                "{reason}: a table of {size} is not played under these rules",
+                                reason=sentence(e.reason),
+                                size=size,
+                            ),
+                        )
+                    )
                 elif e.field in ("options.end_of_game", "options.game_deals", "options.match_bonuses"):
-                    errors.append(FieldError("game_end", Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason))))
+                    errors.append(
+                        FieldError(
+                            "game_end",
+                            Sentence("{field}: {reason}", field=e.field, reason=sentence(e.reason)),
+                        )
+                    )
                 else:
                     errors.append(e)
     unique: dict[tuple[str, str], FieldError] = {}
@@ -228,7 +270,12 @@ def _check_rules(
 
 
 def _entrant_rows(
-    db: Database, owner: str, specs: Sequence[EntrantSpec], taken: Sequence[Entrant], joined_round: int, field: str = "entrants"
+    db: Database,
+    owner: str,
+    specs: Sequence[EntrantSpec],
+    taken: Sequence[Entrant],
+    joined_round: int,
+    field: str = "entrants",
 ) -> list[dict[str, Any]]:
     """The rows of new entrants numbered after ``taken``; names distinct in the tournament,
     registered players of the owner's registry."""
@@ -237,8 +284,19 @@ def _entrant_rows(
     players = {e.player_id for e in taken if e.player_id is not None}
     if len(taken) + len(specs) > TOURNAMENT_ENTRANTS_MAX:
         raise Unprocessable(
-            Sentence("a tournament has at most {tournament_entrants_max} entrants", tournament_entrants_max=TOURNAMENT_ENTRANTS_MAX),
-            [FieldError(field, Sentence("at most {tournament_entrants_max} entrants in all", tournament_entrants_max=TOURNAMENT_ENTRANTS_MAX))],
+            Sentence(
+                "a tournament has at most {tournament_entrants_max} entrants",
+                tournament_entrants_max=TOURNAMENT_ENTRANTS_MAX,
+            ),
+            [
+                FieldError(
+                    field,
+                    Sentence(
+                        "at most {tournament_entrants_max} entrants in all",
+                        tournament_entrants_max=TOURNAMENT_ENTRANTS_MAX,
+                    ),
+                )
+            ],
         )
     rows = []
     number = max((e.number for e in taken), default=0)
@@ -261,11 +319,24 @@ def _entrant_rows(
             errors.extend(bad)
             continue
         if _folded(name) in seen:
-            errors.append(FieldError(f"{field}.{i}.name", Sentence("{name!r} is an entrant already: names are distinct", name=name)))
+            errors.append(
+                FieldError(
+                    f"{field}.{i}.name",
+                    Sentence("{name!r} is an entrant already: names are distinct", name=name),
+                )
+            )
             continue
         number += 1
         seen[_folded(name)] = number
-        rows.append({"number": number, "name": name, "player_id": spec.player and registered.id, "joined_round": joined_round, "withdrawn_round": None})
+        rows.append(
+            {
+                "number": number,
+                "name": name,
+                "player_id": spec.player and registered.id,
+                "joined_round": joined_round,
+                "withdrawn_round": None,
+            }
+        )
     if errors:
         raise Unprocessable("the entrants do not fit the tournament", errors)
     return rows
@@ -312,7 +383,10 @@ def create_tournament(
         count = repo.count_tournaments(session, owner)
         if count >= TOURNAMENTS_PER_OWNER:
             raise Conflict(
-                Sentence("this key's owner has {count} tournaments, the most one owner may have", count=count), reason="tournament_limit",
+                Sentence(
+                    "this key's owner has {count} tournaments, the most one owner may have", count=count
+                ),
+                reason="tournament_limit",
                 limit=TOURNAMENTS_PER_OWNER,
             )
         repo.add_tournament(
@@ -348,7 +422,9 @@ def _moved(session: Session, t: Tournament) -> None:
     announce(session, t.id, t.owner, t.revision + 1, STANDINGS_CHANGED)
 
 
-def add_entrants(db: Database, owner: str, tournament_id: str, specs: Sequence[EntrantSpec], *, by: str) -> Tournament:
+def add_entrants(
+    db: Database, owner: str, tournament_id: str, specs: Sequence[EntrantSpec], *, by: str
+) -> Tournament:
     """Entries before the first round, or late entries: drawn from the next round on."""
     with db.read() as session:
         t = _load(session, owner, tournament_id)
@@ -360,7 +436,13 @@ def add_entrants(db: Database, owner: str, tournament_id: str, specs: Sequence[E
         repo.add_entrants(session, t.id, rows)
         if t.rounds:
             for r in rows:
-                repo.audit(session, t.id, by, "late_entry", {"entrant": r["number"], "name": r["name"], "from_round": t.next_round})
+                repo.audit(
+                    session,
+                    t.id,
+                    by,
+                    "late_entry",
+                    {"entrant": r["number"], "name": r["name"], "from_round": t.next_round},
+                )
         _moved(session, t2)
         return _load(session, owner, tournament_id)
 
@@ -371,9 +453,22 @@ def withdraw(db: Database, owner: str, tournament_id: str, number: int, *, by: s
         t = _load(session, owner, tournament_id, lock=True)
         entrant = _entrant(t, number)
         if entrant.withdrawn_round is not None:
-            raise Conflict(Sentence("entrant {number} withdrew from round {withdrawn_round}", number=number, withdrawn_round=entrant.withdrawn_round), reason="withdrawn")
+            raise Conflict(
+                Sentence(
+                    "entrant {number} withdrew from round {withdrawn_round}",
+                    number=number,
+                    withdrawn_round=entrant.withdrawn_round,
+                ),
+                reason="withdrawn",
+            )
         repo.withdraw(session, t.id, number, t.next_round)
-        repo.audit(session, t.id, by, "withdrawal", {"entrant": number, "name": entrant.name, "from_round": t.next_round})
+        repo.audit(
+            session,
+            t.id,
+            by,
+            "withdrawal",
+            {"entrant": number, "name": entrant.name, "from_round": t.next_round},
+        )
         _moved(session, t)
         return _load(session, owner, tournament_id)
 
@@ -390,7 +485,10 @@ def _entrant(t: Tournament, number: int) -> Entrant:
 
 def _seatings(t: Tournament) -> list[drawing.Seating]:
     return [
-        drawing.Seating(tables=tuple(tuple(key(n) for n in at.seats) for at in r.tables), byes=tuple(key(n) for n in r.byes))
+        drawing.Seating(
+            tables=tuple(tuple(key(n) for n in at.seats) for at in r.tables),
+            byes=tuple(key(n) for n in r.byes),
+        )
         for r in t.rounds
     ]
 
@@ -399,15 +497,31 @@ def _refuse_open_round(t: Tournament) -> None:
     last = t.last_round
     if last is not None and not last.locked:
         raise Conflict(
-            Sentence("round {number} is {status}: every table of it finishes, or the director closes it (POST /v1/tournaments/{id}/rounds/{number}/close), before the next round is drawn", number=last.number, status=last.status, id=t.id),
-            [FieldError("round", Sentence("round {number} is still {status}", number=last.number, status=last.status))],
+            Sentence(
+                "round {number} is {status}: every table of it finishes, or the director closes it (POST /v1/tournaments/{id}/rounds/{number}/close), before the next round is drawn",
+                number=last.number,
+                status=last.status,
+                id=t.id,
+            ),
+            [
+                FieldError(
+                    "round",
+                    Sentence("round {number} is still {status}", number=last.number, status=last.status),
+                )
+            ],
             reason="round_open",
             round=last.number,
         )
 
 
 def draw_round(
-    db: Database, owner: str, tournament_id: str, *, by: str, seed: int | None = None, limits: Limits = DEFAULT_LIMITS
+    db: Database,
+    owner: str,
+    tournament_id: str,
+    *,
+    by: str,
+    seed: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Tournament, Round, dict[int, str]]:
     """Draw the next round and open its tables, each with a scorer link. Returns the
     tournament, the round, and each table's scorer link token (shown this once)."""
@@ -416,8 +530,15 @@ def draw_round(
     number = t.next_round
     if number > t.rounds_planned:
         raise Conflict(
-            Sentence("the tournament's {rounds_planned} planned rounds are drawn", rounds_planned=t.rounds_planned),
-            [FieldError("rounds", Sentence("the tournament plans {rounds_planned} rounds", rounds_planned=t.rounds_planned))],
+            Sentence(
+                "the tournament's {rounds_planned} planned rounds are drawn", rounds_planned=t.rounds_planned
+            ),
+            [
+                FieldError(
+                    "rounds",
+                    Sentence("the tournament plans {rounds_planned} rounds", rounds_planned=t.rounds_planned),
+                )
+            ],
             reason="rounds_done",
         )
     roster = [e.key for e in t.entrants if e.plays(number)]
@@ -427,7 +548,17 @@ def draw_round(
     except ValueError:
         raise Unprocessable(
             Sentence("{roster} players cannot fill a table", roster=len(roster)),
-            [FieldError("entrants", Sentence("round {number} has {roster} players; a table seats {sizes} at least", number=number, roster=len(roster), sizes=min(sizes)))],
+            [
+                FieldError(
+                    "entrants",
+                    Sentence(
+                        "round {number} has {roster} players; a table seats {sizes} at least",
+                        number=number,
+                        roster=len(roster),
+                        sizes=min(sizes),
+                    ),
+                )
+            ],
         ) from None
     seed = secrets.randbelow(2**53) if seed is None else seed  # exact in every client's JSON numbers
     swiss = None
@@ -440,16 +571,27 @@ def draw_round(
             now_t = _load(session, owner, tournament_id, lock=True)
             _refuse_open_round(now_t)
             if now_t.next_round != number:
-                raise Conflict(Sentence("round {number} was drawn meanwhile", number=number), reason="changed")
+                raise Conflict(
+                    Sentence("round {number} was drawn meanwhile", number=number), reason="changed"
+                )
             repo.add_round(
                 session,
                 t.id,
                 number,
                 seed,
                 [int(p) for p in seating.byes],
-                [{"number": i, "table_id": table_id, "seats": [int(p) for p in seats]} for i, (seats, table_id, _) in enumerate(made, 1)],
+                [
+                    {"number": i, "table_id": table_id, "seats": [int(p) for p in seats]}
+                    for i, (seats, table_id, _) in enumerate(made, 1)
+                ],
             )
-            repo.audit(session, t.id, by, "draw", {"round": number, "seed": seed, "tables": len(made), "byes": [int(p) for p in seating.byes]})
+            repo.audit(
+                session,
+                t.id,
+                by,
+                "draw",
+                {"round": number, "seed": seed, "tables": len(made), "byes": [int(p) for p in seating.byes]},
+            )
             _moved(session, now_t)
             final = _load(session, owner, tournament_id)
     except Exception:
@@ -465,7 +607,12 @@ def _drop_table(db: Database, owner: str, table_id: str) -> None:
 
 
 def open_round_tables(
-    db: Database, t: Tournament, round_number: int, seating: drawing.Seating, *, limits: Limits = DEFAULT_LIMITS
+    db: Database,
+    t: Tournament,
+    round_number: int,
+    seating: drawing.Seating,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[tuple[tuple[str, ...], str, str]]:
     """The one place a round's tables are made: an ordinary table per drawn table (named
     "<tournament> · round R · table T", seat 0 dealing first) with a scorer link each.
@@ -487,7 +634,10 @@ def _open_table(
 ) -> tuple[str, str]:
     entrants = {e.key: e for e in t.entrants}
     players: list[str | SeatLink] = [
-        SeatLink(entrants[p].name, player=entrants[p].player_id) if entrants[p].player_id else entrants[p].name for p in seats
+        SeatLink(entrants[p].name, player=entrants[p].player_id)
+        if entrants[p].player_id
+        else entrants[p].name
+        for p in seats
     ]
     table = tables.create_table(
         db,
@@ -524,15 +674,21 @@ def _swapped(r: Round, a: int, b: int) -> tuple[dict[int, list[int]], list[int],
     """The round's seats and byes with ``a`` and ``b`` changing places, and the tables whose
     players change (both at one table: its seat order changes)."""
     where: dict[int, int | None] = {}
-    for n, field in ((a, "a"), (b, "b")):
+    for n, name in ((a, "a"), (b, "b")):
         found = [at.number for at in r.tables if n in at.seats]
         if not found and n not in r.byes:
-            raise Unprocessable(Sentence("entrant {n} is not in round {number}", n=n, number=r.number), [FieldError(field, "not drawn in this round")])
+            raise Unprocessable(
+                Sentence("entrant {n} is not in round {number}", n=n, number=r.number),
+                [FieldError(name, "not drawn in this round")],
+            )
         where[n] = found[0] if found else None
     seats = {at.number: list(at.seats) for at in r.tables}
     byes = list(r.byes)
     # where each one sits (or sits out), found before either place is written
-    places = {n: (seats[where[n]], seats[where[n]].index(n)) if where[n] is not None else (byes, byes.index(n)) for n in (a, b)}
+    places = {
+        n: (seats[where[n]], seats[where[n]].index(n)) if where[n] is not None else (byes, byes.index(n))
+        for n in (a, b)
+    }
     for n, other in ((a, b), (b, a)):
         row, index = places[n]
         row[index] = other
@@ -541,14 +697,20 @@ def _swapped(r: Round, a: int, b: int) -> tuple[dict[int, list[int]], list[int],
 
 def _refuse_started(round_number: int, table: int) -> None:
     raise Conflict(
-        Sentence("round {round_number} has started (a deal at table {started}); players are swapped before a round starts", round_number=round_number, started=table),
+        Sentence(
+            "round {round_number} has started (a deal at table {started}); players are swapped before a round starts",
+            round_number=round_number,
+            started=table,
+        ),
         [FieldError("round", Sentence("round {round_number} has started", round_number=round_number))],
         reason="round_started",
         table=table,
     )
 
 
-def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int, b: int, *, by: str) -> tuple[Tournament, dict[int, str]]:
+def swap(
+    db: Database, owner: str, tournament_id: str, round_number: int, a: int, b: int, *, by: str
+) -> tuple[Tournament, dict[int, str]]:
     """The director swaps two players of a round before it starts (no deal at any of its
     tables). The tables they sit at are made again with the players swapped (new tables,
     new scorer links: a registered player's seat is linked when a table is made); a player
@@ -565,27 +727,45 @@ def swap(db: Database, owner: str, tournament_id: str, round_number: int, a: int
     for n in (a, b):
         _entrant(t, n)
     if r.locked:
-        raise Conflict(Sentence("round {round_number} is closed", round_number=round_number), [FieldError("round", "a closed round's seats stay")], reason="round_closed")
+        raise Conflict(
+            Sentence("round {round_number} is closed", round_number=round_number),
+            [FieldError("round", "a closed round's seats stay")],
+            reason="round_closed",
+        )
     now = _tables_now(db, t)
-    started = [at.number for at in r.tables if at.table_id is None or now.get(at.table_id) is None or now[at.table_id].deal_count > 0]
+    started = [
+        at.number
+        for at in r.tables
+        if at.table_id is None or now.get(at.table_id) is None or now[at.table_id].deal_count > 0
+    ]
     if started:
         _refuse_started(round_number, started[0])
     seats, byes, changed_tables = _swapped(r, a, b)
     made: dict[int, tuple[str, str]] = {}
     try:
         for number in changed_tables:
-            made[number] = _open_table(db, t, round_number, number, [key(x) for x in seats[number]], DEFAULT_LIMITS)
+            made[number] = _open_table(
+                db, t, round_number, number, [key(x) for x in seats[number]], DEFAULT_LIMITS
+            )
         with db.write() as session:
             t2 = _load(session, owner, tournament_id, lock=True)
             if t2.revision != t.revision:
                 raise Conflict("the tournament changed meanwhile; swap again", reason="changed")
             for at in r.tables:
-                if at.number in made and at.table_id is not None and tables.drop_unplayed(session, owner, at.table_id) is not None:
+                if (
+                    at.number in made
+                    and at.table_id is not None
+                    and tables.drop_unplayed(session, owner, at.table_id) is not None
+                ):
                     _refuse_started(round_number, at.number)
             for number, (table_id, _) in made.items():
-                repo.set_table(session, t.id, round_number, number, {"table_id": table_id, "seats": seats[number]})
+                repo.set_table(
+                    session, t.id, round_number, number, {"table_id": table_id, "seats": seats[number]}
+                )
             repo.set_round(session, t.id, round_number, {"byes": byes})
-            repo.audit(session, t.id, by, "swap", {"round": round_number, "a": a, "b": b, "tables": changed_tables})
+            repo.audit(
+                session, t.id, by, "swap", {"round": round_number, "a": a, "b": b, "tables": changed_tables}
+            )
             _moved(session, t2)
     except Exception:
         for table_id, _ in made.values():
@@ -603,17 +783,31 @@ def close_round(db: Database, owner: str, tournament_id: str, round_number: int,
 
 
 def _lock_reason(t: Tournament, round_number: int) -> str:
-    return f"round {round_number} of tournament {t.name!r} is closed; its director reopens it to change a deal"
+    return (
+        f"round {round_number} of tournament {t.name!r} is closed; its director reopens it to change a deal"
+    )
 
 
-def _close(db: Database, owner: str, tournament_id: str, round_number: int, by: str, *, only_if_finished: bool = False) -> None:
+def _close(
+    db: Database,
+    owner: str,
+    tournament_id: str,
+    round_number: int,
+    by: str,
+    *,
+    only_if_finished: bool = False,
+) -> None:
     with db.write() as session:
         t = _load(session, owner, tournament_id, lock=True)
         r = _round(t, round_number)
         if r.locked:
             if only_if_finished:
                 return
-            raise Conflict(Sentence("round {round_number} is closed already", round_number=round_number), [FieldError("round", "closed already")], reason="round_closed")
+            raise Conflict(
+                Sentence("round {round_number} is closed already", round_number=round_number),
+                [FieldError("round", "closed already")],
+                reason="round_closed",
+            )
         if only_if_finished and r.reopened:
             return
         ids = []
@@ -628,7 +822,13 @@ def _close(db: Database, owner: str, tournament_id: str, round_number: int, by: 
             if only_if_finished and not table.state.finished:
                 raise Conflict("a table of the round plays on", reason="changed")
             balances = settle(table.rules, table.state).balances
-            repo.set_table(session, t.id, round_number, at.number, {"balances": [amounts.exact_text(b) for b in balances]})
+            repo.set_table(
+                session,
+                t.id,
+                round_number,
+                at.number,
+                {"balances": [amounts.exact_text(b) for b in balances]},
+            )
             ids.append(at.table_id)
         tables.lock_tables(session, ids, _lock_reason(t, round_number))
         repo.set_round(session, t.id, round_number, {"closed_at": utcnow()})
@@ -636,7 +836,9 @@ def _close(db: Database, owner: str, tournament_id: str, round_number: int, by: 
         _moved(session, t)
 
 
-def reopen_round(db: Database, owner: str, tournament_id: str, round_number: int, reason: str, *, by: str) -> Tournament:
+def reopen_round(
+    db: Database, owner: str, tournament_id: str, round_number: int, reason: str, *, by: str
+) -> Tournament:
     """The director reopens a closed round to correct it: its tables unlocked, the stored
     balances dropped; it stays open until the director closes it again."""
     reason = reason.strip()
@@ -646,7 +848,18 @@ def reopen_round(db: Database, owner: str, tournament_id: str, round_number: int
         t = _load(session, owner, tournament_id, lock=True)
         r = _round(t, round_number)
         if not r.locked:
-            raise Conflict(Sentence("round {round_number} is not closed", round_number=round_number), [FieldError("round", Sentence("round {round_number} is {status}", round_number=round_number, status=r.status))], reason="round_open")
+            raise Conflict(
+                Sentence("round {round_number} is not closed", round_number=round_number),
+                [
+                    FieldError(
+                        "round",
+                        Sentence(
+                            "round {round_number} is {status}", round_number=round_number, status=r.status
+                        ),
+                    )
+                ],
+                reason="round_open",
+            )
         tables.lock_tables(session, [at.table_id for at in r.tables if at.table_id is not None], None)
         repo.clear_balances(session, t.id, round_number)
         repo.set_round(session, t.id, round_number, {"closed_at": None, "reopened": True})
@@ -659,42 +872,87 @@ def reopen_round(db: Database, owner: str, tournament_id: str, round_number: int
 
 
 def add_adjustment(
-    db: Database, owner: str, tournament_id: str, *, entrant: int, amount: Fraction, reason: str, round_number: int | None, by: str
+    db: Database,
+    owner: str,
+    tournament_id: str,
+    *,
+    entrant: int,
+    amount: Fraction,
+    reason: str,
+    round_number: int | None,
+    by: str,
 ) -> tuple[Tournament, AdjustmentInfo]:
     """An adjustment of one player's total, in the scoring's unit, with its reason; one of a
     round is refused while that round is closed (the director reopens it first)."""
     reason = reason.strip()
     if not reason:
-        raise Unprocessable("an adjustment is made with a reason", [FieldError("reason", "must not be empty")])
+        raise Unprocessable(
+            "an adjustment is made with a reason", [FieldError("reason", "must not be empty")]
+        )
     with db.write() as session:
         t = _load(session, owner, tournament_id, lock=True)
         if len(t.adjustments) >= TOURNAMENT_ADJUSTMENTS_MAX:
             raise Conflict(
-                Sentence("tournament {id} has {adjustments} adjustments, the most one may have", id=t.id, adjustments=len(t.adjustments)),
+                Sentence(
+                    "tournament {id} has {adjustments} adjustments, the most one may have",
+                    id=t.id,
+                    adjustments=len(t.adjustments),
+                ),
                 reason="adjustment_limit",
                 limit=TOURNAMENT_ADJUSTMENTS_MAX,
             )
         if not any(e.number == entrant for e in t.entrants):
-            raise Unprocessable(Sentence("no entrant {entrant}", entrant=entrant), [FieldError("entrant", Sentence("tournament {id} has no entrant {entrant}", id=t.id, entrant=entrant))])
+            raise Unprocessable(
+                Sentence("no entrant {entrant}", entrant=entrant),
+                [
+                    FieldError(
+                        "entrant",
+                        Sentence("tournament {id} has no entrant {entrant}", id=t.id, entrant=entrant),
+                    )
+                ],
+            )
         if round_number is not None:
             if round_number > len(t.rounds):
-                raise Unprocessable(Sentence("no round {round_number}", round_number=round_number), [FieldError("round", Sentence("{rounds} rounds are drawn", rounds=len(t.rounds)))])
+                raise Unprocessable(
+                    Sentence("no round {round_number}", round_number=round_number),
+                    [FieldError("round", Sentence("{rounds} rounds are drawn", rounds=len(t.rounds)))],
+                )
             r = _round(t, round_number)
             if r.locked:
                 raise Conflict(
-                    Sentence("round {round_number} is closed: its director reopens it (with a reason) before adjusting it", round_number=round_number),
-                    [FieldError("round", Sentence("round {round_number} is closed", round_number=round_number))],
+                    Sentence(
+                        "round {round_number} is closed: its director reopens it (with a reason) before adjusting it",
+                        round_number=round_number,
+                    ),
+                    [
+                        FieldError(
+                            "round", Sentence("round {round_number} is closed", round_number=round_number)
+                        )
+                    ],
                     reason="round_closed",
                 )
         repo.add_adjustment(
-            session, t.id, {"entrant": entrant, "amount": amounts.exact_text(amount), "reason": reason, "round": round_number, "by": by}
+            session,
+            t.id,
+            {
+                "entrant": entrant,
+                "amount": amounts.exact_text(amount),
+                "reason": reason,
+                "round": round_number,
+                "by": by,
+            },
         )
         repo.audit(
             session,
             t.id,
             by,
             "adjustment",
-            {"entrant": entrant, "amount": amounts.exact_text(amount), "reason": reason, "round": round_number},
+            {
+                "entrant": entrant,
+                "amount": amounts.exact_text(amount),
+                "reason": reason,
+                "round": round_number,
+            },
         )
         _moved(session, t)
         t = _load(session, owner, tournament_id)
@@ -738,18 +996,44 @@ def post_penalty(
     with db.read() as session:
         t = _load(session, owner, tournament_id)
     if not 1 <= round_number <= len(t.rounds):
-        raise Unprocessable(Sentence("no round {round_number}", round_number=round_number), [FieldError("round", Sentence("{rounds} rounds are drawn", rounds=len(t.rounds)))])
+        raise Unprocessable(
+            Sentence("no round {round_number}", round_number=round_number),
+            [FieldError("round", Sentence("{rounds} rounds are drawn", rounds=len(t.rounds)))],
+        )
     r = _round(t, round_number)
     at = next((x for x in r.tables if x.number == table), None)
     if at is None or at.table_id is None:
         raise Unprocessable(
             Sentence("round {round_number} has no table {table}", round_number=round_number, table=table),
-            [FieldError("table", Sentence("round {round_number} has {tables} tables", round_number=round_number, tables=len(r.tables)))],
+            [
+                FieldError(
+                    "table",
+                    Sentence(
+                        "round {round_number} has {tables} tables",
+                        round_number=round_number,
+                        tables=len(r.tables),
+                    ),
+                )
+            ],
         )
     if entrant not in at.seats:
         raise Unprocessable(
-            Sentence("entrant {entrant} does not sit at table {table} of round {round_number}", entrant=entrant, table=table, round_number=round_number),
-            [FieldError("entrant", Sentence("table {table} seats entrants {seats}", table=table, seats=", ".join(str(s) for s in at.seats)))],
+            Sentence(
+                "entrant {entrant} does not sit at table {table} of round {round_number}",
+                entrant=entrant,
+                table=table,
+                round_number=round_number,
+            ),
+            [
+                FieldError(
+                    "entrant",
+                    Sentence(
+                        "table {table} seats entrants {seats}",
+                        table=table,
+                        seats=", ".join(str(s) for s in at.seats),
+                    ),
+                )
+            ],
         )
     seat = at.seats.index(entrant)
     deal = PenaltyDeal(offender=seat, **penalty)
@@ -757,14 +1041,34 @@ def post_penalty(
 
     def audited(conn: Any, written: deals.DealInfo) -> None:
         entry = written.entries[0] if written.entries else None
-        repo.audit(conn, t.id, by, "penalty", {
-            "round": round_number, "table": table, "entrant": entrant, "seat": seat, "deal": written.number,
-            "amount": deal.amount, "to": entry.kind if entry is not None else None, "violation": deal.violation,
-            "clause": deal.clause, "reason": deal.reason,
-        })
+        repo.audit(
+            conn,
+            t.id,
+            by,
+            "penalty",
+            {
+                "round": round_number,
+                "table": table,
+                "entrant": entrant,
+                "seat": seat,
+                "deal": written.number,
+                "amount": deal.amount,
+                "to": entry.kind if entry is not None else None,
+                "violation": deal.violation,
+                "clause": deal.clause,
+                "reason": deal.reason,
+            },
+        )
 
     posted = deals.post_deal(
-        db, owner, table_id, deal, idempotency_key=idempotency_key, request_hash=request_hash, limits=limits, also=audited
+        db,
+        owner,
+        table_id,
+        deal,
+        idempotency_key=idempotency_key,
+        request_hash=request_hash,
+        limits=limits,
+        also=audited,
     )
     return PenaltyPosted(round_number, table, table_id, entrant, seat, posted)
 
@@ -772,7 +1076,9 @@ def post_penalty(
 def penalties_shown(db: Database, t: Tournament) -> list[dict[str, Any]]:
     """The penalties standing in the tournament's tables' logs, round and table first, as the
     public page lists them (an undone or corrected penalty as the log now holds it)."""
-    where: dict[str, TableAtRound] = {at.table_id: at for r in t.rounds for at in r.tables if at.table_id is not None}
+    where: dict[str, TableAtRound] = {
+        at.table_id: at for r in t.rounds for at in r.tables if at.table_id is not None
+    }
     found = deals.penalties_at(db, list(where))
     out = []
     for table_id, infos in found.items():
@@ -780,12 +1086,19 @@ def penalties_shown(db: Database, t: Tournament) -> list[dict[str, Any]]:
         for d in infos:
             body = d.body
             offender = body["offender"]
-            out.append({
-                "round": at.round, "table": at.number, "deal": d.number,
-                "entrant": at.seats[offender] if offender < len(at.seats) else None,
-                "amount": body.get("amount"), "to": d.entries[0].kind if d.entries else None,
-                "violation": body.get("violation"), "clause": body.get("clause"), "reason": body.get("reason"),
-            })
+            out.append(
+                {
+                    "round": at.round,
+                    "table": at.number,
+                    "deal": d.number,
+                    "entrant": at.seats[offender] if offender < len(at.seats) else None,
+                    "amount": body.get("amount"),
+                    "to": d.entries[0].kind if d.entries else None,
+                    "violation": body.get("violation"),
+                    "clause": body.get("clause"),
+                    "reason": body.get("reason"),
+                }
+            )
     out.sort(key=lambda p: (p["round"], p["table"], p["deal"]))
     return out
 
@@ -805,7 +1118,11 @@ def results_of(t: Tournament, now: dict[str, TableInfo]) -> list[scoring_core.Ta
                 if table is not None and table.state.finished:
                     balances = settle(table.rules, table.state).balances
             if balances is not None:
-                results.append(scoring_core.TableResult(r.number, at.number, {key(n): b for n, b in zip(at.seats, balances)}))
+                results.append(
+                    scoring_core.TableResult(
+                        r.number, at.number, {key(n): b for n, b in zip(at.seats, balances)}
+                    )
+                )
     return results
 
 
@@ -816,7 +1133,9 @@ def _standings(t: Tournament, now: dict[str, TableInfo], after_round: int | None
         [e.key for e in t.entrants],
         results_of(t, now),
         byes={r.number: [key(n) for n in r.byes] for r in t.rounds},
-        adjustments=[scoring_core.Adjustment(key(a.entrant), a.amount, a.reason, a.round) for a in t.adjustments],
+        adjustments=[
+            scoring_core.Adjustment(key(a.entrant), a.amount, a.reason, a.round) for a in t.adjustments
+        ],
         rounds=rounds,
     )
 
@@ -849,7 +1168,7 @@ class Standings:
 # the tournament's revision (every change of the tournament moves it) and the version of each
 # table of a round not closed (a closed round's tables are locked), so standings found here
 # are the standings a recomputation gives. Per process, bounded.
-_COMPUTED: LRUCache[tuple[str, str], "Standings"] = LRUCache(maxsize=32)
+_COMPUTED: LRUCache[tuple[str, str], Standings] = LRUCache(maxsize=32)
 _COMPUTED_LOCK = threading.Lock()
 
 
@@ -867,7 +1186,11 @@ def standings(
     with db.read() as session:
         row = repo.row_of(session, owner, tournament_id)
         rounds, open_tables = repo.version(session, row.id)
-    now = tables.get_tables(db, [r.table_id for r in open_tables if r.table_id is not None]) if open_tables else {}
+    now = (
+        tables.get_tables(db, [r.table_id for r in open_tables if r.table_id is not None])
+        if open_tables
+        else {}
+    )
     last = rounds[-1] if rounds else None
     if last is not None and last.closed_at is None and not last.reopened:
         ids = [r.table_id for r in open_tables if r.round == last.number]
@@ -881,7 +1204,9 @@ def standings(
     return found if found is not None else _computed(db, owner, tournament_id, after_round, seen)
 
 
-def _computed(db: Database, owner: str, tournament_id: str, after_round: int | None, seen: str | None) -> Standings | str:
+def _computed(
+    db: Database, owner: str, tournament_id: str, after_round: int | None, seen: str | None
+) -> Standings | str:
     from app.kit.etags import none_match
 
     t, now = _read(db, owner, tournament_id)
@@ -968,10 +1293,16 @@ def _public_version(db: Database, token: str) -> str:
         row = repo.shared_row(session, token)
         rounds, open_tables = repo.version(session, row.id)
         last = rounds[-1] if rounds else None
-        current = repo.round_table_ids(session, row.id, last.number) if last is not None and last.closed_at is not None else []
+        current = (
+            repo.round_table_ids(session, row.id, last.number)
+            if last is not None and last.closed_at is not None
+            else []
+        )
     ids = [r.table_id for r in open_tables if r.table_id is not None] + current
     now = tables.versions(db, ids) if ids else {}
-    parts = [row.id, str(row.revision), str(STANDINGS_SHAPE)] + [f"{i}:{v[0]}:{v[1]}" for i, v in sorted(now.items())]
+    parts = [row.id, str(row.revision), str(STANDINGS_SHAPE)] + [
+        f"{i}:{v[0]}:{v[1]}" for i, v in sorted(now.items())
+    ]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
 
 
@@ -1006,7 +1337,9 @@ def _chances(db: Database, t: Tournament, current: Round | None) -> dict[int, tu
     if current is None:
         return {}
     registered = {e.number: e.player_id for e in t.entrants}
-    seatings = [ratings.Seating(at.table_id, tuple(registered.get(n) for n in at.seats)) for at in current.tables]
+    seatings = [
+        ratings.Seating(at.table_id, tuple(registered.get(n) for n in at.seats)) for at in current.tables
+    ]
     found = ratings.chances_at_tables(db, t.owner, seatings, convention=t.convention)
     return {at.number: c for at, c in zip(current.tables, found) if c is not None}
 

@@ -13,6 +13,7 @@ import ipaddress
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
+
 from app.rules import Sentence
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -82,7 +83,11 @@ def _allowed(address: IPAddress, allowed: tuple) -> bool:  # noqa: ANN001
 def check(address: IPAddress, allowed: tuple) -> None:  # noqa: ANN001
     if public(address) or _allowed(address, allowed):
         return
-    raise Refused(Sentence("resolves to {address}, a loopback, private, link-local or reserved address", address=address))
+    raise Refused(
+        Sentence(
+            "resolves to {address}, a loopback, private, link-local or reserved address", address=address
+        )
+    )
 
 
 def literal(host: str) -> IPAddress | None:

@@ -34,7 +34,7 @@ import random
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -43,7 +43,6 @@ import httpx
 from sqlalchemy.exc import InterfaceError, OperationalError
 from standardwebhooks.webhooks import Webhook
 
-from app.rules import Sentence
 from app.kit.changes import add_sink, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -53,6 +52,7 @@ from app.kit.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.kit.observability import metrics
 from app.kit.outbox import TEST_EVENT, TOURNAMENT_EVENTS
 from app.kit.settings import Settings
+from app.rules import Sentence
 from app.webhooks import addresses
 from app.webhooks import repository as repo
 from app.webhooks.model import message_id
@@ -62,13 +62,20 @@ _SILENT_BEFORE_BACKOFF = 3  # answers missed in a row before an endpoint is back
 _BACKOFF_FIRST = 5.0  # seconds of its first pause; each next one doubles
 _BACKOFF_MOST = 60.0
 _TIMED_OUT = "no answer within"
-_LINKED = ("deal.posted", "deal.undone", "deal.corrected", "table.finished", "table.renamed", "table.archived")
+_LINKED = (
+    "deal.posted",
+    "deal.undone",
+    "deal.corrected",
+    "table.finished",
+    "table.renamed",
+    "table.archived",
+)
 
 
 def utc(value: datetime | None) -> datetime | None:
     """SQLite gives the stored UTC times back without their zone."""
     if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
+        return value.replace(tzinfo=UTC)
     return value
 
 
@@ -90,7 +97,11 @@ def payload(row: Any, base: str) -> str:
             "etag": sheet_etag(table, row.revision, row.deal_count) if row.deal_count is not None else None,
         }
         if row.type in _LINKED:
-            links = {"table": f"{base}/v1/tables/{table}", "sheet": f"{base}/v1/tables/{table}/sheet", "png": f"{base}/v1/tables/{table}/sheet.png"}
+            links = {
+                "table": f"{base}/v1/tables/{table}",
+                "sheet": f"{base}/v1/tables/{table}/sheet",
+                "png": f"{base}/v1/tables/{table}/sheet.png",
+            }
             if row.deal_number is not None and row.type != "deal.undone":
                 links["deal"] = f"{base}/v1/tables/{table}/deals/{row.deal_number}"
             data["links"] = links
@@ -99,7 +110,10 @@ def payload(row: Any, base: str) -> str:
 
 def _tournament_data(tournament: str, revision: int | None, base: str) -> dict[str, Any]:
     """A tournament's event: the tournament (its id in the row's table_id) at its revision."""
-    links = {"tournament": f"{base}/v1/tournaments/{tournament}", "standings": f"{base}/v1/tournaments/{tournament}/standings"}
+    links = {
+        "tournament": f"{base}/v1/tournaments/{tournament}",
+        "standings": f"{base}/v1/tournaments/{tournament}/standings",
+    }
     return {"tournament_id": tournament, "revision": revision, "links": links}
 
 
@@ -107,7 +121,8 @@ def _rating_data(table: str, version: int | None, stored: dict[str, Any], base: 
     """A rated table's event: its players' ratings before and after it (as stored with the
     event), each with the link to the player's rating now."""
     players = [
-        {**p, "links": {"rating": f"{base}/v1/players/{p['player_id']}/rating"}} for p in stored.get("players", ())
+        {**p, "links": {"rating": f"{base}/v1/players/{p['player_id']}/rating"}}
+        for p in stored.get("players", ())
     ]
     return {
         "table_id": table,
@@ -144,11 +159,17 @@ def retry_after(value: str | None, now: datetime) -> float | None:
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return max(0.0, (when - now).total_seconds())
 
 
-def wait_before_retry(attempts: int, schedule: tuple[float, ...], jitter: float, asked: float | None, rand: Callable[[], float] = random.random) -> float:
+def wait_before_retry(
+    attempts: int,
+    schedule: tuple[float, ...],
+    jitter: float,
+    asked: float | None,
+    rand: Callable[[], float] = random.random,
+) -> float:
     """Seconds before the next attempt after ``attempts`` failed ones: the schedule's step
     (its last repeats), moved by up to ``jitter`` of it either way; a receiver's Retry-After
     instead when it gave one, at most ``WEBHOOK_RETRY_AFTER_MAX``."""
@@ -241,7 +262,7 @@ class Deliverer:
         while True:
             try:
                 await asyncio.wait_for(self._wake.wait(), self.settings.webhooks_poll_interval)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             self._wake.clear()
             try:
@@ -388,7 +409,11 @@ class Deliverer:
         for endpoint, count in held.items():
             owners[self.owner_of.get(endpoint, "")] += count
         clock = time.monotonic()
-        full_owners = [o for o in set(owners) | set(self.budget) if owners[o] >= self.owner_may_hold(o) or self._spend(o, clock) < 1]
+        full_owners = [
+            o
+            for o in set(owners) | set(self.budget)
+            if owners[o] >= self.owner_may_hold(o) or self._spend(o, clock) < 1
+        ]
         full_endpoints = [e for e, count in held.items() if count >= self.may_hold(e)]
         with self.db.write_core() as conn:
             order = repo.claim_order(conn, now, rows * 2, rows, full_owners, full_endpoints)
@@ -428,7 +453,9 @@ class Deliverer:
         self.owner_pace[owner] = outcome[3] if previous is None else 0.8 * previous + 0.2 * outcome[3]
         self._settle(row, *outcome)
         # Only a timeout holds a place long: a refused connection fails at once, and is left to the retries.
-        self._breaker(endpoint, answered=not (outcome[0] is None and (outcome[1] or "").startswith(_TIMED_OUT)))
+        self._breaker(
+            endpoint, answered=not (outcome[0] is None and (outcome[1] or "").startswith(_TIMED_OUT))
+        )
         self._pump_owner(owner, endpoint)
         # Its queue ran dry: claim more now rather than at the next look; not while its owner
         # holds all it may (the claim would take nothing of it: a write for nothing).
@@ -471,18 +498,29 @@ class Deliverer:
                 target, extensions, host = await self._target(row.url)
                 headers["host"] = host
                 assert self._client is not None
-                async with self._client.stream("POST", target, content=body.encode(), headers=headers, extensions=extensions) as answer:
+                async with self._client.stream(
+                    "POST", target, content=body.encode(), headers=headers, extensions=extensions
+                ) as answer:
                     kept = bytearray()
                     async for chunk in answer.aiter_raw():
                         kept += chunk[: self.settings.webhooks_response_bytes - len(kept)]
                         if len(kept) >= self.settings.webhooks_response_bytes:
                             break
                     status = answer.status_code
-                    wait = retry_after(answer.headers.get("retry-after"), at) if status in (429, 503) or status >= 500 else None
+                    wait = (
+                        retry_after(answer.headers.get("retry-after"), at)
+                        if status in (429, 503) or status >= 500
+                        else None
+                    )
         except addresses.Refused as exc:
             return None, f"url refused: {exc}", None, time.monotonic() - started
         except TimeoutError:
-            return None, f"{_TIMED_OUT} {self.settings.webhooks_timeout:g} s", None, time.monotonic() - started
+            return (
+                None,
+                f"{_TIMED_OUT} {self.settings.webhooks_timeout:g} s",
+                None,
+                time.monotonic() - started,
+            )
         except httpx.HTTPError as exc:
             return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
         except OSError as exc:
@@ -506,7 +544,9 @@ class Deliverer:
             try:
                 infos = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
             except OSError as exc:
-                raise addresses.Refused(Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)) from None
+                raise addresses.Refused(
+                    Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)
+                ) from None
             ip = addresses.checked(infos, self.allowed)
         parts = urlsplit(url)
         shown = f"[{ip}]" if ip.version == 6 else str(ip)
@@ -516,7 +556,9 @@ class Deliverer:
         extensions = {"sni_hostname": host} if scheme == "https" and addresses.literal(host) is None else {}
         return target, extensions, host_header
 
-    def _settle(self, row: Any, status: int | None, error: str | None, asked: float | None, duration: float) -> None:
+    def _settle(
+        self, row: Any, status: int | None, error: str | None, asked: float | None, duration: float
+    ) -> None:
         now = self.clock()
         outcome = {
             "delivery": row.id,
@@ -537,7 +579,9 @@ class Deliverer:
             m.webhook_deliveries.labels("gone").inc()
             m.webhook_failures.inc()
         else:
-            wait = wait_before_retry(row.attempts + 1, self.schedule, self.settings.webhooks_retry_jitter, asked)
+            wait = wait_before_retry(
+                row.attempts + 1, self.schedule, self.settings.webhooks_retry_jitter, asked
+            )
             outcome.update(new_state="pending", next_at=now + timedelta(seconds=wait), done_at=None)
             self.failures.append((row.endpoint_id, error, False))
             m.webhook_deliveries.labels("retry").inc()
@@ -553,7 +597,7 @@ class Deliverer:
         while True:
             try:
                 await asyncio.wait_for(self._flushed.wait(), 0.05)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             self._flushed.clear()
             if self.outcomes or self.failures or self.answered or self.released:
@@ -579,12 +623,20 @@ class Deliverer:
             except (OperationalError, InterfaceError):
                 raise
             except Exception:  # noqa: BLE001 — one row among them: each on its own
-                log.warning("webhooks: a batch of %d outcomes failed; writing each on its own", len(outcomes), exc_info=True)
+                log.warning(
+                    "webhooks: a batch of %d outcomes failed; writing each on its own",
+                    len(outcomes),
+                    exc_info=True,
+                )
                 self._alone("the endpoints' failures", lambda conn: self._endpoints(conn, failures, answered))
                 for one in outcomes:
-                    self._alone(f"delivery {one['delivery']}", lambda conn, one=one: self._record(conn, [one], []))
+                    self._alone(
+                        f"delivery {one['delivery']}", lambda conn, one=one: self._record(conn, [one], [])
+                    )
                 for one in released:
-                    self._alone(f"delivery {one['delivery']}", lambda conn, one=one: self._record(conn, [], [one]))
+                    self._alone(
+                        f"delivery {one['delivery']}", lambda conn, one=one: self._record(conn, [], [one])
+                    )
         except (OperationalError, InterfaceError):
             self.outcomes[:0], self.failures[:0], self.released[:0] = outcomes, failures, released
             self.answered |= answered
@@ -617,11 +669,19 @@ class Deliverer:
         for endpoint, reason, gone in failures:
             if gone:
                 repo.disable(conn, endpoint, now, reason)
-            elif repo.endpoint_failing(conn, endpoint, now, give_up_before, f"failing since before {give_up_before:%Y-%m-%d %H:%M:%S} UTC; last: {reason}"):
+            elif repo.endpoint_failing(
+                conn,
+                endpoint,
+                now,
+                give_up_before,
+                f"failing since before {give_up_before:%Y-%m-%d %H:%M:%S} UTC; last: {reason}",
+            ):
                 log.warning("webhooks: endpoint %s disabled after failing for too long", endpoint)
 
     async def drain(self, timeout: float = 10) -> None:
         """Tests: wait until nothing is being sent and every outcome is written."""
         deadline = time.monotonic() + timeout
-        while (self._sending or self.queues or self.outcomes or self.failures or self.released) and time.monotonic() < deadline:
+        while (
+            self._sending or self.queues or self.outcomes or self.failures or self.released
+        ) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)

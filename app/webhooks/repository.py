@@ -12,7 +12,12 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.kit.db.models import WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
+from app.kit.db.models import (
+    WebhookAttemptRow,
+    WebhookDeliveryRow,
+    WebhookEndpointRow,
+    WebhookEndpointTableRow,
+)
 from app.kit.outbox import TEST_EVENT
 
 _E = WebhookEndpointRow.__table__
@@ -55,7 +60,9 @@ def tables_of(session: Session, endpoint_ids: list[int]) -> dict[int, list[str]]
     out: dict[int, list[str]] = defaultdict(list)
     if endpoint_ids:
         rows = session.execute(
-            select(_ET.c.endpoint_id, _ET.c.table_id).where(_ET.c.endpoint_id.in_(endpoint_ids)).order_by(_ET.c.table_id)
+            select(_ET.c.endpoint_id, _ET.c.table_id)
+            .where(_ET.c.endpoint_id.in_(endpoint_ids))
+            .order_by(_ET.c.table_id)
         )
         for endpoint_id, table_id in rows:
             out[endpoint_id].append(table_id)
@@ -83,7 +90,13 @@ def insert_test_delivery(session: Session, endpoint: Row, at: datetime) -> int:
     return session.execute(
         insert(_D)
         .values(
-            endpoint_id=endpoint.id, owner=endpoint.owner, type=TEST_EVENT, occurred_at=at, state="pending", due_at=at, attempts=0
+            endpoint_id=endpoint.id,
+            owner=endpoint.owner,
+            type=TEST_EVENT,
+            occurred_at=at,
+            state="pending",
+            due_at=at,
+            attempts=0,
         )
         .returning(_D.c.id)
     ).scalar_one()
@@ -98,7 +111,9 @@ def delivery_rows(session: Session, endpoint_id: int, *, before: int | None, row
 
 
 def delivery_row(session: Session, endpoint_id: int, delivery_id: int) -> Row | None:
-    return session.execute(select(_D).where(_D.c.id == delivery_id, _D.c.endpoint_id == endpoint_id)).one_or_none()
+    return session.execute(
+        select(_D).where(_D.c.id == delivery_id, _D.c.endpoint_id == endpoint_id)
+    ).one_or_none()
 
 
 def attempts_of(session: Session, delivery_ids: list[int], latest: int) -> dict[int, list[Row]]:
@@ -106,7 +121,9 @@ def attempts_of(session: Session, delivery_ids: list[int], latest: int) -> dict[
     out: dict[int, list[Row]] = defaultdict(list)
     if not delivery_ids:
         return out
-    rows = session.execute(select(_A).where(_A.c.delivery_id.in_(delivery_ids)).order_by(_A.c.delivery_id, _A.c.id.desc()))
+    rows = session.execute(
+        select(_A).where(_A.c.delivery_id.in_(delivery_ids)).order_by(_A.c.delivery_id, _A.c.id.desc())
+    )
     for row in rows:
         if len(out[row.delivery_id]) < latest:
             out[row.delivery_id].append(row)
@@ -136,7 +153,12 @@ def oldest_pending(conn: Connection) -> datetime | None:
 
 
 def claim_order(
-    conn: Connection, now: datetime, rows: int, per_endpoint: int, skip_owners: list[str], skip_endpoints: list[int]
+    conn: Connection,
+    now: datetime,
+    rows: int,
+    per_endpoint: int,
+    skip_owners: list[str],
+    skip_endpoints: list[int],
 ) -> list[int]:
     """Ids of due deliveries of active endpoints in turns, at most ``rows``: each owner's
     first, then each owner's second…, an owner's turns going round its endpoints (each
@@ -147,7 +169,13 @@ def claim_order(
         where.append(_D.c.owner.not_in(skip_owners))
     if skip_endpoints:
         where.append(_D.c.endpoint_id.not_in(skip_endpoints))
-    owners = conn.execute(select(_D.c.owner).join(_E, _E.c.id == _D.c.endpoint_id).where(*where).distinct().limit(2)).scalars().all()
+    owners = (
+        conn.execute(
+            select(_D.c.owner).join(_E, _E.c.id == _D.c.endpoint_id).where(*where).distinct().limit(2)
+        )
+        .scalars()
+        .all()
+    )
     if len(owners) <= 1:
         # One owner due (the usual case): its oldest, the endpoints' turns made here; the
         # ranking below reads every due row, this only the first ones by the due index.
@@ -165,7 +193,9 @@ def claim_order(
             _D.c.id,
             _D.c.owner,
             _D.c.due_at,
-            func.row_number().over(partition_by=_D.c.endpoint_id, order_by=(_D.c.due_at, _D.c.id)).label("nth"),
+            func.row_number()
+            .over(partition_by=_D.c.endpoint_id, order_by=(_D.c.due_at, _D.c.id))
+            .label("nth"),
         )
         .join(_E, _E.c.id == _D.c.endpoint_id)
         .where(*where)
@@ -175,12 +205,18 @@ def claim_order(
         select(
             due.c.id,
             due.c.due_at,
-            func.row_number().over(partition_by=due.c.owner, order_by=(due.c.nth, due.c.due_at, due.c.id)).label("turn"),
+            func.row_number()
+            .over(partition_by=due.c.owner, order_by=(due.c.nth, due.c.due_at, due.c.id))
+            .label("turn"),
         )
         .where(due.c.nth <= per_endpoint)
         .subquery()
     )
-    return list(conn.execute(select(turns_.c.id).order_by(turns_.c.turn, turns_.c.due_at, turns_.c.id).limit(rows)).scalars())
+    return list(
+        conn.execute(
+            select(turns_.c.id).order_by(turns_.c.turn, turns_.c.due_at, turns_.c.id).limit(rows)
+        ).scalars()
+    )
 
 
 _CLAIMABLE = (
@@ -280,11 +316,15 @@ def endpoints_answered(conn: Connection, endpoint_ids: list[int]) -> None:
     """A delivery went through: these endpoints are not failing (any more)."""
     if endpoint_ids:
         conn.execute(
-            update(_E).where(_E.c.id.in_(endpoint_ids), _E.c.failing_since.is_not(None)).values(failing_since=None)
+            update(_E)
+            .where(_E.c.id.in_(endpoint_ids), _E.c.failing_since.is_not(None))
+            .values(failing_since=None)
         )
 
 
-def endpoint_failing(conn: Connection, endpoint_id: int, now: datetime, give_up_before: datetime, reason: str) -> bool:
+def endpoint_failing(
+    conn: Connection, endpoint_id: int, now: datetime, give_up_before: datetime, reason: str
+) -> bool:
     """An attempt failed: the endpoint is failing since its first failure; one failing since
     before ``give_up_before`` is disabled with ``reason``. Whether it was disabled now."""
     conn.execute(

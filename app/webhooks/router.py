@@ -14,7 +14,15 @@ from app.kit.limits import WEBHOOK_DELIVERIES_PAGE_MAX
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
 from app.webhooks import service as svc
-from app.webhooks.schemas import DeliveryOut, DeliveryPage, WebhookCreate, WebhookList, WebhookOut, WebhookPatch, WebhookWithSecret
+from app.webhooks.schemas import (
+    DeliveryOut,
+    DeliveryPage,
+    WebhookCreate,
+    WebhookList,
+    WebhookOut,
+    WebhookPatch,
+    WebhookWithSecret,
+)
 
 router = APIRouter(prefix="/v1", tags=["webhooks"], route_class=BodyRoute)
 WebhookId = Annotated[int, Path(ge=1, le=2**31 - 1)]
@@ -26,7 +34,9 @@ _NO_STORE = {"headers": {"Cache-Control": {"description": "no-store", "schema": 
 def _policy(settings: Settings) -> svc.Policy:
     from app.webhooks.addresses import networks
 
-    return svc.Policy(networks(settings.webhooks_allowed_networks), timedelta(seconds=settings.webhooks_secret_overlap))
+    return svc.Policy(
+        networks(settings.webhooks_allowed_networks), timedelta(seconds=settings.webhooks_secret_overlap)
+    )
 
 
 @router.post(
@@ -36,28 +46,49 @@ def _policy(settings: Settings) -> svc.Policy:
     response_model=WebhookWithSecret,
     responses={201: _NO_STORE, **problem_responses(401, 409, 422)},
 )
-def create_webhook(body: WebhookCreate, db: DB, owner: Owner, settings: AppSettings, response: Response) -> WebhookWithSecret:
+def create_webhook(
+    body: WebhookCreate, db: DB, owner: Owner, settings: AppSettings, response: Response
+) -> WebhookWithSecret:
     """Register an endpoint for some event types, of every table or of some. Its secret
     (``whsec_…``) is shown this once: every delivery is signed with it (Standard Webhooks)."""
-    made = svc.create(db, owner, body.url, list(body.types), None if body.tables is None else list(body.tables), _policy(settings))
+    made = svc.create(
+        db,
+        owner,
+        body.url,
+        list(body.types),
+        None if body.tables is None else list(body.tables),
+        _policy(settings),
+    )
     response.headers["Cache-Control"] = "no-store"
     response.headers["Location"] = f"/v1/webhooks/{made.endpoint.id}"
     return WebhookWithSecret.made(made)
 
 
-@router.get("/webhooks", operation_id="listWebhooks", response_model=WebhookList, responses=problem_responses(401))
+@router.get(
+    "/webhooks", operation_id="listWebhooks", response_model=WebhookList, responses=problem_responses(401)
+)
 def list_webhooks(db: DB, owner: Owner) -> WebhookList:
     """The owner's endpoints (never a secret)."""
     return WebhookList(items=[WebhookOut.of(e) for e in svc.list_endpoints(db, owner)])
 
 
-@router.get("/webhooks/{webhook_id}", operation_id="getWebhook", response_model=WebhookOut, responses=problem_responses(401, 404, 422))
+@router.get(
+    "/webhooks/{webhook_id}",
+    operation_id="getWebhook",
+    response_model=WebhookOut,
+    responses=problem_responses(401, 404, 422),
+)
 def get_webhook(webhook_id: WebhookId, db: DB, owner: Owner) -> WebhookOut:
     """One endpoint: whether it is paused, disabled and why, failing since when."""
     return WebhookOut.of(svc.get(db, owner, webhook_id))
 
 
-@router.patch("/webhooks/{webhook_id}", operation_id="updateWebhook", response_model=WebhookOut, responses=problem_responses(401, 404, 422))
+@router.patch(
+    "/webhooks/{webhook_id}",
+    operation_id="updateWebhook",
+    response_model=WebhookOut,
+    responses=problem_responses(401, 404, 422),
+)
 def update_webhook(
     webhook_id: WebhookId,
     db: DB,
@@ -81,7 +112,12 @@ def update_webhook(
     return WebhookOut.of(svc.change(db, owner, webhook_id, _policy(settings), **kw))
 
 
-@router.delete("/webhooks/{webhook_id}", operation_id="deleteWebhook", status_code=204, responses=problem_responses(401, 404, 422))
+@router.delete(
+    "/webhooks/{webhook_id}",
+    operation_id="deleteWebhook",
+    status_code=204,
+    responses=problem_responses(401, 404, 422),
+)
 def delete_webhook(webhook_id: WebhookId, db: DB, owner: Owner) -> Response:
     """Delete the endpoint with its pending deliveries and its log."""
     svc.delete(db, owner, webhook_id)
@@ -94,7 +130,9 @@ def delete_webhook(webhook_id: WebhookId, db: DB, owner: Owner) -> Response:
     response_model=WebhookWithSecret,
     responses={200: _NO_STORE, **problem_responses(401, 404, 422)},
 )
-def rotate_secret(webhook_id: WebhookId, db: DB, owner: Owner, settings: AppSettings, response: Response) -> WebhookWithSecret:
+def rotate_secret(
+    webhook_id: WebhookId, db: DB, owner: Owner, settings: AppSettings, response: Response
+) -> WebhookWithSecret:
     """A new secret, shown this once. Until ``previous_secret_until``
     (``PREFSCORE_WEBHOOKS_SECRET_OVERLAP``) every delivery carries both signatures."""
     made = svc.rotate_secret(db, owner, webhook_id, _policy(settings))
@@ -112,8 +150,12 @@ def list_deliveries(
     webhook_id: WebhookId,
     db: DB,
     owner: Owner,
-    before: Annotated[int | None, Query(ge=1, le=2**53 - 1, description="the last delivery id of the previous page")] = None,
-    limit: Annotated[int, Query(ge=1, le=WEBHOOK_DELIVERIES_PAGE_MAX, description="deliveries per page")] = 20,
+    before: Annotated[
+        int | None, Query(ge=1, le=2**53 - 1, description="the last delivery id of the previous page")
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=WEBHOOK_DELIVERIES_PAGE_MAX, description="deliveries per page")
+    ] = 20,
 ) -> DeliveryPage:
     """The endpoint's deliveries, newest first, each with its state and latest attempts
     (status, duration, error); keyset-paged: follow ``next``."""

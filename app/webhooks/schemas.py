@@ -12,7 +12,9 @@ from app.kit.schemas import Answer, Request, UtcTime
 from app.webhooks.model import Created, Delivery, Endpoint
 
 EventType = Literal[tuple(EVENT_TYPES)]  # type: ignore[valid-type]
-Url = Annotated[str, StringConstraints(min_length=1, max_length=WEBHOOK_URL_MAX, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://\S+$")]
+Url = Annotated[
+    str, StringConstraints(min_length=1, max_length=WEBHOOK_URL_MAX, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://\S+$")
+]
 TableId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
 Types = Annotated[list[EventType], Field(min_length=1, max_length=len(EVENT_TYPES))]
 Tables = Annotated[list[TableId], Field(min_length=1, max_length=WEBHOOK_TABLES_MAX)]
@@ -21,7 +23,9 @@ Tables = Annotated[list[TableId], Field(min_length=1, max_length=WEBHOOK_TABLES_
 class WebhookCreate(Request):
     url: Url = Field(description="where each delivery is POSTed: http(s), resolving to a public address")
     types: Types = Field(description="the event types to deliver")
-    tables: Tables | None = Field(default=None, description="only these tables' events; left out or null: every table of the owner")
+    tables: Tables | None = Field(
+        default=None, description="only these tables' events; left out or null: every table of the owner"
+    )
 
     example = {"url": "https://bot.example.org/prefscore", "types": ["deal.posted", "table.finished"]}
 
@@ -32,7 +36,9 @@ class WebhookPatch(Request):
     url: Url = Field(default=None, description="a new URL (checked as at creation)")
     types: Types = Field(default=None, description="the event types to deliver")
     tables: Tables | None = Field(default=None, description="only these tables' events; null: every table")
-    active: bool = Field(default=None, description="false pauses the webhook; true resumes it (a disabled one too)")
+    active: bool = Field(
+        default=None, description="false pauses the webhook; true resumes it (a disabled one too)"
+    )
 
     example = {"active": False}
 
@@ -43,15 +49,21 @@ class WebhookOut(Answer):
     types: list[str]
     tables: list[str] | None = Field(description="the tables it is limited to; null: every table")
     active: bool = Field(description="false while paused by its owner")
-    disabled_at: UtcTime | None = Field(description="when it was disabled (410, or failing too long); null while it works")
+    disabled_at: UtcTime | None = Field(
+        description="when it was disabled (410, or failing too long); null while it works"
+    )
     disabled_reason: str | None = Field(description="why it was disabled")
-    failing_since: UtcTime | None = Field(description="since when every delivery has failed; null while it answers")
-    previous_secret_until: UtcTime | None = Field(description="until when the secret before the last rotation still signs")
+    failing_since: UtcTime | None = Field(
+        description="since when every delivery has failed; null while it answers"
+    )
+    previous_secret_until: UtcTime | None = Field(
+        description="until when the secret before the last rotation still signs"
+    )
     created_at: UtcTime
     updated_at: UtcTime
 
     @classmethod
-    def of(cls, e: Endpoint) -> "WebhookOut":
+    def of(cls, e: Endpoint) -> WebhookOut:
         return cls(
             id=e.id,
             url=e.url,
@@ -71,7 +83,7 @@ class WebhookWithSecret(WebhookOut):
     secret: str = Field(description="the signing secret (whsec_…), shown this once")
 
     @classmethod
-    def made(cls, c: Created) -> "WebhookWithSecret":
+    def made(cls, c: Created) -> WebhookWithSecret:
         return cls(**WebhookOut.of(c.endpoint).model_dump(), secret=c.secret)
 
 
@@ -91,7 +103,9 @@ class DeliveryOut(Answer):
     webhook_id: str = Field(description="the webhook-id header: the same on every attempt")
     type: str
     table_id: str | None
-    tournament_id: str | None = Field(default=None, description="the tournament of a tournament.* event (its table_id is null)")
+    tournament_id: str | None = Field(
+        default=None, description="the tournament of a tournament.* event (its table_id is null)"
+    )
     revision: int | None
     deal_number: int | None
     occurred_at: UtcTime
@@ -104,7 +118,7 @@ class DeliveryOut(Answer):
     attempts: list[AttemptOut] = Field(description="the latest attempts, oldest first")
 
     @classmethod
-    def of(cls, d: Delivery) -> "DeliveryOut":
+    def of(cls, d: Delivery) -> DeliveryOut:
         return cls(
             id=d.id,
             webhook_id=d.webhook_id,
@@ -120,7 +134,12 @@ class DeliveryOut(Answer):
             last_status=d.last_status,
             last_error=d.last_error,
             finished_at=d.finished_at,
-            attempts=[AttemptOut(attempted_at=a.attempted_at, status=a.status, duration_ms=a.duration_ms, error=a.error) for a in d.attempts],
+            attempts=[
+                AttemptOut(
+                    attempted_at=a.attempted_at, status=a.status, duration_ms=a.duration_ms, error=a.error
+                )
+                for a in d.attempts
+            ],
         )
 
 

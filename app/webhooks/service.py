@@ -46,7 +46,10 @@ def check_url(url: str, policy: Policy) -> None:
     try:
         addresses.resolve(url, policy.allowed)
     except addresses.Refused as exc:
-        raise Unprocessable(Sentence("the webhook's url is refused: {reason}", reason=sentence(said(exc))), [FieldError("url", said(exc))]) from None
+        raise Unprocessable(
+            Sentence("the webhook's url is refused: {reason}", reason=sentence(said(exc))),
+            [FieldError("url", said(exc))],
+        ) from None
 
 
 def _endpoint(row: Any, tables: list[str] | None) -> Endpoint:
@@ -76,7 +79,9 @@ def _distinct(items: list[str] | None) -> list[str] | None:
     return None if items is None else list(dict.fromkeys(items))
 
 
-def create(db: Database, owner: str, url: str, types: list[str], tables: list[str] | None, policy: Policy) -> Created:
+def create(
+    db: Database, owner: str, url: str, types: list[str], tables: list[str] | None, policy: Policy
+) -> Created:
     check_url(url, policy)
     tables = _distinct(tables)
     secret = new_secret()
@@ -84,7 +89,10 @@ def create(db: Database, owner: str, url: str, types: list[str], tables: list[st
     with db.write() as session:
         if repo.count_endpoints(session, owner) >= WEBHOOKS_PER_OWNER:
             raise Conflict(
-                Sentence("an owner may have {webhooks_per_owner} webhooks; delete one first", webhooks_per_owner=WEBHOOKS_PER_OWNER),
+                Sentence(
+                    "an owner may have {webhooks_per_owner} webhooks; delete one first",
+                    webhooks_per_owner=WEBHOOKS_PER_OWNER,
+                ),
                 reason="webhook_limit",
                 limit=WEBHOOKS_PER_OWNER,
             )
@@ -169,7 +177,12 @@ def rotate_secret(db: Database, owner: str, endpoint_id: int, policy: Policy) ->
         repo.change_endpoint(
             session,
             row.id,
-            {"secret": secret, "previous_secret": row.secret, "previous_until": now + policy.overlap, "updated_at": now},
+            {
+                "secret": secret,
+                "previous_secret": row.secret,
+                "previous_until": now + policy.overlap,
+                "updated_at": now,
+            },
         )
         fresh = _found(session, owner, endpoint_id)
         return Created(_endpoint(fresh, repo.tables_of(session, [row.id]).get(row.id)), secret)
@@ -195,7 +208,9 @@ def _delivery(row: Any, attempts: list[Any]) -> Delivery:
     )
 
 
-def deliveries(db: Database, owner: str, endpoint_id: int, *, before: int | None, limit: int) -> tuple[list[Delivery], int | None]:
+def deliveries(
+    db: Database, owner: str, endpoint_id: int, *, before: int | None, limit: int
+) -> tuple[list[Delivery], int | None]:
     """The endpoint's deliveries, newest first, with their latest attempts; keyset-paged by
     id (the next page: ids below the last one given)."""
     with db.read() as session:
@@ -214,7 +229,13 @@ def redeliver(db: Database, owner: str, endpoint_id: int, delivery_id: int) -> D
         row = _found(session, owner, endpoint_id, lock=True)
         found = repo.delivery_row(session, row.id, delivery_id)
         if found is None:
-            raise NotFound(Sentence("webhook {endpoint_id} has no delivery {delivery_id}", endpoint_id=endpoint_id, delivery_id=delivery_id))
+            raise NotFound(
+                Sentence(
+                    "webhook {endpoint_id} has no delivery {delivery_id}",
+                    endpoint_id=endpoint_id,
+                    delivery_id=delivery_id,
+                )
+            )
         repo.redeliver(session, found.id, now)
         return _delivery(repo.delivery_row(session, row.id, delivery_id), [])
 

@@ -38,7 +38,11 @@ class Receiver(BaseHTTPRequestHandler):
         seen.add(webhook_id)
         if event["type"] == "deal.posted":
             data = event["data"]
-            png = httpx.get(urljoin(SERVER + "/", data["links"]["png"]), headers={"Authorization": f"Bearer {KEY}"}, timeout=30)
+            png = httpx.get(
+                urljoin(SERVER + "/", data["links"]["png"]),
+                headers={"Authorization": f"Bearer {KEY}"},
+                timeout=30,
+            )
             png.raise_for_status()
             OUT.mkdir(parents=True, exist_ok=True)
             (OUT / f"{data['table_id']}-{data['deal_number']}.png").write_bytes(png.content)

@@ -10,16 +10,16 @@ Existing rows whose deal is no longer stored as it was answered (undone, correct
 undone and replaced by another deal) are deleted: a retry with such a key is a new deal.
 ``created_at`` is indexed for the expiry of old records.
 """
-from typing import Sequence, Union
 
-from alembic import op
+from collections.abc import Sequence
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision: str = '0003'
-down_revision: Union[str, None] = '0002'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0003"
+down_revision: str | None = "0002"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 _STORED_ONLY = ("number", "entries", "created_at")
 
@@ -27,14 +27,17 @@ _STORED_ONLY = ("number", "entries", "created_at")
 def _retire_ghosts_and_backfill() -> None:
     conn = op.get_bind()
     keys = sa.table(
-        'idempotency_keys',
-        sa.column('id', sa.Integer()),
-        sa.column('table_id', sa.String()),
-        sa.column('response', sa.JSON()),
-        sa.column('deal_number', sa.Integer()),
+        "idempotency_keys",
+        sa.column("id", sa.Integer()),
+        sa.column("table_id", sa.String()),
+        sa.column("response", sa.JSON()),
+        sa.column("deal_number", sa.Integer()),
     )
     deals = sa.table(
-        'deals', sa.column('table_id', sa.String()), sa.column('number', sa.Integer()), sa.column('body', sa.JSON())
+        "deals",
+        sa.column("table_id", sa.String()),
+        sa.column("number", sa.Integer()),
+        sa.column("body", sa.JSON()),
     )
     gone: list[int] = []
     numbers: list[dict[str, int]] = []
@@ -56,23 +59,27 @@ def _retire_ghosts_and_backfill() -> None:
         conn.execute(sa.delete(keys).where(keys.c.id.in_(gone[start : start + 500])))
     if numbers:
         conn.execute(
-            sa.update(keys).where(keys.c.id == sa.bindparam("key_id")).values(deal_number=sa.bindparam("number")),
+            sa.update(keys)
+            .where(keys.c.id == sa.bindparam("key_id"))
+            .values(deal_number=sa.bindparam("number")),
             numbers,
         )
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('idempotency_keys', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('deal_number', sa.Integer(), nullable=True))
+    with op.batch_alter_table("idempotency_keys", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("deal_number", sa.Integer(), nullable=True))
     _retire_ghosts_and_backfill()
-    with op.batch_alter_table('idempotency_keys', schema=None) as batch_op:
-        batch_op.alter_column('deal_number', existing_type=sa.Integer(), nullable=False)
-        batch_op.create_index(batch_op.f('ix_idempotency_keys_created_at'), ['created_at'], unique=False)
-        batch_op.create_index('ix_idempotency_keys_table_id_deal_number', ['table_id', 'deal_number'], unique=False)
+    with op.batch_alter_table("idempotency_keys", schema=None) as batch_op:
+        batch_op.alter_column("deal_number", existing_type=sa.Integer(), nullable=False)
+        batch_op.create_index(batch_op.f("ix_idempotency_keys_created_at"), ["created_at"], unique=False)
+        batch_op.create_index(
+            "ix_idempotency_keys_table_id_deal_number", ["table_id", "deal_number"], unique=False
+        )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('idempotency_keys', schema=None) as batch_op:
-        batch_op.drop_index('ix_idempotency_keys_table_id_deal_number')
-        batch_op.drop_index(batch_op.f('ix_idempotency_keys_created_at'))
-        batch_op.drop_column('deal_number')
+    with op.batch_alter_table("idempotency_keys", schema=None) as batch_op:
+        batch_op.drop_index("ix_idempotency_keys_table_id_deal_number")
+        batch_op.drop_index(batch_op.f("ix_idempotency_keys_created_at"))
+        batch_op.drop_column("deal_number")

@@ -12,16 +12,16 @@ their table's log folded once under the table's own rules version, one table at 
 those of any other table are in game 1. The column stays nullable: a deal written by a
 server of an earlier version has none, and its picture then draws one game.
 """
-from typing import Sequence, Union
 
-from alembic import op
+from collections.abc import Sequence
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision: str = '0009'
-down_revision: Union[str, None] = '0008'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0009"
+down_revision: str | None = "0008"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def _backfill() -> None:
@@ -33,24 +33,24 @@ def _backfill() -> None:
 
     conn = op.get_bind()
     tables = sa.table(
-        'tables',
-        sa.column('id', sa.String()),
-        sa.column('convention', sa.String()),
-        sa.column('players', sa.JSON()),
-        sa.column('pool_target', sa.Integer()),
-        sa.column('options', sa.JSON()),
-        sa.column('first_dealer', sa.Integer()),
-        sa.column('rules_version', sa.Integer()),
+        "tables",
+        sa.column("id", sa.String()),
+        sa.column("convention", sa.String()),
+        sa.column("players", sa.JSON()),
+        sa.column("pool_target", sa.Integer()),
+        sa.column("options", sa.JSON()),
+        sa.column("first_dealer", sa.Integer()),
+        sa.column("rules_version", sa.Integer()),
     )
     deals = sa.table(
-        'deals',
-        sa.column('id', sa.Integer()),
-        sa.column('table_id', sa.String()),
-        sa.column('number', sa.Integer()),
-        sa.column('body', sa.JSON()),
-        sa.column('game', sa.Integer()),
+        "deals",
+        sa.column("id", sa.Integer()),
+        sa.column("table_id", sa.String()),
+        sa.column("number", sa.Integer()),
+        sa.column("body", sa.JSON()),
+        sa.column("game", sa.Integer()),
     )
-    ids = [r.id for r in conn.execute(sa.select(deals.c.table_id.label('id')).distinct())]
+    ids = [r.id for r in conn.execute(sa.select(deals.c.table_id.label("id")).distinct())]
     for table_id in ids:
         t = conn.execute(sa.select(tables).where(tables.c.id == table_id)).one()
         try:
@@ -71,22 +71,25 @@ def _backfill() -> None:
             except InvalidDeal:
                 # A stored deal its rules refuse (never written by the service): it stays in
                 # the game it came in, and the log goes on from there.
-                values.append({'row_id': row.id, 'played_in': state.game})
+                values.append({"row_id": row.id, "played_in": state.game})
                 continue
-            values.append({'row_id': row.id, 'played_in': deal_game(state, after)})
+            values.append({"row_id": row.id, "played_in": deal_game(state, after)})
             state = after
         if values:
             conn.execute(
-                deals.update().where(deals.c.id == sa.bindparam('row_id')).values(game=sa.bindparam('played_in')), values
+                deals.update()
+                .where(deals.c.id == sa.bindparam("row_id"))
+                .values(game=sa.bindparam("played_in")),
+                values,
             )
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('deals') as batch_op:
-        batch_op.add_column(sa.Column('game', sa.Integer(), nullable=True))
+    with op.batch_alter_table("deals") as batch_op:
+        batch_op.add_column(sa.Column("game", sa.Integer(), nullable=True))
     _backfill()
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('deals') as batch_op:
-        batch_op.drop_column('game')
+    with op.batch_alter_table("deals") as batch_op:
+        batch_op.drop_column("game")

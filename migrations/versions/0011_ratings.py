@@ -12,77 +12,85 @@ pool of every convention ("") and in the table's convention's pool, as the ratin
 floats (double precision). ``player_ratings``: each player's current rating per pool, indexed
 for the leaderboard. No existing table is rated: nothing to fill in.
 """
-from typing import Sequence, Union
 
-from alembic import op
+from collections.abc import Sequence
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision: str = '0011'
-down_revision: Union[str, None] = '0010'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0011"
+down_revision: str | None = "0010"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('tables') as batch_op:
-        batch_op.add_column(sa.Column('rated', sa.Boolean(), server_default=sa.false(), nullable=False))
+    with op.batch_alter_table("tables") as batch_op:
+        batch_op.add_column(sa.Column("rated", sa.Boolean(), server_default=sa.false(), nullable=False))
     op.create_table(
-        'rated_tables',
-        sa.Column('table_id', sa.String(length=32), nullable=False),
-        sa.Column('owner', sa.String(length=64), nullable=False),
-        sa.Column('convention', sa.String(length=32), nullable=False),
-        sa.Column('seq', sa.Integer(), nullable=False),
-        sa.Column('outcome', sa.JSON(), nullable=False),
-        sa.Column('finished_at', sa.DateTime(timezone=True), nullable=False),
-        sa.Column('stamp', sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(['table_id'], ['tables.id'], name=op.f('fk_rated_tables_table_id_tables'), ondelete='CASCADE'),
-        sa.PrimaryKeyConstraint('table_id', name=op.f('pk_rated_tables')),
-        sa.UniqueConstraint('owner', 'seq', name=op.f('uq_rated_tables_owner_seq')),
+        "rated_tables",
+        sa.Column("table_id", sa.String(length=32), nullable=False),
+        sa.Column("owner", sa.String(length=64), nullable=False),
+        sa.Column("convention", sa.String(length=32), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("outcome", sa.JSON(), nullable=False),
+        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("stamp", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["table_id"], ["tables.id"], name=op.f("fk_rated_tables_table_id_tables"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("table_id", name=op.f("pk_rated_tables")),
+        sa.UniqueConstraint("owner", "seq", name=op.f("uq_rated_tables_owner_seq")),
     )
     op.create_table(
-        'rating_changes',
-        sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column('owner', sa.String(length=64), nullable=False),
-        sa.Column('pool', sa.String(length=32), nullable=False),
-        sa.Column('seq', sa.Integer(), nullable=False),
-        sa.Column('table_id', sa.String(length=32), nullable=False),
-        sa.Column('player_id', sa.String(length=32), nullable=False),
-        sa.Column('mu_before', sa.Double(), nullable=False),
-        sa.Column('sigma_before', sa.Double(), nullable=False),
-        sa.Column('mu', sa.Double(), nullable=False),
-        sa.Column('sigma', sa.Double(), nullable=False),
-        sa.Column('games', sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint('id', name=op.f('pk_rating_changes')),
-        sa.UniqueConstraint('table_id', 'pool', 'player_id', name=op.f('uq_rating_changes_table_id_pool_player_id')),
+        "rating_changes",
+        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
+        sa.Column("owner", sa.String(length=64), nullable=False),
+        sa.Column("pool", sa.String(length=32), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("table_id", sa.String(length=32), nullable=False),
+        sa.Column("player_id", sa.String(length=32), nullable=False),
+        sa.Column("mu_before", sa.Double(), nullable=False),
+        sa.Column("sigma_before", sa.Double(), nullable=False),
+        sa.Column("mu", sa.Double(), nullable=False),
+        sa.Column("sigma", sa.Double(), nullable=False),
+        sa.Column("games", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_rating_changes")),
+        sa.UniqueConstraint(
+            "table_id", "pool", "player_id", name=op.f("uq_rating_changes_table_id_pool_player_id")
+        ),
     )
-    with op.batch_alter_table('rating_changes') as batch_op:
-        batch_op.create_index('ix_rating_changes_owner_pool_seq', ['owner', 'pool', 'seq'], unique=False)
-        batch_op.create_index('ix_rating_changes_player_id_pool_seq', ['player_id', 'pool', 'seq'], unique=False)
+    with op.batch_alter_table("rating_changes") as batch_op:
+        batch_op.create_index("ix_rating_changes_owner_pool_seq", ["owner", "pool", "seq"], unique=False)
+        batch_op.create_index(
+            "ix_rating_changes_player_id_pool_seq", ["player_id", "pool", "seq"], unique=False
+        )
     op.create_table(
-        'player_ratings',
-        sa.Column('pool', sa.String(length=32), nullable=False),
-        sa.Column('player_id', sa.String(length=32), nullable=False),
-        sa.Column('owner', sa.String(length=64), nullable=False),
-        sa.Column('mu', sa.Double(), nullable=False),
-        sa.Column('sigma', sa.Double(), nullable=False),
-        sa.Column('ordinal', sa.Double(), nullable=False),
-        sa.Column('games', sa.Integer(), nullable=False),
-        sa.Column('seq', sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint('pool', 'player_id', name=op.f('pk_player_ratings')),
+        "player_ratings",
+        sa.Column("pool", sa.String(length=32), nullable=False),
+        sa.Column("player_id", sa.String(length=32), nullable=False),
+        sa.Column("owner", sa.String(length=64), nullable=False),
+        sa.Column("mu", sa.Double(), nullable=False),
+        sa.Column("sigma", sa.Double(), nullable=False),
+        sa.Column("ordinal", sa.Double(), nullable=False),
+        sa.Column("games", sa.Integer(), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint("pool", "player_id", name=op.f("pk_player_ratings")),
     )
-    with op.batch_alter_table('player_ratings') as batch_op:
-        batch_op.create_index('ix_player_ratings_owner_pool_ordinal', ['owner', 'pool', 'ordinal', 'player_id'], unique=False)
+    with op.batch_alter_table("player_ratings") as batch_op:
+        batch_op.create_index(
+            "ix_player_ratings_owner_pool_ordinal", ["owner", "pool", "ordinal", "player_id"], unique=False
+        )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('player_ratings') as batch_op:
-        batch_op.drop_index('ix_player_ratings_owner_pool_ordinal')
-    op.drop_table('player_ratings')
-    with op.batch_alter_table('rating_changes') as batch_op:
-        batch_op.drop_index('ix_rating_changes_player_id_pool_seq')
-        batch_op.drop_index('ix_rating_changes_owner_pool_seq')
-    op.drop_table('rating_changes')
-    op.drop_table('rated_tables')
-    with op.batch_alter_table('tables') as batch_op:
-        batch_op.drop_column('rated')
+    with op.batch_alter_table("player_ratings") as batch_op:
+        batch_op.drop_index("ix_player_ratings_owner_pool_ordinal")
+    op.drop_table("player_ratings")
+    with op.batch_alter_table("rating_changes") as batch_op:
+        batch_op.drop_index("ix_rating_changes_player_id_pool_seq")
+        batch_op.drop_index("ix_rating_changes_owner_pool_seq")
+    op.drop_table("rating_changes")
+    op.drop_table("rated_tables")
+    with op.batch_alter_table("tables") as batch_op:
+        batch_op.drop_column("rated")

@@ -8,23 +8,23 @@ Create Date: 2026-12-02 08:00:00
 players' ratings before and after), so that every attempt sends the same payload. Null for
 every existing delivery (their payloads are made from their other columns).
 """
-from typing import Sequence, Union
 
-from alembic import op
+from collections.abc import Sequence
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision: str = '0013'
-down_revision: Union[str, None] = '0012'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0013"
+down_revision: str | None = "0012"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('webhook_deliveries') as batch_op:
-        batch_op.add_column(sa.Column('data', sa.JSON(), nullable=True))
+    with op.batch_alter_table("webhook_deliveries") as batch_op:
+        batch_op.add_column(sa.Column("data", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('webhook_deliveries') as batch_op:
-        batch_op.drop_column('data')
+    with op.batch_alter_table("webhook_deliveries") as batch_op:
+        batch_op.drop_column("data")

@@ -15,27 +15,34 @@ SQLite has no ALTER for it: each table is rebuilt (copied) as Alembic's batch mo
 migration's connection has no ``PRAGMA foreign_keys``, so dropping a parent's old copy
 deletes nothing.
 """
-from typing import Sequence, Union
+
+from collections.abc import Sequence
 
 from alembic import op
 
-
-revision: str = '0015'
-down_revision: Union[str, None] = '0014'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0015"
+down_revision: str | None = "0014"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 # Parents before children: a child's copy names its parent's final table.
 TABLES = (
-    'api_keys', 'scorer_links', 'webhook_endpoints', 'webhook_deliveries', 'tournament_adjustments', 'tournament_audit',
+    "api_keys",
+    "scorer_links",
+    "webhook_endpoints",
+    "webhook_deliveries",
+    "tournament_adjustments",
+    "tournament_audit",
 )
 
 
 def _rebuild(autoincrement: bool) -> None:
-    if op.get_bind().dialect.name != 'sqlite':
+    if op.get_bind().dialect.name != "sqlite":
         return
     for table in TABLES:
-        with op.batch_alter_table(table, recreate='always', table_kwargs={'sqlite_autoincrement': autoincrement}):
+        with op.batch_alter_table(
+            table, recreate="always", table_kwargs={"sqlite_autoincrement": autoincrement}
+        ):
             pass
 
 

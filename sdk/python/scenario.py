@@ -19,15 +19,19 @@ from __future__ import annotations
 
 import os
 import sys
-from urllib.parse import parse_qs, urlsplit
 from typing import Any, NoReturn
+from urllib.parse import parse_qs, urlsplit
 
 from prefscore_client import AuthenticatedClient
 from prefscore_client.api.deals import post_deal, undo_deal
 from prefscore_client.api.players import create_player, get_player_stats
 from prefscore_client.api.ratings import get_leaderboard
 from prefscore_client.api.tables import create_table, get_settlement, get_sheet, list_tables, update_table
-from prefscore_client.api.tournaments import create_tournament, draw_tournament_round, get_tournament_standings
+from prefscore_client.api.tournaments import (
+    create_tournament,
+    draw_tournament_round,
+    get_tournament_standings,
+)
 from prefscore_client.models import (
     AllpassDeal,
     AllpassDealTricks,
@@ -87,11 +91,15 @@ def main() -> None:
     table = created.parsed
     etag = etag_of("createTable", created)
     names = ",".join(p.name for p in table.players)
-    print(f"createTable: {created.status_code.value} table {table.id}: {table.convention} to {table.pool_target}, players {names}")
+    print(
+        f"createTable: {created.status_code.value} table {table.id}: {table.convention} to {table.pool_target}, players {names}"
+    )
 
     deals = [
         # Boris plays 6 spades, both others pass.
-        ContractDeal(declarer=1, contract="6S", defenders=ContractDealDefenders.from_dict({"0": "pass", "2": "pass"})),
+        ContractDeal(
+            declarer=1, contract="6S", defenders=ContractDealDefenders.from_dict({"0": "pass", "2": "pass"})
+        ),
         # Everybody passes.
         AllpassDeal(tricks=AllpassDealTricks.from_dict({"0": 2, "1": 5, "2": 3})),
         # Anna plays 7 hearts and makes it; Boris whists (3 tricks), Vera passes.
@@ -123,7 +131,9 @@ def main() -> None:
     )
     if not isinstance(retried.parsed, DealWithSheet):
         refused("postDeal (retry)", retried)
-    print(f"postDeal (retry): {retried.status_code.value} deal {retried.parsed.deal.number}, replayed={replayed(retried)}")
+    print(
+        f"postDeal (retry): {retried.status_code.value} deal {retried.parsed.deal.number}, replayed={replayed(retried)}"
+    )
 
     first = get_sheet.sync_detailed(table.id, client=client)
     if not isinstance(first.parsed, Sheet):
@@ -149,7 +159,9 @@ def main() -> None:
     settlement = settled.parsed
     balances = ", ".join(f"{p.name} {p.balance}" for p in settlement.players)
     transfers = ", ".join(f"{t.from_}->{t.to} {t.amount}" for t in settlement.transfers)
-    print(f"getSettlement: {settled.status_code.value} final={str(settlement.final).lower()}, {balances}; {transfers}")
+    print(
+        f"getSettlement: {settled.status_code.value} final={str(settlement.final).lower()}, {balances}; {transfers}"
+    )
 
     # Vera is written "Vera K." from now on; the sheet is by seat, so only the name changes.
     renamed = update_table.sync_detailed(
@@ -194,7 +206,9 @@ def leaderboard(client: AuthenticatedClient, gleb: RegisteredPlayer) -> None:
     table = created.parsed
     print(f"createTable (rated): {created.status_code.value} rated={str(table.rated).lower()}")
     pulka = [
-        ContractDeal(declarer=1, contract="6S", defenders=ContractDealDefenders.from_dict({"0": "pass", "2": "pass"})),
+        ContractDeal(
+            declarer=1, contract="6S", defenders=ContractDealDefenders.from_dict({"0": "pass", "2": "pass"})
+        ),
         AllpassDeal(tricks=AllpassDealTricks.from_dict({"0": 2, "1": 5, "2": 3})),
         ContractDeal(
             declarer=0,
@@ -213,7 +227,9 @@ def leaderboard(client: AuthenticatedClient, gleb: RegisteredPlayer) -> None:
         refused("getSettlement (rated)", settled)
     names = {p.seat: p.name for p in settled.parsed.players}
     moved = ", ".join(f"{names[r.seat]} {r.before.mu:.2f}->{r.after.mu:.2f}" for r in settled.parsed.rating)
-    print(f"getSettlement (rated): {settled.status_code.value} final={str(settled.parsed.final).lower()}, {moved}")
+    print(
+        f"getSettlement (rated): {settled.status_code.value} final={str(settled.parsed.final).lower()}, {moved}"
+    )
     after: str | None = None
     for page in ("", " (next)"):
         board = get_leaderboard.sync_detailed(client=client, limit=2, **({"after": after} if after else {}))
@@ -238,7 +254,9 @@ def player_stats(client: AuthenticatedClient) -> RegisteredPlayer:
     table = create_table.sync_detailed(client=client, body=TableCreate(players=seats, convention="sochi"))
     if not isinstance(table.parsed, TableOut):
         refused("createTable (Gleb)", table)
-    deal = ContractDeal(declarer=0, contract="6S", defenders=ContractDealDefenders.from_dict({"1": "pass", "2": "pass"}))
+    deal = ContractDeal(
+        declarer=0, contract="6S", defenders=ContractDealDefenders.from_dict({"1": "pass", "2": "pass"})
+    )
     posted = post_deal.sync_detailed(table.parsed.id, client=client, body=deal)
     if not isinstance(posted.parsed, DealWithSheet):
         refused("postDeal (Gleb)", posted)
@@ -247,7 +265,9 @@ def player_stats(client: AuthenticatedClient) -> RegisteredPlayer:
         refused("getPlayerStats", got)
     stats = got.parsed
     games = ", ".join(f"{d.kind} {d.level} made {d.made} failed {d.failed}" for d in stats.declared)
-    print(f"getPlayerStats: {got.status_code.value} {stats.player.name}: {stats.tables} tables, {stats.deals} deals, {games}")
+    print(
+        f"getPlayerStats: {got.status_code.value} {stats.player.name}: {stats.tables} tables, {stats.deals} deals, {games}"
+    )
     return gleb
 
 
@@ -269,29 +289,41 @@ def tournament(client: AuthenticatedClient) -> None:
     if not isinstance(made.parsed, TournamentOut):
         refused("createTournament", made)
     t = made.parsed
-    print(f"createTournament: {made.status_code.value} {t.name}, {len(t.players)} players, {t.rounds_planned} rounds")
+    print(
+        f"createTournament: {made.status_code.value} {t.name}, {len(t.players)} players, {t.rounds_planned} rounds"
+    )
     drawn = draw_tournament_round.sync_detailed(t.id, client=client, body=DrawIn(seed=5))
     if not isinstance(drawn.parsed, TournamentOut):
         refused("drawTournamentRound", drawn)
     played = drawn.parsed.rounds[-1]
     table = played.tables[0]
     link = "yes" if isinstance(table.scorer_link, str) and table.scorer_link.startswith("/score/") else "no"
-    print(f"drawTournamentRound: {drawn.status_code.value} round {played.number}, {len(played.tables)} tables, seed {played.seed}, scorer link {link}")
+    print(
+        f"drawTournamentRound: {drawn.status_code.value} round {played.number}, {len(played.tables)} tables, seed {played.seed}, scorer link {link}"
+    )
     posted = None
     for declarer in (0, 1):
         others = {str(s): "pass" for s in range(3) if s != declarer}
-        deal = ContractDeal(declarer=declarer, contract="6S", defenders=ContractDealDefenders.from_dict(others))
+        deal = ContractDeal(
+            declarer=declarer, contract="6S", defenders=ContractDealDefenders.from_dict(others)
+        )
         posted = post_deal.sync_detailed(str(table.table_id), client=client, body=deal)
         if not isinstance(posted.parsed, DealWithSheet):
             refused("postDeal (tournament)", posted)
     assert posted is not None and isinstance(posted.parsed, DealWithSheet)
-    print(f"postDeal (tournament): {posted.status_code.value} deal {posted.parsed.deal.number}, finished={str(posted.parsed.sheet.finished).lower()}")
+    print(
+        f"postDeal (tournament): {posted.status_code.value} deal {posted.parsed.deal.number}, finished={str(posted.parsed.sheet.finished).lower()}"
+    )
     got = get_tournament_standings.sync_detailed(t.id, client=client)
     if not isinstance(got.parsed, StandingsOut):
         refused("getTournamentStandings", got)
     rows = ", ".join(f"{row.place}. {row.total_exact}" for row in got.parsed.items)
-    print(f"getTournamentStandings: {got.status_code.value} {got.parsed.rounds_closed} of {got.parsed.rounds} rounds closed: {rows}")
-    again = get_tournament_standings.sync_detailed(t.id, client=client, if_none_match=etag_of("getTournamentStandings", got))
+    print(
+        f"getTournamentStandings: {got.status_code.value} {got.parsed.rounds_closed} of {got.parsed.rounds} rounds closed: {rows}"
+    )
+    again = get_tournament_standings.sync_detailed(
+        t.id, client=client, if_none_match=etag_of("getTournamentStandings", got)
+    )
     print(f"getTournamentStandings (If-None-Match): {again.status_code.value}")
 
 

@@ -5,7 +5,12 @@ PASS_6S = {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1
 
 def pass_6s(declarer: int) -> dict:
     others = [s for s in range(3) if s != declarer]
-    return {"type": "contract", "declarer": declarer, "contract": "6S", "defenders": {str(s): "pass" for s in others}}
+    return {
+        "type": "contract",
+        "declarer": declarer,
+        "contract": "6S",
+        "defenders": {str(s): "pass" for s in others},
+    }
 
 
 ALLPASS = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from click.testing import CliRunner
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from app.kit.db import ApiKey
@@ -33,7 +33,9 @@ def test_missing_or_wrong_key_is_401(client, api):
 
 
 def test_admin_key_works_and_owns_tables(client, admin_headers, api):
-    r = client.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=admin_headers)
+    r = client.post(
+        "/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=admin_headers
+    )
     assert r.status_code == 201
     tid = r.json()["id"]
     assert client.get(f"/v1/tables/{tid}", headers=admin_headers).status_code == 200
@@ -46,7 +48,9 @@ def test_post_keys(client, admin_headers, api):
     body = r.json()
     assert body["owner"] == "zoe" and body["key"].startswith("pk_") and len(body["key"]) >= 40
     zoe = {"Authorization": f"Bearer {body['key']}"}
-    tid = client.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "vmk"}, headers=zoe).json()["id"]
+    tid = client.post(
+        "/v1/tables", json={"players": ["A", "B", "C"], "convention": "vmk"}, headers=zoe
+    ).json()["id"]
     # a second key of the same owner sees the same tables
     second = client.post("/v1/keys", json={"owner": "zoe"}, headers=admin_headers).json()["key"]
     assert client.get(f"/v1/tables/{tid}", headers={"Authorization": f"Bearer {second}"}).status_code == 200
@@ -54,7 +58,14 @@ def test_post_keys(client, admin_headers, api):
     r = api.post("/v1/keys", json={"owner": "mallory"})
     assert r.status_code == 403 and r.headers["content-type"].startswith(PROBLEM)
     assert client.post("/v1/keys", json={"owner": "mallory"}).status_code == 401
-    for bad in ({"owner": ""}, {"owner": "a b"}, {"owner": "x" * 65}, {}, {"owner": "ok", "role": "admin"}, {"owner": 5}):
+    for bad in (
+        {"owner": ""},
+        {"owner": "a b"},
+        {"owner": "x" * 65},
+        {},
+        {"owner": "ok", "role": "admin"},
+        {"owner": 5},
+    ):
         r = client.post("/v1/keys", json=bad, headers=admin_headers)
         assert r.status_code == 422, (bad, r.text)
 
@@ -90,7 +101,9 @@ def test_admin_key_unset_means_no_admin(settings, db, admin_key):
     with TestClient(app) as c:
         r = c.get("/v1/conventions", headers={"Authorization": f"Bearer {admin_key}"})
         assert r.status_code == 401
-        assert c.post("/v1/keys", json={"owner": "x"}, headers={"Authorization": "Bearer "}).status_code == 401
+        assert (
+            c.post("/v1/keys", json={"owner": "x"}, headers={"Authorization": "Bearer "}).status_code == 401
+        )
 
 
 def test_a_key_for_a_malformed_owner_is_refused_naming_the_field(db):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from app.rules import Deal, TableState, make_rules, replay
 from app.deals.service import entries_to_json
+from app.rules import Deal, TableState, make_rules, replay
 
 from .samples import ALLPASS
 
@@ -35,7 +35,14 @@ def test_concurrent_posts_are_serialised(api, db):
         row = session.get(TableRow, tid)
         rules = make_rules(row.convention, len(row.players), row.pool_target, row.options)
         stored = TableState.from_dict(row.state)
-    folded = replay(rules, 0, [Deal.from_dict({k: v for k, v in d.items() if k not in ("number", "entries", "created_at")}) for d in page["items"]])
+    folded = replay(
+        rules,
+        0,
+        [
+            Deal.from_dict({k: v for k, v in d.items() if k not in ("number", "entries", "created_at")})
+            for d in page["items"]
+        ],
+    )
     assert folded.state == stored
     assert [entries_to_json(e) for e in folded.entries][0] == [
         {"kind": "mountain", "seat": 0, "amount": 2},

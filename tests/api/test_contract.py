@@ -11,7 +11,9 @@ import pytest
 from .samples import ALLPASS, PASS_6S, pass_6s
 
 PROBLEM = "application/problem+json"
-LIBRARY_WORDS = re.compile(r"Input should|Field required|Extra inputs|valid integer|Unable to extract|errors\.pydantic")
+LIBRARY_WORDS = re.compile(
+    r"Input should|Field required|Extra inputs|valid integer|Unable to extract|errors\.pydantic"
+)
 
 
 def refusal(r, status: int = 422) -> dict[str, str]:
@@ -24,8 +26,14 @@ def refusal(r, status: int = 422) -> dict[str, str]:
 
 def test_deal_refusals_are_sentences_naming_the_field_and_its_bound(api):
     tid = api.table()["id"]
-    bad = {"type": "contract", "declarer": 5, "contract": "7Z", "defenders": {"0": "wist", "9": "pass"},
-           "tricks": {"1": 11}, "colour": "red"}
+    bad = {
+        "type": "contract",
+        "declarer": 5,
+        "contract": "7Z",
+        "defenders": {"0": "wist", "9": "pass"},
+        "tricks": {"1": 11},
+        "colour": "red",
+    }
     errors = refusal(api.post(f"/v1/tables/{tid}/deals", json=bad))
     assert errors["declarer"] == "declarer must be a seat number from 0 to 3"
     assert errors["contract"].startswith("contract must be a level 6-10 and a strain")
@@ -38,13 +46,29 @@ def test_deal_refusals_are_sentences_naming_the_field_and_its_bound(api):
 @pytest.mark.parametrize(
     ("body", "field", "reason"),
     [
-        ({"type": "poker"}, "type", "a deal is contract, misere, remise, allpass, close or penalty, not 'poker'"),
-        ({"declarer": 1}, "type", "a deal is contract, misere, remise, allpass, close or penalty (type is missing)"),
+        (
+            {"type": "poker"},
+            "type",
+            "a deal is contract, misere, remise, allpass, close or penalty, not 'poker'",
+        ),
+        (
+            {"declarer": 1},
+            "type",
+            "a deal is contract, misere, remise, allpass, close or penalty (type is missing)",
+        ),
         ({"type": "misere"}, "declarer", "declarer is required: a seat number"),
         ({"type": "misere", "declarer": "1"}, "declarer", "declarer must be a whole number (a seat number)"),
         ({**ALLPASS, "note": "x" * 501}, "note", "note must be at most 500 characters long"),
-        ({**ALLPASS, "talon": {"bonus": "king"}}, "talon.bonus", "the talon bonus is ace, marriage, ace_king or two_aces"),
-        ({**ALLPASS, "choices": {"writeoff": [7]}}, "choices.writeoff.0", "each seat in choices.writeoff must be a seat number from 0 to 3"),
+        (
+            {**ALLPASS, "talon": {"bonus": "king"}},
+            "talon.bonus",
+            "the talon bonus is ace, marriage, ace_king or two_aces",
+        ),
+        (
+            {**ALLPASS, "choices": {"writeoff": [7]}},
+            "choices.writeoff.0",
+            "each seat in choices.writeoff must be a seat number from 0 to 3",
+        ),
         ({**ALLPASS, "over_misere": 1}, "over_misere", "over_misere must be true or false"),
     ],
 )
@@ -62,7 +86,10 @@ def test_table_and_query_refusals_are_sentences(api):
     }
     tid = api.table()["id"]
     errors = refusal(api.get(f"/v1/tables/{tid}/deals", params={"limit": 999, "after": -1}))
-    assert errors == {"limit": "limit must be at most 200 (how many items a page lists)", "after": "after must be at least 0 (a deal number)"}
+    assert errors == {
+        "limit": "limit must be at most 200 (how many items a page lists)",
+        "after": "after must be at least 0 (a deal number)",
+    }
     # every listing's limit is said the same way: a page of players lists players, not deals
     errors = refusal(api.get("/v1/players", params={"limit": 0}))
     assert errors == {"limit": "limit must be at least 1 (how many items a page lists)"}
@@ -72,7 +99,10 @@ def test_the_idempotency_key_refusals_are_in_errors(api):
     tid = api.table()["id"]
     r = api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "k" * 300})
     assert "Idempotency-Key" in refusal(r)
-    assert api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "same"}).status_code == 201
+    assert (
+        api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "same"}).status_code
+        == 201
+    )
     r = api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"Idempotency-Key": "same"})
     errors = refusal(r)
     assert errors["Idempotency-Key"].startswith("this Idempotency-Key was already used with another deal")
@@ -99,7 +129,10 @@ def test_settlement_etag_and_304_with_the_stake_in_it(api):
     staked = api.get(url, params={"stake": "0.5"})
     assert staked.headers["ETag"] != etag  # another stake is another answer
     assert api.get(url, params={"stake": "0.5"}, headers={"If-None-Match": etag}).status_code == 200
-    assert api.get(url, params={"stake": "0.50"}, headers={"If-None-Match": staked.headers["ETag"]}).status_code == 304
+    assert (
+        api.get(url, params={"stake": "0.50"}, headers={"If-None-Match": staked.headers["ETag"]}).status_code
+        == 304
+    )
     api.deal(tid, PASS_6S)
     assert api.get(url, headers={"If-None-Match": etag}).status_code == 200  # a deal changes it
 
@@ -162,29 +195,51 @@ def test_no_fraction_outside_exact_fields(api, client):
     dealer = t["sheet"]["next_dealer"]
     for number in range(16):
         active = [s for s in range(4) if s != dealer]
-        r = api.post(f"/v1/tables/{t['id']}/deals", json={"type": "allpass", "tricks": dict(zip(map(str, active), (1, 4, 5)))})
+        r = api.post(
+            f"/v1/tables/{t['id']}/deals",
+            json={"type": "allpass", "tricks": dict(zip(map(str, active), (1, 4, 5)))},
+        )
         if r.status_code != 201:
             break
         dealer = r.json()["sheet"]["next_dealer"]
     assert number > 3
-    for url in (f"/v1/tables/{t['id']}", f"/v1/tables/{t['id']}/sheet", f"/v1/tables/{t['id']}/settlement?stake=0.5",
-                f"/v1/tables/{t['id']}/deals"):
+    for url in (
+        f"/v1/tables/{t['id']}",
+        f"/v1/tables/{t['id']}/sheet",
+        f"/v1/tables/{t['id']}/settlement?stake=0.5",
+        f"/v1/tables/{t['id']}/deals",
+    ):
         body = api.get(url).json()
         assert list(_fractions(body)) == [], url
     shared = client.get(f"/v1/shared/{t['share_token']}", params={"stake": "0.5"}).json()
     assert list(_fractions(shared)) == []
     settlement = shared["settlement"]
     assert settlement["stake_exact"] == "1/2" and settlement["stake_text"] == "0.5"
-    assert all("/" in p["balance_exact"] or p["balance_exact"].lstrip("-").isdigit() for p in settlement["players"])
+    assert all(
+        "/" in p["balance_exact"] or p["balance_exact"].lstrip("-").isdigit() for p in settlement["players"]
+    )
 
 
 @pytest.mark.parametrize(
     "body",
-    [None, 0, "x", [], {}, {"type": None}, {"type": "contract", "declarer": True}, {"type": "allpass", "tricks": []},
-     {"type": "allpass", "tricks": {"0": True}}, {"type": "contract", "declarer": 0, "contract": "6S", "defenders": []},
-     {"type": "allpass", "tricks": {"x": 1}}, {"type": "contract", "declarer": 0, "contract": 7, "defenders": {"1": 1}},
-     {"type": "misere", "declarer": 0, "talon": []}, {"type": "allpass", "tricks": {"0": 10}, "choices": {"writeoff": "0"}},
-     {"type": "allpass", "tricks": {"0": 10}, "note": 5}, {"type": "allpass", "tricks": {"0": 10.5}}],
+    [
+        None,
+        0,
+        "x",
+        [],
+        {},
+        {"type": None},
+        {"type": "contract", "declarer": True},
+        {"type": "allpass", "tricks": []},
+        {"type": "allpass", "tricks": {"0": True}},
+        {"type": "contract", "declarer": 0, "contract": "6S", "defenders": []},
+        {"type": "allpass", "tricks": {"x": 1}},
+        {"type": "contract", "declarer": 0, "contract": 7, "defenders": {"1": 1}},
+        {"type": "misere", "declarer": 0, "talon": []},
+        {"type": "allpass", "tricks": {"0": 10}, "choices": {"writeoff": "0"}},
+        {"type": "allpass", "tricks": {"0": 10}, "note": 5},
+        {"type": "allpass", "tricks": {"0": 10.5}},
+    ],
 )
 def test_no_library_message_reaches_a_person(api, body):
     tid = api.table()["id"]
@@ -196,6 +251,10 @@ def test_no_library_message_reaches_a_person(api, body):
 def test_requests_that_are_not_json_objects_read_as_sentences(api):
     tid = api.table()["id"]
     url = f"/v1/tables/{tid}/deals"
-    assert refusal(api.post(url, content=b"{", headers={"Content-Type": "application/json"})) == {"body": "the body is not valid JSON"}
+    assert refusal(api.post(url, content=b"{", headers={"Content-Type": "application/json"})) == {
+        "body": "the body is not valid JSON"
+    }
     assert refusal(api.post(url)) == {"body": "body is required"}
-    assert refusal(api.get(f"/v1/tables/{tid}/deals/abc")) == {"number": "number must be a whole number (a deal number)"}
+    assert refusal(api.get(f"/v1/tables/{tid}/deals/abc")) == {
+        "number": "number must be a whole number (a deal number)"
+    }

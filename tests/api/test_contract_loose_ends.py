@@ -5,7 +5,7 @@ forms refused."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -28,14 +28,20 @@ def _date_time_fields(node, path=""):
 
 def _rfc3339_utc(text: str) -> None:
     assert text.endswith("Z"), text  # the form every other answer uses
-    assert datetime.fromisoformat(text).utcoffset() == timezone.utc.utcoffset(None), text
+    assert datetime.fromisoformat(text).utcoffset() == UTC.utcoffset(None), text
 
 
 # The webhooks' times (tests/api/test_webhooks.py checks each is served with its offset).
 WEBHOOK_TIMES = {
     f"/{schema}/properties/{field}"
     for schema in ("WebhookOut", "WebhookWithSecret")
-    for field in ("created_at", "updated_at", "disabled_at/anyOf/0", "failing_since/anyOf/0", "previous_secret_until/anyOf/0")
+    for field in (
+        "created_at",
+        "updated_at",
+        "disabled_at/anyOf/0",
+        "failing_since/anyOf/0",
+        "previous_secret_until/anyOf/0",
+    )
 } | {
     "/AttemptOut/properties/attempted_at",
     "/DeliveryOut/properties/occurred_at",
@@ -45,10 +51,14 @@ WEBHOOK_TIMES = {
 
 
 def test_the_keys_times_carry_their_offset(client, admin_headers, doc):
-    assert set(_date_time_fields(doc["components"]["schemas"])) == {
-        "/KeyListed/properties/created_at",
-        "/KeyListed/properties/revoked_at/anyOf/0",
-    } | WEBHOOK_TIMES
+    assert (
+        set(_date_time_fields(doc["components"]["schemas"]))
+        == {
+            "/KeyListed/properties/created_at",
+            "/KeyListed/properties/revoked_at/anyOf/0",
+        }
+        | WEBHOOK_TIMES
+    )
     made = client.post("/v1/keys", json={"owner": "olga"}, headers=admin_headers)
     assert made.status_code == 201
     listed = client.get("/v1/keys", headers=admin_headers).json()["items"]
@@ -81,14 +91,15 @@ def test_every_v1_operation_declares_its_429(doc):
     assert linked >= 12
 
 
-
 def _event_fields(wire: bytes) -> dict:
     """One server-sent event as an EventSource reads it: {event, id, data}."""
     fields: dict = {}
     for line in wire.decode().splitlines():
         if line and not line.startswith(":"):
             name, _, value = line.partition(":")
-            fields[name] = fields[name] + "\n" + value.removeprefix(" ") if name in fields else value.removeprefix(" ")
+            fields[name] = (
+                fields[name] + "\n" + value.removeprefix(" ") if name in fields else value.removeprefix(" ")
+            )
     return fields
 
 
@@ -97,7 +108,6 @@ def test_the_event_streams_declare_each_event_and_its_json(api, doc):
     an object whose ``data`` is JSON of a named component, TableChange or StreamChange; a
     tournament's share stream carries TournamentChange (and the owner-wide stream it too)."""
     from jsonschema import Draft202012Validator
-
     from sse_starlette import ServerSentEvent
 
     from app.live.hub import RESUMED, Current, StreamNotice, TableEvent, TournamentEvent
@@ -124,7 +134,9 @@ def test_the_event_streams_declare_each_event_and_its_json(api, doc):
     resumed = wires["stream.resumed"]
     wires_of = {
         "/v1/shared/{token}/tournament/events": {
-            "tournament.standings": ServerSentEvent(data=standings.data(), event=standings.kind, id="3").encode(),
+            "tournament.standings": ServerSentEvent(
+                data=standings.data(), event=standings.kind, id="3"
+            ).encode(),
             "stream.resumed": resumed,
         },
         "/v1/events": {**wires, "tournament.standings (owner-wide)": _sse(standings, owner_wide=True)},
@@ -150,7 +162,9 @@ def test_the_code_cites_the_api_document_by_its_path():
     import app
 
     root = Path(app.__file__).parent
-    citing = [str(p.relative_to(root)) for p in root.rglob("*.py") if "API.md" in p.read_text(encoding="utf-8")]
+    citing = [
+        str(p.relative_to(root)) for p in root.rglob("*.py") if "API.md" in p.read_text(encoding="utf-8")
+    ]
     assert citing == []
     assert (root.parent / "docs" / "api.md").is_file()
 
@@ -163,7 +177,9 @@ def test_the_deprecated_forms_are_gone(api, client, doc):
     api.deal(table["id"], {"type": "allpass", "tricks": {"0": 4, "1": 3, "2": 3}})
     token = table["share_token"]
     settlement = api.get(f"/v1/tables/{table['id']}/settlement", params={"stake": "0.5"}).json()
-    assert "stake" not in settlement and settlement["stake_exact"] == "1/2" and settlement["stake_text"] == "0.5"
+    assert (
+        "stake" not in settlement and settlement["stake_exact"] == "1/2" and settlement["stake_text"] == "0.5"
+    )
     shared = client.get(f"/v1/shared/{token}", params={"stake": "0.5"}).json()
     assert "stake" not in shared["settlement"] and shared["settlement"]["stake_exact"] == "1/2"
     listing = client.get(f"/v1/shared/{token}/deals").json()

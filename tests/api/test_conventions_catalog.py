@@ -31,9 +31,16 @@ def test_classic_aliases_are_listed_where_they_were_options(api):
     body = {c["name"]: c for c in api.get("/v1/conventions").json()}
     aliases = {c: {o["name"]: o for o in conv["options"] if "alias_of" in o} for c, conv in body.items()}
     assert aliases["sochi"]["gentlemen_whist"] == {
-        "name": "gentlemen_whist", "type": "bool", "default": False, "choices": [False, True],
-        "alias_of": "single_whister", "description": aliases["sochi"]["gentlemen_whist"]["description"]}
-    assert set(aliases["rostov"]) == {"dealer_clean"} and aliases["rostov"]["dealer_clean"]["default"] is False
+        "name": "gentlemen_whist",
+        "type": "bool",
+        "default": False,
+        "choices": [False, True],
+        "alias_of": "single_whister",
+        "description": aliases["sochi"]["gentlemen_whist"]["description"],
+    }
+    assert (
+        set(aliases["rostov"]) == {"dealer_clean"} and aliases["rostov"]["dealer_clean"]["default"] is False
+    )
     assert aliases["vmk"] == {}
 
 
@@ -48,10 +55,14 @@ def test_openapi_types_the_catalog(client):
 
 
 def test_a_table_may_override_any_field_over_http(api):
-    t = api.table(convention="piter", options={"single_whister": "closed", "allpass_costs": {"start": 2, "step": 2}})
+    t = api.table(
+        convention="piter", options={"single_whister": "closed", "allpass_costs": {"start": 2, "step": 2}}
+    )
     assert t["options"]["single_whister"] == "closed"
     assert t["options"]["allpass_costs"] == {"start": 2, "step": 2}
-    r = api.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi",
-                                     "options": {"end_of_game": "deals"}})
+    r = api.post(
+        "/v1/tables",
+        json={"players": ["A", "B", "C"], "convention": "sochi", "options": {"end_of_game": "deals"}},
+    )
     assert r.status_code == 422
     assert {e["field"] for e in r.json()["errors"]} == {"options.end_of_game"}  # needs game_deals

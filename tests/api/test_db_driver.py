@@ -5,7 +5,7 @@ still a 503, not a 500)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import exc as sa_exc
@@ -24,7 +24,10 @@ _WRITE = for_drivers(
 def test_the_texts_are_each_drivers_own():
     sql = for_drivers("SELECT CAST(a AS text), a::text FROM t WHERE b = :b AND c IN (:c0, :c1)")
     assert sql["sqlite"] == "SELECT CAST(a AS text), a::text FROM t WHERE b = :b AND c IN (:c0, :c1)"
-    assert sql["postgresql"] == "SELECT CAST(a AS text), a::text FROM t WHERE b = %(b)s AND c IN (%(c0)s, %(c1)s)"
+    assert (
+        sql["postgresql"]
+        == "SELECT CAST(a AS text), a::text FROM t WHERE b = %(b)s AND c IN (%(c0)s, %(c1)s)"
+    )
 
 
 def test_a_statement_runs_in_the_callers_transaction(db):
@@ -39,7 +42,12 @@ def test_a_statement_runs_in_the_callers_transaction(db):
     with db.write() as session:
         Driver(session).run(_WRITE, params)
     with db.read() as session:
-        assert session.execute(select(PlayerRatingRow.mu).where(PlayerRatingRow.pool == "driver-test")).scalar_one() == 25.5
+        assert (
+            session.execute(
+                select(PlayerRatingRow.mu).where(PlayerRatingRow.pool == "driver-test")
+            ).scalar_one()
+            == 25.5
+        )
     with db.write() as session:
         session.query(PlayerRatingRow).filter(PlayerRatingRow.pool == "driver-test").delete()
 
@@ -52,7 +60,7 @@ def test_a_driver_error_is_sqlalchemys(db):
 
 
 def test_values_are_bound_as_sqlalchemy_binds_them(db):
-    moment = datetime(2026, 12, 2, 10, 30, 5, 123456, tzinfo=timezone.utc)
+    moment = datetime(2026, 12, 2, 10, 30, 5, 123456, tzinfo=UTC)
     with db.read() as session:
         driver = Driver(session)
         finished = driver.bound(RatedTableRow.__table__.c.finished_at, moment)

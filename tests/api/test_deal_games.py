@@ -16,8 +16,13 @@ FOUR = ["Anna", "Boris", "Vera", "Gleb"]
 #        with no all-pass streak open, so game 1 ends with this deal          -> game 1
 # deal 3 (dealer 2, active 0, 1, 3): game 2 opens with its compulsory all-pass -> game 2
 OPENING = {"type": "allpass", "tricks": {"1": 3, "2": 3, "3": 4}}
-CLOSING = {"type": "contract", "declarer": 2, "contract": "7H", "defenders": {"3": "whist", "0": "pass"},
-           "tricks": {"2": 7, "3": 3, "0": 0}}
+CLOSING = {
+    "type": "contract",
+    "declarer": 2,
+    "contract": "7H",
+    "defenders": {"3": "whist", "0": "pass"},
+    "tricks": {"2": 7, "3": 3, "0": 0},
+}
 SECOND_OPENING = {"type": "allpass", "tricks": {"0": 3, "1": 3, "3": 4}}
 # the same deal 2 failed (Vera takes 6): her pool stays 0, game 1 goes on  -> game 1
 FAILED = {**CLOSING, "tricks": {"2": 6, "3": 4, "0": 0}}
@@ -27,7 +32,9 @@ LATER = {"type": "allpass", "tricks": {"0": 3, "1": 3, "3": 4}}
 
 def _games(db, table_id: str) -> list[int | None]:
     with db.read() as session:
-        rows = session.scalars(select(DealRow).where(DealRow.table_id == table_id).order_by(DealRow.number)).all()
+        rows = session.scalars(
+            select(DealRow).where(DealRow.table_id == table_id).order_by(DealRow.number)
+        ).all()
         return [r.game for r in rows]
 
 
@@ -81,9 +88,18 @@ def test_the_picture_parses_no_amount(api, monkeypatch):
     Fraction): read from the database once, never written as text and read back."""
     t = api.table(convention="rostov", players=["Anna", "Boris", "Vera"])  # Rostov: halves on the sheet
     for body in (OPENING, CLOSING):
-        api.deal(t["id"], {**body, "tricks": {"0": 3, "1": 3, "2": 4}} if body is OPENING else
-                 {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "whist"},
-                  "tricks": {"1": 7, "2": 2, "0": 1}})
+        api.deal(
+            t["id"],
+            {**body, "tricks": {"0": 3, "1": 3, "2": 4}}
+            if body is OPENING
+            else {
+                "type": "contract",
+                "declarer": 1,
+                "contract": "7H",
+                "defenders": {"2": "whist", "0": "whist"},
+                "tricks": {"1": 7, "2": 2, "0": 1},
+            },
+        )
 
     def parse(value):
         raise AssertionError(f"an amount parsed again: {value!r}")

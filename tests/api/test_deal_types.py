@@ -11,7 +11,16 @@ import pytest
 
 from app.deals.schemas import DealInput
 from app.kit.errors import Unprocessable
-from app.rules import AllpassDeal, CloseDeal, ContractDeal, Deal, InvalidDeal, MisereDeal, RemiseDeal, make_rules
+from app.rules import (
+    AllpassDeal,
+    CloseDeal,
+    ContractDeal,
+    Deal,
+    InvalidDeal,
+    MisereDeal,
+    RemiseDeal,
+    make_rules,
+)
 from app.rules import deal as engine
 from tests.support.deallog import CONVENTIONS, generate_log
 
@@ -19,12 +28,24 @@ from tests.support.deallog import CONVENTIONS, generate_log
 # number of deals, 3 players, first dealer 0: they are posted in this order).
 KINDS = {
     ContractDeal: {
-        "type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "pass", "0": "whist"},
-        "tricks": {"1": 7, "2": 1, "0": 2}, "dealer": 0, "choices": {}, "over_misere": False, "note": "the first",
+        "type": "contract",
+        "declarer": 1,
+        "contract": "7H",
+        "defenders": {"2": "pass", "0": "whist"},
+        "tricks": {"1": 7, "2": 1, "0": 2},
+        "dealer": 0,
+        "choices": {},
+        "over_misere": False,
+        "note": "the first",
     },
     MisereDeal: {"type": "misere", "declarer": 2, "tricks": {"2": 0}, "dealer": 1, "note": None},
     RemiseDeal: {"type": "remise", "declarer": 0, "contract": "8S", "dealer": 2},
-    AllpassDeal: {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}, "choices": {"writeoff": []}, "over_misere": False},
+    AllpassDeal: {
+        "type": "allpass",
+        "tricks": {"0": 2, "1": 5, "2": 3},
+        "choices": {"writeoff": []},
+        "over_misere": False,
+    },
     CloseDeal: {"type": "close", "dealer": 1},
 }
 # Fields only a rule table with their options scores (Rostov's talon, the overflow's help).
@@ -53,7 +74,9 @@ def test_each_kind_round_trips_model_engine_json_engine(kind):
 def test_the_model_builds_what_the_reader_reads_for_every_convention():
     for convention in CONVENTIONS:
         for players in (4,) if convention == "piter_races" else (3, 4):
-            log = generate_log(make_rules(convention, players), 0, random.Random(f"types/{convention}/{players}"), 200)
+            log = generate_log(
+                make_rules(convention, players), 0, random.Random(f"types/{convention}/{players}"), 200
+            )
             for body, deal in zip(log.bodies, log.deals):
                 assert DealInput.model_validate(body).to_deal() == deal, body
 
@@ -99,7 +122,9 @@ def test_a_posted_deal_is_shape_checked_once(api, monkeypatch):
         assert len(checks) == n  # one pass of the shape rules per post, by the model
     assert reads == []  # no post read its body back as JSON
     # a retry with its key answers the same bytes, read from what was kept
-    again = api.post(f"/v1/tables/{tid}/deals", json=KINDS[ContractDeal], headers={"Idempotency-Key": "types-1"})
+    again = api.post(
+        f"/v1/tables/{tid}/deals", json=KINDS[ContractDeal], headers={"Idempotency-Key": "types-1"}
+    )
     assert again.status_code == 201 and again.json() == posted[0]
     assert reads == []
     # stored JSON -> engine: each kind reads back as the deal the model built

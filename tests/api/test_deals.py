@@ -54,10 +54,22 @@ def test_pulka_to_the_end_and_after(api):
 def test_pydantic_errors_name_the_fields(api):
     tid = api.table()["id"]
     bad = [
-        ({"type": "contract", "declarer": "0", "contract": "6S", "defenders": {"1": "pass", "2": "pass"}}, {"declarer"}),
-        ({"type": "contract", "declarer": 0, "contract": "5S", "defenders": {"1": "pass", "2": "pass"}}, {"contract"}),
-        ({"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "maybe", "2": "pass"}}, {"defenders.1"}),
-        ({"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"x": "pass", "2": "pass"}}, {"defenders.x"}),
+        (
+            {"type": "contract", "declarer": "0", "contract": "6S", "defenders": {"1": "pass", "2": "pass"}},
+            {"declarer"},
+        ),
+        (
+            {"type": "contract", "declarer": 0, "contract": "5S", "defenders": {"1": "pass", "2": "pass"}},
+            {"contract"},
+        ),
+        (
+            {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "maybe", "2": "pass"}},
+            {"defenders.1"},
+        ),
+        (
+            {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"x": "pass", "2": "pass"}},
+            {"defenders.x"},
+        ),
         ({"type": "contract", "declarer": 0, "contract": "6S"}, {"defenders"}),
         ({**PASS_6S, "extra": 1}, {"extra"}),
         ({"type": "allpass"}, {"tricks"}),
@@ -83,7 +95,12 @@ def test_engine_errors_name_the_fields(api):
     tid = api.table()["id"]
     cases = [
         {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 4}},  # 11 tricks
-        {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "whist", "2": "pass"}},  # no tricks
+        {
+            "type": "contract",
+            "declarer": 0,
+            "contract": "6S",
+            "defenders": {"1": "whist", "2": "pass"},
+        },  # no tricks
         {"type": "misere", "declarer": 0, "tricks": {"0": 0}, "over_misere": True},
         {**ALLPASS, "talon": {"bonus": "ace"}},
     ]
@@ -97,7 +114,9 @@ def test_engine_errors_name_the_fields(api):
 
 def test_body_that_is_not_json(api):
     tid = api.table()["id"]
-    r = api.post(f"/v1/tables/{tid}/deals", content=b"{not json", headers={"Content-Type": "application/json"})
+    r = api.post(
+        f"/v1/tables/{tid}/deals", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
     assert r.status_code == 422 and fields(r) == {"body"}
     r = api.post(f"/v1/tables/{tid}/deals", content=b"", headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and r.headers["content-type"].startswith(PROBLEM)
@@ -153,10 +172,16 @@ def test_idempotency_key(api):
     assert other.status_code == 422 and other.headers["content-type"].startswith(PROBLEM)
     assert api.get(f"/v1/tables/{tid}").json()["deal_count"] == 1
     # another key is another deal; a refused deal stores no key
-    assert api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"Idempotency-Key": "k2"}).status_code == 201
+    assert (
+        api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"Idempotency-Key": "k2"}).status_code
+        == 201
+    )
     bad = {"type": "allpass", "tricks": {"0": 9, "1": 9, "2": 9}}
     assert api.post(f"/v1/tables/{tid}/deals", json=bad, headers={"Idempotency-Key": "k3"}).status_code == 422
-    assert api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"Idempotency-Key": "k3"}).status_code == 201
+    assert (
+        api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"Idempotency-Key": "k3"}).status_code
+        == 201
+    )
     assert api.get(f"/v1/tables/{tid}").json()["deal_count"] == 3
     r = api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"Idempotency-Key": "x" * 300})
     assert r.status_code == 422 and fields(r) == {"Idempotency-Key"}
@@ -187,7 +212,10 @@ def test_if_match(api):
         assert r.status_code == 412, r.text
     assert api.get(f"/v1/tables/{tid}/deals/1").json()["type"] == "contract"
     assert api.get(f"/v1/tables/{tid}").json()["deal_count"] == 1
-    assert api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"If-Match": f'"x", {new}'}).status_code == 201
+    assert (
+        api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"If-Match": f'"x", {new}'}).status_code
+        == 201
+    )
     assert api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"If-Match": "*"}).status_code == 201
     weak = "W/" + api.get(f"/v1/tables/{tid}/sheet").headers["etag"]
     assert api.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers={"If-Match": weak}).status_code == 412
@@ -251,11 +279,19 @@ def test_correction_rescoring_changes_entries(api):
     tid = api.table(options={"allpass_costs": [1, 2, 3]})["id"]
     api.deal(tid, pass_6s(0))
     api.deal(tid, ALLPASS)
-    assert api.get(f"/v1/tables/{tid}/deals/2").json()["entries"][1] == {"kind": "mountain", "seat": 1, "amount": 5}
+    assert api.get(f"/v1/tables/{tid}/deals/2").json()["entries"][1] == {
+        "kind": "mountain",
+        "seat": 1,
+        "amount": 5,
+    }
     r = api.put(f"/v1/tables/{tid}/deals/1", json=ALLPASS)
     assert r.status_code == 200, r.text
     assert r.json()["rescored"] == [2]
-    assert api.get(f"/v1/tables/{tid}/deals/2").json()["entries"][1] == {"kind": "mountain", "seat": 1, "amount": 10}
+    assert api.get(f"/v1/tables/{tid}/deals/2").json()["entries"][1] == {
+        "kind": "mountain",
+        "seat": 1,
+        "amount": 10,
+    }
     assert [p["mountain"] for p in r.json()["sheet"]["players"]] == [6, 15, 9]
 
 
@@ -263,7 +299,12 @@ def test_correction_refused_when_a_later_deal_becomes_invalid(api):
     # sochi with exits [6, 7, 7]: after an all-pass the lowest contract is 7
     tid = api.table(options={"exit_levels": [6, 7, 7]})["id"]
     api.deal(tid, pass_6s(0))
-    six_hearts = {"type": "contract", "declarer": 1, "contract": "6H", "defenders": {"0": "pass", "2": "pass"}}
+    six_hearts = {
+        "type": "contract",
+        "declarer": 1,
+        "contract": "6H",
+        "defenders": {"0": "pass", "2": "pass"},
+    }
     api.deal(tid, six_hearts)
     api.deal(tid, ALLPASS)
     sheet_before = api.get(f"/v1/tables/{tid}/sheet")

@@ -98,7 +98,11 @@ def test_every_error_response_has_its_own_example(client):
                 example = response["content"]["application/problem+json"]["example"]
                 assert example["status"] == int(code), (method, path, code, example)
                 # a 503's example is the one a client meets most: the database away, retryable
-                expected = problem_type(int(code)) if code != "503" else problem_type(503).replace("unavailable", PROBLEM_SLUG)
+                expected = (
+                    problem_type(int(code))
+                    if code != "503"
+                    else problem_type(503).replace("unavailable", PROBLEM_SLUG)
+                )
                 assert example["type"] == expected or code == "429", (code, example)
                 assert {"type", "title", "status", "detail"} <= set(example), example
                 seen.add(code)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 from fastapi.testclient import TestClient
 
-from app.main import create_app
 from app.kit.settings import Settings
+from app.main import create_app
 
 from .samples import ALLPASS
 
@@ -32,6 +31,7 @@ def test_body_too_large_is_413(api):
     tid = api.table()["id"]
     big = {**ALLPASS, "note": "x" * 100_000}
     is_problem(api.post(f"/v1/tables/{tid}/deals", json=big), 413)
+
     # chunked, without a Content-Length
     def chunks():
         yield b'{"type": "allpass", "note": "'
@@ -46,6 +46,7 @@ def test_body_too_large_is_413(api):
 
 def test_unexpected_errors_are_problem_500(settings, db, admin_key, monkeypatch):
     from app.conventions import service as conventions
+
     def boom():
         raise RuntimeError("secret internals")
 
@@ -94,26 +95,59 @@ def test_openapi_describes_the_api(client):
     ):
         assert path in paths, path
     assert set(paths["/v1/tables/{table_id}/deals/{number}"]) >= {"get", "put", "delete"}
-    body = paths["/v1/tables/{table_id}/deals"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    body = paths["/v1/tables/{table_id}/deals"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ]
     if "$ref" in body:  # the named union, DealInput
         body = doc["components"]["schemas"][body["$ref"].rsplit("/", 1)[1]]
     assert body["discriminator"]["propertyName"] == "type"
-    assert set(body["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close", "penalty"}
+    assert set(body["discriminator"]["mapping"]) == {
+        "contract",
+        "misere",
+        "remise",
+        "allpass",
+        "close",
+        "penalty",
+    }
     schemas = doc["components"]["schemas"]
     assert schemas["ContractDeal"]["additionalProperties"] is False
-    assert {"401", "404", "409", "412", "422"} <= set(paths["/v1/tables/{table_id}/deals"]["post"]["responses"])
+    assert {"401", "404", "409", "412", "422"} <= set(
+        paths["/v1/tables/{table_id}/deals"]["post"]["responses"]
+    )
     assert "bearer" in str(doc["components"]["securitySchemes"]).lower()
 
 
 def test_garbage_never_500s(api):
     tid = api.table()["id"]
-    junk = [None, 0, "x", [], {}, {"type": None}, {"type": "contract", "declarer": True}, {"type": "allpass", "tricks": []},
-            {"type": "allpass", "tricks": {"0": True}}, {"type": "contract", "declarer": 0, "contract": "6S", "defenders": []},
-            {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"0": "whist", "1": "whist", "2": "whist"}},
-            {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "whist", "2": "whist"}, "tricks": {"3": 10}},
-            {"type": "misere", "declarer": 3}, {"type": "remise", "declarer": 0, "contract": "10NT", "dealer": 3},
-            {"type": "allpass", "tricks": {"0": 10}, "choices": {"writeoff": [0, 0]}},
-            {"type": "allpass", "tricks": {"0": 10}, "choices": {"help": 3, "writeoff": [3]}}]
+    junk = [
+        None,
+        0,
+        "x",
+        [],
+        {},
+        {"type": None},
+        {"type": "contract", "declarer": True},
+        {"type": "allpass", "tricks": []},
+        {"type": "allpass", "tricks": {"0": True}},
+        {"type": "contract", "declarer": 0, "contract": "6S", "defenders": []},
+        {
+            "type": "contract",
+            "declarer": 0,
+            "contract": "6S",
+            "defenders": {"0": "whist", "1": "whist", "2": "whist"},
+        },
+        {
+            "type": "contract",
+            "declarer": 0,
+            "contract": "6S",
+            "defenders": {"1": "whist", "2": "whist"},
+            "tricks": {"3": 10},
+        },
+        {"type": "misere", "declarer": 3},
+        {"type": "remise", "declarer": 0, "contract": "10NT", "dealer": 3},
+        {"type": "allpass", "tricks": {"0": 10}, "choices": {"writeoff": [0, 0]}},
+        {"type": "allpass", "tricks": {"0": 10}, "choices": {"help": 3, "writeoff": [3]}},
+    ]
     for body in junk:
         r = api.post(f"/v1/tables/{tid}/deals", json=body)
         assert r.status_code in (409, 422), (body, r.text)
@@ -137,4 +171,6 @@ def test_garbage_never_500s(api):
         r = api.post(f"/v1/tables/{tid}/deals", content=raw, headers={"Content-Type": "application/json"})
         assert r.status_code == 422, r.text
     raw = b'{"players": ["A", "B", "C"], "convention": "piter", "options": {"\\ud800": 1}}'
-    assert api.post("/v1/tables", content=raw, headers={"Content-Type": "application/json"}).status_code == 422
+    assert (
+        api.post("/v1/tables", content=raw, headers={"Content-Type": "application/json"}).status_code == 422
+    )

@@ -91,7 +91,9 @@ def _link(owner: Api, table_id: str) -> dict[str, Any]:
     return r.json()
 
 
-def test_one_share_token_holds_at_most_its_cap_while_another_still_gets_a_stream(owner, server, served_app, readers):
+def test_one_share_token_holds_at_most_its_cap_while_another_still_gets_a_stream(
+    owner, server, served_app, readers
+):
     a, b = owner.table(), owner.table()
     url_a = f"{server}/v1/shared/{a['share_token']}/events"
     held = [_open(readers, url_a) for _ in range(3)]
@@ -101,7 +103,10 @@ def test_one_share_token_holds_at_most_its_cap_while_another_still_gets_a_stream
     # a stream that ends (its client gone) gives its slot back
     held[0].close()
     hub = _hub(served_app)
-    _wait(lambda: hub.held.get(("share_token", a["share_token"])) == 2, "the closed stream's slot was not given back")
+    _wait(
+        lambda: hub.held.get(("share_token", a["share_token"])) == 2,
+        "the closed stream's slot was not given back",
+    )
     assert _open(readers, url_a).status == 200
 
 
@@ -127,7 +132,9 @@ def test_one_address_holds_at_most_its_cap_of_streams_without_a_key(owner, serve
     assert _open(readers, f"{server}/v1/tables/{tables[2]['id']}/events", owner.headers).status == 200
 
 
-def test_one_key_holds_at_most_its_cap_while_another_owner_still_gets_a_stream(owner, server, served_app, client, admin_headers, readers):
+def test_one_key_holds_at_most_its_cap_while_another_owner_still_gets_a_stream(
+    owner, server, served_app, client, admin_headers, readers
+):
     table = owner.table()
     mine = [
         _open(readers, f"{server}/v1/tables/{table['id']}/events", owner.headers),
@@ -141,7 +148,11 @@ def test_one_key_holds_at_most_its_cap_while_another_owner_still_gets_a_stream(o
     other = Api(httpx.Client(base_url=server, timeout=10), other_key, name)
     assert _open(readers, f"{server}/v1/tables/{other.table()['id']}/events", other.headers).status == 200
     # the key revoked: its streams end and give their slots back
-    (key_id,) = [k["id"] for k in client.get("/v1/keys", headers=admin_headers).json()["items"] if owner.key.startswith(k["prefix"])]
+    (key_id,) = [
+        k["id"]
+        for k in client.get("/v1/keys", headers=admin_headers).json()["items"]
+        if owner.key.startswith(k["prefix"])
+    ]
     assert httpx.delete(f"{server}/v1/keys/{key_id}", headers=admin_headers, timeout=10).status_code == 200
     for r in mine:
         assert r.ended.wait(5), r.url
@@ -149,7 +160,9 @@ def test_one_key_holds_at_most_its_cap_while_another_owner_still_gets_a_stream(o
     _wait(lambda: ("key", f"id:{key_id}") not in hub.held, "the revoked key still holds slots")
 
 
-def test_one_scorer_link_holds_at_most_its_cap_while_another_link_still_gets_a_stream(owner, server, served_app, readers):
+def test_one_scorer_link_holds_at_most_its_cap_while_another_link_still_gets_a_stream(
+    owner, server, served_app, readers
+):
     table = owner.table()
     first, second = _link(owner, table["id"]), _link(owner, table["id"])
     url = f"{server}/v1/score/{first['token']}/events"

@@ -22,7 +22,12 @@ DEAL2 = {"type": "contract", "declarer": 2, "contract": "6S", "defenders": {"0":
 def server(settings, db) -> Iterator[str]:
     from app.main import create_app
 
-    app = create_app(settings.model_copy(update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}), db=db)
+    app = create_app(
+        settings.model_copy(
+            update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}
+        ),
+        db=db,
+    )
     with served(app, lifespan="on") as url:
         yield url
 
@@ -42,7 +47,9 @@ def test_a_table_stream_starts_with_the_sheet_then_sends_each_change(owner, serv
     assert (e.event, e.id) == ("deal.posted", "1")
     # the same sheet and ETag as GET /sheet answers now
     sheet = owner.get(f"/v1/tables/{tid}/sheet")
-    assert e.data["sheet"] == sheet.json() and e.data["etag"] == sheet.headers["ETag"] == posted.headers["ETag"]
+    assert (
+        e.data["sheet"] == sheet.json() and e.data["etag"] == sheet.headers["ETag"] == posted.headers["ETag"]
+    )
 
     owner.post(f"/v1/tables/{tid}/deals", json=DEAL2)
     assert r.next().event == "deal.posted"
@@ -54,11 +61,14 @@ def test_a_table_stream_starts_with_the_sheet_then_sends_each_change(owner, serv
     assert (e.event, e.id, e.data["sheet"]["deal_count"]) == ("deal.undone", "4", 1)
 
 
-def test_a_deal_posted_through_this_process_is_sent_without_reading_the_table_back(owner, server, readers, monkeypatch):
+def test_a_deal_posted_through_this_process_is_sent_without_reading_the_table_back(
+    owner, server, readers, monkeypatch
+):
     """The post hands the hub the table as it stored it: the event carries the sheet GET
     answers, and the hub makes no read of the table for it (the database's own notification
     of the same post, on PostgreSQL, is recognised as already sent)."""
     from app.live import reads
+
     table = owner.table()
     tid = table["id"]
     r = EventReader(f"{server}/v1/tables/{tid}/events", owner.headers)
@@ -130,7 +140,9 @@ def test_the_owner_wide_stream_carries_every_table_of_the_owner(owner, server, r
     owner.post(f"/v1/tables/{a}/deals", json=DEAL)
     got = [r.next_table_event() for _ in range(2)]
     # in either order: two changes seen together are read (and sent) as one batch
-    assert sorted((e.event, e.id) for e in got) == sorted([("deal.posted", f"{b}:1"), ("deal.posted", f"{a}:1")])
+    assert sorted((e.event, e.id) for e in got) == sorted(
+        [("deal.posted", f"{b}:1"), ("deal.posted", f"{a}:1")]
+    )
     c = owner.table()["id"]  # a table made after the stream opened
     owner.post(f"/v1/tables/{c}/deals", json=DEAL)
     e = r.next_table_event()
@@ -194,6 +206,7 @@ def test_a_table_that_disappears_ends_its_streams(owner, server, readers, db):
 
 def test_too_many_streams_is_503(owner, server, readers):
     from app.live import router as events
+
     tid = owner.table()["id"]
     r = EventReader(f"{server}/v1/tables/{tid}/events", owner.headers)
     readers.append(r)
@@ -206,7 +219,9 @@ def test_too_many_streams_is_503(owner, server, readers):
         for h in hubs:
             h.max_subscriptions = h.count
         refused = owner.get(f"/v1/tables/{tid}/events")
-        assert refused.status_code == 503 and refused.headers["content-type"].startswith("application/problem+json")
+        assert refused.status_code == 503 and refused.headers["content-type"].startswith(
+            "application/problem+json"
+        )
     finally:
         for h, m in saved:
             h.max_subscriptions = m
@@ -247,8 +262,16 @@ def test_rename_archive_and_delete_through_the_api_reach_the_streams(owner, serv
     time.sleep(0.2)
     patch = owner.client.patch
     changes = [
-        ("table.renamed", lambda: patch(f"/v1/tables/{tid}", json={"players": ["Anna", "Boris", "Vera K."]}, headers=owner.headers)),
-        ("table.archived", lambda: patch(f"/v1/tables/{tid}", json={"archived": True}, headers=owner.headers)),
+        (
+            "table.renamed",
+            lambda: patch(
+                f"/v1/tables/{tid}", json={"players": ["Anna", "Boris", "Vera K."]}, headers=owner.headers
+            ),
+        ),
+        (
+            "table.archived",
+            lambda: patch(f"/v1/tables/{tid}", json={"archived": True}, headers=owner.headers),
+        ),
         ("table.deleted", lambda: owner.delete(f"/v1/tables/{tid}")),
     ]
     for kind, change in changes:  # one at a time: the hub may fold changes that come together
@@ -271,7 +294,11 @@ def test_a_new_share_token_ends_the_streams_of_the_old_link(owner, server, reade
 
 
 def _key_id(client, admin_headers, key: str) -> int:
-    (found,) = [k["id"] for k in client.get("/v1/keys", headers=admin_headers).json()["items"] if key.startswith(k["prefix"])]
+    (found,) = [
+        k["id"]
+        for k in client.get("/v1/keys", headers=admin_headers).json()["items"]
+        if key.startswith(k["prefix"])
+    ]
     return found
 
 
@@ -285,7 +312,9 @@ def _streams(server: str, key: str, table: dict) -> list[EventReader]:
     return [keyed, owner_wide]
 
 
-def test_the_streams_of_a_key_revoked_elsewhere_end_within_the_heartbeat(owner, server, readers, client, admin_headers, db):
+def test_the_streams_of_a_key_revoked_elsewhere_end_within_the_heartbeat(
+    owner, server, readers, client, admin_headers, db
+):
     from sqlalchemy import update
 
     from app.kit.db import ApiKey
@@ -301,7 +330,11 @@ def test_the_streams_of_a_key_revoked_elsewhere_end_within_the_heartbeat(owner, 
     # Revoked by another process (`prefscore keys revoke`, another replica): only the
     # database knows. This server reads its open streams' keys every heartbeat (0.5 s here).
     with db.write() as session:
-        session.execute(update(ApiKey).where(ApiKey.id == _key_id(client, admin_headers, owner.key)).values(revoked_at=utcnow()))
+        session.execute(
+            update(ApiKey)
+            .where(ApiKey.id == _key_id(client, admin_headers, owner.key))
+            .values(revoked_at=utcnow())
+        )
     for r in doomed:
         assert r.ended.wait(10), r.url
     # the server forgot the key's cached answer with it: a new stream is refused at once
@@ -325,7 +358,9 @@ def test_the_streams_of_a_key_revoked_through_this_server_end_at_once(settings, 
         table = Api(httpx.Client(base_url=url, timeout=10), key, name).table()
         streams = _streams(url, key, table)
         try:
-            r = httpx.delete(f"{url}/v1/keys/{_key_id(client, admin_headers, key)}", headers=admin_headers, timeout=10)
+            r = httpx.delete(
+                f"{url}/v1/keys/{_key_id(client, admin_headers, key)}", headers=admin_headers, timeout=10
+            )
             assert r.status_code == 200 and r.json()["revoked_at"] is not None
             for s in streams:
                 assert s.ended.wait(10), s.url

@@ -17,14 +17,20 @@ class FakeDatabase:
         self.reads = 0
 
     def set(self, table: str, revision: int, deal_count: int) -> None:
-        self.tables[table] = Current(table, "anna", revision, deal_count, f'"{table}-{revision}"', {"deal_count": deal_count})
+        self.tables[table] = Current(
+            table, "anna", revision, deal_count, f'"{table}-{revision}"', {"deal_count": deal_count}
+        )
 
     def load_current(self, tables: list[str]) -> dict[str, Current]:
         self.reads += 1
         return {t: self.tables[t] for t in tables if t in self.tables}
 
     def load_revisions(self, tables: list[str], owners: list[str]) -> dict[str, tuple[str, int, int]]:
-        return {t: (c.owner, c.revision, c.deal_count) for t, c in self.tables.items() if t in tables or c.owner in owners}
+        return {
+            t: (c.owner, c.revision, c.deal_count)
+            for t, c in self.tables.items()
+            if t in tables or c.owner in owners
+        }
 
 
 async def _direct(fn, *args):  # noqa: ANN001, ANN002, ANN202
@@ -63,7 +69,12 @@ def test_the_kind_is_worked_out_from_the_revision_column_when_no_writer_said_it(
         sub = Subscription(None, frozenset({"t"}))
         hub.subscribe(sub)
         hub.seed([("t", 3, 3)], "anna")
-        for revision, deal_count, kind in ((4, 4, "deal.posted"), (5, 3, "deal.undone"), (6, 3, "sheet"), (8, 4, "sheet")):
+        for revision, deal_count, kind in (
+            (4, 4, "deal.posted"),
+            (5, 3, "deal.undone"),
+            (6, 3, "sheet"),
+            (8, 4, "sheet"),
+        ):
             db.set("t", revision, deal_count)
             await hub.poll()
             [event] = await sub.next(1)
@@ -122,7 +133,9 @@ def test_a_change_this_process_wrote_is_sent_as_stored_without_a_read():
         stored = Current("t", "anna", 1, 1, '"t-1"', {"deal_count": 1})
         hub.changed("t", "anna", 1, "deal.posted", stored)
         got = await sub.next(1)
-        assert [(e.kind, e.revision, e.etag, e.sheet) for e in got] == [("deal.posted", 1, '"t-1"', {"deal_count": 1})]
+        assert [(e.kind, e.revision, e.etag, e.sheet) for e in got] == [
+            ("deal.posted", 1, '"t-1"', {"deal_count": 1})
+        ]
         assert db.reads == 0
         # The same change heard again through the database's notification: already sent.
         hub.changed("t", "anna", 1, "deal.posted")
@@ -187,13 +200,20 @@ def test_each_holder_keeps_at_most_its_cap_and_gets_its_slots_back():
     hub.caps = {SHARE_TOKEN: 2, ADDRESS: 3}
 
     def stream(token: str, address: str) -> Subscription:
-        return Subscription(None, frozenset({"t"}), holders=((SHARE_TOKEN, token), (ADDRESS, address)), share_token=token)
+        return Subscription(
+            None, frozenset({"t"}), holders=((SHARE_TOKEN, token), (ADDRESS, address)), share_token=token
+        )
 
     a1, a2 = stream("A", "10.0.0.1"), stream("A", "10.0.0.2")
     hub.subscribe(a1)
     hub.subscribe(a2)
     refused = []
-    for sub in (stream("A", "10.0.0.3"), stream("B", "10.0.0.1"), stream("C", "10.0.0.1"), stream("D", "10.0.0.1")):
+    for sub in (
+        stream("A", "10.0.0.3"),
+        stream("B", "10.0.0.1"),
+        stream("C", "10.0.0.1"),
+        stream("D", "10.0.0.1"),
+    ):
         try:
             hub.subscribe(sub)
         except TooManySubscriptions as e:
@@ -263,7 +283,10 @@ def test_a_stream_of_a_replaced_share_link_ends_at_the_change():
         db = FakeDatabase()
         db.tables["t"] = Current("t", "anna", 0, 0, '"t-0"', {}, share_token="old")
         hub = _hub(db)
-        old, keyed = Subscription(None, frozenset({"t"}), share_token="old"), Subscription(None, frozenset({"t"}))
+        old, keyed = (
+            Subscription(None, frozenset({"t"}), share_token="old"),
+            Subscription(None, frozenset({"t"})),
+        )
         hub.subscribe(old)
         hub.subscribe(keyed)
         hub.seed([("t", 0, 0)], "anna")

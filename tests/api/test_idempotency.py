@@ -18,7 +18,6 @@ def _post(api, tid, body, key):
     return api.post(f"/v1/tables/{tid}/deals", json=body, headers={"Idempotency-Key": key})
 
 
-
 def test_a_post_after_an_undo_is_a_new_deal(api):
     tid = api.table()["id"]
     first = _post(api, tid, PASS_6S, "K1")
@@ -119,7 +118,11 @@ def test_import_after_undos_puts_every_deal_back(live_url, owner_key, client, tm
         assert result.exit_code == 0, (result.output, result.exception)
         return result
 
-    table_id = run("table", "create", "--convention", "sochi", "--players", "Anna,Boris,Vera").stdout.strip().splitlines()[-1]
+    table_id = (
+        run("table", "create", "--convention", "sochi", "--players", "Anna,Boris,Vera")
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     path = tmp_path / "deals.json"
     bodies = [pass_6s(0), pass_6s(1), pass_6s(2)]
     path.write_text(json.dumps(bodies))
@@ -141,6 +144,7 @@ def test_the_migration_names_each_keys_deal_and_drops_the_ghosts(new_database):
     from sqlalchemy.pool import NullPool
 
     from app.kit.db import migrate
+
     with new_database("ghosts") as url:
         migrate.upgrade(url, "0002")
         engine = create_engine(url, poolclass=NullPool)
@@ -155,7 +159,9 @@ def test_the_migration_names_each_keys_deal_and_drops_the_ghosts(new_database):
                 {"now": now},
             )
             conn.execute(
-                text("INSERT INTO deals (table_id, number, body, entries, created_at) VALUES ('t1', 1, :b, '[]', :now)"),
+                text(
+                    "INSERT INTO deals (table_id, number, body, entries, created_at) VALUES ('t1', 1, :b, '[]', :now)"
+                ),
                 {"b": json.dumps(PASS_6S), "now": now},
             )
             answers = {

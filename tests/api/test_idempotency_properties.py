@@ -27,12 +27,15 @@ operation = st.one_of(
 )
 
 
-
 def _body(deal):
     return {k: v for k, v in deal.items() if k not in STORED_ONLY}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(st.lists(operation, min_size=1, max_size=30))
 def test_every_answer_the_client_holds_describes_a_stored_deal(api, ops):
     tid = api.table(pool_target=1000)["id"]

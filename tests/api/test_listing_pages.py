@@ -7,15 +7,16 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import event, select
 
 import app.rules.scoring as scoring
-from app.rules import Deal, replay
 from app.kit.db import DealRow, TableRow
+from app.rules import Deal, replay
 from app.tables.service import rules_of
 from tests.support.deallog import generate_log
 
@@ -78,14 +79,22 @@ def _no_fold(monkeypatch) -> list[int]:
         calls.append(1)
         return real(*args, **kw)
 
-    for module in ("app.rules.scoring", "app.rules", "app.scorer.service", "app.sharing.pictures", "app.deals.service"):
+    for module in (
+        "app.rules.scoring",
+        "app.rules",
+        "app.scorer.service",
+        "app.sharing.pictures",
+        "app.deals.service",
+    ):
         monkeypatch.setattr(f"{module}.apply_deal", counting, raising=False)
     return calls
 
 
 @pytest.mark.parametrize("route", ["keyed", "shared", "scorer"])
 @pytest.mark.parametrize("after", [0, DEALS - 1])
-def test_one_deal_reads_one_page_of_rows_and_folds_nothing(api, client, db, long_table, monkeypatch, route, after):
+def test_one_deal_reads_one_page_of_rows_and_folds_nothing(
+    api, client, db, long_table, monkeypatch, route, after
+):
     table = long_table
     url = {
         "keyed": f"/v1/tables/{table['id']}/deals",
@@ -137,10 +146,15 @@ def test_undo_and_correction_keep_the_stored_dealers_those_of_the_fold(api, clie
             break
     assert r.status_code == 200, r.text
     assert api.delete(f"/v1/tables/{table['id']}/deals/{DEALS}").status_code == 200
-    bodies = [{k: v for k, v in d.items() if k not in ("number", "entries", "created_at")} for d in api.log(table["id"])]
+    bodies = [
+        {k: v for k, v in d.items() if k not in ("number", "entries", "created_at")}
+        for d in api.log(table["id"])
+    ]
     with db.read() as session:
         rules = rules_of(session.get(TableRow, table["id"]))
-        stored = session.scalars(select(DealRow.dealer).where(DealRow.table_id == table["id"]).order_by(DealRow.number)).all()
+        stored = session.scalars(
+            select(DealRow.dealer).where(DealRow.table_id == table["id"]).order_by(DealRow.number)
+        ).all()
     folded = replay(rules, table["first_dealer"], [Deal.from_dict(b) for b in bodies])
     assert list(stored) == list(folded.dealers)
     assert list(stored[n:]) != table["dealers"][n : DEALS - 1], "the correction moved no later dealer"
@@ -154,9 +168,9 @@ def test_the_migration_gives_the_stored_deals_their_dealers(new_database):
     from sqlalchemy import create_engine, inspect, text
     from sqlalchemy.pool import NullPool
 
+    from app.deals.service import entries_to_json
     from app.kit.db import migrate
     from app.rules import make_rules
-    from app.deals.service import entries_to_json
 
     rules = make_rules("sochi", players=4, pool_target=1000, options={"sliding_allpass": False})
     log = generate_log(rules, 2, random.Random(8), 40, close=False)
@@ -165,23 +179,36 @@ def test_the_migration_gives_the_stored_deals_their_dealers(new_database):
         engine = create_engine(url, poolclass=NullPool)
         try:
             with engine.begin() as conn:
-                conn.execute(text(
-                    "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
-                    "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t1', 'o', 'sochi', "
-                    "'[\"A\",\"B\",\"C\",\"D\"]', 1000, '{\"sliding_allpass\": false}', 2, 'tok', '{}', :v, 40, 40, "
-                    "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
-                ), {"v": rules.rules_version})
+                conn.execute(
+                    text(
+                        "INSERT INTO tables (id, owner, convention, players, pool_target, options, first_dealer, share_token, "
+                        "state, rules_version, deal_count, revision, created_at, updated_at) VALUES ('t1', 'o', 'sochi', "
+                        '\'["A","B","C","D"]\', 1000, \'{"sliding_allpass": false}\', 2, \'tok\', \'{}\', :v, 40, 40, '
+                        "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                    ),
+                    {"v": rules.rules_version},
+                )
                 deals = [
                     {"table_id": "t1", "number": n, "body": d.to_dict(), "entries": entries_to_json(e)}
                     for n, (d, e) in enumerate(zip(log.deals, log.entries), start=1)
                 ]
-                conn.execute(text(
-                    "INSERT INTO deals (table_id, number, body, entries, created_at) "
-                    "VALUES (:table_id, :number, :body, :entries, CURRENT_TIMESTAMP)"
-                ), [{**d, "body": json.dumps(d["body"]), "entries": json.dumps(d["entries"])} for d in deals])
+                conn.execute(
+                    text(
+                        "INSERT INTO deals (table_id, number, body, entries, created_at) "
+                        "VALUES (:table_id, :number, :body, :entries, CURRENT_TIMESTAMP)"
+                    ),
+                    [
+                        {**d, "body": json.dumps(d["body"]), "entries": json.dumps(d["entries"])}
+                        for d in deals
+                    ],
+                )
             migrate.upgrade(url, "0008")
             with engine.connect() as conn:
-                stored = conn.execute(text("SELECT dealer FROM deals WHERE table_id = 't1' ORDER BY number")).scalars().all()
+                stored = (
+                    conn.execute(text("SELECT dealer FROM deals WHERE table_id = 't1' ORDER BY number"))
+                    .scalars()
+                    .all()
+                )
             assert stored == [s.next_dealer for s in log.states[:-1]]
             assert not {c["name"]: c for c in inspect(engine).get_columns("deals")}["dealer"]["nullable"]
             migrate.downgrade(url, "0007")

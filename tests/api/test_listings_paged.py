@@ -78,7 +78,12 @@ def test_the_audit_is_paged(api):
     draw(api, tid, seed=1)
     for _ in range(6):
         assert api.post(f"/v1/tournaments/{tid}/rounds/1/close").status_code == 200
-        assert api.post(f"/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": "a deal written wrongly"}).status_code == 200
+        assert (
+            api.post(
+                f"/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": "a deal written wrongly"}
+            ).status_code
+            == 200
+        )
     pages = _follow(api, f"/v1/tournaments/{tid}/audit?limit=5")
     assert [len(p) for p in pages] == [5, 5, 3]
     entries = [e for p in pages for e in p]

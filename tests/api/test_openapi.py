@@ -110,8 +110,14 @@ def test_response_headers_declared(doc):
     post = paths["/v1/tables/{table_id}/deals"]["post"]["responses"]["201"]["headers"]
     assert {"Location", "ETag", "Idempotent-Replayed"} <= set(post)
     assert {"Location", "ETag"} <= set(paths["/v1/tables"]["post"]["responses"]["201"]["headers"])
-    for path in ("/v1/tables/{table_id}/sheet", "/v1/tables/{table_id}/settlement", "/v1/shared/{token}",
-                 "/v1/shared/{token}/deals", "/v1/tables/{table_id}/sheet.svg", "/v1/shared/{token}/sheet.svg"):
+    for path in (
+        "/v1/tables/{table_id}/sheet",
+        "/v1/tables/{table_id}/settlement",
+        "/v1/shared/{token}",
+        "/v1/shared/{token}/deals",
+        "/v1/tables/{table_id}/sheet.svg",
+        "/v1/shared/{token}/sheet.svg",
+    ):
         responses = paths[path]["get"]["responses"]
         assert {"ETag", "Cache-Control"} <= set(responses["200"]["headers"]), path
         assert "ETag" in responses["304"]["headers"], path
@@ -135,10 +141,22 @@ def test_request_fields_with_defaults_are_optional(doc):
 def test_the_deal_input_is_a_named_union_with_constant_tags(doc):
     body = doc["paths"]["/v1/tables/{table_id}/deals"]["post"]["requestBody"]["content"]["application/json"]
     assert body["schema"] == {"$ref": "#/components/schemas/DealInput"}
-    assert doc["paths"]["/v1/tables/{table_id}/deals/{number}"]["put"]["requestBody"]["content"]["application/json"]["schema"] == body["schema"]
+    assert (
+        doc["paths"]["/v1/tables/{table_id}/deals/{number}"]["put"]["requestBody"]["content"][
+            "application/json"
+        ]["schema"]
+        == body["schema"]
+    )
     union = doc["components"]["schemas"]["DealInput"]
     assert union["discriminator"]["propertyName"] == "type"
-    assert set(union["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close", "penalty"}
+    assert set(union["discriminator"]["mapping"]) == {
+        "contract",
+        "misere",
+        "remise",
+        "allpass",
+        "close",
+        "penalty",
+    }
     for tag, ref in union["discriminator"]["mapping"].items():
         variant = schema(doc, {"$ref": ref})
         assert variant["properties"]["type"]["const"] == tag
@@ -149,7 +167,14 @@ def test_the_deal_input_is_a_named_union_with_constant_tags(doc):
 def test_the_stored_deal_is_typed_per_kind(doc):
     schemas = doc["components"]["schemas"]
     stored = schemas["StoredDeal"]
-    assert set(stored["discriminator"]["mapping"]) == {"contract", "misere", "remise", "allpass", "close", "penalty"}
+    assert set(stored["discriminator"]["mapping"]) == {
+        "contract",
+        "misere",
+        "remise",
+        "allpass",
+        "close",
+        "penalty",
+    }
     contract = schemas["StoredContractDeal"]
     assert {"number", "type", "declarer", "contract", "defenders", "entries"} <= set(contract["required"])
     assert "contract" not in schemas["StoredAllpassDeal"]["properties"]
@@ -163,7 +188,9 @@ def test_one_paged_shape_for_both_listings(doc):
     schemas = doc["components"]["schemas"]
     keyed = doc["paths"]["/v1/tables/{table_id}/deals"]["get"]
     shared = doc["paths"]["/v1/shared/{token}/deals"]["get"]
-    assert keyed["responses"]["200"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/DealPage"}
+    assert keyed["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/DealPage"
+    }
     page = schemas["SharedDealPage"]
     assert {"items", "next"} <= set(page["required"]) and "deals" not in page["properties"]
     for op in (keyed, shared):
@@ -187,7 +214,9 @@ def test_headers_every_answer_carries_are_declared(doc):
         if "401" in op["responses"]:
             assert "WWW-Authenticate" in op["responses"]["401"]["headers"]
         if "429" in op["responses"]:
-            assert {"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} <= set(op["responses"]["429"]["headers"])
+            assert {"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} <= set(
+                op["responses"]["429"]["headers"]
+            )
 
 
 def test_the_declared_headers_are_sent(api, doc):
@@ -196,16 +225,32 @@ def test_the_declared_headers_are_sent(api, doc):
     table = api.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"})
     calls = [(("post", "/v1/tables"), table)]
     tid = table.json()["id"]
-    calls.append((("post", "/v1/tables/{table_id}/deals"), api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "h"})))
-    calls.append((("post", "/v1/tables/{table_id}/deals"), api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "h"})))
-    for path in ("/v1/tables/{table_id}/sheet", "/v1/tables/{table_id}/settlement", "/v1/tables/{table_id}/sheet.svg"):
+    calls.append(
+        (
+            ("post", "/v1/tables/{table_id}/deals"),
+            api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "h"}),
+        )
+    )
+    calls.append(
+        (
+            ("post", "/v1/tables/{table_id}/deals"),
+            api.post(f"/v1/tables/{tid}/deals", json=PASS_6S, headers={"Idempotency-Key": "h"}),
+        )
+    )
+    for path in (
+        "/v1/tables/{table_id}/sheet",
+        "/v1/tables/{table_id}/settlement",
+        "/v1/tables/{table_id}/sheet.svg",
+    ):
         calls.append((("get", path), api.get(path.replace("{table_id}", tid))))
     for (method, path), r in calls:
         declared = doc["paths"][path][method]["responses"][str(r.status_code)]["headers"]
         # Idempotent-Replayed is sent on a replay only; a replay has no ETag (the sheet it
         # carries may be older than the current one)
         replay = "idempotent-replayed" in r.headers
-        missing = {h for h in declared if h.lower() not in r.headers} - ({"ETag"} if replay else {"Idempotent-Replayed"})
+        missing = {h for h in declared if h.lower() not in r.headers} - (
+            {"ETag"} if replay else {"Idempotent-Replayed"}
+        )
         assert missing == set(), (method, path, missing)
     assert calls[2][1].headers["Idempotent-Replayed"] == "true"
 
@@ -221,7 +266,9 @@ def test_the_player_routes_follow_the_contract(doc):
     assert page == {"$ref": "#/components/schemas/PlayerPage"}
     assert {"items", "next"} <= set(schemas["PlayerPage"]["required"])
     stats = schemas["PlayerStatsOut"]
-    assert {"tables", "finished", "balance_exact", "declared", "misere", "whists", "allpass"} <= set(stats["required"])
+    assert {"tables", "finished", "balance_exact", "declared", "misere", "whists", "allpass"} <= set(
+        stats["required"]
+    )
     assert "from" in stats["properties"] and "from_" not in stats["properties"]
     params = {p["name"] for p in paths["/v1/players/{player_id}/stats"]["get"]["parameters"]}
     assert {"convention", "from", "to", "stake"} <= params
@@ -236,9 +283,13 @@ def test_the_collection_and_record_routes_declare_their_answers(doc):
     listing = paths["/v1/tables"]["get"]
     assert {"ETag", "Cache-Control"} <= set(listing["responses"]["200"]["headers"])
     assert "304" in listing["responses"] and {"401", "422"} <= set(listing["responses"])
-    assert listing["responses"]["200"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/TableList"}
+    assert listing["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/TableList"
+    }
     params = {p["name"]: p["schema"] for p in listing["parameters"] if p["in"] == "query"}
-    assert params["status"]["enum"] == ["active", "finished", "archived"] and params["limit"]["maximum"] == 200
+    assert (
+        params["status"]["enum"] == ["active", "finished", "archived"] and params["limit"]["maximum"] == 200
+    )
     assert {"status", "convention", "player", "after", "limit"} <= set(params)
     patch = paths["/v1/tables/{table_id}"]["patch"]
     assert {"404", "412", "422"} <= set(patch["responses"]) and "ETag" in patch["responses"]["200"]["headers"]
@@ -250,14 +301,19 @@ def test_the_collection_and_record_routes_declare_their_answers(doc):
     imported = paths["/v1/tables/import"]["post"]
     assert {"Location", "ETag"} <= set(imported["responses"]["201"]["headers"])
     assert {"409", "413", "422"} <= set(imported["responses"])
-    assert imported["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Record"}
+    assert imported["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Record"
+    }
 
 
 def test_the_collection_headers_are_sent(api, doc):
     t = api.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}).json()
     calls = [
         (("get", "/v1/tables"), api.get("/v1/tables")),
-        (("patch", "/v1/tables/{table_id}"), api.client.patch(f"/v1/tables/{t['id']}", json={"title": "x"}, headers=api.headers)),
+        (
+            ("patch", "/v1/tables/{table_id}"),
+            api.client.patch(f"/v1/tables/{t['id']}", json={"title": "x"}, headers=api.headers),
+        ),
         (("post", "/v1/tables/{table_id}/share-token"), api.post(f"/v1/tables/{t['id']}/share-token")),
         (("get", "/v1/tables/{table_id}/export"), api.get(f"/v1/tables/{t['id']}/export")),
     ]

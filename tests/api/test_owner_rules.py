@@ -20,18 +20,29 @@ def _refused(r, field: str) -> None:
 
 
 def _key_id(client, admin_headers, key: str) -> int:
-    return next(k["id"] for k in client.get("/v1/keys", headers=admin_headers).json()["items"] if k["prefix"] == key[:12])
+    return next(
+        k["id"]
+        for k in client.get("/v1/keys", headers=admin_headers).json()["items"]
+        if k["prefix"] == key[:12]
+    )
 
 
 def test_no_key_is_made_for_the_admin_owner(client, admin_headers):
-    admin_table = client.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=admin_headers).json()
+    admin_table = client.post(
+        "/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=admin_headers
+    ).json()
     before = client.get("/v1/keys", headers=admin_headers).json()["items"]
     _refused(client.post("/v1/keys", json={"owner": "admin"}, headers=admin_headers), "owner")
     assert client.get("/v1/keys", headers=admin_headers).json()["items"] == before  # nothing written
     # the environment key still reads its tables; another owner does not
     assert client.get(f"/v1/tables/{admin_table['id']}", headers=admin_headers).status_code == 200
     _owner, other = new_owner_key(client, admin_headers)
-    assert client.get(f"/v1/tables/{admin_table['id']}", headers={"Authorization": f"Bearer {other}"}).status_code == 404
+    assert (
+        client.get(
+            f"/v1/tables/{admin_table['id']}", headers={"Authorization": f"Bearer {other}"}
+        ).status_code
+        == 404
+    )
 
 
 def test_the_command_line_makes_no_key_for_the_admin_owner(tmp_path, monkeypatch):
@@ -45,14 +56,22 @@ def test_the_command_line_makes_no_key_for_the_admin_owner(tmp_path, monkeypatch
 
 def test_links_of_an_owner_without_a_working_key_stop_working(client, admin_headers):
     owner, key = new_owner_key(client, admin_headers)
-    _same_owner, second = client.post("/v1/keys", json={"owner": owner}, headers=admin_headers).json().values()
+    _same_owner, second = (
+        client.post("/v1/keys", json={"owner": owner}, headers=admin_headers).json().values()
+    )
     api = Api(client, key, owner)
     table = api.table()
     token = api.post(f"/v1/tables/{table['id']}/scorer-link").json()["link"].rsplit("/", 1)[1]
     assert client.get(f"/v1/score/{token}").status_code == 200
-    assert client.delete(f"/v1/keys/{_key_id(client, admin_headers, key)}", headers=admin_headers).status_code == 200
+    assert (
+        client.delete(f"/v1/keys/{_key_id(client, admin_headers, key)}", headers=admin_headers).status_code
+        == 200
+    )
     assert client.get(f"/v1/score/{token}").status_code == 200  # the owner has another key
-    assert client.delete(f"/v1/keys/{_key_id(client, admin_headers, second)}", headers=admin_headers).status_code == 200
+    assert (
+        client.delete(f"/v1/keys/{_key_id(client, admin_headers, second)}", headers=admin_headers).status_code
+        == 200
+    )
     for r in (
         client.get(f"/v1/score/{token}"),
         client.get(f"/score/{token}"),
@@ -67,7 +86,9 @@ def test_links_of_an_owner_without_a_working_key_stop_working(client, admin_head
 
 
 def test_the_admin_owners_links_work_with_the_environment_key(client, admin_headers):
-    table = client.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=admin_headers).json()
+    table = client.post(
+        "/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=admin_headers
+    ).json()
     link = client.post(f"/v1/tables/{table['id']}/scorer-link", headers=admin_headers).json()["link"]
     assert client.get("/v1/score/" + link.rsplit("/", 1)[1]).status_code == 200
 
@@ -82,13 +103,27 @@ def test_bidirectional_controls_are_refused_in_free_text(api, char):
     player = api.post("/v1/players", json={"name": "Boris", "external_id": "b-1"}).json()
     cases = [
         (api.post("/v1/tables", json={"players": [text, "B", "C"], "convention": "sochi"}), "players.0"),
-        (api.post("/v1/tables", json={"players": [{"name": "A", "external_id": text}, "B", "C"], "convention": "sochi"}), "players.0.external_id"),
+        (
+            api.post(
+                "/v1/tables",
+                json={"players": [{"name": "A", "external_id": text}, "B", "C"], "convention": "sochi"},
+            ),
+            "players.0.external_id",
+        ),
         (api.client.patch(f"/v1/tables/{table['id']}", json={"title": text}, headers=api.headers), "title"),
         (api.client.patch(f"/v1/tables/{table['id']}", json={"note": text}, headers=api.headers), "note"),
-        (api.client.patch(f"/v1/tables/{table['id']}", json={"players": [text, "B", "C"]}, headers=api.headers), "players.0"),
+        (
+            api.client.patch(
+                f"/v1/tables/{table['id']}", json={"players": [text, "B", "C"]}, headers=api.headers
+            ),
+            "players.0",
+        ),
         (api.post("/v1/players", json={"name": text}), "name"),
         (api.post("/v1/players", json={"name": "Vera", "external_id": text}), "external_id"),
-        (api.client.patch(f"/v1/players/{player['id']}", json={"external_id": text}, headers=api.headers), "external_id"),
+        (
+            api.client.patch(f"/v1/players/{player['id']}", json={"external_id": text}, headers=api.headers),
+            "external_id",
+        ),
         (api.post(f"/v1/tables/{table['id']}/deals", json={**DEAL, "note": text}), "note"),
     ]
     for r, field in cases:

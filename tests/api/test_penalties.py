@@ -16,7 +16,14 @@ SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "record.schema.json").
 
 
 def penalty(offender: int = 1, amount: int = 10, **extra) -> dict:
-    return {"type": "penalty", "offender": offender, "amount": amount, "clause": "10.3", "reason": "lead out of turn", **extra}
+    return {
+        "type": "penalty",
+        "offender": offender,
+        "amount": amount,
+        "clause": "10.3",
+        "reason": "lead out of turn",
+        **extra,
+    }
 
 
 def fields(response) -> set[str]:
@@ -30,7 +37,12 @@ def test_a_penalty_is_posted_and_stored_like_a_deal(api):
     out = api.deal(tid, penalty(violation="lead_out_of_turn"))
     deal = out["deal"]
     assert deal["number"] == 2 and deal["type"] == "penalty"
-    assert (deal["offender"], deal["amount"], deal["clause"], deal["violation"]) == (1, 10, "10.3", "lead_out_of_turn")
+    assert (deal["offender"], deal["amount"], deal["clause"], deal["violation"]) == (
+        1,
+        10,
+        "10.3",
+        "lead_out_of_turn",
+    )
     assert deal["reason"] == "lead out of turn" and "destination" not in deal  # the table's: mountain
     assert deal["entries"] == [{"kind": "mountain", "seat": 1, "amount": 10}]
     sheet = out["sheet"]
@@ -135,15 +147,23 @@ def test_penalties_go_through_the_open_record(api, other_api):
     api.deal(tid, ALLPASS)
     record = api.get(f"/v1/tables/{tid}/export").json()
     jsonschema.validate(record, SCHEMA)
-    assert record["deals"][1]["deal"] == {"type": "penalty", "offender": 2, "amount": 5, "violation": "revoke",
-                                          "clause": "10.3", "reason": "lead out of turn"}
+    assert record["deals"][1]["deal"] == {
+        "type": "penalty",
+        "offender": 2,
+        "amount": 5,
+        "violation": "revoke",
+        "clause": "10.3",
+        "reason": "lead out of turn",
+    }
     assert record["deals"][2]["entries"] == [{"kind": "apart", "seat": 0, "on": None, "amount": 3}]
     r = other_api.post("/v1/tables/import", json=record)
     assert r.status_code == 201, r.text
     new = r.json()
     assert new["sheet"] == api.get(f"/v1/tables/{tid}/sheet").json()
     again = other_api.get(f"/v1/tables/{new['id']}/export").json()
-    assert again["deals"] == [{**d, "created_at": a["created_at"]} for d, a in zip(record["deals"], again["deals"])]
+    assert again["deals"] == [
+        {**d, "created_at": a["created_at"]} for d, a in zip(record["deals"], again["deals"])
+    ]
     # a record whose penalty wrote otherwise is refused naming it
     bad = json.loads(json.dumps(record))
     bad["deals"][1]["entries"][0]["amount"] = 6
@@ -156,7 +176,10 @@ def test_the_picture_marks_and_lists_penalties_in_both_languages(api):
     t = api.table()
     tid = t["id"]
     api.deal(tid, penalty(offender=1, amount=10))  # Boris: 10 to the mountain, clause 10.3
-    api.deal(tid, penalty(offender=2, amount=4, destination="whists", violation="revoke", reason="did not follow suit"))
+    api.deal(
+        tid,
+        penalty(offender=2, amount=4, destination="whists", violation="revoke", reason="did not follow suit"),
+    )
     en = api.client.get(f"/v1/shared/{t['share_token']}/sheet.svg?lang=en").text
     assert ">10*<" in en  # Boris's mountain, marked as a penalty's
     assert en.count(">4*<") == 2  # Anna's and Boris's whists on Vera
@@ -183,7 +206,14 @@ def test_the_share_and_scorer_pages_list_penalties(api):
 def test_the_clients_log_writes_a_penalty():
     from app.cli.client.notation import format_deal
 
-    body = {"type": "penalty", "offender": 1, "amount": 10, "destination": "apart", "clause": "10.3", "reason": "late"}
+    body = {
+        "type": "penalty",
+        "offender": 1,
+        "amount": 10,
+        "destination": "apart",
+        "clause": "10.3",
+        "reason": "late",
+    }
     assert format_deal(body) == "penalty 1 amount=10 destination=apart clause=10.3"
 
 

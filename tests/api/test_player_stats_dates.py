@@ -12,7 +12,16 @@ PROBLEM = "application/problem+json"
 @pytest.fixture
 def player(api):
     anna = api.post("/v1/players", json={"name": "Anna"}).json()
-    assert api.post("/v1/tables", json={"players": [{"name": "Anna", "player": anna["id"]}, "Boris", "Vera"], "convention": "sochi"}).status_code == 201
+    assert (
+        api.post(
+            "/v1/tables",
+            json={
+                "players": [{"name": "Anna", "player": anna["id"]}, "Boris", "Vera"],
+                "convention": "sochi",
+            },
+        ).status_code
+        == 201
+    )
     return anna
 
 

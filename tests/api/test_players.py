@@ -57,7 +57,9 @@ def test_an_unknown_external_id_registers_a_player_and_a_known_one_links_it(api)
     stats = api.get(f"/v1/players/{players[0]['id']}/stats").json()
     assert stats["tables"] == 2 and stats["deals"] == 2
     # she declared 6S at the first table (seat 0), not at the second (seat 1)
-    assert stats["declared"] == [{"kind": "contract", "level": 6, "deals": 1, "made": 1, "failed": 0, "undertricks": 0}]
+    assert stats["declared"] == [
+        {"kind": "contract", "level": 6, "deals": 1, "made": 1, "failed": 0, "undertricks": 0}
+    ]
 
 
 def test_a_seat_names_a_registered_player(api):
@@ -71,7 +73,9 @@ def test_a_seat_names_a_registered_player(api):
 def test_the_pulka_for_each_player(api):
     """README's short pulka (sochi, pool 4), every seat registered."""
     ids = [_player(api, n)["id"] for n in ("Anna", "Boris", "Vera")]
-    t = api.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4)
+    t = api.table(
+        players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4
+    )
     for body in PULKA:
         api.deal(t["id"], body)
     settlement = api.get(f"/v1/tables/{t['id']}/settlement?stake=0.5").json()
@@ -89,8 +93,12 @@ def test_the_pulka_for_each_player(api):
         assert s[seat]["allpass"]["played"] == 1 and s[seat]["allpass"]["clean"] == 0
     assert [x["allpass"]["tricks"] for x in s] == [2, 5, 3]
     # Boris 6S unwhisted (made), Anna 7H with 7 tricks (made), Vera a clean misère (made)
-    assert s[1]["declared"] == [{"kind": "contract", "level": 6, "deals": 1, "made": 1, "failed": 0, "undertricks": 0}]
-    assert s[0]["declared"] == [{"kind": "contract", "level": 7, "deals": 1, "made": 1, "failed": 0, "undertricks": 0}]
+    assert s[1]["declared"] == [
+        {"kind": "contract", "level": 6, "deals": 1, "made": 1, "failed": 0, "undertricks": 0}
+    ]
+    assert s[0]["declared"] == [
+        {"kind": "contract", "level": 7, "deals": 1, "made": 1, "failed": 0, "undertricks": 0}
+    ]
     assert s[2]["misere"] == {"deals": 1, "made": 1, "failed": 0, "tricks": 0}
     # Boris whisted the 7H and took 3 tricks: he wrote whists on Anna, she received them
     assert Fraction(s[1]["whists"]["written_exact"]) > 0
@@ -102,10 +110,20 @@ def test_a_failed_contract_and_undertricks(api):
     ids = [_player(api, n)["id"] for n in ("Anna", "Boris", "Vera")]
     t = api.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)])
     # Anna declares 8S and takes 6: two undertricks
-    api.deal(t["id"], {"type": "contract", "declarer": 0, "contract": "8S", "defenders": {"1": "whist", "2": "pass"},
-                       "tricks": {"0": 6, "1": 4, "2": 0}})
+    api.deal(
+        t["id"],
+        {
+            "type": "contract",
+            "declarer": 0,
+            "contract": "8S",
+            "defenders": {"1": "whist", "2": "pass"},
+            "tricks": {"0": 6, "1": 4, "2": 0},
+        },
+    )
     s = api.get(f"/v1/players/{ids[0]}/stats").json()
-    assert s["declared"] == [{"kind": "contract", "level": 8, "deals": 1, "made": 0, "failed": 1, "undertricks": 2}]
+    assert s["declared"] == [
+        {"kind": "contract", "level": 8, "deals": 1, "made": 0, "failed": 1, "undertricks": 2}
+    ]
     assert s["finished"] == 0 and s["balance_exact"] == "0"  # net whists count finished tables only
 
 
@@ -149,8 +167,11 @@ def test_a_stored_row_holds_the_balance_once_the_table_is_finished(api, db):
     """Only a finished table's balance is counted, so a row keeps 0 until then: a post settles
     nothing while the game is played, and an undo of the last deal takes the balance back."""
     from app.players import stats as player_stats
+
     ids = [_player(api, n)["id"] for n in ("Anna", "Boris", "Vera")]
-    t = api.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4)
+    t = api.table(
+        players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4
+    )
 
     def stored():
         with db.read() as session:

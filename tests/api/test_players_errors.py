@@ -52,10 +52,22 @@ def test_an_external_id_of_another_player_is_refused(api):
 
 def test_one_player_at_two_seats(api):
     anna = _player(api, "Anna", external_id="u-anna")
-    _refused(_table(api, [{"name": "A", "player": anna["id"]}, {"name": "B", "player": anna["id"]}, "V"]), 422, "players.1.player")
-    _refused(_table(api, [{"name": "A", "external_id": "x"}, {"name": "B", "external_id": "x"}, "V"]), 422, "players.1.external_id")
+    _refused(
+        _table(api, [{"name": "A", "player": anna["id"]}, {"name": "B", "player": anna["id"]}, "V"]),
+        422,
+        "players.1.player",
+    )
+    _refused(
+        _table(api, [{"name": "A", "external_id": "x"}, {"name": "B", "external_id": "x"}, "V"]),
+        422,
+        "players.1.external_id",
+    )
     # the same person by id at one seat and by external id at another
-    _refused(_table(api, [{"name": "A", "player": anna["id"]}, {"name": "B", "external_id": "u-anna"}, "V"]), 422, "players.1")
+    _refused(
+        _table(api, [{"name": "A", "player": anna["id"]}, {"name": "B", "external_id": "u-anna"}, "V"]),
+        422,
+        "players.1",
+    )
 
 
 def test_a_refused_table_registers_nobody(api):
@@ -111,8 +123,13 @@ def test_another_owners_players_are_not_found_route_by_route(api, other_api):
 
 
 def test_no_key_no_players(client):
-    for method, url in (("get", "/v1/players"), ("post", "/v1/players"), ("get", f"/v1/players/{UNKNOWN}"),
-                        ("patch", f"/v1/players/{UNKNOWN}"), ("get", f"/v1/players/{UNKNOWN}/stats")):
+    for method, url in (
+        ("get", "/v1/players"),
+        ("post", "/v1/players"),
+        ("get", f"/v1/players/{UNKNOWN}"),
+        ("patch", f"/v1/players/{UNKNOWN}"),
+        ("get", f"/v1/players/{UNKNOWN}/stats"),
+    ):
         assert getattr(client, method)(url).status_code == 401, url
 
 
@@ -122,12 +139,26 @@ def test_the_owners_player_limit_holds_for_players_and_for_tables(api, monkeypat
     # with nothing written (the refused table is not created and registers nobody).
     monkeypatch.setattr("app.players.service.PLAYERS_PER_OWNER", 3)
     _player(api, "Anna")
-    assert _table(api, [{"name": "Boris", "external_id": "b"}, {"name": "Vera", "external_id": "v"}, "Gleb"]).status_code == 201
-    body = _refused(_table(api, ["Anna", {"name": "Boris", "external_id": "b"}, {"name": "Dima", "external_id": "d"}]), 409, "players.2.external_id")
+    assert (
+        _table(
+            api, [{"name": "Boris", "external_id": "b"}, {"name": "Vera", "external_id": "v"}, "Gleb"]
+        ).status_code
+        == 201
+    )
+    body = _refused(
+        _table(api, ["Anna", {"name": "Boris", "external_id": "b"}, {"name": "Dima", "external_id": "d"}]),
+        409,
+        "players.2.external_id",
+    )
     assert body["reason"] == "player_limit"
     r = api.post("/v1/players", json={"name": "Dima"})
     assert r.status_code == 409 and r.headers["content-type"].startswith(PROBLEM), r.text
     assert [p["name"] for p in api.get("/v1/players").json()["items"]] == ["Anna", "Boris", "Vera"]
     assert len(api.get("/v1/tables").json()["items"]) == 1
     # a table of players already registered still opens
-    assert _table(api, [{"name": "B", "external_id": "b"}, {"name": "V", "external_id": "v"}, "Gleb"]).status_code == 201
+    assert (
+        _table(
+            api, [{"name": "B", "external_id": "b"}, {"name": "V", "external_id": "v"}, "Gleb"]
+        ).status_code
+        == 201
+    )

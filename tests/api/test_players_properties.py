@@ -13,30 +13,36 @@ the foreign key's cascade)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from fractions import Fraction
 
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete
 
-from app.players.schemas import PlayerStatsOut
 from app.kit.db import TableRow
-from app.rules import Deal, replay
 from app.players import stats as player_stats
-from app.players.stats import PlayerStats, Tally
+from app.players.schemas import PlayerStatsOut
 from app.players.service import Player
+from app.players.stats import PlayerStats, Tally
+from app.rules import Deal, replay
 from tests.rules.strategies import randoms, tables
 from tests.support.deallog import next_deal
 
 EXAMPLES = settings(
     max_examples=10,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
 )
 OPS = st.lists(
     # weighted: deals mostly, a deletion seldom (it ends the table's part of the sequence)
-    st.sampled_from(["post"] * 5 + ["undo", "correct", "rename", "archive", "archive", "unarchive", "delete", "drop"]),
+    st.sampled_from(
+        ["post"] * 5 + ["undo", "correct", "rename", "archive", "archive", "unarchive", "delete", "drop"]
+    ),
     min_size=1,
     max_size=14,
 )
@@ -46,7 +52,10 @@ def _stored_bodies(api, tid) -> list[dict]:
     out, url = [], f"/v1/tables/{tid}/deals?limit=200"
     while url:
         page = api.get(url).json()
-        out += [{k: v for k, v in d.items() if k not in ("number", "entries", "created_at")} for d in page["items"]]
+        out += [
+            {k: v for k, v in d.items() if k not in ("number", "entries", "created_at")}
+            for d in page["items"]
+        ]
         url = page["next"]
     return out
 
@@ -63,15 +72,24 @@ def _expected(api, player: dict, seats: dict[str, tuple], live: set[str]) -> dic
         finished += row.finished
         balance += row.balance if row.finished else 0
         total.add(row.tally)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     p = Player(player["id"], player["name"], player["external_id"], now, now)
-    out = PlayerStatsOut.of(p, PlayerStats(tables, finished, deals, balance, total)).model_dump(mode="json", by_alias=True)
+    out = PlayerStatsOut.of(p, PlayerStats(tables, finished, deals, balance, total)).model_dump(
+        mode="json", by_alias=True
+    )
     out.pop("player")
     return out
 
 
 @EXAMPLES
-@given(first=tables(), second=tables(), ops=OPS, which=st.lists(st.integers(0, 1), min_size=14, max_size=14), rng=randoms, data=st.data())
+@given(
+    first=tables(),
+    second=tables(),
+    ops=OPS,
+    which=st.lists(st.integers(0, 1), min_size=14, max_size=14),
+    rng=randoms,
+    data=st.data(),
+)
 def test_stats_are_the_recomputed_stored_deals(api, db, first, second, ops, which, rng, data):
     names = ["Anna", "Boris", "Vera", "Gleb"]
     players = [api.post("/v1/players", json={"name": n}).json() for n in names]
@@ -82,8 +100,13 @@ def test_stats_are_the_recomputed_stored_deals(api, db, first, second, ops, whic
         seats = [names[s] for s in range(rules.players)]
         for i, seat in enumerate(order):
             seats[seat] = {"name": names[seat], "player": players[i]["id"]}
-        body = {"players": seats, "convention": rules.convention.name, "pool_target": rules.pool_target,
-                "first_dealer": first_dealer, "options": rules.options}
+        body = {
+            "players": seats,
+            "convention": rules.convention.name,
+            "pool_target": rules.pool_target,
+            "first_dealer": first_dealer,
+            "options": rules.options,
+        }
         r = api.post("/v1/tables", json=body)
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
@@ -105,7 +128,9 @@ def test_stats_are_the_recomputed_stored_deals(api, db, first, second, ops, whic
         if op in ("post", "undo", "correct") and tid in archived and (log or op == "post"):
             # an archived table refuses every deal, and nothing changes
             r = {
-                "post": lambda: api.post(f"/v1/tables/{tid}/deals", json=next_deal(rules, state, rng, close=False)),
+                "post": lambda: api.post(
+                    f"/v1/tables/{tid}/deals", json=next_deal(rules, state, rng, close=False)
+                ),
                 "undo": lambda: api.delete(f"/v1/tables/{tid}/deals/{len(log)}"),
                 "correct": lambda: api.put(f"/v1/tables/{tid}/deals/1", json=log[0]),
             }[op]()

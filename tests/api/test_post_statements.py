@@ -49,7 +49,10 @@ def test_a_post_is_a_locked_read_and_one_write_on_postgresql(api, db):
         assert "UPDATE tables SET" in write and "pg_notify" in write
         assert "idempotency_keys" not in write
     else:
-        assert [w.split(" (")[0] for w in writes] == ["INSERT INTO deals", "UPDATE tables SET state=?, deal_count=?, revision=?, updated_at=? WHERE tables.id = ?"]
+        assert [w.split(" (")[0] for w in writes] == [
+            "INSERT INTO deals",
+            "UPDATE tables SET state=?, deal_count=?, revision=?, updated_at=? WHERE tables.id = ?",
+        ]
     # What was written: the deal as the second of the log, the table moved on by one.
     got = api.get(f"/v1/tables/{t['id']}").json()
     assert got["deal_count"] == 2
@@ -82,8 +85,8 @@ def test_the_posts_own_statement_notifies_every_listener(api, db, database_url):
     import psycopg
     from sqlalchemy.engine import make_url
 
-    from app.live import CHANNEL
     from app.kit.changes import origin
+    from app.live import CHANNEL
 
     t = api.table()
     url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)

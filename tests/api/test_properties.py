@@ -18,14 +18,19 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from app.kit.amounts import number
-from app.rules import Deal, make_rules, replay, sheet as engine_sheet
+from app.rules import Deal, make_rules, replay
+from app.rules import sheet as engine_sheet
 from tests.rules.strategies import deal_logs, invalid_deal, randoms
 
 PROBLEM = "application/problem+json"
 EXAMPLES = settings(
     max_examples=12,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
 )
 NAMES = ["Anna", "Boris", "Vera", "Gleb"]
 
@@ -55,10 +60,11 @@ def _same(api_sheet: dict, exact: dict) -> None:
         assert Fraction(str(shown["pool"])) == _as_shown(want["pool"])
         assert Fraction(str(shown["mountain"])) == _as_shown(want["mountain"])
         assert shown["pool_closed"] == want["pool_closed"]
-        assert {k: Fraction(str(v)) for k, v in shown["whists"].items()} == {k: _as_shown(v) for k, v in want["whists"].items()}
+        assert {k: Fraction(str(v)) for k, v in shown["whists"].items()} == {
+            k: _as_shown(v) for k, v in want["whists"].items()
+        }
     for key in ("deal_count", "allpass", "next_dealer", "finished", "game"):
         assert api_sheet[key] == exact[key], key
-
 
 
 def _deal_body(stored: dict) -> dict:

@@ -44,7 +44,11 @@ def server(tmp_path, new_database):
         log = open(tmp_path / "server.log", "w")
         proc = subprocess.Popen(
             [os.path.join(bindir, "prefscore"), "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=tmp_path,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         base = f"http://127.0.0.1:{port}"
         try:
@@ -78,8 +82,8 @@ def test_readme_walkthrough(server):
         ["bash", "-c", script], cwd=cwd, env={**env, "API": base}, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    lines = [l for l in result.stdout.splitlines() if l.strip()]
-    table, d1, d2, d3, d4, sheet, settlement = (json.loads(l) for l in lines)
+    lines = [ln for ln in result.stdout.splitlines() if ln.strip()]
+    table, d1, d2, d3, d4, sheet, settlement = (json.loads(ln) for ln in lines)
     assert table["convention"] == "sochi" and table["pool_target"] == 4
     assert [d["deal"]["number"] for d in (d1, d2, d3, d4)] == [1, 2, 3, 4]
     assert sheet["finished"] is True and sheet["deal_count"] == 4

@@ -47,7 +47,9 @@ def without_ids_and_times(record):
 
 def test_the_export_is_a_valid_record(api):
     t = played(api)
-    api.client.patch(f"/v1/tables/{t['id']}", json={"title": "Tuesday", "note": "at Vera's"}, headers=api.headers)
+    api.client.patch(
+        f"/v1/tables/{t['id']}", json={"title": "Tuesday", "note": "at Vera's"}, headers=api.headers
+    )
     record = export(api, t["id"])
     jsonschema.validate(record, SCHEMA)
     assert record["format"] == "prefscore-record" and record["version"] == 1
@@ -84,9 +86,22 @@ def test_export_import_export_is_the_same_document(api, other_api):
 
 
 def test_a_four_player_table_with_options_round_trips(api, other_api):
-    t = api.table(convention="piter", options={"stalingrad": True, "allpass_costs": [2, 4, 6]}, players=["A", "B", "C", "D"])
+    t = api.table(
+        convention="piter",
+        options={"stalingrad": True, "allpass_costs": [2, 4, 6]},
+        players=["A", "B", "C", "D"],
+    )
     # Four players: the dealer (seat 0, then 1) sits out.
-    api.deal(t["id"], {"type": "contract", "declarer": 1, "contract": "6H", "defenders": {"2": "whist", "3": "pass"}, "tricks": {"1": 6, "2": 3, "3": 1}})
+    api.deal(
+        t["id"],
+        {
+            "type": "contract",
+            "declarer": 1,
+            "contract": "6H",
+            "defenders": {"2": "whist", "3": "pass"},
+            "tricks": {"1": 6, "2": 3, "3": 1},
+        },
+    )
     api.deal(t["id"], {"type": "allpass", "tricks": {"0": 2, "2": 5, "3": 3}})
     first = export(api, t["id"])
     jsonschema.validate(first, SCHEMA)
@@ -163,19 +178,29 @@ def test_the_import_has_its_own_larger_body_limit(api, other_api, app):
     padding = " " * (app.state.settings.max_body_bytes + 1000)
     big = body[:-1] + padding + "}"
     assert len(big) > app.state.settings.max_body_bytes
-    r = other_api.client.post("/v1/tables/import", content=big, headers={**other_api.headers, "Content-Type": "application/json"})
+    r = other_api.client.post(
+        "/v1/tables/import", content=big, headers={**other_api.headers, "Content-Type": "application/json"}
+    )
     assert r.status_code == 201, r.text
     huge = body[:-1] + " " * (app.state.settings.max_record_bytes + 1) + "}"
-    r = other_api.client.post("/v1/tables/import", content=huge, headers={**other_api.headers, "Content-Type": "application/json"})
+    r = other_api.client.post(
+        "/v1/tables/import", content=huge, headers={**other_api.headers, "Content-Type": "application/json"}
+    )
     assert r.status_code == 413 and r.headers["content-type"].startswith(PROBLEM)
     assert str(app.state.settings.max_record_bytes) in r.json()["detail"]
-    r = api.client.post("/v1/tables", content='{"players": ["A","B","C"], "convention": "sochi"' + padding + "}", headers={**api.headers, "Content-Type": "application/json"})
+    r = api.client.post(
+        "/v1/tables",
+        content='{"players": ["A","B","C"], "convention": "sochi"' + padding + "}",
+        headers={**api.headers, "Content-Type": "application/json"},
+    )
     assert r.status_code == 413
 
 
 def test_hostile_json_in_a_record_is_named(api, other_api):
     body = json.dumps(export(api, api.table()["id"])).replace('"title": null', '"title": "a\\u0001b"')
-    r = other_api.client.post("/v1/tables/import", content=body, headers={**other_api.headers, "Content-Type": "application/json"})
+    r = other_api.client.post(
+        "/v1/tables/import", content=body, headers={**other_api.headers, "Content-Type": "application/json"}
+    )
     assert r.status_code == 422 and fields(r) == {"table.title"}
 
 
@@ -187,9 +212,25 @@ def test_csv_has_one_row_per_entry(api):
     record = export(api, t["id"])
     assert len(rows) == sum(max(1, len(d["entries"])) for d in record["deals"])
     first = rows[0]
-    assert first["deal"] == "1" and first["type"] == "contract" and first["declarer"] == "1" and first["contract"] == "6S"
+    assert (
+        first["deal"] == "1"
+        and first["type"] == "contract"
+        and first["declarer"] == "1"
+        and first["contract"] == "6S"
+    )
     assert first["seat"] == "1" and first["kind"] == "pool" and first["on"] == "" and first["amount"] == "2"
-    assert list(rows[0]) == ["deal", "type", "declarer", "contract", "seat", "kind", "on", "amount", "amount_exact", "created_at"]
+    assert list(rows[0]) == [
+        "deal",
+        "type",
+        "declarer",
+        "contract",
+        "seat",
+        "kind",
+        "on",
+        "amount",
+        "amount_exact",
+        "created_at",
+    ]
 
 
 def test_the_export_etag_answers_304(api):
@@ -200,4 +241,7 @@ def test_the_export_etag_answers_304(api):
     csv_tag = api.get(f"/v1/tables/{t['id']}/export?format=csv").headers["etag"]
     assert csv_tag != r.headers["etag"]
     api.deal(t["id"], pass_6s(1))
-    assert api.get(f"/v1/tables/{t['id']}/export", headers={"If-None-Match": r.headers["etag"]}).status_code == 200
+    assert (
+        api.get(f"/v1/tables/{t['id']}/export", headers={"If-None-Match": r.headers["etag"]}).status_code
+        == 200
+    )

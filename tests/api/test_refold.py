@@ -37,7 +37,10 @@ def test_other_tables_write_during_a_correction(api, other_api, monkeypatch):
         api.deal(tid, pass_6s(n))
     other = other_api.table()["id"]
     codes = []
-    finished = _during_the_first_fold(monkeypatch, lambda: codes.append(other_api.post(f"/v1/tables/{other}/deals", json=ALLPASS).status_code))
+    finished = _during_the_first_fold(
+        monkeypatch,
+        lambda: codes.append(other_api.post(f"/v1/tables/{other}/deals", json=ALLPASS).status_code),
+    )
     r = api.put(f"/v1/tables/{tid}/deals/1", json=pass_6s(0))
     assert r.status_code == 200, r.text
     # before: the other owner's POST waited for the whole correction (SQLite)
@@ -50,7 +53,10 @@ def test_other_tables_write_during_an_undo(api, other_api, monkeypatch):
         api.deal(tid, pass_6s(n))
     other = other_api.table()["id"]
     codes = []
-    finished = _during_the_first_fold(monkeypatch, lambda: codes.append(other_api.post(f"/v1/tables/{other}/deals", json=ALLPASS).status_code))
+    finished = _during_the_first_fold(
+        monkeypatch,
+        lambda: codes.append(other_api.post(f"/v1/tables/{other}/deals", json=ALLPASS).status_code),
+    )
     assert api.delete(f"/v1/tables/{tid}/deals/3").status_code == 200
     assert finished == [True] and codes == [201]
 
@@ -60,7 +66,9 @@ def test_a_post_during_the_fold_makes_the_correction_fold_again(api, monkeypatch
     for n in range(2):
         api.deal(tid, pass_6s(n))
     posted = []
-    finished = _during_the_first_fold(monkeypatch, lambda: posted.append(api.post(f"/v1/tables/{tid}/deals", json=ALLPASS).json()))
+    finished = _during_the_first_fold(
+        monkeypatch, lambda: posted.append(api.post(f"/v1/tables/{tid}/deals", json=ALLPASS).json())
+    )
     corrected = {**pass_6s(0), "contract": "7S"}
     r = api.put(f"/v1/tables/{tid}/deals/1", json=corrected)
     assert r.status_code == 200, r.text

@@ -18,7 +18,11 @@ LOG = [
     {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}},
     {"type": "contract", "declarer": 1, "contract": "7S", "defenders": {"0": "pass", "2": "pass"}},
 ]
-FIXED_DEALER = {"players": ["Anna", "Boris", "Vera"], "convention": "piter", "options": {"sliding_allpass": False}}
+FIXED_DEALER = {
+    "players": ["Anna", "Boris", "Vera"],
+    "convention": "piter",
+    "options": {"sliding_allpass": False},
+}
 
 
 def _version(db, table_id: str) -> int:
@@ -49,14 +53,25 @@ def test_a_table_stored_under_version_1_keeps_its_reading(api, db):
 
 
 def test_the_caller_closes_a_game_played_for_a_number_of_deals(api):
-    tid = api.table(players=["Anna", "Boris", "Vera"], convention="sochi", options={"end_of_game": "deals", "game_deals": 100})["id"]
+    tid = api.table(
+        players=["Anna", "Boris", "Vera"],
+        convention="sochi",
+        options={"end_of_game": "deals", "game_deals": 100},
+    )["id"]
     api.deal(tid, {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}})
     closed = api.deal(tid, {"type": "close"})
     # the close writes nothing and ends the game; the settlement is final with pools unclosed
-    assert closed["deal"] == {"number": 2, "type": "close", "entries": [], "created_at": closed["deal"]["created_at"]}
+    assert closed["deal"] == {
+        "number": 2,
+        "type": "close",
+        "entries": [],
+        "created_at": closed["deal"]["created_at"],
+    }
     assert closed["sheet"]["finished"] is True
     assert api.get(f"/v1/tables/{tid}/settlement").json()["final"] is True
-    refused = api.post(f"/v1/tables/{tid}/deals", json={"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}})
+    refused = api.post(
+        f"/v1/tables/{tid}/deals", json={"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
+    )
     assert refused.status_code == 409
 
 

@@ -119,8 +119,18 @@ def test_a_link_reaches_nothing_but_its_own_table(api, client, app, db):
     table = api.table()
     other = api.table()
     token = scorer_link(api, table["id"]).json()["token"]
-    values = {"table_id": table["id"], "token": token, "number": "1", "link_id": "1", "key_id": "1", "player_id": "0" * 32,
-              "webhook_id": "1", "delivery_id": "1", "tournament_id": "0" * 32, "round_number": "1"}
+    values = {
+        "table_id": table["id"],
+        "token": token,
+        "number": "1",
+        "link_id": "1",
+        "key_id": "1",
+        "player_id": "0" * 32,
+        "webhook_id": "1",
+        "delivery_id": "1",
+        "tournament_id": "0" * 32,
+        "round_number": "1",
+    }
     tried = 0
     for path, methods in app.openapi()["paths"].items():
         if path.startswith("/v1/score/"):
@@ -139,7 +149,10 @@ def test_a_link_reaches_nothing_but_its_own_table(api, client, app, db):
     assert client.get(f"/v1/shared/{token}").status_code == 404
     assert client.get(f"/shared/{token}").status_code == 404
     with db.read() as session:
-        assert session.scalars(select(DealRow).where(DealRow.table_id.in_([table["id"], other["id"]]))).all() == []
+        assert (
+            session.scalars(select(DealRow).where(DealRow.table_id.in_([table["id"], other["id"]]))).all()
+            == []
+        )
     # the other table's link works for it alone
     other_token = scorer_link(api, other["id"]).json()["token"]
     client.post(f"/v1/score/{other_token}/deals", json=pass_6s(1))
@@ -163,7 +176,9 @@ def test_a_revoked_link_is_refused_at_once(api, client):
     again = api.delete(f"/v1/tables/{table['id']}/scorer-links/{link['id']}")
     assert again.json()["revoked_at"] == r.json()["revoked_at"]
     assert client.get(f"/v1/score/{keep['token']}").status_code == 200
-    listed = {x["id"]: x["revoked_at"] for x in api.get(f"/v1/tables/{table['id']}/scorer-links").json()["items"]}
+    listed = {
+        x["id"]: x["revoked_at"] for x in api.get(f"/v1/tables/{table['id']}/scorer-links").json()["items"]
+    }
     assert listed[link["id"]] is not None and listed[keep["id"]] is None
 
 
@@ -207,7 +222,9 @@ def test_a_revoked_link_ends_its_open_event_stream(settings, db, client, admin_h
     from tests.sse import EventReader
     from tests.support.served import served
 
-    fast = settings.model_copy(update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3})
+    fast = settings.model_copy(
+        update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}
+    )
     with served(create_app(fast, db=db), lifespan="on") as server:
         name, key = new_owner_key(client, admin_headers)
         owner = Api(httpx.Client(base_url=server, timeout=10), key, name)
@@ -240,10 +257,17 @@ def test_the_choices_are_the_table_rules(api, client):
     four = ["Anna", "Boris", "Vera", "Gleb"]
     piter = choices(convention="piter", players=four)
     assert piter["kinds"] == ["contract", "misere", "allpass", "remise"]
-    assert piter["stalingrad"] is True and piter["whisted_tens"] is False and piter["dealer_talon_tricks"] == 2
+    assert (
+        piter["stalingrad"] is True and piter["whisted_tens"] is False and piter["dealer_talon_tricks"] == 2
+    )
     assert piter["talon_bonuses"] == [] and piter["over_misere"] is False and piter["help"] is True
     rostov = choices(convention="rostov", players=four)
-    assert "remise" not in rostov["kinds"] and rostov["talon_bonuses"] == ["ace", "marriage", "ace_king", "two_aces"]
+    assert "remise" not in rostov["kinds"] and rostov["talon_bonuses"] == [
+        "ace",
+        "marriage",
+        "ace_king",
+        "two_aces",
+    ]
     assert rostov["dealer_talon_tricks"] == 0  # the Rostov talon is closed on an all-pass
     assert rostov["talon_discard"] is True and rostov["misere_talon_bonus"] is True
     fspr = choices(convention="fspr", players=four)
@@ -252,7 +276,11 @@ def test_the_choices_are_the_table_rules(api, client):
     assert fspr["talon_discard"] is False and fspr["misere_talon_bonus"] is False
     assert fspr["dealer_talon_tricks"] == 2 and "remise" not in fspr["kinds"] and fspr["whisted_tens"] is True
     vmk = choices(convention="vmk")
-    assert vmk["unwhisted_writeoff"] is True and vmk["made_game_writeoff"] is True and vmk["dealer_talon_tricks"] == 0
+    assert (
+        vmk["unwhisted_writeoff"] is True
+        and vmk["made_game_writeoff"] is True
+        and vmk["dealer_talon_tricks"] == 0
+    )
     races = choices(convention="piter_races", players=four)
     assert races["over_misere"] is True and races["clean_writeoff"] is True and races["help"] is False
     assert "remise" not in races["kinds"]
@@ -270,8 +298,10 @@ def test_a_correction_that_breaks_a_later_deal_is_refused_and_changes_nothing(ap
     before = api.log(table["id"])
     # deal 2 as Anna's 10 spades unwhisted: +10 to a pool that closes at 4, the rest helps the
     # others close theirs, so the game is over before deal 3 could be played
-    r = client.put(f"/v1/score/{token}/deals/2", json={"type": "contract", "declarer": 0, "contract": "10S",
-                                                       "defenders": {"1": "pass", "2": "pass"}})
+    r = client.put(
+        f"/v1/score/{token}/deals/2",
+        json={"type": "contract", "declarer": 0, "contract": "10S", "defenders": {"1": "pass", "2": "pass"}},
+    )
     assert r.status_code == 409 and r.headers["content-type"].startswith(PROBLEM), r.text
     assert r.json()["reason"] == "later_deal_invalid" and r.json()["deal"] == 3
     assert api.log(table["id"]) == before

@@ -79,7 +79,10 @@ def test_settlement_stake(api):
     assert api.get(f"/v1/tables/{tid}/settlement", params={"stake": "0"}).status_code == 200
 
 
-@pytest.mark.parametrize("stake", ["-1", "NaN", "nan", "inf", "-Infinity", "abc", "", "1e400", "1e9", "0.0000001", "1" * 40, "0x10"])
+@pytest.mark.parametrize(
+    "stake",
+    ["-1", "NaN", "nan", "inf", "-Infinity", "abc", "", "1e400", "1e9", "0.0000001", "1" * 40, "0x10"],
+)
 def test_settlement_refuses_bad_stakes(api, stake):
     tid = api.table()["id"]
     r = api.get(f"/v1/tables/{tid}/settlement", params={"stake": stake})
@@ -100,7 +103,12 @@ def test_share_link(api, client):
     assert shared["settlement"] == api.get(f"/v1/tables/{t['id']}/settlement").json()
     assert client.get("/v1/shared/not-a-token").status_code == 404
     # the token gives read access to this and nothing else
-    assert client.get(f"/v1/tables/{t['id']}", headers={"Authorization": f"Bearer {t['share_token']}"}).status_code == 401
+    assert (
+        client.get(
+            f"/v1/tables/{t['id']}", headers={"Authorization": f"Bearer {t['share_token']}"}
+        ).status_code
+        == 401
+    )
     assert client.post(f"/v1/shared/{t['share_token']}", json=ALLPASS).status_code == 405
     assert client.delete(f"/v1/shared/{t['share_token']}").status_code == 405
     assert client.get(f"/v1/shared/{t['share_token']}", params={"stake": "-1"}).status_code == 422
@@ -112,8 +120,8 @@ def test_a_write_through_another_server_makes_the_old_etag_stale(api, settings):
     whichever way the first reads the ETag (from the event loop, or from the thread pool)."""
     from fastapi.testclient import TestClient
 
-    from app.main import create_app
     from app.kit.db import make_database
+    from app.main import create_app
 
     other_db = make_database(settings)
     try:

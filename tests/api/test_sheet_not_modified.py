@@ -23,7 +23,11 @@ def test_the_304_has_the_route_s_headers_and_access_line(api, caplog):
     assert r.status_code == 304 and r.content == b""
     assert r.headers["etag"] == etag and r.headers["cache-control"] == "private, no-cache"
     assert r.headers["x-request-id"] == "poll-304" and r.headers["x-content-type-options"] == "nosniff"
-    line = [rec for rec in caplog.records if rec.name == "prefscore.access" and getattr(rec, "status", None) == 304]
+    line = [
+        rec
+        for rec in caplog.records
+        if rec.name == "prefscore.access" and getattr(rec, "status", None) == 304
+    ]
     assert len(line) == 1 and line[0].route == SHEET and line[0].method == "GET"
 
 
@@ -63,9 +67,14 @@ def test_the_304s_are_counted_by_the_rate_limit(settings, db, admin_headers, an_
     with TestClient(app) as c:
         _, key = new_owner_key(c, admin_headers)
         auth = {"Authorization": f"Bearer {key}"}
-        tid = c.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}, headers=auth).json()["id"]  # 1
+        tid = c.post(
+            "/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}, headers=auth
+        ).json()["id"]  # 1
         etag = c.get(f"/v1/tables/{tid}/sheet", headers=auth).headers["etag"]  # 2
-        polls = [c.get(f"/v1/tables/{tid}/sheet", headers={**auth, "If-None-Match": etag}).status_code for _ in range(3)]
+        polls = [
+            c.get(f"/v1/tables/{tid}/sheet", headers={**auth, "If-None-Match": etag}).status_code
+            for _ in range(3)
+        ]
     assert polls == [304, 304, 429]  # requests 3 and 4 within the limit of 4, the 5th refused
 
 

@@ -36,7 +36,10 @@ def test_a_picture_is_drawn_once_per_revision(api, monkeypatch):
     assert new.headers["etag"] != first.headers["etag"] and new.text != first.text
     assert drawn == [1, 2]
     # a conditional request for the current picture is still a 304
-    assert api.get(f"/v1/tables/{tid}/sheet.svg", headers={"If-None-Match": new.headers["etag"]}).status_code == 304
+    assert (
+        api.get(f"/v1/tables/{tid}/sheet.svg", headers={"If-None-Match": new.headers["etag"]}).status_code
+        == 304
+    )
 
 
 def test_the_cache_is_bounded():

@@ -16,7 +16,16 @@ def test_conventions_lists_all_eight_with_options(api):
     r = api.get("/v1/conventions")
     assert r.status_code == 200
     names = [c["name"] for c in r.json()]
-    assert names == ["sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races", "fspr", "classic_1996"]
+    assert names == [
+        "sochi",
+        "piter",
+        "piter_gentleman",
+        "rostov",
+        "vmk",
+        "piter_races",
+        "fspr",
+        "classic_1996",
+    ]
     piter = next(c for c in r.json() if c["name"] == "piter")
     opts = {o["name"]: o for o in piter["options"]}
     assert opts["stalingrad"]["type"] == "bool" and opts["stalingrad"]["default"] is True
@@ -36,16 +45,31 @@ def test_create_table_returns_the_table(api):
     t = r.json()
     assert r.headers["location"] == f"/v1/tables/{t['id']}"
     assert t["convention"] == "piter" and t["pool_target"] == 20 and t["deal_count"] == 0
-    assert t["players"] == [{"seat": 0, "name": "Anna"}, {"seat": 1, "name": "Boris"}, {"seat": 2, "name": "Vera"}]
+    assert t["players"] == [
+        {"seat": 0, "name": "Anna"},
+        {"seat": 1, "name": "Boris"},
+        {"seat": 2, "name": "Vera"},
+    ]
     # all options with their effective values
     assert t["options"]["stalingrad"] is True and t["options"]["sliding_allpass"] is True
     assert isinstance(t["share_token"], str) and len(t["share_token"]) >= 20
     sheet = t["sheet"]
     assert sheet["deal_count"] == 0 and sheet["next_dealer"] == 0 and sheet["finished"] is False
     assert sheet["players"][1] == {
-        "seat": 1, "name": "Boris", "pool": 0, "pool_closed": False, "mountain": 0, "whists": {"0": 0, "2": 0}
+        "seat": 1,
+        "name": "Boris",
+        "pool": 0,
+        "pool_closed": False,
+        "mountain": 0,
+        "whists": {"0": 0, "2": 0},
     }
-    assert sheet["allpass"] == {"level": 1, "streak": 0, "next_trick_cost": 2, "min_contract": 6, "compulsory": False}
+    assert sheet["allpass"] == {
+        "level": 1,
+        "streak": 0,
+        "next_trick_cost": 2,
+        "min_contract": 6,
+        "compulsory": False,
+    }
     got = api.get(f"/v1/tables/{t['id']}")
     assert got.status_code == 200 and got.json() == t
 
@@ -79,8 +103,14 @@ def test_defaults(api):
         ({"players": ["A", "B", "C"], "convention": "sochi", "first_dealer": -1}, {"first_dealer"}),
         ({"players": ["A", "B", "C"], "convention": "sochi", "colour": "red"}, {"colour"}),
         ({"players": ["A", "B", "C"], "convention": "sochi", "options": {"games": 3}}, {"options.games"}),
-        ({"players": ["A", "B", "C"], "convention": "sochi", "options": {"stalingrad": "yes"}}, {"options.stalingrad"}),
-        ({"players": ["A", "B", "C"], "convention": "piter", "options": {"allpass_costs": [1, 2, 3]}}, {"options.allpass_costs"}),
+        (
+            {"players": ["A", "B", "C"], "convention": "sochi", "options": {"stalingrad": "yes"}},
+            {"options.stalingrad"},
+        ),
+        (
+            {"players": ["A", "B", "C"], "convention": "piter", "options": {"allpass_costs": [1, 2, 3]}},
+            {"options.allpass_costs"},
+        ),
         ({"players": ["A", "B", "C"], "convention": "piter", "options": []}, {"options"}),
         ([1, 2, 3], {"body"}),
     ],
@@ -95,7 +125,10 @@ def test_create_table_refuses_bad_settings(api, body, bad):
 
 def test_options_type_errors_never_500(api):
     for value in [None, {"x": 1}, [[1]], 1e308, "true", -1, 10**30]:
-        r = api.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "piter", "options": {"clean_writeoff": value}})
+        r = api.post(
+            "/v1/tables",
+            json={"players": ["A", "B", "C"], "convention": "piter", "options": {"clean_writeoff": value}},
+        )
         assert r.status_code == 422, (value, r.text)
 
 

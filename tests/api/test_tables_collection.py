@@ -64,7 +64,11 @@ def test_a_summary_names_what_a_list_shows(api):
     api.deal(t["id"], pass_6s(1))
     (item,) = api.get("/v1/tables").json()["items"]
     assert item["id"] == t["id"] and item["convention"] == "sochi" and item["deal_count"] == 1
-    assert item["players"] == [{"seat": 0, "name": "Anna"}, {"seat": 1, "name": "Boris"}, {"seat": 2, "name": "Vera"}]
+    assert item["players"] == [
+        {"seat": 0, "name": "Anna"},
+        {"seat": 1, "name": "Boris"},
+        {"seat": 2, "name": "Vera"},
+    ]
     assert item["finished"] is False and item["archived"] is False and item["balances"] is None
     assert item["title"] is None and item["updated_at"].endswith("Z")
 
@@ -74,7 +78,9 @@ def test_finished_tables_carry_their_balances(api):
     (item,) = api.get("/v1/tables?status=finished").json()["items"]
     settlement = api.get(f"/v1/tables/{t['id']}/settlement").json()
     assert item["finished"] is True
-    assert [p["balance_exact"] for p in item["balances"]] == [p["balance_exact"] for p in settlement["players"]]
+    assert [p["balance_exact"] for p in item["balances"]] == [
+        p["balance_exact"] for p in settlement["players"]
+    ]
     assert sum(p["balance"] for p in item["balances"]) == 0
     assert api.get("/v1/tables?status=active").json()["items"] == []
 
@@ -88,8 +94,14 @@ def test_filters_by_status_convention_and_player(api):
     assert {t["id"] for t in api.get("/v1/tables?player=Gleb&convention=rostov").json()["items"]} == {c["id"]}
     # A name typed decomposed is the stored NFC name.
     decomposed = unicodedata.normalize("NFD", "Zoë")
-    assert {t["id"] for t in api.get("/v1/tables", params={"player": decomposed}).json()["items"]} == {c["id"]}
-    assert {t["id"] for t in api.get("/v1/tables?status=active").json()["items"]} == {a["id"], b["id"], c["id"]}
+    assert {t["id"] for t in api.get("/v1/tables", params={"player": decomposed}).json()["items"]} == {
+        c["id"]
+    }
+    assert {t["id"] for t in api.get("/v1/tables?status=active").json()["items"]} == {
+        a["id"],
+        b["id"],
+        c["id"],
+    }
 
 
 def test_bad_queries_name_the_parameter(api):
@@ -127,7 +139,9 @@ def test_rename_keeps_the_sheet(api):
     assert strip(after) == strip(before)
     assert [p["name"] for p in after["players"]] == ["Anna", "Bor\u0131s", "Vera"]
     # Names are NFC at a rename as at creation.
-    r = patch(api, f"/v1/tables/{t['id']}", {"players": ["Anna", unicodedata.normalize("NFD", "Zoë"), "Vera"]})
+    r = patch(
+        api, f"/v1/tables/{t['id']}", {"players": ["Anna", unicodedata.normalize("NFD", "Zoë"), "Vera"]}
+    )
     assert r.json()["players"][1]["name"] == "Zoë"
 
 
@@ -138,7 +152,11 @@ def test_a_rename_to_a_duplicate_or_the_wrong_count_is_refused(api):
     assert "distinct" in r.json()["errors"][0]["reason"]
     r = patch(api, f"/v1/tables/{t['id']}", {"players": ["Anna", "Boris", "Vera", "Gleb"]})
     assert r.status_code == 422 and fields(r) == {"players"}
-    assert [p["name"] for p in api.get(f"/v1/tables/{t['id']}").json()["players"]] == ["Anna", "Boris", "Vera"]
+    assert [p["name"] for p in api.get(f"/v1/tables/{t['id']}").json()["players"]] == [
+        "Anna",
+        "Boris",
+        "Vera",
+    ]
 
 
 def test_title_and_note_are_set_and_cleared(api):
@@ -237,8 +255,15 @@ def test_delete_removes_every_row(api, db):
     assert r.status_code == 204 and r.content == b""
     with db.read() as session:
         assert session.scalar(select(func.count()).select_from(TableRow).where(TableRow.id == t["id"])) == 0
-        assert session.scalar(select(func.count()).select_from(DealRow).where(DealRow.table_id == t["id"])) == 0
-        assert session.scalar(select(func.count()).select_from(IdempotencyRow).where(IdempotencyRow.table_id == t["id"])) == 0
+        assert (
+            session.scalar(select(func.count()).select_from(DealRow).where(DealRow.table_id == t["id"])) == 0
+        )
+        assert (
+            session.scalar(
+                select(func.count()).select_from(IdempotencyRow).where(IdempotencyRow.table_id == t["id"])
+            )
+            == 0
+        )
     assert api.get(f"/v1/tables/{t['id']}").status_code == 404
     assert api.client.get(f"/v1/shared/{token}").status_code == 404
     assert api.client.get(f"/v1/shared/{token}/sheet.svg").status_code == 404
@@ -265,7 +290,12 @@ def test_a_new_share_token_ends_the_old_link_at_once(api):
     assert r.status_code == 200, r.text
     new = r.json()["share_token"]
     assert new != old
-    for url in (f"/v1/shared/{old}", f"/v1/shared/{old}/sheet.svg", f"/v1/shared/{old}/deals", f"/shared/{old}"):
+    for url in (
+        f"/v1/shared/{old}",
+        f"/v1/shared/{old}/sheet.svg",
+        f"/v1/shared/{old}/deals",
+        f"/shared/{old}",
+    ):
         assert api.client.get(url).status_code == 404, url
     assert api.client.get(f"/v1/shared/{new}").status_code == 200
     assert api.client.get(f"/v1/shared/{new}/sheet.svg").status_code == 200
@@ -304,7 +334,14 @@ def test_another_owners_table_is_404_on_every_route_here(api, other_api):
     assert api.post(f"/v1/tables/{missing}/share-token").status_code == 404
     assert api.get(f"/v1/tables/{missing}/export").status_code == 404
     # The listing never shows it, whatever the filter.
-    for query in ("", "?status=active", "?status=archived", "?status=finished", "?player=Anna", "?convention=sochi"):
+    for query in (
+        "",
+        "?status=active",
+        "?status=archived",
+        "?status=finished",
+        "?player=Anna",
+        "?convention=sochi",
+    ):
         assert other_api.get(f"/v1/tables{query}").json()["items"] == [], query
     # Nothing changed.
     same = api.get(f"/v1/tables/{tid}").json()

@@ -9,7 +9,9 @@ import pytest
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:8443", "127.0.0.1"])
 def test_the_redirect_never_names_the_host(api, client, host):
-    r = client.get("/v1/tables/?limit=1&status=active", headers={**api.headers, "Host": host}, follow_redirects=False)
+    r = client.get(
+        "/v1/tables/?limit=1&status=active", headers={**api.headers, "Host": host}, follow_redirects=False
+    )
     assert r.status_code == 307, r.text
     assert r.headers["location"] == "/v1/tables?limit=1&status=active"
     followed = client.get(r.headers["location"], headers=api.headers)
@@ -28,7 +30,9 @@ def test_paths_with_and_without_the_slash(api, client):
         r = client.get(path, headers={**api.headers, "Host": "evil.example"}, follow_redirects=False)
         assert (r.status_code, r.headers.get("location")) == (307, location), path
     # the method and the body are kept (307): a post to "/v1/tables/" makes the table
-    r = client.post("/v1/tables/", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=api.headers)
+    r = client.post(
+        "/v1/tables/", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=api.headers
+    )
     assert r.status_code == 201 and r.url.path == "/v1/tables", r.text
 
 

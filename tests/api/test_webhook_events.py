@@ -30,7 +30,9 @@ def receivers() -> Iterator[tuple[Receiver, Receiver]]:
 
 def verified(receiver: Receiver, hook: dict[str, Any], count: int) -> list[dict[str, Any]]:
     """The first ``count`` deliveries, each verified against the endpoint's secret."""
-    return [Webhook(hook["secret"]).verify(body, headers) for headers, body in receiver.wait_for(count)[:count]]
+    return [
+        Webhook(hook["secret"]).verify(body, headers) for headers, body in receiver.wait_for(count)[:count]
+    ]
 
 
 def test_a_round_drawn_and_closed_moves_the_standings(owner: Api, receivers):
@@ -39,16 +41,25 @@ def test_a_round_drawn_and_closed_moves_the_standings(owner: Api, receivers):
     register(owner, other.url, ["deal.posted"])
     t = owner.post(
         "/v1/tournaments",
-        json={"name": "Hooked", "convention": "sochi", "rounds": 1, "game_end": {"kind": "deals", "deals": 1}, "entrants": ["A", "B", "C"]},
+        json={
+            "name": "Hooked",
+            "convention": "sochi",
+            "rounds": 1,
+            "game_end": {"kind": "deals", "deals": 1},
+            "entrants": ["A", "B", "C"],
+        },
     ).json()
     limited = register(owner, other.url, ["tournament.standings"], tables=[owner.table()["id"]])
     drawn = owner.post(f"/v1/tournaments/{t['id']}/rounds")
     assert drawn.status_code == 201, drawn.text
-    drawn_event, = verified(subscribed, hook, 1)
+    (drawn_event,) = verified(subscribed, hook, 1)
     assert drawn_event["type"] == "tournament.standings"
     data = drawn_event["data"]
     assert data["tournament_id"] == t["id"] and isinstance(data["revision"], int)
-    assert data["links"] == {"tournament": f"/v1/tournaments/{t['id']}", "standings": f"/v1/tournaments/{t['id']}/standings"}
+    assert data["links"] == {
+        "tournament": f"/v1/tournaments/{t['id']}",
+        "standings": f"/v1/tournaments/{t['id']}/standings",
+    }
     # the round's one table finishes with its one deal: the round closes, the standings move
     table = drawn.json()["rounds"][0]["tables"][0]["table_id"]
     assert owner.post(f"/v1/tables/{table}/deals", json=six_spades(0)).status_code == 201
@@ -56,7 +67,9 @@ def test_a_round_drawn_and_closed_moves_the_standings(owner: Api, receivers):
     assert closed["data"]["tournament_id"] == t["id"] and closed["data"]["revision"] > data["revision"]
     assert owner.get(f"/v1/tournaments/{t['id']}").json()["rounds"][0]["status"] == "closed"
     logged = settled(owner, hook, 2)
-    assert {(d["tournament_id"], d["table_id"], d["type"]) for d in logged} == {(t["id"], None, "tournament.standings")}
+    assert {(d["tournament_id"], d["table_id"], d["type"]) for d in logged} == {
+        (t["id"], None, "tournament.standings")
+    }
     # the deal.posted endpoint got its deal and nothing of the tournament; the endpoint
     # limited to a table got nothing (a tournament is no table)
     other.wait_for(1)
@@ -76,7 +89,11 @@ def _players(owner: Api, *names: str) -> list[str]:
 
 
 def _rated_table(owner: Api, ids: list[str]) -> dict[str, Any]:
-    return owner.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4, rated=True)
+    return owner.table(
+        players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)],
+        pool_target=4,
+        rated=True,
+    )
 
 
 def test_a_rated_table_finishing_and_undone_changes_ratings(owner: Api, receivers):
@@ -87,11 +104,14 @@ def test_a_rated_table_finishing_and_undone_changes_ratings(owner: Api, receiver
     t = _rated_table(owner, ids)
     for body in PULKA:
         owner.deal(t["id"], body)
-    rated, = verified(subscribed, hook, 1)
+    (rated,) = verified(subscribed, hook, 1)
     assert rated["type"] == "rating.changed"
     data = rated["data"]
     assert data["table_id"] == t["id"] and data["rated"] is True and isinstance(data["version"], int)
-    assert data["links"] == {"table": f"/v1/tables/{t['id']}", "settlement": f"/v1/tables/{t['id']}/settlement"}
+    assert data["links"] == {
+        "table": f"/v1/tables/{t['id']}",
+        "settlement": f"/v1/tables/{t['id']}/settlement",
+    }
     assert [p["player_id"] for p in data["players"]] == ids  # seat by seat
     for p in data["players"]:
         now = owner.get(f"/v1/players/{p['player_id']}/rating").json()["rating"]
@@ -103,7 +123,9 @@ def test_a_rated_table_finishing_and_undone_changes_ratings(owner: Api, receiver
     assert owner.delete(f"/v1/tables/{t['id']}/deals/{len(PULKA)}").status_code == 200
     _, unrated = verified(subscribed, hook, 2)
     assert unrated["data"]["table_id"] == t["id"] and unrated["data"]["rated"] is False
-    assert [(p["player_id"], p["before"], p["after"]) for p in unrated["data"]["players"]] == [(i, None, None) for i in ids]
+    assert [(p["player_id"], p["before"], p["after"]) for p in unrated["data"]["players"]] == [
+        (i, None, None) for i in ids
+    ]
     assert len(settled(owner, hook, 2)) == 2
     # the table.finished endpoint got the finish and no rating event
     other.wait_for(1)

@@ -21,7 +21,9 @@ OWNER = "ids-owner"
 POLICY = service.Policy(allowed=service.addresses.networks(["127.0.0.0/8"]))
 SEEN: dict[str, set[object]] = {"webhook": set(), "webhook-id": set()}
 
-steps = st.lists(st.sampled_from(["create", "test", "test", "delete", "delete_newest", "expire"]), min_size=1, max_size=25)
+steps = st.lists(
+    st.sampled_from(["create", "test", "test", "delete", "delete_newest", "expire"]), min_size=1, max_size=25
+)
 
 
 def _given(kind: str, value: object) -> None:
@@ -33,7 +35,11 @@ def _expire(db, settings) -> None:  # noqa: ANN001
     """Every delivery finished long ago, then the deliverer's cleanup (the retention) deletes them."""
     _D = WebhookDeliveryRow.__table__
     with db.write_core() as conn:
-        conn.execute(update(_D).where(_D.c.owner == OWNER).values(state="delivered", finished_at=utcnow() - timedelta(days=30)))
+        conn.execute(
+            update(_D)
+            .where(_D.c.owner == OWNER)
+            .values(state="delivered", finished_at=utcnow() - timedelta(days=30))
+        )
     Deliverer(db, settings).clean()
 
 

@@ -28,7 +28,11 @@ def server(settings, db) -> Iterator[str]:
     from app.main import create_app
 
     live = settings.model_copy(
-        update={"webhooks_deliver": True, "webhooks_allowed_networks": ("127.0.0.0/8",), "webhooks_poll_interval": 0.1}
+        update={
+            "webhooks_deliver": True,
+            "webhooks_allowed_networks": ("127.0.0.0/8",),
+            "webhooks_poll_interval": 0.1,
+        }
     )
     with served(create_app(live, db=db), lifespan="on") as url:
         yield url
@@ -45,7 +49,9 @@ def test_the_example_receiver_verifies_and_fetches_the_png(server, admin_headers
         _owner, key = new_owner_key(client, admin_headers)
         auth = {"Authorization": f"Bearer {key}"}
         port = free_port()
-        hook = client.post("/v1/webhooks", json={"url": f"http://127.0.0.1:{port}/", "types": ["deal.posted"]}, headers=auth)
+        hook = client.post(
+            "/v1/webhooks", json={"url": f"http://127.0.0.1:{port}/", "types": ["deal.posted"]}, headers=auth
+        )
         assert hook.status_code == 201, hook.text
         env = {
             **os.environ,
@@ -55,7 +61,9 @@ def test_the_example_receiver_verifies_and_fetches_the_png(server, admin_headers
             "PORT": str(port),
             "OUT_DIR": str(tmp_path / "pictures"),
         }
-        receiver = subprocess.Popen([sys.executable, str(EXAMPLE)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        receiver = subprocess.Popen(
+            [sys.executable, str(EXAMPLE)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
         try:
             deadline = time.monotonic() + 20
             while True:  # until it listens
@@ -63,14 +71,22 @@ def test_the_example_receiver_verifies_and_fetches_the_png(server, admin_headers
                     forged = httpx.post(
                         f"http://127.0.0.1:{port}/",
                         content=b'{"type":"deal.posted"}',
-                        headers={"webhook-id": "msg_1", "webhook-timestamp": str(int(time.time())), "webhook-signature": "v1,AAAA"},
+                        headers={
+                            "webhook-id": "msg_1",
+                            "webhook-timestamp": str(int(time.time())),
+                            "webhook-signature": "v1,AAAA",
+                        },
                     )
                     break
                 except httpx.ConnectError:
-                    assert time.monotonic() < deadline and receiver.poll() is None, receiver.stdout.read() if receiver.stdout else ""
+                    assert time.monotonic() < deadline and receiver.poll() is None, (
+                        receiver.stdout.read() if receiver.stdout else ""
+                    )
                     time.sleep(0.1)
             assert forged.status_code == 400
-            table = client.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}, headers=auth).json()
+            table = client.post(
+                "/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}, headers=auth
+            ).json()
             assert client.post(f"/v1/tables/{table['id']}/deals", json=DEAL, headers=auth).status_code == 201
             picture = tmp_path / "pictures" / f"{table['id']}-1.png"
             deadline = time.monotonic() + 30

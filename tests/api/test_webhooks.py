@@ -72,7 +72,9 @@ def deliveries(owner: Api, hook: dict[str, Any]) -> list[dict[str, Any]]:
     return r.json()["items"]
 
 
-def settled(owner: Api, hook: dict[str, Any], count: int, state: str = "delivered", timeout: float = 15) -> list[dict[str, Any]]:
+def settled(
+    owner: Api, hook: dict[str, Any], count: int, state: str = "delivered", timeout: float = 15
+) -> list[dict[str, Any]]:
     deadline = time.monotonic() + timeout
     while True:
         items = deliveries(owner, hook)
@@ -99,7 +101,9 @@ def test_another_owners_webhook_is_not_found(owner, hooks, admin_headers):
     other = Api(hooks, key, name)
     for call in (
         lambda: other.get(f"/v1/webhooks/{made['id']}"),
-        lambda: other.client.patch(f"/v1/webhooks/{made['id']}", json={"active": False}, headers=other.headers),
+        lambda: other.client.patch(
+            f"/v1/webhooks/{made['id']}", json={"active": False}, headers=other.headers
+        ),
         lambda: other.delete(f"/v1/webhooks/{made['id']}"),
         lambda: other.get(f"/v1/webhooks/{made['id']}/deliveries"),
         lambda: other.post(f"/v1/webhooks/{made['id']}/test"),
@@ -160,7 +164,13 @@ def test_an_ipv4_address_inside_an_ipv6_one_and_port_0_are_refused(api, url):
 def test_an_embedded_address_is_refused_at_delivery_too():
     from app.webhooks import addresses
 
-    for host in ("64:ff9b::7f00:1", "2002:7f00:1::1", "::127.0.0.1", "::ffff:127.0.0.1", "2001:0:4136:e378:8000:63bf:3fff:fdd2"):
+    for host in (
+        "64:ff9b::7f00:1",
+        "2002:7f00:1::1",
+        "::127.0.0.1",
+        "::ffff:127.0.0.1",
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+    ):
         with pytest.raises(addresses.Refused):
             addresses.check(addresses.literal(host), ())
     for host in ("64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888"):
@@ -173,7 +183,7 @@ def test_a_posted_deal_is_delivered_signed_and_verifies_with_the_library(owner, 
     hook = register(owner, receiver.url)
     table = owner.table()
     posted = owner.post(f"/v1/tables/{table['id']}/deals", json=DEAL)
-    (headers, body), = receiver.wait_for(1)
+    ((headers, body),) = receiver.wait_for(1)
     event = Webhook(hook["secret"]).verify(body, headers)
     assert event["type"] == "deal.posted"
     data = event["data"]
@@ -184,7 +194,9 @@ def test_a_posted_deal_is_delivered_signed_and_verifies_with_the_library(owner, 
     with pytest.raises(WebhookVerificationError):
         Webhook("whsec_" + "A" * 32).verify(body, headers)
     delivered = settled(owner, hook, 1)
-    assert delivered[0]["webhook_id"] == headers["webhook-id"] and delivered[0]["attempts"][0]["status"] == 204
+    assert (
+        delivered[0]["webhook_id"] == headers["webhook-id"] and delivered[0]["attempts"][0]["status"] == 204
+    )
 
 
 def test_a_failed_delivery_is_repeated_with_the_same_webhook_id(owner, receiver):
@@ -213,7 +225,9 @@ def test_retry_after_is_honoured(owner, receiver):
     # the schedule says 0.2 s; the receiver asked for 1 s
     assert time.monotonic() - t0 >= 0.7
     (item,) = settled(owner, hook, 1)
-    first, second = (datetime.fromisoformat(a["attempted_at"].replace("Z", "+00:00")) for a in item["attempts"])
+    first, second = (
+        datetime.fromisoformat(a["attempted_at"].replace("Z", "+00:00")) for a in item["attempts"]
+    )
     assert (second - first).total_seconds() >= 0.9
 
 
@@ -269,18 +283,34 @@ def test_a_paused_endpoint_gets_nothing_and_the_tables_filter_holds(owner, recei
 
 
 def test_every_kind_of_change_is_an_event(owner, receiver):
-    hook = register(owner, receiver.url, ["deal.posted", "deal.undone", "table.renamed", "table.archived", "table.deleted"])
+    hook = register(
+        owner,
+        receiver.url,
+        ["deal.posted", "deal.undone", "table.renamed", "table.archived", "table.deleted"],
+    )
     table = owner.table()
     tid = table["id"]
     owner.deal(tid, DEAL)
     assert owner.delete(f"/v1/tables/{tid}/deals/1").status_code == 200
-    assert owner.client.patch(f"/v1/tables/{tid}", json={"title": "Tuesday"}, headers=owner.headers).status_code == 200
-    assert owner.client.patch(f"/v1/tables/{tid}", json={"archived": True}, headers=owner.headers).status_code == 200
+    assert (
+        owner.client.patch(f"/v1/tables/{tid}", json={"title": "Tuesday"}, headers=owner.headers).status_code
+        == 200
+    )
+    assert (
+        owner.client.patch(f"/v1/tables/{tid}", json={"archived": True}, headers=owner.headers).status_code
+        == 200
+    )
     assert owner.delete(f"/v1/tables/{tid}").status_code == 204
     receiver.wait_for(5)
     # in the order of the changes (several deliveries are in flight at once: they may arrive in another)
     events = sorted(receiver.events(), key=lambda e: e["timestamp"])
-    assert [e["type"] for e in events] == ["deal.posted", "deal.undone", "table.renamed", "table.archived", "table.deleted"]
+    assert [e["type"] for e in events] == [
+        "deal.posted",
+        "deal.undone",
+        "table.renamed",
+        "table.archived",
+        "table.deleted",
+    ]
     assert events[1]["data"]["deal_number"] == 1 and events[1]["data"]["revision"] == 2
     assert events[4]["data"]["etag"] is None and "links" not in events[4]["data"]
     assert len(settled(owner, hook, 5)) == 5
@@ -291,7 +321,7 @@ def test_a_rotated_secret_signs_beside_the_new_one(owner, receiver):
     rotated = owner.post(f"/v1/webhooks/{hook['id']}/rotate-secret").json()
     assert rotated["secret"] != hook["secret"] and rotated["previous_secret_until"] is not None
     owner.deal(owner.table()["id"], DEAL)
-    (headers, body), = receiver.wait_for(1)
+    ((headers, body),) = receiver.wait_for(1)
     assert len(headers["webhook-signature"].split(" ")) == 2
     Webhook(hook["secret"]).verify(body, headers)
     Webhook(rotated["secret"]).verify(body, headers)
@@ -338,7 +368,11 @@ def test_a_url_refused_at_delivery_is_a_failed_attempt(owner, receiver, hooks):
     finally:
         deliverer.allowed = kept
     attempt = deliveries(owner, hook)[0]["attempts"][0]
-    assert attempt["status"] is None and attempt["error"].startswith("url refused") and "loopback" in attempt["error"]
+    assert (
+        attempt["status"] is None
+        and attempt["error"].startswith("url refused")
+        and "loopback" in attempt["error"]
+    )
     assert receiver.received == []
 
 
@@ -378,7 +412,9 @@ def test_the_deal_that_finishes_the_pool_is_also_table_finished(owner, receiver)
     time.sleep(0.2)
     events = [(e["type"], e["data"]["deal_number"]) for e in receiver.events()]
     # PULKA's 4th deal fills every pool to 4: its deal.posted, and table.finished beside it
-    assert sorted(events) == sorted([("deal.posted", n) for n in range(1, len(PULKA) + 1)] + [("table.finished", len(PULKA))])
+    assert sorted(events) == sorted(
+        [("deal.posted", n) for n in range(1, len(PULKA) + 1)] + [("table.finished", len(PULKA))]
+    )
 
 
 def test_a_table_finished_only_endpoint_gets_nothing_else(owner, receiver):
@@ -388,7 +424,7 @@ def test_a_table_finished_only_endpoint_gets_nothing_else(owner, receiver):
     tid = owner.table(pool_target=4)["id"]
     for body in PULKA:
         owner.deal(tid, body)
-    (headers, body), = receiver.wait_for(1)
+    ((headers, body),) = receiver.wait_for(1)
     time.sleep(0.3)
     assert len(receiver.received) == 1 and receiver.events()[0]["type"] == "table.finished"
 
@@ -399,7 +435,9 @@ def test_a_refused_change_writes_no_delivery(owner, receiver):
     # a refused deal (422) and a stale If-Match (412): the transaction is rolled back, its deliveries with it
     r = owner.post(f"/v1/tables/{tid}/deals", json={"type": "misere", "declarer": 7, "tricks": {"7": 0}})
     assert r.status_code == 422
-    r = owner.client.patch(f"/v1/tables/{tid}", json={"title": "x"}, headers={**owner.headers, "If-Match": '"stale"'})
+    r = owner.client.patch(
+        f"/v1/tables/{tid}", json={"title": "x"}, headers={**owner.headers, "If-Match": '"stale"'}
+    )
     assert r.status_code == 412
     owner.post(f"/v1/webhooks/{hook['id']}/test")  # something that is delivered, to wait for
     receiver.wait_for(1)
@@ -435,10 +473,17 @@ def test_every_time_is_served_with_its_offset(owner, receiver):
     settled(owner, hook, 1, state="failed")  # one retry, then 410: every field set
     got = owner.get(f"/v1/webhooks/{hook['id']}").json()
     (delivery,) = deliveries(owner, hook)
-    times = [got[f] for f in ("created_at", "updated_at", "disabled_at", "failing_since", "previous_secret_until")]
-    times += [delivery["occurred_at"], delivery["finished_at"]] + [a["attempted_at"] for a in delivery["attempts"]]
+    times = [
+        got[f] for f in ("created_at", "updated_at", "disabled_at", "failing_since", "previous_secret_until")
+    ]
+    times += [delivery["occurred_at"], delivery["finished_at"]] + [
+        a["attempted_at"] for a in delivery["attempts"]
+    ]
     for t in [*times, *(hook[f] for f in ("created_at", "updated_at"))]:
-        assert t.endswith("Z") and datetime.fromisoformat(t.replace("Z", "+00:00")).utcoffset().total_seconds() == 0, t
+        assert (
+            t.endswith("Z")
+            and datetime.fromisoformat(t.replace("Z", "+00:00")).utcoffset().total_seconds() == 0
+        ), t
     # next_attempt_at: while pending
     owner.client.patch(f"/v1/webhooks/{hook['id']}", json={"active": False}, headers=owner.headers)
     pending = owner.post(f"/v1/webhooks/{hook['id']}/test").json()
@@ -476,7 +521,10 @@ def test_a_redirect_is_not_followed(owner, receiver):
         hook = register(owner, receiver.url)
         owner.post(f"/v1/webhooks/{hook['id']}/test")
         (item,) = settled(owner, hook, 1)
-        assert item["attempts"][0]["status"] == 307 and "redirects are not followed" in item["attempts"][0]["error"]
+        assert (
+            item["attempts"][0]["status"] == 307
+            and "redirects are not followed" in item["attempts"][0]["error"]
+        )
         assert elsewhere.received == [] and len(receiver.received) == 2
     finally:
         elsewhere.close()
@@ -510,7 +558,9 @@ def test_a_slow_receiver_times_out_and_a_long_answer_is_cut(owner, hooks):
         chatty.close()
 
 
-def test_an_endpoint_deleted_while_its_delivery_is_in_flight_holds_back_no_other_outcome(owner, hooks, caplog):
+def test_an_endpoint_deleted_while_its_delivery_is_in_flight_holds_back_no_other_outcome(
+    owner, hooks, caplog
+):
     """The two deliveries end together; the deleted endpoint's outcome cannot be written. The
     other's is written once and it is not sent again when its lease ends; the dropped one is
     said once."""
@@ -632,7 +682,9 @@ def test_a_deal_posted_while_its_endpoint_is_deleted_is_stored(owner, settings):
         with engine.connect() as deleting:
             deleting.execute(text("DELETE FROM webhook_deliveries WHERE endpoint_id = :e"), {"e": hook["id"]})
             deleting.execute(text("DELETE FROM webhook_endpoints WHERE id = :e"), {"e": hook["id"]})
-            poster = threading.Thread(target=lambda: answers.append(owner.post(f"/v1/tables/{table['id']}/deals", json=PASS_6S)))
+            poster = threading.Thread(
+                target=lambda: answers.append(owner.post(f"/v1/tables/{table['id']}/deals", json=PASS_6S))
+            )
             poster.start()
             time.sleep(0.5)  # the post is under way, waiting on the deleted endpoint's row
             deleting.commit()

@@ -37,5 +37,7 @@ def slim_app_image(bases: dict[str, str]) -> str:
     python:3.11-slim (scripts/build-base-images says how it is made)."""
     base = bases.get("PREFSCORE_PYTHON_SLIM_IMAGE")
     if base is None:
-        pytest.skip("this machine's Python is not a relocatable build: no python:3.11-slim layout could be made")
+        pytest.skip(
+            "this machine's Python is not a relocatable build: no python:3.11-slim layout could be made"
+        )
     return pm.build(pm.REPO, "app-slim", base, host_certs=True)

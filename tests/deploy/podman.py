@@ -64,13 +64,21 @@ def context_hash(context: Path, *extra: str) -> str:
     """A hash of what a build sees: the files of the context not in its .dockerignore, the
     Dockerfile, and the build arguments."""
     ignore = context / ".dockerignore"
-    patterns = [l.strip() for l in ignore.read_text().splitlines() if l.strip() and not l.startswith("#")] if ignore.exists() else []
+    patterns = (
+        [ln.strip() for ln in ignore.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+        if ignore.exists()
+        else []
+    )
     files = []
     for top, dirs, names in os.walk(context):
         here = Path(top).relative_to(context).as_posix()
         prefix = "" if here == "." else here + "/"
         dirs[:] = [d for d in dirs if not _ignored(prefix + d, patterns)]
-        files += [prefix + n for n in names if n == "Dockerfile" and not prefix or not _ignored(prefix + n, patterns)]
+        files += [
+            prefix + n
+            for n in names
+            if n == "Dockerfile" and not prefix or not _ignored(prefix + n, patterns)
+        ]
     digest = hashlib.sha256()
     for relative in sorted(files):
         digest.update(relative.encode() + b"\0" + (context / relative).read_bytes() + b"\0")
@@ -95,11 +103,23 @@ def build(context: Path, name: str, base: str, *, host_certs: bool = False) -> s
         if host_certs and Path("/etc/pip.conf").is_file():
             certs += ["-v", "/etc/pip.conf:/etc/pip.conf:ro"]
         podman(
-            "build", "--quiet", "--format", "docker", "--network", "host", *certs,
-            "--build-arg", f"BASE={base}", "-t", tag, str(context),
+            "build",
+            "--quiet",
+            "--format",
+            "docker",
+            "--network",
+            "host",
+            *certs,
+            "--build-arg",
+            f"BASE={base}",
+            "-t",
+            tag,
+            str(context),
             timeout=900,
         )
-        listed = podman("images", "--format", "{{.Repository}}:{{.Tag}}", "--filter", f"reference={repo}").stdout.split()
+        listed = podman(
+            "images", "--format", "{{.Repository}}:{{.Tag}}", "--filter", f"reference={repo}"
+        ).stdout.split()
         stale = [t for t in listed if t != tag]
         if stale:
             podman("rmi", "--force", *stale, check=False)
@@ -123,13 +143,17 @@ def wait_healthy(container: str, timeout: float = 90) -> None:
         state = inspect(container)["State"]
         if not state.get("Running"):
             logs = podman("logs", container, check=False)
-            raise RuntimeError(f"{container} is not running ({state.get('Status')}):\n{(logs.stdout + logs.stderr)[-4000:]}")
+            raise RuntimeError(
+                f"{container} is not running ({state.get('Status')}):\n{(logs.stdout + logs.stderr)[-4000:]}"
+            )
         podman("healthcheck", "run", container, check=False, timeout=30)
         if health(container) == "healthy":
             return
         time.sleep(0.5)
     logs = podman("logs", container, check=False)
-    raise RuntimeError(f"{container} not healthy after {timeout}s ({health(container)}):\n{(logs.stdout + logs.stderr)[-4000:]}")
+    raise RuntimeError(
+        f"{container} not healthy after {timeout}s ({health(container)}):\n{(logs.stdout + logs.stderr)[-4000:]}"
+    )
 
 
 def process_uid(container: str) -> int:
@@ -147,9 +171,13 @@ class Compose:
 
     def run(self, *args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         command = ["podman-compose", "-p", self.project, "-f", str(REPO / "docker-compose.yml"), *args]
-        result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=self.environment, timeout=timeout)
+        result = subprocess.run(
+            command, capture_output=True, text=True, cwd=REPO, env=self.environment, timeout=timeout
+        )
         if check and result.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}")
+            raise RuntimeError(
+                f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+            )
         return result
 
     def container(self, service: str) -> str:

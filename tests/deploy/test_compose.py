@@ -69,7 +69,9 @@ class Stack:
             except httpx.HTTPError as exc:
                 last = exc
             time.sleep(0.3)
-        raise RuntimeError(f"the load balancer did not answer /health: {last!r}\n{self.compose.logs('lb')[-3000:]}")
+        raise RuntimeError(
+            f"the load balancer did not answer /health: {last!r}\n{self.compose.logs('lb')[-3000:]}"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +81,9 @@ def stack(app_image: str, bases: dict[str, str]) -> Iterator[Stack]:
     password = secrets.token_hex(8)
     # The two small images at once: their builds mostly wait for the Debian mirror.
     with ThreadPoolExecutor(2) as pool:
-        pgbouncer, haproxy = pool.map(lambda name: pm.build(pm.REPO / "deploy" / name, name, base), ["pgbouncer", "haproxy"])
+        pgbouncer, haproxy = pool.map(
+            lambda name: pm.build(pm.REPO / "deploy" / name, name, base), ["pgbouncer", "haproxy"]
+        )
     compose = pm.Compose(
         f"prefscore-t{secrets.token_hex(3)}",
         {
@@ -122,9 +126,21 @@ def test_a_pulka_through_the_load_balancer_reaches_both_replicas(stack: Stack):
     table = create_table(stack.url, ADMIN)
     deals = [
         {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "pass", "2": "pass"}},
-        {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 7, "2": 2, "0": 1}},
+        {
+            "type": "contract",
+            "declarer": 1,
+            "contract": "7H",
+            "defenders": {"2": "whist", "0": "pass"},
+            "tricks": {"1": 7, "2": 2, "0": 1},
+        },
         {"type": "misere", "declarer": 2, "tricks": {"2": 0}},
-        {"type": "contract", "declarer": 0, "contract": "8NT", "defenders": {"1": "whist", "2": "whist"}, "tricks": {"0": 7, "1": 2, "2": 1}},
+        {
+            "type": "contract",
+            "declarer": 0,
+            "contract": "8NT",
+            "defenders": {"1": "whist", "2": "whist"},
+            "tricks": {"0": 7, "1": 2, "2": 1},
+        },
     ]
     with httpx.Client(base_url=stack.url, headers=auth(ADMIN), timeout=30) as client:
         for deal in deals:
@@ -168,11 +184,20 @@ print("probe: ok")
 
 def _probe(stack: Stack, prepared: str) -> tuple[int, str]:
     result = pm.podman(
-        "run", "--rm", "--network", stack.compose.network,
-        "-e", f"DATABASE_URL=postgresql+psycopg://prefscore:{stack.password}@pgbouncer:6432/prefscore",
-        "-e", f"PREFSCORE_DB_PREPARED_STATEMENTS={prepared}",
-        stack.app_image, "python", "-c", PROBE,
-        check=False, timeout=120,
+        "run",
+        "--rm",
+        "--network",
+        stack.compose.network,
+        "-e",
+        f"DATABASE_URL=postgresql+psycopg://prefscore:{stack.password}@pgbouncer:6432/prefscore",
+        "-e",
+        f"PREFSCORE_DB_PREPARED_STATEMENTS={prepared}",
+        stack.app_image,
+        "python",
+        "-c",
+        PROBE,
+        check=False,
+        timeout=120,
     )
     return result.returncode, result.stdout + result.stderr
 
@@ -188,10 +213,20 @@ def _subscribers(stack: Stack, tables: list[dict], stop: threading.Event) -> lis
     """Event streams through the load balancer: each table's keyed stream, the share link's of
     the first two, the owner-wide stream and an owner-wide one of the last two tables."""
     base, key = stack.url, auth(ADMIN)
-    subs = [ResumingReader(f"keyed{i}", f"{base}/v1/tables/{t['id']}/events", key, stop=stop) for i, t in enumerate(tables)]
-    subs += [ResumingReader(f"shared{i}", f"{base}/v1/shared/{t['share_token']}/events", stop=stop) for i, t in enumerate(tables[:2])]
+    subs = [
+        ResumingReader(f"keyed{i}", f"{base}/v1/tables/{t['id']}/events", key, stop=stop)
+        for i, t in enumerate(tables)
+    ]
+    subs += [
+        ResumingReader(f"shared{i}", f"{base}/v1/shared/{t['share_token']}/events", stop=stop)
+        for i, t in enumerate(tables[:2])
+    ]
     subs.append(ResumingReader("owner", f"{base}/v1/events", key, stop=stop))
-    subs.append(ResumingReader("owner-listed", f"{base}/v1/events?tables={tables[2]['id']},{tables[3]['id']}", key, stop=stop))
+    subs.append(
+        ResumingReader(
+            "owner-listed", f"{base}/v1/events?tables={tables[2]['id']},{tables[3]['id']}", key, stop=stop
+        )
+    )
     return subs
 
 
@@ -226,12 +261,16 @@ def _stream_problems(sub: ResumingReader, finals: dict[str, tuple[dict, str, lis
         revisions = [e.data["revision"] for e in events]
         backwards = [(a, b) for a, b in zip(revisions, revisions[1:]) if b < a]
         if backwards:
-            problems.append(f"{sub.name}: table {table_id} went back from revision {backwards[0][0]} to {backwards[0][1]}")
+            problems.append(
+                f"{sub.name}: table {table_id} went back from revision {backwards[0][0]} to {backwards[0][1]}"
+            )
         for e in events:
             # The tables were only posted to: revision r is the sheet after the first r deals.
             r = e.data["revision"]
             if not 0 <= r < len(sheets):
-                problems.append(f"{sub.name}: revision {r} of table {table_id}, which has {len(sheets) - 1} deals")
+                problems.append(
+                    f"{sub.name}: revision {r} of table {table_id}, which has {len(sheets) - 1} deals"
+                )
                 break
             wrong = sheet_problems(sheets[r], e.data["sheet"], f"{sub.name} {table_id}@{r}")
             if wrong:
@@ -239,7 +278,9 @@ def _stream_problems(sub: ResumingReader, finals: dict[str, tuple[dict, str, lis
                 break
         last = events[-1]
         if (last.data["revision"], last.data["etag"]) != (table["deal_count"], etag):
-            problems.append(f"{sub.name}: table {table_id} ended at revision {last.data['revision']}, not {table['deal_count']}")
+            problems.append(
+                f"{sub.name}: table {table_id} ended at revision {last.data['revision']}, not {table['deal_count']}"
+            )
     return problems
 
 
@@ -265,10 +306,27 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         sub.start()
     # The tables' streams begin with the current state (revision 0); the owner-wide ones are
     # open once the owner's tables count them (stream opens are spread over both replicas).
-    _wait_until("every table stream has its first state", lambda: all(s.events for s in subscribers if not s.name.startswith("owner")), subscribers=subscribers)
-    _wait_until("the owner-wide streams are open", lambda: all(s.connections for s in subscribers), subscribers=subscribers)
+    _wait_until(
+        "every table stream has its first state",
+        lambda: all(s.events for s in subscribers if not s.name.startswith("owner")),
+        subscribers=subscribers,
+    )
+    _wait_until(
+        "the owner-wide streams are open",
+        lambda: all(s.connections for s in subscribers),
+        subscribers=subscribers,
+    )
     writers = [
-        Writer(f"w{i}", [stack.url], tables[i % 4], ADMIN, 100_000, seed=i, stop=stop, deadline=time.monotonic() + 300)
+        Writer(
+            f"w{i}",
+            [stack.url],
+            tables[i % 4],
+            ADMIN,
+            100_000,
+            seed=i,
+            stop=stop,
+            deadline=time.monotonic() + 300,
+        )
         for i in range(8)
     ]
     for w in writers:
@@ -277,11 +335,15 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
     began = time.monotonic()
 
     def step(what: str) -> None:
-        steps.append(f"{what} at {time.monotonic() - began:.1f}s with {sum(w.stats.acked for w in writers)} acknowledged")
+        steps.append(
+            f"{what} at {time.monotonic() - began:.1f}s with {sum(w.stats.acked for w in writers)} acknowledged"
+        )
 
     try:
         # An owner-wide stream that has received no event yet has no id to resume from.
-        _wait_until("every stream has an event", lambda: all(s.events for s in subscribers), subscribers=subscribers)
+        _wait_until(
+            "every stream has an event", lambda: all(s.events for s in subscribers), subscribers=subscribers
+        )
         time.sleep(1.5)
         for service, how in (("api1", "stop"), ("api2", "stop"), ("api1", "kill")):
             container = stack.compose.container(service)
@@ -292,7 +354,9 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
                 pm.podman("wait", container, check=False, timeout=60)
             step(f"{how} {service}")
             time.sleep(1)  # the other replica alone
-            pm.podman("start", container, check=False, timeout=60)  # the restart policy may have done so already
+            pm.podman(
+                "start", container, check=False, timeout=60
+            )  # the restart policy may have done so already
             pm.wait_healthy(container)
             step(f"{service} healthy")
             time.sleep(2.5)  # HAProxy: two good checks a second apart put it back
@@ -304,7 +368,11 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         if sys.exc_info()[0] is not None:
             unsubscribe.set()
             for service in ("api1", "api2"):  # what the replicas said of their event streams
-                said = [line for line in stack.compose.logs(service).splitlines() if "/events" in line or "live updates" in line]
+                said = [
+                    line
+                    for line in stack.compose.logs(service).splitlines()
+                    if "/events" in line or "live updates" in line
+                ]
                 print(f"--- {service}\n" + "\n".join(said[-40:]), file=sys.stderr)
     step("writers done")
     for w in writers:
@@ -324,8 +392,14 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         stored += verdict.stored
         problems += [f"table {i}: {p}" for p in verdict.problems]
         table = httpx.get(f"{stack.url}/v1/tables/{table_id}", headers=auth(ADMIN), timeout=30).json()
-        etag = httpx.get(f"{stack.url}/v1/tables/{table_id}/sheet", headers=auth(ADMIN), timeout=30).headers["ETag"]
-        finals[table_id] = (table, etag, sheets_after_each_deal(table, fetch_deals(stack.url, ADMIN, table_id)))
+        etag = httpx.get(f"{stack.url}/v1/tables/{table_id}/sheet", headers=auth(ADMIN), timeout=30).headers[
+            "ETag"
+        ]
+        finals[table_id] = (
+            table,
+            etag,
+            sheets_after_each_deal(table, fetch_deals(stack.url, ADMIN, table_id)),
+        )
     step("verified")
 
     def watched(sub: ResumingReader) -> dict[str, tuple[dict, str, list[dict]]]:
@@ -338,7 +412,11 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         return all(last.get(t) == table["deal_count"] for t, (table, _e, _s) in watched(sub).items())
 
     try:
-        _wait_until("every stream has the final state", lambda: all(caught_up(s) for s in subscribers), subscribers=subscribers)
+        _wait_until(
+            "every stream has the final state",
+            lambda: all(caught_up(s) for s in subscribers),
+            subscribers=subscribers,
+        )
         step("streams caught up")
     except AssertionError:
         pass  # told below, stream by stream
@@ -360,8 +438,7 @@ def test_a_rolling_restart_loses_nothing(stack: Stack):
         f"{len(subscribers)} event streams: {sum(len(s.events) for s in subscribers)} events seen, "
         f"{sum(s.reconnects for s in subscribers)} reconnects, {sum(s.failed_opens for s in subscribers)} failed opens "
         f"{sorted(set(st for s in subscribers for st in s.statuses))}, {sum(s.silences for s in subscribers)} silent, "
-        f"missed {len(missed)}; "
-        + "; ".join(steps),
+        f"missed {len(missed)}; " + "; ".join(steps),
         file=sys.stderr,
     )
     assert problems == [] and total.unexpected == []

@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import httpx
 import psycopg
@@ -94,9 +94,18 @@ class HaCompose(pm.Compose):
 
     def run(self, *args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         command = ["podman-compose", "-p", self.project, "-f", str(COMPOSE_FILE), *args]
-        result = subprocess.run(command, capture_output=True, text=True, cwd=COMPOSE_FILE.parent, env=self.environment, timeout=timeout)
+        result = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            cwd=COMPOSE_FILE.parent,
+            env=self.environment,
+            timeout=timeout,
+        )
         if check and result.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}")
+            raise RuntimeError(
+                f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+            )
         return result
 
 
@@ -106,7 +115,11 @@ def _up(compose: HaCompose, *services: str) -> None:
     for again."""
     compose.run("up", "-d", "--no-deps", *services)
     for _ in range(2):
-        missing = [x for x in services if pm.podman("container", "exists", compose.container(x), check=False).returncode != 0]
+        missing = [
+            x
+            for x in services
+            if pm.podman("container", "exists", compose.container(x), check=False).returncode != 0
+        ]
         if not missing:
             return
         time.sleep(1)
@@ -129,9 +142,13 @@ class Ha:
             if not pm.inspect(c)["State"].get("Running"):
                 continue
             r = pm.podman(
-                "exec", c, "python3", "-c",
+                "exec",
+                c,
+                "python3",
+                "-c",
                 "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8008/cluster', timeout=3).read().decode())",
-                check=False, timeout=30,
+                check=False,
+                timeout=30,
             )
             if r.returncode == 0:
                 return json.loads(r.stdout)["members"]
@@ -148,20 +165,41 @@ class Ha:
         members: list[dict] = []
         while time.monotonic() < deadline:
             members = self.cluster()
-            roles = sorted(m["role"] for m in members if m["state"] in ("running", "streaming") and m.get("timeline", 0) > timeline_above)
+            roles = sorted(
+                m["role"]
+                for m in members
+                if m["state"] in ("running", "streaming") and m.get("timeline", 0) > timeline_above
+            )
             if len(members) == 3 and roles == ["leader", "replica", "sync_standby"]:
                 return members
             time.sleep(1)
         raise RuntimeError(f"the cluster is not whole after {timeout}s: {members}\n" + self.node_logs())
 
     def psql(self, node: str, sql: str, database: str = "prefscore") -> str:
-        return pm.podman("exec", self.compose.container(node), "psql", "-h", "/var/run/postgresql", "-U", "postgres",
-                         "-d", database, "-Atc", sql, timeout=60).stdout.strip()
+        return pm.podman(
+            "exec",
+            self.compose.container(node),
+            "psql",
+            "-h",
+            "/var/run/postgresql",
+            "-U",
+            "postgres",
+            "-d",
+            database,
+            "-Atc",
+            sql,
+            timeout=60,
+        ).stdout.strip()
 
     def node_logs(self) -> str:
         out = []
         for node in NODES:
-            lines = [l for l in self.compose.logs(node).splitlines() if not l.startswith((" ", "Traceback", "ConnectionResetError")) and "Exception happened" not in l]
+            lines = [
+                ln
+                for ln in self.compose.logs(node).splitlines()
+                if not ln.startswith((" ", "Traceback", "ConnectionResetError"))
+                and "Exception happened" not in ln
+            ]
             out.append(f"--- {node}\n" + "\n".join(lines[-30:]))
         return "\n".join(out)
 
@@ -181,7 +219,7 @@ class Ha:
 
     def deliveries(self) -> list[dict]:
         r = pm.podman("logs", self.hooks, check=False)
-        return [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        return [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +229,11 @@ def ha(app_image: str, bases: dict[str, str]) -> Iterator[Ha]:
     with ThreadPoolExecutor(3) as pool:
         patroni, pgbouncer, haproxy = pool.map(
             lambda c: pm.build(c[0], c[1], base),
-            [(pm.REPO / "deploy" / "ha" / "postgres", "ha-postgres"), (pm.REPO / "deploy" / "pgbouncer", "pgbouncer"), (pm.REPO / "deploy" / "haproxy", "haproxy")],
+            [
+                (pm.REPO / "deploy" / "ha" / "postgres", "ha-postgres"),
+                (pm.REPO / "deploy" / "pgbouncer", "pgbouncer"),
+                (pm.REPO / "deploy" / "haproxy", "haproxy"),
+            ],
         )
     built = time.monotonic()
     port, primary_port, replica_port = free_port(), free_port(), free_port()
@@ -230,8 +272,20 @@ def ha(app_image: str, bases: dict[str, str]) -> Iterator[Ha]:
         _up(compose, "migrate")
         code = pm.podman("wait", compose.container("migrate"), timeout=180).stdout.strip()
         assert code == "0", f"the migration exited with {code}:\n{compose.logs('migrate')[-3000:]}"
-        pm.podman("run", "-d", "--name", s.hooks, "--network", compose.network, "--network-alias", "hooks",
-                  app_image, "python", "-c", RECEIVER)
+        pm.podman(
+            "run",
+            "-d",
+            "--name",
+            s.hooks,
+            "--network",
+            compose.network,
+            "--network-alias",
+            "hooks",
+            app_image,
+            "python",
+            "-c",
+            RECEIVER,
+        )
         _up(compose, "pgbouncer", "api1", "api2", "lb")
         for service in ("api1", "api2"):
             pm.wait_healthy(compose.container(service), timeout=120)
@@ -244,22 +298,46 @@ def ha(app_image: str, bases: dict[str, str]) -> Iterator[Ha]:
             print(s.node_logs(), file=sys.stderr)
             for service in ("dbproxy", "pgbouncer", "api1", "api2"):
                 print(f"--- {service}\n{compose.logs(service)[-2000:]}", file=sys.stderr)
-        pm.podman("rm", "--force", "--volumes", "--time", "1", s.hooks, *[compose.container(x) for x in services], check=False, timeout=180)
+        pm.podman(
+            "rm",
+            "--force",
+            "--volumes",
+            "--time",
+            "1",
+            s.hooks,
+            *[compose.container(x) for x in services],
+            check=False,
+            timeout=180,
+        )
         compose.run("down", "-v", "-t", "1", check=False)
         # The volumes of the services never started here (etcd2, etcd3), which `down` leaves.
         for volume in ("etcd1", "etcd2", "etcd3", "pg1", "pg2", "pg3", "pgbackrest"):
             pm.podman("volume", "rm", "--force", f"{compose.project}_{volume}", check=False)
         pm.podman("network", "rm", "--force", compose.network, check=False)
-        print(f"\nHA stack: images {s.timings.get('build', 0):.0f}s, cluster {s.timings.get('cluster', 0):.0f}s, "
-              f"up {s.timings.get('up', 0):.0f}s, whole module {time.monotonic() - began:.0f}s", file=sys.stderr)
+        print(
+            f"\nHA stack: images {s.timings.get('build', 0):.0f}s, cluster {s.timings.get('cluster', 0):.0f}s, "
+            f"up {s.timings.get('up', 0):.0f}s, whole module {time.monotonic() - began:.0f}s",
+            file=sys.stderr,
+        )
 
 
 # --------------------------------------------------------------------------- point-in-time
 
 
 def _post(url: str, table_id: str, note: str) -> dict:
-    deal = {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "pass", "2": "pass"}, "note": note}
-    r = httpx.post(f"{url}/v1/tables/{table_id}/deals", json=deal, headers={**auth(ADMIN), "Idempotency-Key": note}, timeout=30)
+    deal = {
+        "type": "contract",
+        "declarer": 0,
+        "contract": "6S",
+        "defenders": {"1": "pass", "2": "pass"},
+        "note": note,
+    }
+    r = httpx.post(
+        f"{url}/v1/tables/{table_id}/deals",
+        json=deal,
+        headers={**auth(ADMIN), "Idempotency-Key": note},
+        timeout=30,
+    )
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -276,7 +354,7 @@ def test_a_point_in_time_restore_finds_exactly_the_deals_before_it(ha: Ha):
     table = create_table(ha.url, ADMIN)
     _post(ha.url, table["id"], "pitr-A")
     time.sleep(1.0)
-    target = datetime.now(timezone.utc)
+    target = datetime.now(UTC)
     time.sleep(1.0)
     _post(ha.url, table["id"], "pitr-B")
     # `check` switches to a new WAL segment and waits until it is archived: B is in the archive.
@@ -289,12 +367,24 @@ def test_a_point_in_time_restore_finds_exactly_the_deals_before_it(ha: Ha):
         "psql -h /tmp -U postgres -d prefscore -Atc \"select body->>'note' from deals where table_id = '{table}' order by number\""
     ).format(target=target.isoformat(sep=" "), table=table["id"])
     r = pm.podman(
-        "run", "--rm", "-v", f"{ha.compose.project}_pgbackrest:/var/lib/pgbackrest", "--entrypoint", "sh",
-        ha.images["patroni"], "-c", restore, check=False, timeout=300,
+        "run",
+        "--rm",
+        "-v",
+        f"{ha.compose.project}_pgbackrest:/var/lib/pgbackrest",
+        "--entrypoint",
+        "sh",
+        ha.images["patroni"],
+        "-c",
+        restore,
+        check=False,
+        timeout=300,
     )
     notes = r.stdout.split()
-    print(f"\npoint-in-time restore: backup {backed_up - began:.1f}s, restore and query {time.monotonic() - backed_up:.1f}s; "
-          f"restored to {target.isoformat()} between A and B: {notes}", file=sys.stderr)
+    print(
+        f"\npoint-in-time restore: backup {backed_up - began:.1f}s, restore and query {time.monotonic() - backed_up:.1f}s; "
+        f"restored to {target.isoformat()} between A and B: {notes}",
+        file=sys.stderr,
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     assert notes == ["pitr-A"]
     # The live table has both.
@@ -314,7 +404,9 @@ class Ack:
 class Timed(Stats):
     ack_times: list[Ack] = field(default_factory=list)
     status_503: int = 0
-    retried_keys: dict[str, tuple[bytes, int]] = field(default_factory=dict)  # key -> (body, number) of deals that needed a retry
+    retried_keys: dict[str, tuple[bytes, int]] = field(
+        default_factory=dict
+    )  # key -> (body, number) of deals that needed a retry
 
 
 class DealWriter(threading.Thread):
@@ -323,7 +415,17 @@ class DealWriter(threading.Thread):
     after a connection error, a timeout, a 5xx (a 503's Retry-After honoured, at most 1 s) or
     a 429, until it is acknowledged."""
 
-    def __init__(self, name: str, url: str, path: str, headers: dict[str, str], table_id: str, *, seed: int, stop: threading.Event):
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        path: str,
+        headers: dict[str, str],
+        table_id: str,
+        *,
+        seed: int,
+        stop: threading.Event,
+    ):
         super().__init__(name=name, daemon=True)
         self.url, self.path, self.headers, self.table_id = url, path, headers, table_id
         self.stop_event = stop
@@ -389,8 +491,16 @@ class DealWriter(threading.Thread):
         problems = []
         with httpx.Client(timeout=30) as client:
             for idem, (raw, number) in list(self.stats.retried_keys.items())[:100]:
-                r = client.post(self.url + self.path, content=raw, headers={**self.headers, "Idempotency-Key": idem, "Content-Type": "application/json"})
-                if r.status_code != 201 or r.json()["deal"]["number"] != number or r.headers.get("Idempotent-Replayed") != "true":
+                r = client.post(
+                    self.url + self.path,
+                    content=raw,
+                    headers={**self.headers, "Idempotency-Key": idem, "Content-Type": "application/json"},
+                )
+                if (
+                    r.status_code != 201
+                    or r.json()["deal"]["number"] != number
+                    or r.headers.get("Idempotent-Replayed") != "true"
+                ):
                     problems.append(f"{idem}: {r.status_code} {r.text[:200]} (first answer: deal {number})")
         return problems
 
@@ -441,12 +551,23 @@ def _promotion(ha: Ha, node: str | None, since: str, killed_at: datetime) -> lis
     logs = pm.podman("logs", "--since", since, ha.compose.container(node), check=False)
     steps = []
     for line in (logs.stdout + logs.stderr).splitlines():
-        if any(k in line for k in ("promoted self", "acquired session lock", "Assigning synchronous", "assigned to", "cleared rewind state", "received promote request", "selected new timeline")):
+        if any(
+            k in line
+            for k in (
+                "promoted self",
+                "acquired session lock",
+                "Assigning synchronous",
+                "assigned to",
+                "cleared rewind state",
+                "received promote request",
+                "selected new timeline",
+            )
+        ):
             try:
-                at = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=timezone.utc)
+                at = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=UTC)
             except ValueError:
                 try:
-                    at = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=timezone.utc)
+                    at = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=UTC)
                 except ValueError:
                     continue
             steps.append(f"{(at - killed_at).total_seconds():.1f}s {line[24:110].strip()}")
@@ -472,23 +593,48 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
         r = httpx.post(f"{ha.url}/v1/tables/{t}/scorer-link", headers=auth(ADMIN), timeout=30)
         assert r.status_code == 201, r.text
         links.append(r.json()["token"])
-    r = httpx.post(f"{ha.url}/v1/webhooks", json={"url": "http://hooks:8080/", "types": ["deal.posted"], "tables": tables},
-                   headers=auth(ADMIN), timeout=30)
+    r = httpx.post(
+        f"{ha.url}/v1/webhooks",
+        json={"url": "http://hooks:8080/", "types": ["deal.posted"], "tables": tables},
+        headers=auth(ADMIN),
+        timeout=30,
+    )
     assert r.status_code == 201, r.text
 
     unsubscribe = threading.Event()
     base, key = ha.url, auth(ADMIN)
-    subscribers = [ResumingReader(f"keyed{i}", f"{base}/v1/tables/{t['id']}/events", key, stop=unsubscribe) for i, t in enumerate(made)]
-    subscribers.append(ResumingReader("shared0", f"{base}/v1/shared/{made[0]['share_token']}/events", stop=unsubscribe))
+    subscribers = [
+        ResumingReader(f"keyed{i}", f"{base}/v1/tables/{t['id']}/events", key, stop=unsubscribe)
+        for i, t in enumerate(made)
+    ]
+    subscribers.append(
+        ResumingReader("shared0", f"{base}/v1/shared/{made[0]['share_token']}/events", stop=unsubscribe)
+    )
     subscribers.append(ResumingReader("owner", f"{base}/v1/events", key, stop=unsubscribe))
     for sub in subscribers:
         sub.start()
-    _wait_until("every table stream has its first state", lambda: all(s.events for s in subscribers if s.name != "owner"), subscribers=subscribers)
-    _wait_until("the owner-wide stream is open", lambda: all(s.connections for s in subscribers), subscribers=subscribers)
+    _wait_until(
+        "every table stream has its first state",
+        lambda: all(s.events for s in subscribers if s.name != "owner"),
+        subscribers=subscribers,
+    )
+    _wait_until(
+        "the owner-wide stream is open",
+        lambda: all(s.connections for s in subscribers),
+        subscribers=subscribers,
+    )
 
     stop = threading.Event()
-    writers = [DealWriter(f"w{i}", ha.url, f"/v1/tables/{tables[i]}/deals", auth(ADMIN), tables[i], seed=i, stop=stop) for i in range(4)]
-    writers += [DealWriter(f"s{i}", ha.url, f"/v1/score/{links[i]}/deals", {}, tables[i], seed=10 + i, stop=stop) for i in range(2)]
+    writers = [
+        DealWriter(
+            f"w{i}", ha.url, f"/v1/tables/{tables[i]}/deals", auth(ADMIN), tables[i], seed=i, stop=stop
+        )
+        for i in range(4)
+    ]
+    writers += [
+        DealWriter(f"s{i}", ha.url, f"/v1/score/{links[i]}/deals", {}, tables[i], seed=10 + i, stop=stop)
+        for i in range(2)
+    ]
     password = ha.compose.environment["PREFSCORE_DB_PASSWORD"]
     readers = [ReplicaReader(f"r{i}", ha.replica_port, password, stop) for i in range(2)]
     for w in writers + readers:
@@ -502,18 +648,20 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
     replica_kill: dict = {}
     try:
         _wait_until("the writers write", lambda: acked() >= 30, timeout=60, subscribers=subscribers)
-        _wait_until("every stream has an event", lambda: all(s.events for s in subscribers), subscribers=subscribers)
+        _wait_until(
+            "every stream has an event", lambda: all(s.events for s in subscribers), subscribers=subscribers
+        )
         for n in range(FAILOVERS):
             members = ha.wait_cluster()
             timeline = max(m.get("timeline", 0) for m in members)
             old = next(m["name"] for m in members if m["role"] == "leader")
             before = acked()
-            since = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            since = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             # From before `podman kill` (the leader dies somewhere within it) to the first deal
             # acknowledged of those sent after it returned: an upper bound of the time no
             # write was acknowledged.
             sync = [m["name"] for m in members if m["role"] == "sync_standby"]
-            killing, killing_at = time.monotonic(), datetime.now(timezone.utc)
+            killing, killing_at = time.monotonic(), datetime.now(UTC)
             pm.podman("kill", "--signal", "KILL", ha.compose.container(old), timeout=60)
             killed = time.monotonic()
             # Every stream opened again with Last-Event-ID while there is no leader.
@@ -525,7 +673,12 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
                 after = [a.done for w in writers for a in w.stats.ack_times if a.sent > killed]
                 return min(after) - killing if after else None
 
-            _wait_until(f"writes resume after killing {old}", lambda: resumed() is not None, timeout=60, subscribers=subscribers)
+            _wait_until(
+                f"writes resume after killing {old}",
+                lambda: resumed() is not None,
+                timeout=60,
+                subscribers=subscribers,
+            )
             unavailable = resumed()
             _wait_until(f"a new leader in place of {old}", lambda: ha.leader() not in (None, old), timeout=60)
             new = ha.leader()
@@ -534,11 +687,19 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
             back = time.monotonic()
             members = ha.wait_cluster(timeout=120, timeline_above=timeline)
             role = next(m["role"] for m in members if m["name"] == old)
-            failovers.append({
-                "killed": old, "sync standby": sync, "new leader": new, "new leader's log": _promotion(ha, new, since, killing_at), "write unavailability": round(unavailable, 1),
-                "acked meanwhile": acked() - before, "old leader back as": role, "rejoin": _rewound(ha, old, since),
-                "rejoined in": round(time.monotonic() - back, 1),
-            })
+            failovers.append(
+                {
+                    "killed": old,
+                    "sync standby": sync,
+                    "new leader": new,
+                    "new leader's log": _promotion(ha, new, since, killing_at),
+                    "write unavailability": round(unavailable, 1),
+                    "acked meanwhile": acked() - before,
+                    "old leader back as": role,
+                    "rejoin": _rewound(ha, old, since),
+                    "rejoined in": round(time.monotonic() - back, 1),
+                }
+            )
             time.sleep(2)
         # A replica killed under the readers of the replicas' port, then started again.
         members = ha.wait_cluster()
@@ -546,12 +707,20 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
         reads = sum(r.reads for r in readers)
         pm.podman("kill", "--signal", "KILL", ha.compose.container(victim), timeout=60)
         killed = time.monotonic()
-        _wait_until("the replicas' port serves reads again", lambda: sum(r.reads for r in readers) > reads + 20, timeout=30, subscribers=subscribers)
+        _wait_until(
+            "the replicas' port serves reads again",
+            lambda: sum(r.reads for r in readers) > reads + 20,
+            timeout=30,
+            subscribers=subscribers,
+        )
         time.sleep(2)
         pm.podman("start", ha.compose.container(victim), timeout=60)
         ha.wait_cluster(timeout=120)
-        replica_kill = {"killed": victim, "reads served meanwhile": sum(r.reads for r in readers) - reads,
-                        "back in": round(time.monotonic() - killed, 1)}
+        replica_kill = {
+            "killed": victim,
+            "reads served meanwhile": sum(r.reads for r in readers) - reads,
+            "back in": round(time.monotonic() - killed, 1),
+        }
         time.sleep(1)
     finally:
         stop.set()
@@ -562,7 +731,10 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
     # Exactly one leader, every node's PostgreSQL agreeing: no split brain.
     members = ha.wait_cluster()
     primaries = [n for n in NODES if ha.psql(n, "select pg_is_in_recovery()", "postgres") == "f"]
-    assert [m["name"] for m in members if m["role"] == "leader"] == primaries and len(primaries) == 1, (members, primaries)
+    assert [m["name"] for m in members if m["role"] == "leader"] == primaries and len(primaries) == 1, (
+        members,
+        primaries,
+    )
 
     for t in writers + readers:
         assert not t.is_alive(), f"{t.name} still running"
@@ -581,8 +753,12 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
         verdict = verify_table(ha.url, ADMIN, table_id, mine)
         stored += verdict.stored
         problems += [f"table {i}: {p}" for p in verdict.problems]
-        table = read_through(lambda: httpx.get(f"{ha.url}/v1/tables/{table_id}", headers=auth(ADMIN), timeout=30)).json()
-        etag = read_through(lambda: httpx.get(f"{ha.url}/v1/tables/{table_id}/sheet", headers=auth(ADMIN), timeout=30)).headers["ETag"]
+        table = read_through(
+            lambda: httpx.get(f"{ha.url}/v1/tables/{table_id}", headers=auth(ADMIN), timeout=30)
+        ).json()
+        etag = read_through(
+            lambda: httpx.get(f"{ha.url}/v1/tables/{table_id}/sheet", headers=auth(ADMIN), timeout=30)
+        ).headers["ETag"]
         finals[table_id] = (table, etag, sheets_after_each_deal(table, fetch_deals(ha.url, ADMIN, table_id)))
     replays = [p for w in writers for p in w.replay_retried()]
     retried = sum(len(w.stats.retried_keys) for w in writers)
@@ -597,7 +773,11 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
         return all(last.get(t) == table["deal_count"] for t, (table, _e, _s) in watched(sub).items())
 
     try:
-        _wait_until("every stream has the final state", lambda: all(caught_up(s) for s in subscribers), subscribers=subscribers)
+        _wait_until(
+            "every stream has the final state",
+            lambda: all(caught_up(s) for s in subscribers),
+            subscribers=subscribers,
+        )
     except AssertionError:
         pass  # told below, stream by stream
     finally:
@@ -644,7 +824,11 @@ def test_failovers_under_load_lose_nothing(ha: Ha):
     assert all(f["old leader back as"] in ("replica", "sync_standby") for f in failovers), failovers
     assert all(r.most_tries <= 2 for r in readers), [r.failed[:3] for r in readers]
     assert missed == [], missed[:10]
-    assert lost_hooks == [] and two_ids == {} and strangers == [], (lost_hooks[:10], list(two_ids.items())[:5], strangers[:5])
+    assert lost_hooks == [] and two_ids == {} and strangers == [], (
+        lost_hooks[:10],
+        list(two_ids.items())[:5],
+        strangers[:5],
+    )
     assert all(s.reconnects >= FAILOVERS for s in subscribers), "a stream was not resumed"
 
 
@@ -663,7 +847,10 @@ def _cpu_seconds(container: str) -> float:
     raise RuntimeError(f"no CPU accounting for {container}")
 
 
-@pytest.mark.skipif(not os.environ.get("PREFSCORE_HA_MEASURE"), reason="measurements for docs/deployment.md: PREFSCORE_HA_MEASURE=1")
+@pytest.mark.skipif(
+    not os.environ.get("PREFSCORE_HA_MEASURE"),
+    reason="measurements for docs/deployment.md: PREFSCORE_HA_MEASURE=1",
+)
 def test_capacity_figures(ha: Ha):
     """The figures of docs/deployment.md's capacity model: CPU per deal of a service process,
     PgBouncer, the load balancers, the leader and each replica (CPU time, not throughput: this
@@ -677,7 +864,10 @@ def test_capacity_figures(ha: Ha):
 
     tables = [create_table(ha.url, ADMIN)["id"] for _ in range(8)]
     stop = threading.Event()
-    writers = [DealWriter(f"m{i}", ha.url, f"/v1/tables/{t}/deals", auth(ADMIN), t, seed=i, stop=stop) for i, t in enumerate(tables)]
+    writers = [
+        DealWriter(f"m{i}", ha.url, f"/v1/tables/{t}/deals", auth(ADMIN), t, seed=i, stop=stop)
+        for i, t in enumerate(tables)
+    ]
     for w in writers:
         w.start()
     time.sleep(3)  # warm
@@ -689,8 +879,11 @@ def test_capacity_figures(ha: Ha):
         w.join(30)
     per_deal = {s: (after[s] - before[s]) / deals * 1000 for s in watched}
     label = {n: f"{n} ({role.get(n)})" for n in NODES}
-    print(f"\ncapacity, writes: {deals} deals in {seconds:.1f}s ({deals / seconds:.0f}/s) from 8 clients; CPU ms per deal: "
-          + ", ".join(f"{label.get(s, s)} {v:.2f}" for s, v in per_deal.items()), file=sys.stderr)
+    print(
+        f"\ncapacity, writes: {deals} deals in {seconds:.1f}s ({deals / seconds:.0f}/s) from 8 clients; CPU ms per deal: "
+        + ", ".join(f"{label.get(s, s)} {v:.2f}" for s, v in per_deal.items()),
+        file=sys.stderr,
+    )
 
     # Sheet reads through the load balancer (today served by the leader).
     stop = threading.Event()
@@ -713,6 +906,9 @@ def test_capacity_figures(ha: Ha):
     for t in threads:
         t.join(30)
     per_read = {s: (after[s] - before[s]) / reads * 1000 for s in watched}
-    print(f"capacity, sheet reads: {reads} in {seconds:.1f}s ({reads / seconds:.0f}/s) from 8 clients; CPU ms per read: "
-          + ", ".join(f"{label.get(s, s)} {v:.3f}" for s, v in per_read.items()), file=sys.stderr)
+    print(
+        f"capacity, sheet reads: {reads} in {seconds:.1f}s ({reads / seconds:.0f}/s) from 8 clients; CPU ms per read: "
+        + ", ".join(f"{label.get(s, s)} {v:.3f}" for s, v in per_read.items()),
+        file=sys.stderr,
+    )
     assert deals > 0 and reads > 0

@@ -23,6 +23,7 @@ needs_postgres = pytest.mark.skipif(
 def fresh_db(tmp_path: Path) -> Iterator[str]:
     """A migrated, empty database for one test."""
     from app.kit.db import migrate
+
     with fresh_database(tmp_path) as url:
         migrate.upgrade(url)
         yield url
@@ -35,7 +36,15 @@ class Servers:
         self.workdir = workdir
         self.started: list[Server] = []
 
-    def start(self, database_url: str, *, env: dict[str, str] | None = None, name: str | None = None, wait: bool = True, port: int | None = None) -> Server:
+    def start(
+        self,
+        database_url: str,
+        *,
+        env: dict[str, str] | None = None,
+        name: str | None = None,
+        wait: bool = True,
+        port: int | None = None,
+    ) -> Server:
         server = Server(
             database_url,
             self.workdir,
@@ -84,6 +93,7 @@ def live(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReques
     """A migrated database and a server on it, shared by the tests of one module. A module
     can set ``LIVE_ENV`` (a dict) for the server's environment."""
     from app.kit.db import migrate
+
     workdir = tmp_path_factory.mktemp("live")
     env = getattr(request.module, "LIVE_ENV", None)
     with fresh_database(workdir, "live") as url:

@@ -19,10 +19,10 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -52,7 +52,7 @@ def read_all(s: socket.socket, timeout: float) -> bytes:
     while time.monotonic() < deadline:
         try:
             chunk = s.recv(65536)
-        except (socket.timeout, ConnectionResetError):
+        except (TimeoutError, ConnectionResetError):
             break
         if not chunk:
             break
@@ -92,7 +92,7 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, wait: bool = True, timeout: float = 40.0) -> "Server":
+    def start(self, wait: bool = True, timeout: float = 40.0) -> Server:
         env = {
             k: v
             for k, v in os.environ.items()
@@ -107,7 +107,16 @@ class Server:
             }
         )
         env.update(self.extra_env)
-        args = [PYTHON, "-c", "from app.cli.main import main; main()", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        args = [
+            PYTHON,
+            "-c",
+            "from app.cli.main import main; main()",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+        ]
         if not self.upgrade:
             args.append("--no-upgrade")
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -186,7 +195,7 @@ class TcpProxy:
         self._thread: threading.Thread | None = None
         self.connections = 0
 
-    def start(self) -> "TcpProxy":
+    def start(self) -> TcpProxy:
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", self.port))
@@ -203,7 +212,7 @@ class TcpProxy:
         while not self._stop.is_set():
             try:
                 client, _ = self._listener.accept()
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
             try:
                 upstream = socket.create_connection(self.target, timeout=5)
@@ -276,17 +285,46 @@ def deal_menu(players: int = 3) -> list[dict[str, Any]]:
         s = str(d)
         menu += [
             {"type": "contract", "declarer": d, "contract": "6S", "defenders": {a: "pass", b: "pass"}},
-            {"type": "contract", "declarer": d, "contract": "7H", "defenders": {a: "whist", b: "pass"}, "tricks": {s: 7, a: 2, b: 1}},
-            {"type": "contract", "declarer": d, "contract": "7D", "defenders": {a: "whist", b: "pass"}, "tricks": {s: 5, a: 4, b: 1}},
-            {"type": "contract", "declarer": d, "contract": "8NT", "defenders": {a: "whist", b: "whist"}, "tricks": {s: 7, a: 2, b: 1}},
-            {"type": "contract", "declarer": d, "contract": "9C", "defenders": {a: "whist", b: "whist"}, "tricks": {s: 8, a: 1, b: 1}},
+            {
+                "type": "contract",
+                "declarer": d,
+                "contract": "7H",
+                "defenders": {a: "whist", b: "pass"},
+                "tricks": {s: 7, a: 2, b: 1},
+            },
+            {
+                "type": "contract",
+                "declarer": d,
+                "contract": "7D",
+                "defenders": {a: "whist", b: "pass"},
+                "tricks": {s: 5, a: 4, b: 1},
+            },
+            {
+                "type": "contract",
+                "declarer": d,
+                "contract": "8NT",
+                "defenders": {a: "whist", b: "whist"},
+                "tricks": {s: 7, a: 2, b: 1},
+            },
+            {
+                "type": "contract",
+                "declarer": d,
+                "contract": "9C",
+                "defenders": {a: "whist", b: "whist"},
+                "tricks": {s: 8, a: 1, b: 1},
+            },
             {"type": "misere", "declarer": d, "tricks": {s: 2}},
             {"type": "misere", "declarer": d, "tricks": {s: 0}},
         ]
     return menu
 
 
-TABLE_BODY = {"players": ["Anna", "Boris", "Vera"], "convention": "sochi", "pool_target": 1000, "first_dealer": 0}
+TABLE_BODY = {
+    "players": ["Anna", "Boris", "Vera"],
+    "convention": "sochi",
+    "pool_target": 1000,
+    "first_dealer": 0,
+}
 
 
 def create_table(base_url: str, key: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -316,8 +354,17 @@ class Stats:
     acks: dict[str, int] = field(default_factory=dict)  # idempotency key -> deal number
     keys: list[str] = field(default_factory=list)  # every key tried (each until acknowledged)
 
-    def merge(self, other: "Stats") -> None:
-        for name in ("attempts", "acked", "retries", "timeouts_injected", "drops_injected", "connection_errors", "status_5xx", "replayed"):
+    def merge(self, other: Stats) -> None:
+        for name in (
+            "attempts",
+            "acked",
+            "retries",
+            "timeouts_injected",
+            "drops_injected",
+            "connection_errors",
+            "status_5xx",
+            "replayed",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.unexpected += other.unexpected
         self.acks.update(other.acks)
@@ -327,7 +374,12 @@ class Stats:
 def drop_after_send(base_url: str, path: str, headers: dict[str, str], body: bytes) -> None:
     """Send a whole request, then close the socket without reading the answer."""
     host, port = base_url.removeprefix("http://").split(":")
-    head = [f"POST {path} HTTP/1.1", f"Host: {host}:{port}", f"Content-Length: {len(body)}", "Content-Type: application/json"]
+    head = [
+        f"POST {path} HTTP/1.1",
+        f"Host: {host}:{port}",
+        f"Content-Length: {len(body)}",
+        "Content-Type: application/json",
+    ]
     head += [f"{k}: {v}" for k, v in headers.items()]
     with socket.create_connection((host, int(port)), timeout=5) as s:
         s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
@@ -402,10 +454,17 @@ class Writer(threading.Thread):
                             self.stats.drops_injected += 1
                             drop_after_send(url, path, headers, raw)
                             continue
-                        timeout = self.rng.uniform(0.001, 0.03) if roll < self.drop_rate + self.timeout_rate else 30
+                        timeout = (
+                            self.rng.uniform(0.001, 0.03) if roll < self.drop_rate + self.timeout_rate else 30
+                        )
                         if timeout < 30:
                             self.stats.timeouts_injected += 1
-                        r = client.post(url + path, content=raw, headers={**headers, "Content-Type": "application/json"}, timeout=timeout)
+                        r = client.post(
+                            url + path,
+                            content=raw,
+                            headers={**headers, "Content-Type": "application/json"},
+                            timeout=timeout,
+                        )
                     except httpx.TimeoutException:
                         continue
                     except (httpx.TransportError, OSError):
@@ -475,7 +534,18 @@ def fetch_deals(base_url: str, key: str, table_id: str) -> list[dict[str, Any]]:
     return out
 
 
-_DEAL_FIELDS = ("type", "declarer", "contract", "defenders", "tricks", "dealer", "choices", "talon", "over_misere", "note")
+_DEAL_FIELDS = (
+    "type",
+    "declarer",
+    "contract",
+    "defenders",
+    "tricks",
+    "dealer",
+    "choices",
+    "talon",
+    "over_misere",
+    "note",
+)
 
 
 def _close(expected: Any, actual: Any, where: str, problems: list[str]) -> None:
@@ -499,7 +569,11 @@ def _close(expected: Any, actual: Any, where: str, problems: list[str]) -> None:
         if expected != actual:
             problems.append(f"{where}: {actual!r} != {expected!r}")
     elif isinstance(expected, (int, Fraction)):
-        if isinstance(actual, bool) or not isinstance(actual, (int, float)) or abs(Fraction(expected) - Fraction(actual)) > Fraction(1, 200):
+        if (
+            isinstance(actual, bool)
+            or not isinstance(actual, (int, float))
+            or abs(Fraction(expected) - Fraction(actual)) > Fraction(1, 200)
+        ):
             problems.append(f"{where}: {actual!r} != {expected!r}")
     elif expected != actual:
         problems.append(f"{where}: {actual!r} != {expected!r}")
@@ -517,7 +591,9 @@ def verify_table(base_url: str, key: str, table_id: str, stats: Stats | None = N
     from app.rules import Deal, make_rules, replay, sheet
 
     problems: list[str] = []
-    answer = read_through(lambda: httpx.get(f"{base_url}/v1/tables/{table_id}", headers=auth(key), timeout=30))
+    answer = read_through(
+        lambda: httpx.get(f"{base_url}/v1/tables/{table_id}", headers=auth(key), timeout=30)
+    )
     assert answer.status_code == 200, (answer.status_code, answer.text)
     table = answer.json()
     deals = fetch_deals(base_url, key, table_id)
@@ -543,11 +619,17 @@ def verify_table(base_url: str, key: str, table_id: str, stats: Stats | None = N
             problems.append(f"stored deals nobody posted: {strangers[:10]}")
         problems += stats.unexpected[:20]
     players = table["players"]
-    rules = make_rules(table["convention"], players=len(players), pool_target=table["pool_target"], options=table["options"])
+    rules = make_rules(
+        table["convention"], players=len(players), pool_target=table["pool_target"], options=table["options"]
+    )
     first_dealer = table.get("first_dealer", 0)
-    rep = replay(rules, first_dealer, [Deal.from_dict({k: d[k] for k in _DEAL_FIELDS if k in d}) for d in deals])
+    rep = replay(
+        rules, first_dealer, [Deal.from_dict({k: d[k] for k in _DEAL_FIELDS if k in d}) for d in deals]
+    )
     expected_sheet = sheet(rules, rep.state)
-    actual_sheet = read_through(lambda: httpx.get(f"{base_url}/v1/tables/{table_id}/sheet", headers=auth(key), timeout=30)).json()
+    actual_sheet = read_through(
+        lambda: httpx.get(f"{base_url}/v1/tables/{table_id}/sheet", headers=auth(key), timeout=30)
+    ).json()
     _close(expected_sheet, actual_sheet, "sheet", problems)
     for d, entries in zip(deals, rep.entries):
         _close([e.to_dict() for e in entries], d["entries"], f"deal {d['number']} entries", problems)
@@ -563,7 +645,12 @@ def sheets_after_each_deal(table: dict[str, Any], deals: list[dict[str, Any]]) -
     revision."""
     from app.rules import Deal, TableState, apply_deal, make_rules, sheet
 
-    rules = make_rules(table["convention"], players=len(table["players"]), pool_target=table["pool_target"], options=table["options"])
+    rules = make_rules(
+        table["convention"],
+        players=len(table["players"]),
+        pool_target=table["pool_target"],
+        options=table["options"],
+    )
     state = TableState.new(rules, table.get("first_dealer", 0))
     out = [sheet(rules, state)]
     for d in deals:
@@ -586,4 +673,7 @@ def is_problem(response: httpx.Response) -> bool:
         body = response.json()
     except ValueError:
         return False
-    return all(k in body for k in ("type", "title", "status", "detail")) and body["status"] == response.status_code
+    return (
+        all(k in body for k in ("type", "title", "status", "detail"))
+        and body["status"] == response.status_code
+    )

@@ -46,7 +46,13 @@ def _limited(settings: Any, db: Any, **changes: Any) -> TestClient:
 
     # No per-key limit: nothing here is counted in the database (a key's row of this hour
     # would count against the tests that limit the admin key to a few requests).
-    update = {"anonymous_rate_limit": N, "share_rate_limit": 10_000, "rate_limit": 0, "rate_limit_window": 3600, **changes}
+    update = {
+        "anonymous_rate_limit": N,
+        "share_rate_limit": 10_000,
+        "rate_limit": 0,
+        "rate_limit_window": 3600,
+        **changes,
+    }
     return TestClient(create_app(settings.model_copy(update=update), db=db))
 
 
@@ -74,7 +80,12 @@ def test_made_up_share_tokens_are_held_to_the_address_budget(settings, db, an_ho
         statuses = []
         for i in range(N + EXTRA):
             marks.append(token := _share())
-            path = (f"/v1/shared/{token}", f"/v1/shared/{token}/deals", f"/shared/{token}", f"/v1/shared/{token}/sheet.svg")[i % 4]
+            path = (
+                f"/v1/shared/{token}",
+                f"/v1/shared/{token}/deals",
+                f"/shared/{token}",
+                f"/v1/shared/{token}/sheet.svg",
+            )[i % 4]
             r = c.get(path)
             statuses.append(r.status_code)
             if i >= N:
@@ -83,7 +94,9 @@ def test_made_up_share_tokens_are_held_to_the_address_budget(settings, db, an_ho
     assert 0 < len(seen) <= N
 
 
-def test_made_up_scorer_links_are_held_to_the_address_budget_before_their_lookup(settings, db, an_hour_long_window):
+def test_made_up_scorer_links_are_held_to_the_address_budget_before_their_lookup(
+    settings, db, an_hour_long_window
+):
     marks: list[str] = []
     with _limited(settings, db) as c, lookups_of(db, marks) as seen:
         statuses = []
@@ -103,7 +116,11 @@ def test_made_up_keys_are_held_to_the_address_budget_before_their_lookup(setting
         for i in range(N + EXTRA):
             key = _key()
             marks.append(key[:12])
-            statuses.append(c.get(("/v1/conventions", "/v1/tables")[i % 2], headers={"Authorization": f"Bearer {key}"}).status_code)
+            statuses.append(
+                c.get(
+                    ("/v1/conventions", "/v1/tables")[i % 2], headers={"Authorization": f"Bearer {key}"}
+                ).status_code
+            )
     assert statuses == [401] * N + [429] * EXTRA
     assert len(seen) == N
 
@@ -117,7 +134,10 @@ def test_one_budget_for_every_anonymous_route(settings, db, api, an_hour_long_wi
         assert c.get("/v1/conventions", headers=api._h(None)).status_code == 200
         statuses = [c.get(f"/v1/shared/{table['share_token']}").status_code for _ in range(4)]
         statuses += [c.get(f"/v1/score/{link}").status_code for _ in range(3)]
-        statuses += [c.get("/v1/conventions", headers={"Authorization": f"Bearer {_key()}"}).status_code for _ in range(3)]
+        statuses += [
+            c.get("/v1/conventions", headers={"Authorization": f"Bearer {_key()}"}).status_code
+            for _ in range(3)
+        ]
         assert statuses == [200] * 7 + [401] * 3
         for r in (
             c.get(f"/v1/shared/{table['share_token']}"),
@@ -128,11 +148,16 @@ def test_one_budget_for_every_anonymous_route(settings, db, api, an_hour_long_wi
         ):
             _refused(r)
         # a key this process knows to be valid is never refused for its address
-        assert c.get("/v1/conventions", headers={"Authorization": f"Bearer {settings.admin_key}"}).status_code == 200
+        assert (
+            c.get("/v1/conventions", headers={"Authorization": f"Bearer {settings.admin_key}"}).status_code
+            == 200
+        )
         assert c.get("/v1/conventions", headers=api._h(None)).status_code == 200
 
 
-def test_a_key_that_proves_valid_gives_its_unit_back(settings, db, client, admin_headers, an_hour_long_window):
+def test_a_key_that_proves_valid_gives_its_unit_back(
+    settings, db, client, admin_headers, an_hour_long_window
+):
     from tests.conftest import new_owner_key
 
     keys = [new_owner_key(client, admin_headers)[1] for _ in range(3)]  # not looked up yet: not cached

@@ -54,7 +54,11 @@ def call(app: Any, method: str, path: str, body: bytes = b"", headers: dict[str,
         elif message["type"] == "http.response.body":
             out.body += message.get("body", b"")
 
-    raw = [(b"host", b"testserver"), (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw = [
+        (b"host", b"testserver"),
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
     raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
     scope = {
         "type": "http",
@@ -91,7 +95,11 @@ IMPORT_BODY = b"[" + b",".join(b"1234567" for _ in range(64 * 1024)) + b"]"  # ~
 def _bodies(tid: str) -> list[tuple[str, str, bytes]]:
     deal = _json({**PASS_6S, "note": "x" * 30_000})
     return [
-        ("POST", "/v1/tables", _json({"players": ["Anna", "Boris", "Vera"], "convention": "sochi", "title": "t" * 40_000})),
+        (
+            "POST",
+            "/v1/tables",
+            _json({"players": ["Anna", "Boris", "Vera"], "convention": "sochi", "title": "t" * 40_000}),
+        ),
         ("POST", "/v1/tables/import", IMPORT_BODY),
         ("POST", f"/v1/tables/{tid}/deals", deal),
         ("PUT", f"/v1/tables/{tid}/deals/1", deal),
@@ -105,7 +113,10 @@ NO_KEYS = [
     ({}, "an API key is required: Authorization: Bearer <key>"),
     ({"Authorization": "Basic eDp5"}, "an API key is required: Authorization: Bearer <key>"),
     ({"Authorization": "Bearer   "}, "an API key is required: Authorization: Bearer <key>"),
-    ({"Authorization": "Bearer pk_made_up_and_cached"}, "this API key is not valid"),  # the second time: from the cache
+    (
+        {"Authorization": "Bearer pk_made_up_and_cached"},
+        "this API key is not valid",
+    ),  # the second time: from the cache
     ({"Authorization": "Bearer pk_made_up_and_cached"}, "this API key is not valid"),
 ]
 
@@ -113,10 +124,14 @@ NO_KEYS = [
 TID = "0123456789abcdef0123456789abcdef"
 
 
-@pytest.mark.parametrize(("method", "path", "body"), _bodies(TID), ids=[f"{m} {p}" for m, p, _ in _bodies(TID)])
+@pytest.mark.parametrize(
+    ("method", "path", "body"), _bodies(TID), ids=[f"{m} {p}" for m, p, _ in _bodies(TID)]
+)
 def test_a_request_without_a_valid_key_is_refused_before_its_body_is_read(app, method, path, body):
     assert len(body) > 30_000
-    for headers, detail in NO_KEYS + [({"Authorization": f"Bearer pk_{secrets.token_urlsafe(32)}"}, "this API key is not valid")]:
+    for headers, detail in NO_KEYS + [
+        ({"Authorization": f"Bearer pk_{secrets.token_urlsafe(32)}"}, "this API key is not valid")
+    ]:
         r = call(app, method, path, body, headers)
         assert r.status == 401, (method, path, headers, r.body[:300])
         assert r.bytes_read == 0, (method, path, headers, r.bytes_read)
@@ -165,7 +180,13 @@ def test_a_lookup_that_cannot_reach_the_database_is_503_before_the_body(app, mon
 
     monkeypatch.setattr(lookup, away)
     path = "/v1/tables" if "keys" in lookup else f"/v1/score/sc_{'A' * 43}/deals"
-    r = call(app, "POST", path, _json({"x": "y" * 40_000}), {"Authorization": f"Bearer pk_{secrets.token_urlsafe(32)}"})
+    r = call(
+        app,
+        "POST",
+        path,
+        _json({"x": "y" * 40_000}),
+        {"Authorization": f"Bearer pk_{secrets.token_urlsafe(32)}"},
+    )
     assert r.status == 503, r.body
     assert r.bytes_read == 0
     assert r.headers["content-type"].startswith(PROBLEM) and r.headers["retry-after"] == "1"
@@ -176,9 +197,10 @@ def test_the_gate_knows_which_routes_need_a_key():
     the share and scorer links': each route's own dependencies say the same."""
     from fastapi.routing import APIRoute
 
-    from app.main import ROUTERS
     from app.kit.deps import current_caller, current_scorer
+    from app.main import ROUTERS
     from app.records import router as records
+
     def calls(dependant: Any) -> set[Any]:
         out = set()
         for sub in dependant.dependencies:

@@ -5,7 +5,6 @@ a socket dropped right after sending) retry with the same Idempotency-Key."""
 
 from __future__ import annotations
 
-
 from .conftest import needs_postgres
 from .harness import Writer, create_table, run_writers, verify_table
 
@@ -25,7 +24,16 @@ def test_eight_clients_two_processes_one_postgres(fresh_db, servers, admin_key):
     b = servers.start(fresh_db, name="pg-b")
     table = create_table(a.url, admin_key)
     writers = [
-        Writer(f"c{i}", [a.url, b.url], table["id"], admin_key, DEALS_EACH, seed=i, timeout_rate=0.08, drop_rate=0.04)
+        Writer(
+            f"c{i}",
+            [a.url, b.url],
+            table["id"],
+            admin_key,
+            DEALS_EACH,
+            seed=i,
+            timeout_rate=0.08,
+            drop_rate=0.04,
+        )
         for i in range(CLIENTS)
     ]
     stats = run_writers(writers, timeout=150)
@@ -40,7 +48,16 @@ def test_eight_clients_one_process(fresh_db, servers, admin_key):
     server = servers.start(fresh_db, name="single")
     table = create_table(server.url, admin_key)
     writers = [
-        Writer(f"s{i}", [server.url], table["id"], admin_key, DEALS_EACH, seed=100 + i, timeout_rate=0.08, drop_rate=0.04)
+        Writer(
+            f"s{i}",
+            [server.url],
+            table["id"],
+            admin_key,
+            DEALS_EACH,
+            seed=100 + i,
+            timeout_rate=0.08,
+            drop_rate=0.04,
+        )
         for i in range(CLIENTS)
     ]
     stats = run_writers(writers, timeout=150)
@@ -58,7 +75,13 @@ def test_same_key_at_once_writes_once(fresh_db, servers, admin_key):
 
     server = servers.start(fresh_db, name="same-key")
     table = create_table(server.url, admin_key)
-    body = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}, "note": "once"}
+    body = {
+        "type": "contract",
+        "declarer": 1,
+        "contract": "6S",
+        "defenders": {"0": "pass", "2": "pass"},
+        "note": "once",
+    }
     barrier = threading.Barrier(CLIENTS)
     answers: list[tuple[int, int | None]] = []
 
@@ -70,7 +93,9 @@ def test_same_key_at_once_writes_once(fresh_db, servers, admin_key):
             headers={"Authorization": f"Bearer {admin_key}", "Idempotency-Key": "the-same-key"},
             timeout=30,
         )
-        answers.append((r.status_code, r.json().get("deal", {}).get("number") if r.status_code == 201 else None))
+        answers.append(
+            (r.status_code, r.json().get("deal", {}).get("number") if r.status_code == 201 else None)
+        )
 
     threads = [threading.Thread(target=post) for _ in range(CLIENTS)]
     for t in threads:

@@ -42,7 +42,13 @@ class Aim:
         player = httpx.post(f"{url}/v1/players", json={"name": "Anna"}, headers=headers, timeout=30)
         assert player.status_code == 201, player.text
         self.player_id = player.json()["id"]
-        body = {"name": "Conformance", "convention": "sochi", "rounds": 1, "game_end": {"kind": "deals", "deals": 1}, "entrants": ["A", "B", "C"]}
+        body = {
+            "name": "Conformance",
+            "convention": "sochi",
+            "rounds": 1,
+            "game_end": {"kind": "deals", "deals": 1},
+            "entrants": ["A", "B", "C"],
+        }
         tournament = httpx.post(f"{url}/v1/tournaments", json=body, headers=headers, timeout=30)
         assert tournament.status_code == 201, tournament.text
         self.tournament_token = tournament.json()["share_token"]
@@ -52,12 +58,23 @@ class Aim:
 
     def refresh(self) -> None:
         table_id = self.table.get("id")
-        found = httpx.get(f"{self.url}/v1/tables/{table_id}", headers=self.headers, timeout=30) if table_id else None
+        found = (
+            httpx.get(f"{self.url}/v1/tables/{table_id}", headers=self.headers, timeout=30)
+            if table_id
+            else None
+        )
         if found is None or found.status_code != 200:
             self.table = create_table(self.url, self.headers["Authorization"].split()[1])
-            r = httpx.post(f"{self.url}/v1/tables/{self.table['id']}/deals", json=DEAL, headers=self.headers, timeout=30)
+            r = httpx.post(
+                f"{self.url}/v1/tables/{self.table['id']}/deals", json=DEAL, headers=self.headers, timeout=30
+            )
             assert r.status_code == 201, r.text
-            link = httpx.post(f"{self.url}/v1/tables/{self.table['id']}/scorer-link", json={}, headers=self.headers, timeout=30)
+            link = httpx.post(
+                f"{self.url}/v1/tables/{self.table['id']}/scorer-link",
+                json={},
+                headers=self.headers,
+                timeout=30,
+            )
             assert link.status_code == 201, link.text
             self.scorer, self.link_id = link.json()["token"], link.json()["id"]
         else:
@@ -76,7 +93,11 @@ class Aim:
                 params["token"] = self.table["share_token"]
         if "number" in params:
             params["number"] = 1
-        for name, value in (("key_id", self.key_id), ("player_id", self.player_id), ("link_id", self.link_id)):
+        for name, value in (
+            ("key_id", self.key_id),
+            ("player_id", self.player_id),
+            ("link_id", self.link_id),
+        ):
             if name in params:
                 params[name] = value
 
@@ -91,12 +112,19 @@ def test_every_answer_conforms_to_the_served_schema(live):
         status_code_conformance,
     )
 
-    checks = [status_code_conformance, content_type_conformance, response_headers_conformance, response_schema_conformance]
+    checks = [
+        status_code_conformance,
+        content_type_conformance,
+        response_headers_conformance,
+        response_schema_conformance,
+    ]
     target = Aim(live.url, live.headers)
     schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
     # An event stream never ends: its first event is read and checked, then it is closed.
     schema.config.max_stream_events = 1
-    operations = sorted((r.ok() for r in schema.get_all_operations()), key=lambda o: (_LAST.get(o.method.upper(), 0), o.path))
+    operations = sorted(
+        (r.ok() for r in schema.get_all_operations()), key=lambda o: (_LAST.get(o.method.upper(), 0), o.path)
+    )
     assert len(operations) >= 40
     session = requests.Session()
     failures: dict[str, str] = {}
@@ -108,7 +136,9 @@ def test_every_answer_conforms_to_the_served_schema(live):
         streaming = operation.label in streams
 
         @seed(SEED)
-        @settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )
         @given(case=operation.as_strategy(generation_mode=GenerationMode.POSITIVE), aim=st.integers(0, 3))
         def run(case, aim):
             headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
@@ -118,7 +148,9 @@ def test_every_answer_conforms_to_the_served_schema(live):
             elif case.headers and "Authorization" in case.headers:
                 headers["Authorization"] = case.headers["Authorization"]
             # A stream's first event comes at once; one with nothing to send yet is cut short.
-            response = case.call(base_url=live.url, session=session, headers=headers, timeout=2 if streaming else 10)
+            response = case.call(
+                base_url=live.url, session=session, headers=headers, timeout=2 if streaming else 10
+            )
             sent["n"] += 1
             answered[operation.label].add(response.status_code)
             try:
@@ -135,7 +167,9 @@ def test_every_answer_conforms_to_the_served_schema(live):
 
         run()
 
-    print(f"\nschemathesis conformance: {sent['n']} requests over {len(operations)} operations, {len(failures)} failing")
+    print(
+        f"\nschemathesis conformance: {sent['n']} requests over {len(operations)} operations, {len(failures)} failing"
+    )
     for label, statuses in answered.items():
         print(f"  {label}: {sorted(statuses)}")
     assert not failures, "\n\n".join(failures.values())
@@ -154,7 +188,12 @@ def test_the_links_429_conforms_to_the_served_schema(servers, fresh_db):
         status_code_conformance,
     )
 
-    checks = [status_code_conformance, content_type_conformance, response_headers_conformance, response_schema_conformance]
+    checks = [
+        status_code_conformance,
+        content_type_conformance,
+        response_headers_conformance,
+        response_schema_conformance,
+    ]
     env = {"PREFSCORE_ANONYMOUS_RATE_LIMIT": "1", "PREFSCORE_RATE_LIMIT_WINDOW": "3600"}
     server = servers.start(fresh_db, env=env)
     headers = {"Authorization": f"Bearer {HARD_ADMIN_KEY}"}
@@ -162,10 +201,13 @@ def test_the_links_429_conforms_to_the_served_schema(servers, fresh_db):
     schema = schemathesis.openapi.from_url(f"{server.url}/openapi.json")
     schema.config.max_stream_events = 1
     linked = [
-        o for o in (r.ok() for r in schema.get_all_operations())
+        o
+        for o in (r.ok() for r in schema.get_all_operations())
         if o.path.startswith(("/v1/shared/", "/v1/score/"))
     ]
-    assert len(linked) == 14  # the tables' share and scorer links, and a tournament's share link and its stream
+    assert (
+        len(linked) == 14
+    )  # the tables' share and scorer links, and a tournament's share link and its stream
     session = requests.Session()
     refused = []
     for operation in linked:
@@ -179,7 +221,11 @@ def test_the_links_429_conforms_to_the_served_schema(servers, fresh_db):
                 response = case.call(base_url=server.url, session=session, timeout=2)
                 if response.status_code == 429:
                     break
-            assert response.status_code == 429, (case.operation.label, response.status_code, response.text[:300])
+            assert response.status_code == 429, (
+                case.operation.label,
+                response.status_code,
+                response.text[:300],
+            )
             retry = {k.lower(): v for k, v in response.headers.items()}["retry-after"]
             assert (retry[0] if isinstance(retry, list) else retry).isdigit()
             case.validate_response(response, checks=checks)

@@ -29,10 +29,9 @@ DEAL = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": 
 
 
 def _app(path):
-    from app.main import create_app
-    from app.kit.db import make_database
-    from app.kit.db import migrate
+    from app.kit.db import make_database, migrate
     from app.kit.settings import Settings
+    from app.main import create_app
 
     url = f"sqlite:///{path}"
     migrate.upgrade(url)
@@ -57,7 +56,9 @@ def test_a_full_disk_makes_health_503_and_its_probe_is_throttled(tmp_path):
     event.listen(db.engine, "before_cursor_execute", statements)
     try:
         with TestClient(app) as c:
-            table = c.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=auth).json()
+            table = c.post(
+                "/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=auth
+            ).json()
             db.write_probe_interval = 0
             assert c.get("/health").status_code == 200
 
@@ -67,7 +68,9 @@ def test_a_full_disk_makes_health_503_and_its_probe_is_throttled(tmp_path):
             health = c.get("/health")
             assert health.status_code == 503 and health.json()["database"] == "full", health.text
             assert "database or disk is full" in health.json()["detail"]
-            assert c.get(f"/v1/tables/{table['id']}", headers=auth).json()["deal_count"] == 0  # nothing written
+            assert (
+                c.get(f"/v1/tables/{table['id']}", headers=auth).json()["deal_count"] == 0
+            )  # nothing written
 
             full["on"] = False  # room again
             assert c.get("/health").status_code == 200
@@ -87,7 +90,9 @@ def small_disk(tmp_path):
     where = tmp_path / "small"
     where.mkdir()
     try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)], capture_output=True, timeout=10)
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)], capture_output=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         pytest.skip("no mount command")
     if done.returncode != 0:
@@ -115,10 +120,15 @@ def test_a_really_full_file_system(small_disk):
     db.write_probe_interval = 0
     try:
         with TestClient(app) as c:
-            table = c.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=auth).json()
+            table = c.post(
+                "/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=auth
+            ).json()
             assert c.get("/health").status_code == 200
             _fill(small_disk)
-            posted = [c.post(f"/v1/tables/{table['id']}/deals", json=DEAL, headers=auth).status_code for _ in range(3)]
+            posted = [
+                c.post(f"/v1/tables/{table['id']}/deals", json=DEAL, headers=auth).status_code
+                for _ in range(3)
+            ]
             assert 503 in posted, posted
             health = c.get("/health")
             assert health.status_code == 503 and health.json()["database"] == "full", health.text
@@ -135,9 +145,9 @@ def test_a_postgresql_database_that_takes_no_writes_is_unhealthy(fresh_db):
     from sqlalchemy import create_engine
     from sqlalchemy.engine import make_url
 
-    from app.main import create_app
     from app.kit.db import make_database
     from app.kit.settings import Settings
+    from app.main import create_app
 
     settings = Settings(database_url=fresh_db, admin_key="pk_ro_admin_" + secrets.token_urlsafe(8), threads=2)
     db = make_database(settings)
@@ -146,13 +156,19 @@ def test_a_postgresql_database_that_takes_no_writes_is_unhealthy(fresh_db):
             assert c.get("/health").status_code == 200
             engine = create_engine(fresh_db, isolation_level="AUTOCOMMIT")
             with engine.connect() as conn:
-                conn.exec_driver_sql(f'ALTER DATABASE "{make_url(fresh_db).database}" SET default_transaction_read_only = on')
+                conn.exec_driver_sql(
+                    f'ALTER DATABASE "{make_url(fresh_db).database}" SET default_transaction_read_only = on'
+                )
             engine.dispose()
             db.engine.dispose()  # new connections take the database's setting
             db.write_probe_interval = 0
             health = c.get("/health")
             assert health.status_code == 503 and health.json()["database"] == "read-only", health.text
-            r = c.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers={"Authorization": f"Bearer {settings.admin_key}"})
+            r = c.post(
+                "/v1/tables",
+                json={"players": ["A", "B", "C"], "convention": "sochi"},
+                headers={"Authorization": f"Bearer {settings.admin_key}"},
+            )
             assert r.status_code == 503 and "cannot be written" in r.json()["detail"], r.text  # was a 500
     finally:
         db.dispose()

@@ -18,11 +18,17 @@ DEALS = [
     {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "pass", "2": "pass"}},
 ]
 # The slow safety-net read is pushed out of the way: on PostgreSQL only NOTIFY can deliver.
-ENV = {"PREFSCORE_EVENTS_HEARTBEAT": "1", "PREFSCORE_EVENTS_RECHECK_INTERVAL": "600", "PREFSCORE_EVENTS_POLL_INTERVAL": "0.1"}
+ENV = {
+    "PREFSCORE_EVENTS_HEARTBEAT": "1",
+    "PREFSCORE_EVENTS_RECHECK_INTERVAL": "600",
+    "PREFSCORE_EVENTS_POLL_INTERVAL": "0.1",
+}
 
 
 def _post(base: str, key: str, table_id: str, body: dict, **headers: str) -> httpx.Response:
-    r = httpx.post(f"{base}/v1/tables/{table_id}/deals", json=body, headers={**auth(key), **headers}, timeout=15)
+    r = httpx.post(
+        f"{base}/v1/tables/{table_id}/deals", json=body, headers={**auth(key), **headers}, timeout=15
+    )
     assert r.status_code == 201, r.text
     return r
 
@@ -50,7 +56,9 @@ def test_a_change_written_by_one_process_reaches_the_subscribers_of_another(fres
             reader.close()
 
 
-def test_a_subscriber_that_reconnects_after_missing_three_deals_gets_the_current_sheet(fresh_db, servers, admin_key):
+def test_a_subscriber_that_reconnects_after_missing_three_deals_gets_the_current_sheet(
+    fresh_db, servers, admin_key
+):
     viewer = servers.start(fresh_db, env=ENV, name="viewer")
     writer = servers.start(fresh_db, env=ENV, name="writer")
     table = create_table(writer.url, admin_key)
@@ -59,7 +67,9 @@ def test_a_subscriber_that_reconnects_after_missing_three_deals_gets_the_current
     reader.close()
     for body in DEALS:
         posted = _post(writer.url, admin_key, table["id"], body)
-    again = EventReader(f"{viewer.url}/v1/tables/{table['id']}/events", {**auth(admin_key), "Last-Event-ID": last})
+    again = EventReader(
+        f"{viewer.url}/v1/tables/{table['id']}/events", {**auth(admin_key), "Last-Event-ID": last}
+    )
     try:
         e = again.next(timeout=5)
         assert (e.event, e.id) == ("sheet", "3")

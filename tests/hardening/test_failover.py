@@ -54,7 +54,9 @@ class Away:
         def guarded() -> Iterator[Any]:
             if self.on:
                 self.refused += 1
-                raise sa_exc.OperationalError("SELECT 1", {}, _lost(db.engine.dialect), connection_invalidated=True)
+                raise sa_exc.OperationalError(
+                    "SELECT 1", {}, _lost(db.engine.dialect), connection_invalidated=True
+                )
             with way() as unit:
                 yield unit
 
@@ -77,7 +79,7 @@ class LoopThread:
         finally:
             await self.task.stop()
 
-    def __enter__(self) -> "LoopThread":
+    def __enter__(self) -> LoopThread:
         self.thread.start()
         return self
 
@@ -98,8 +100,20 @@ def _wait(condition: Any, timeout: float, what: str) -> None:
     [
         (sa_exc.OperationalError("SELECT 1", {}, psycopg.OperationalError("the connection is lost")), True),
         (sa_exc.InterfaceError("SELECT 1", {}, psycopg.InterfaceError("the connection is closed")), True),
-        (sa_exc.DBAPIError("SELECT 1", {}, psycopg.DatabaseError("terminating connection"), connection_invalidated=True), True),
-        (sa_exc.InternalError("INSERT", {}, psycopg.errors.ReadOnlySqlTransaction("cannot execute INSERT in a read-only transaction")), True),
+        (
+            sa_exc.DBAPIError(
+                "SELECT 1", {}, psycopg.DatabaseError("terminating connection"), connection_invalidated=True
+            ),
+            True,
+        ),
+        (
+            sa_exc.InternalError(
+                "INSERT",
+                {},
+                psycopg.errors.ReadOnlySqlTransaction("cannot execute INSERT in a read-only transaction"),
+            ),
+            True,
+        ),
         (psycopg.OperationalError("consuming input failed: server closed the connection unexpectedly"), True),
         (sa_exc.TimeoutError("QueuePool limit reached"), True),
         (sa_exc.IntegrityError("INSERT", {}, psycopg.errors.UniqueViolation("duplicate key")), False),
@@ -111,7 +125,9 @@ def test_what_counts_as_the_database_away(error, outage):
 
 
 @pytest.mark.parametrize("lost", ["connection lost", "read-only after a failover"])
-def test_a_write_that_loses_its_connection_mid_transaction_is_a_retryable_503_that_stored_nothing(api, db, monkeypatch, lost):
+def test_a_write_that_loses_its_connection_mid_transaction_is_a_retryable_503_that_stored_nothing(
+    api, db, monkeypatch, lost
+):
     table = api.table()
     dialect = db.engine.dialect
     commit, failed = dialect.do_commit, []
@@ -141,15 +157,23 @@ def test_a_write_that_loses_its_connection_mid_transaction_is_a_retryable_503_th
 def test_health_says_whether_the_database_takes_writes(client, db, monkeypatch):
     ok = client.get("/health")
     assert ok.status_code == 200 and ok.json() == {"status": "ok", "database": "ok", "writes": True}
-    monkeypatch.setattr(db, "write_probe", lambda: ("read-only", "the PostgreSQL server is a standby in recovery: it takes no writes"))
+    monkeypatch.setattr(
+        db,
+        "write_probe",
+        lambda: ("read-only", "the PostgreSQL server is a standby in recovery: it takes no writes"),
+    )
     down = client.get("/health")
-    assert down.status_code == 503 and down.json()["database"] == "read-only" and down.json()["writes"] is False
+    assert (
+        down.status_code == 503 and down.json()["database"] == "read-only" and down.json()["writes"] is False
+    )
 
 
 @pytest.fixture
 def webhook_app(settings, db) -> Iterator[TestClient]:
     """An app that registers loopback webhooks and delivers none itself."""
-    app = create_app(settings.model_copy(update={"webhooks_allowed_networks": LOOPBACK, "webhooks_deliver": False}), db=db)
+    app = create_app(
+        settings.model_copy(update={"webhooks_allowed_networks": LOOPBACK, "webhooks_deliver": False}), db=db
+    )
     with TestClient(app) as client:
         yield client
 
@@ -161,11 +185,19 @@ def receiver() -> Iterator[Receiver]:
     r.close()
 
 
-def test_the_deliverer_waits_for_the_database_and_sends_each_delivery_once(settings, webhook_app, admin_headers, receiver, caplog):
+def test_the_deliverer_waits_for_the_database_and_sends_each_delivery_once(
+    settings, webhook_app, admin_headers, receiver, caplog
+):
     name, key = new_owner_key(webhook_app, admin_headers)
     owner = Api(webhook_app, key, name)
     hook = owner.post("/v1/webhooks", json={"url": receiver.url, "types": ["deal.posted"]}).json()
-    quick = settings.model_copy(update={"webhooks_allowed_networks": LOOPBACK, "webhooks_poll_interval": 0.05, "webhooks_retry_schedule": ("0.2",)})
+    quick = settings.model_copy(
+        update={
+            "webhooks_allowed_networks": LOOPBACK,
+            "webhooks_poll_interval": 0.05,
+            "webhooks_retry_schedule": ("0.2",),
+        }
+    )
     own = make_database(quick)
     away = Away(own)
     deliverer = Deliverer(own, quick)
@@ -179,7 +211,11 @@ def test_the_deliverer_waits_for_the_database_and_sends_each_delivery_once(setti
                 owner.deal(table["id"], DEAL)
             time.sleep(1.5)
             assert receiver.received == [] and deliverer.outage.paused
-            complaints = [r.getMessage() for r in caplog.records if r.name == "prefscore.webhooks" and r.levelno >= logging.WARNING]
+            complaints = [
+                r.getMessage()
+                for r in caplog.records
+                if r.name == "prefscore.webhooks" and r.levelno >= logging.WARNING
+            ]
             away.on = False
             _wait(lambda: len(receiver.received) == 3, 10, "the deliverer did not resume")
             # 2. Away while deliveries are in flight: their outcomes wait, nothing is sent twice.
@@ -190,7 +226,9 @@ def test_the_deliverer_waits_for_the_database_and_sends_each_delivery_once(setti
             away.on = True
             time.sleep(1.5)
             away.on = False
-            _wait(lambda: not deliverer.outcomes and not deliverer._sending, 10, "the outcomes were not written")
+            _wait(
+                lambda: not deliverer.outcomes and not deliverer._sending, 10, "the outcomes were not written"
+            )
             time.sleep(0.5)  # a doubled send would come now
     finally:
         own.dispose()
@@ -201,12 +239,16 @@ def test_the_deliverer_waits_for_the_database_and_sends_each_delivery_once(setti
     assert all(d["attempt_count"] == 1 for d in items), items
     # One line when the database went away (and one when it came back), not one per look.
     assert len(complaints) <= 1, complaints
-    print(f"\ndeliverer: {away.refused} refused database calls, {len(complaints)} log line(s) in the 1.5 s outage")
+    print(
+        f"\ndeliverer: {away.refused} refused database calls, {len(complaints)} log line(s) in the 1.5 s outage"
+    )
 
 
 @pytest.fixture
 def no_rater(monkeypatch):
-    monkeypatch.setattr(changes, "_sinks", [s for s in changes._sinks if not isinstance(getattr(s, "__self__", None), Rater)])
+    monkeypatch.setattr(
+        changes, "_sinks", [s for s in changes._sinks if not isinstance(getattr(s, "__self__", None), Rater)]
+    )
 
 
 def test_the_rater_waits_for_the_database_and_rates_what_it_was_told(api, db, settings, no_rater):
@@ -227,7 +269,13 @@ def test_the_rater_waits_for_the_database_and_rates_what_it_was_told(api, db, se
             assert _stored(db, table["id"]) == (True, 0)
             away.on = False
             back = time.monotonic()
-            _wait(lambda: _stored(db, table["id"]) == (False, 6), 10, "the rater did not rate the table once the database was back")
-            print(f"\nrater: rated {time.monotonic() - back:.2f} s after the database came back ({away.refused} refused database calls)")
+            _wait(
+                lambda: _stored(db, table["id"]) == (False, 6),
+                10,
+                "the rater did not rate the table once the database was back",
+            )
+            print(
+                f"\nrater: rated {time.monotonic() - back:.2f} s after the database came back ({away.refused} refused database calls)"
+            )
     finally:
         own.dispose()

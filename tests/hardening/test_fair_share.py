@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from app.kit.middleware.rate_limit import RateLimit
 from app.kit.limiter import Busy, FairShare
+from app.kit.middleware.rate_limit import RateLimit
 from app.kit.settings import Settings
 
 ADMIN = "fair-share-admin-key"
@@ -87,7 +87,9 @@ def test_a_turn_handed_to_a_request_that_is_gone_passes_on():
         gone.cancel()  # ...which is cancelled before it runs
         try:
             await gone
-            holds = True  # the cancellation came too late (asyncio.wait_for keeps a result): a turn to give back
+            holds = (
+                True  # the cancellation came too late (asyncio.wait_for keeps a result): a turn to give back
+            )
         except asyncio.CancelledError:
             holds = False  # the turn passed on to the next by itself
         if holds:
@@ -123,7 +125,9 @@ class Held:
         await send({"type": "http.response.body", "body": b"{}"})
 
 
-async def request(app: Any, method: str, path: str, n: int, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+async def request(
+    app: Any, method: str, path: str, n: int, headers: dict[str, str] | None = None
+) -> tuple[int, Any]:
     body = json.dumps({"n": n}).encode()
     read = {"bytes": 0}
     sent: dict[str, Any] = {"status": 0, "body": b""}

@@ -33,7 +33,10 @@ def test_sigkill_in_the_middle_of_a_write_load(fresh_db, servers, admin_key):
     if is_postgres_run():
         urls.append(servers.start(fresh_db, name="survivor").url)
     table = create_table(victim.url, admin_key)
-    writers = [Writer(f"k{i}", urls, table["id"], admin_key, 25, seed=200 + i, timeout_rate=0.03) for i in range(CLIENTS)]
+    writers = [
+        Writer(f"k{i}", urls, table["id"], admin_key, 25, seed=200 + i, timeout_rate=0.03)
+        for i in range(CLIENTS)
+    ]
     for w in writers:
         w.start()
     kills = 0
@@ -63,7 +66,10 @@ def test_database_down_is_503_and_recovers_without_restart(fresh_db, servers, ad
     url = make_url(fresh_db)
     proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432)).start()
     try:
-        server = servers.start(url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False), name="behind-proxy")
+        server = servers.start(
+            url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False),
+            name="behind-proxy",
+        )
         table = create_table(server.url, admin_key)
         deals = f"{server.url}/v1/tables/{table['id']}/deals"
         deal = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}}
@@ -79,7 +85,9 @@ def test_database_down_is_503_and_recovers_without_restart(fresh_db, servers, ad
         assert health.status_code == 503, health.text
         for response in (
             httpx.get(f"{server.url}/v1/tables/{table['id']}", headers=auth(admin_key), timeout=15),
-            httpx.post(deals, json=deal, headers={**auth(admin_key), "Idempotency-Key": "during-outage"}, timeout=15),
+            httpx.post(
+                deals, json=deal, headers={**auth(admin_key), "Idempotency-Key": "during-outage"}, timeout=15
+            ),
             httpx.get(f"{server.url}/v1/tables/{table['id']}/sheet", headers=auth(admin_key), timeout=15),
         ):
             assert response.status_code == 503, response.text
@@ -91,7 +99,9 @@ def test_database_down_is_503_and_recovers_without_restart(fresh_db, servers, ad
         while httpx.get(server.url + "/health", timeout=15).status_code != 200:
             assert time.monotonic() < deadline, "the service did not recover"
             time.sleep(0.2)
-        r = httpx.post(deals, json=deal, headers={**auth(admin_key), "Idempotency-Key": "during-outage"}, timeout=15)
+        r = httpx.post(
+            deals, json=deal, headers={**auth(admin_key), "Idempotency-Key": "during-outage"}, timeout=15
+        )
         assert r.status_code == 201, r.text
         assert r.json()["deal"]["number"] == 2
         assert server.starts == 1 and server.alive()

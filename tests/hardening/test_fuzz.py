@@ -29,7 +29,10 @@ def test_fuzz_the_served_schema(live):
 
     table = create_table(live.url, live.key)
     deal = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}}
-    assert httpx.post(f"{live.url}/v1/tables/{table['id']}/deals", json=deal, headers=live.headers).status_code == 201
+    assert (
+        httpx.post(f"{live.url}/v1/tables/{table['id']}/deals", json=deal, headers=live.headers).status_code
+        == 201
+    )
     schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
     session = requests.Session()
     rng = random.Random(SEED)
@@ -73,8 +76,12 @@ def test_fuzz_the_served_schema(live):
                     # 200's body is not read (an error's is, as everywhere).
                     try:
                         raw = session.request(
-                            case.method, live.url + case.formatted_path, params=case.query,
-                            headers={k: str(v) for k, v in headers.items()}, stream=True, timeout=30,
+                            case.method,
+                            live.url + case.formatted_path,
+                            params=case.query,
+                            headers={k: str(v) for k, v in headers.items()},
+                            stream=True,
+                            timeout=30,
                         )
                     except (requests.exceptions.InvalidHeader, UnicodeError, ValueError):
                         return  # a header requests itself refuses to send
@@ -86,16 +93,23 @@ def test_fuzz_the_served_schema(live):
                 sent["n"] += 1
                 where = f"{case.method} {case.formatted_path} [{mode.value}]"
                 if response.status_code >= 500:
-                    failures.append(f"{where}: {response.status_code} {response.text[:300]} body={str(case.body)[:300]}")
+                    failures.append(
+                        f"{where}: {response.status_code} {response.text[:300]} body={str(case.body)[:300]}"
+                    )
                 elif response.status_code >= 400:
                     ctype = {k.lower(): v for k, v in response.headers.items()}.get("content-type", "")
                     ctype = ctype[0] if isinstance(ctype, list) else ctype
                     ok = ctype.startswith("application/problem+json")
                     if ok:
                         body = response.json()
-                        ok = all(k in body for k in ("type", "title", "status", "detail")) and body["status"] == response.status_code
+                        ok = (
+                            all(k in body for k in ("type", "title", "status", "detail"))
+                            and body["status"] == response.status_code
+                        )
                     if not ok:
-                        failures.append(f"{where}: {response.status_code} not problem+json: {ctype} {response.text[:200]}")
+                        failures.append(
+                            f"{where}: {response.status_code} not problem+json: {ctype} {response.text[:200]}"
+                        )
 
             try:
                 run()

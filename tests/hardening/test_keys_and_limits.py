@@ -47,14 +47,20 @@ def test_requests_without_a_valid_key_are_limited_per_address_in_memory(settings
     app = _app(settings, db, anonymous_rate_limit=5, rate_limit_window=3600)
     before = _rate_limit_counts(db)
     with TestClient(app) as c:
-        statuses = [c.get("/v1/conventions", headers={"Authorization": f"Bearer pk_{i}"}).status_code for i in range(5)]
+        statuses = [
+            c.get("/v1/conventions", headers={"Authorization": f"Bearer pk_{i}"}).status_code
+            for i in range(5)
+        ]
         statuses += [c.get("/v1/tables/x").status_code]
         assert statuses == [401] * 5 + [429]
         r = c.get("/v1/conventions")
         assert r.status_code == 429 and r.headers["content-type"].startswith(PROBLEM)
         assert 1 <= int(r.headers["Retry-After"]) <= 3600
         # a valid key is not held back by the address's count
-        assert c.get("/v1/conventions", headers={"Authorization": f"Bearer {settings.admin_key}"}).status_code == 200
+        assert (
+            c.get("/v1/conventions", headers={"Authorization": f"Bearer {settings.admin_key}"}).status_code
+            == 200
+        )
     # The valid key's row only. Counted by bucket, not by rows: an earlier test in the same
     # hour may have made the admin key's row of this window already.
     assert _buckets_written(before, _rate_limit_counts(db)) == {bucket_of(settings.admin_key)}
@@ -99,7 +105,11 @@ def test_an_admin_owner_name_is_not_an_admin_key(client, admin_headers):
     assert r.status_code == 201, r.text
     named_admin = {"Authorization": f"Bearer {r.json()['key']}"}
     assert client.get("/v1/conventions", headers=named_admin).status_code == 200
-    for method, path, body in (("post", "/v1/keys", {"owner": "x"}), ("get", "/v1/keys", None), ("delete", "/v1/keys/1", None)):
+    for method, path, body in (
+        ("post", "/v1/keys", {"owner": "x"}),
+        ("get", "/v1/keys", None),
+        ("delete", "/v1/keys/1", None),
+    ):
         r = client.request(method, path, json=body, headers=named_admin)
         assert r.status_code == 403, (method, path, r.text)
         assert r.headers["content-type"].startswith(PROBLEM)
@@ -120,14 +130,18 @@ def test_keys_are_listed_without_secrets_and_revoked(client, admin_headers):
     assert r.status_code == 200 and r.json()["revoked_at"] is not None
     # refused at once on the process that revoked it, although its answer was cached
     assert client.get("/v1/conventions", headers=headers).status_code == 401
-    assert client.delete(f"/v1/keys/{mine[0]['id']}", headers=admin_headers).status_code == 200  # again: no change
+    assert (
+        client.delete(f"/v1/keys/{mine[0]['id']}", headers=admin_headers).status_code == 200
+    )  # again: no change
     assert client.delete("/v1/keys/999999999", headers=admin_headers).status_code == 404
     assert client.delete("/v1/keys/0", headers=admin_headers).status_code == 422
 
 
 def test_openapi_names_the_key_operations(client):
     spec = client.get("/openapi.json").json()
-    ops = {op["operationId"] for path in ("/v1/keys", "/v1/keys/{key_id}") for op in spec["paths"][path].values()}
+    ops = {
+        op["operationId"] for path in ("/v1/keys", "/v1/keys/{key_id}") for op in spec["paths"][path].values()
+    }
     assert ops == {"createKey", "listKeys", "revokeKey"}
 
 
@@ -174,7 +188,11 @@ def test_the_env_admin_key_stops_working_when_rotated(settings, db):
     from app.main import create_app
 
     old = settings.admin_key
-    with TestClient(create_app(settings.model_copy(update={"admin_key": "pk_rotated_" + secrets.token_urlsafe(16)}), db=db)) as c:
+    with TestClient(
+        create_app(
+            settings.model_copy(update={"admin_key": "pk_rotated_" + secrets.token_urlsafe(16)}), db=db
+        )
+    ) as c:
         assert c.get("/v1/keys", headers={"Authorization": f"Bearer {old}"}).status_code == 401
 
 
@@ -187,11 +205,10 @@ def test_a_sqlite_file_that_cannot_be_written_is_unhealthy(tmp_path, caplog, mon
 
     from sqlalchemy import event
 
-    from app.main import create_app
-    from app.kit.db import make_database
-    from app.kit.db import migrate
     from app.kit.db import engine as engine_mod
+    from app.kit.db import make_database, migrate
     from app.kit.settings import Settings
+    from app.main import create_app
 
     path = tmp_path / "ro" / "prefscore.db"
     path.parent.mkdir()
@@ -203,7 +220,11 @@ def test_a_sqlite_file_that_cannot_be_written_is_unhealthy(tmp_path, caplog, mon
     with TestClient(create_app(settings, db=db)) as c:
         assert c.get("/health").status_code == 200
         real_access = os.access
-        monkeypatch.setattr(engine_mod.os, "access", lambda p, mode: False if str(p) == str(path) and mode == os.W_OK else real_access(p, mode))
+        monkeypatch.setattr(
+            engine_mod.os,
+            "access",
+            lambda p, mode: False if str(p) == str(path) and mode == os.W_OK else real_access(p, mode),
+        )
         db.engine.dispose()
         event.listen(db.engine, "connect", lambda conn, _record: conn.execute("PRAGMA query_only = ON"))
         r = c.get("/health")
@@ -215,17 +236,23 @@ def test_a_sqlite_file_that_cannot_be_written_is_unhealthy(tmp_path, caplog, mon
     assert any("cannot be written" in rec.getMessage() for rec in caplog.records)
 
 
-def test_a_revoked_key_stops_working_on_another_process_within_the_cache_lifetime(settings, client, admin_headers):
+def test_a_revoked_key_stops_working_on_another_process_within_the_cache_lifetime(
+    settings, client, admin_headers
+):
     """Another process has its own key cache: a second app on its own Database (as another
     worker has) with a one-second cache lifetime refuses the key at most a second after the
     revocation."""
     import time
 
-    from app.main import create_app
     from app.kit.db import make_database
+    from app.main import create_app
 
     key = client.post("/v1/keys", json={"owner": "elsewhere"}, headers=admin_headers).json()["key"]
-    key_id = next(k["id"] for k in client.get("/v1/keys", headers=admin_headers).json()["items"] if k["prefix"] == key[:12])
+    key_id = next(
+        k["id"]
+        for k in client.get("/v1/keys", headers=admin_headers).json()["items"]
+        if k["prefix"] == key[:12]
+    )
     other_db = make_database(settings)
     try:
         with TestClient(create_app(settings.model_copy(update={"key_cache_ttl": 1}), db=other_db)) as other:

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, update
 
-from app.main import create_app
+from app.deals.repository import EXPIRY_BATCH
 from app.kit.db import IdempotencyRow
 from app.kit.db.models import utcnow
-from app.deals.repository import EXPIRY_BATCH
 from app.kit.settings import Settings
+from app.main import create_app
 from tests.api.samples import ALLPASS, PASS_6S, pass_6s
 
 PROBLEM = "application/problem+json"
@@ -47,7 +47,12 @@ def _table(client, **body):
 def test_a_table_holds_at_most_the_deal_limit(limited):
     tid = _table(limited).json()["id"]
     for n in range(3):
-        assert limited.post(f"/v1/tables/{tid}/deals", json=pass_6s(n), headers={"Idempotency-Key": f"k{n}"}).status_code == 201
+        assert (
+            limited.post(
+                f"/v1/tables/{tid}/deals", json=pass_6s(n), headers={"Idempotency-Key": f"k{n}"}
+            ).status_code
+            == 201
+        )
     r = limited.post(f"/v1/tables/{tid}/deals", json=ALLPASS)
     # before: no limit (20,000 deals and more on one table)
     assert r.status_code == 409 and r.headers["content-type"].startswith(PROBLEM)
@@ -85,10 +90,18 @@ def test_the_limits_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("PREFSCORE_IDEMPOTENCY_DAYS", "0")
     s = Settings.from_env()
     assert (s.max_deals_per_table, s.max_tables_per_owner, s.idempotency_days) == (50, 7, 0)
-    for name in ("PREFSCORE_MAX_DEALS_PER_TABLE", "PREFSCORE_MAX_TABLES_PER_OWNER", "PREFSCORE_IDEMPOTENCY_DAYS"):
+    for name in (
+        "PREFSCORE_MAX_DEALS_PER_TABLE",
+        "PREFSCORE_MAX_TABLES_PER_OWNER",
+        "PREFSCORE_IDEMPOTENCY_DAYS",
+    ):
         monkeypatch.delenv(name)
     defaults = Settings.from_env()
-    assert (defaults.max_deals_per_table, defaults.max_tables_per_owner, defaults.idempotency_days) == (2000, 1000, 7)
+    assert (defaults.max_deals_per_table, defaults.max_tables_per_owner, defaults.idempotency_days) == (
+        2000,
+        1000,
+        7,
+    )
 
 
 def _age(db, table_id: str, days: float) -> None:
@@ -102,7 +115,9 @@ def _age(db, table_id: str, days: float) -> None:
 
 def _records(db, table_id: str) -> int:
     with db.read() as session:
-        return session.scalar(select(func.count()).select_from(IdempotencyRow).where(IdempotencyRow.table_id == table_id))
+        return session.scalar(
+            select(func.count()).select_from(IdempotencyRow).where(IdempotencyRow.table_id == table_id)
+        )
 
 
 def test_an_expired_key_is_forgotten(api, db):
@@ -126,12 +141,23 @@ def test_posts_clean_up_expired_records_of_any_table(api, db):
     abandoned = api.table()["id"]
     for n in range(EXPIRY_BATCH + 5):
         body = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}, "note": str(n)}
-        assert api.post(f"/v1/tables/{abandoned}/deals", json=body, headers={"Idempotency-Key": f"a{n}"}).status_code == 201
+        assert (
+            api.post(
+                f"/v1/tables/{abandoned}/deals", json=body, headers={"Idempotency-Key": f"a{n}"}
+            ).status_code
+            == 201
+        )
     _age(db, abandoned, 10_000)  # older than any record another test ages
     busy = api.table()["id"]
-    assert api.post(f"/v1/tables/{busy}/deals", json=PASS_6S, headers={"Idempotency-Key": "b1"}).status_code == 201
+    assert (
+        api.post(f"/v1/tables/{busy}/deals", json=PASS_6S, headers={"Idempotency-Key": "b1"}).status_code
+        == 201
+    )
     assert _records(db, abandoned) <= 5
-    assert api.post(f"/v1/tables/{busy}/deals", json=ALLPASS, headers={"Idempotency-Key": "b2"}).status_code == 201
+    assert (
+        api.post(f"/v1/tables/{busy}/deals", json=ALLPASS, headers={"Idempotency-Key": "b2"}).status_code
+        == 201
+    )
     assert _records(db, abandoned) == 0
     assert _records(db, busy) == 2
 
@@ -142,7 +168,12 @@ def test_db_cleanup_deletes_every_expired_record(api, db, settings, monkeypatch)
     old, fresh = api.table()["id"], api.table()["id"]
     for tid in (old, fresh):
         for n in range(3):
-            assert api.post(f"/v1/tables/{tid}/deals", json=pass_6s(n), headers={"Idempotency-Key": f"c{n}"}).status_code == 201
+            assert (
+                api.post(
+                    f"/v1/tables/{tid}/deals", json=pass_6s(n), headers={"Idempotency-Key": f"c{n}"}
+                ).status_code
+                == 201
+            )
     _age(db, old, 8)
     monkeypatch.setenv("DATABASE_URL", settings.database_url)
     result = CliRunner().invoke(main, ["db", "cleanup"])

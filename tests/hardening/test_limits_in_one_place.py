@@ -31,7 +31,11 @@ def test_the_database_timings_are_settings(monkeypatch, tmp_path):
     db = make_database(Settings(database_url=f"sqlite:///{tmp_path / 'timings.db'}"))
     try:
         assert db.write_probe_interval == 0.5
-        assert (db._write_probe_busy_ms, db._loop_connection_wait, db._loop_reconnect_timeout) == (7, 0.25, 2.0)
+        assert (db._write_probe_busy_ms, db._loop_connection_wait, db._loop_reconnect_timeout) == (
+            7,
+            0.25,
+            2.0,
+        )
     finally:
         db.dispose()
     assert default_of("write_probe_interval") == 5.0 and default_of("loop_connection_wait") == 0.1

@@ -25,7 +25,9 @@ def _closed_port() -> int:
 
 
 def test_an_unreachable_postgres_gives_way_to_the_thread_pool_at_once():
-    db = make_database(Settings(database_url=f"postgresql+psycopg://postgres@127.0.0.1:{_closed_port()}/none"))
+    db = make_database(
+        Settings(database_url=f"postgresql+psycopg://postgres@127.0.0.1:{_closed_port()}/none")
+    )
 
     async def reads() -> list[float]:
         took = []
@@ -62,7 +64,10 @@ def test_each_loop_read_sees_the_last_commit_and_reuses_its_connections(fresh_db
                 assert await db.read_one_async("SELECT n FROM loop_probe WHERE id = ?", (1,)) == (n,)
             # More reads at once than connections: each is answered or gives way, none fails.
             outcomes = await asyncio.gather(
-                *(db.read_one_async("SELECT n FROM loop_probe, pg_sleep(0.05) WHERE id = ?", (1,)) for _ in range(6)),
+                *(
+                    db.read_one_async("SELECT n FROM loop_probe, pg_sleep(0.05) WHERE id = ?", (1,))
+                    for _ in range(6)
+                ),
                 return_exceptions=True,
             )
             assert all(o == (5,) or isinstance(o, LoopReadUnavailable) for o in outcomes), outcomes

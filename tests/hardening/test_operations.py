@@ -13,7 +13,6 @@ import httpx
 
 from .harness import auth, create_table
 
-
 DEAL = {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}}
 
 
@@ -29,9 +28,15 @@ def _log_lines(server) -> list[dict]:
 def test_json_logs_carry_the_request_id(fresh_db, servers, admin_key):
     server = servers.start(fresh_db, name="logs")
     table = create_table(server.url, admin_key)
-    r = httpx.post(f"{server.url}/v1/tables/{table['id']}/deals", json=DEAL, headers={**auth(admin_key), "X-Request-ID": "req-abc.123"})
+    r = httpx.post(
+        f"{server.url}/v1/tables/{table['id']}/deals",
+        json=DEAL,
+        headers={**auth(admin_key), "X-Request-ID": "req-abc.123"},
+    )
     assert r.status_code == 201 and r.headers["X-Request-ID"] == "req-abc.123"
-    r = httpx.get(f"{server.url}/v1/tables/nope", headers={**auth(admin_key), "X-Request-ID": "bad id\twith spaces"})
+    r = httpx.get(
+        f"{server.url}/v1/tables/nope", headers={**auth(admin_key), "X-Request-ID": "bad id\twith spaces"}
+    )
     generated = r.headers["X-Request-ID"]
     assert generated != "bad id\twith spaces" and len(generated) == 32
     r = httpx.get(f"{server.url}/v1/shared/{table['share_token']}")
@@ -53,9 +58,9 @@ def test_request_id_reaches_log_lines_written_in_worker_threads(fresh_db, caplog
 
     from fastapi.testclient import TestClient
 
-    from app.main import create_app
     from app.kit.observability import JsonFormatter, RequestIdFilter
     from app.kit.settings import Settings
+    from app.main import create_app
 
     app = create_app(Settings(database_url=fresh_db, threads=4))
 
@@ -90,17 +95,48 @@ def test_metrics_by_route_template(fresh_db, servers, admin_key):
     server = servers.start(fresh_db, name="metrics")
     table = create_table(server.url, admin_key)
     for i in range(3):
-        assert httpx.post(f"{server.url}/v1/tables/{table['id']}/deals", json=DEAL, headers={**auth(admin_key), "Idempotency-Key": f"m{i}"}).status_code == 201
-    assert httpx.post(f"{server.url}/v1/tables/{table['id']}/deals", json=DEAL, headers={**auth(admin_key), "Idempotency-Key": "m0"}).status_code == 201
+        assert (
+            httpx.post(
+                f"{server.url}/v1/tables/{table['id']}/deals",
+                json=DEAL,
+                headers={**auth(admin_key), "Idempotency-Key": f"m{i}"},
+            ).status_code
+            == 201
+        )
+    assert (
+        httpx.post(
+            f"{server.url}/v1/tables/{table['id']}/deals",
+            json=DEAL,
+            headers={**auth(admin_key), "Idempotency-Key": "m0"},
+        ).status_code
+        == 201
+    )
     httpx.get(f"{server.url}/v1/tables/{'x' * 20}", headers=auth(admin_key))
     httpx.get(f"{server.url}/no/such/path/{'y' * 10}")
     r = httpx.get(f"{server.url}/metrics")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
     text = r.text
-    assert _metric(text, "prefscore_http_requests_total", method="POST", route="/v1/tables/{table_id}/deals", status="201") == 4
+    assert (
+        _metric(
+            text,
+            "prefscore_http_requests_total",
+            method="POST",
+            route="/v1/tables/{table_id}/deals",
+            status="201",
+        )
+        == 4
+    )
     assert _metric(text, "prefscore_deals_posted_total") == 3
     assert _metric(text, "prefscore_idempotent_replays_total") == 1
-    assert _metric(text, "prefscore_http_request_duration_seconds_count", method="POST", route="/v1/tables/{table_id}/deals") == 4
+    assert (
+        _metric(
+            text,
+            "prefscore_http_request_duration_seconds_count",
+            method="POST",
+            route="/v1/tables/{table_id}/deals",
+        )
+        == 4
+    )
     assert _metric(text, "prefscore_http_requests_total", route="<unmatched>") >= 1
     assert table["id"] not in text and "x" * 20 not in text and "y" * 10 not in text
 
@@ -117,22 +153,46 @@ def test_metrics_add_up_across_worker_processes(fresh_db, servers, admin_key, tm
 
     from .harness import PYTHON, REPO
 
-    env = {"DATABASE_URL": fresh_db, "PREFSCORE_ADMIN_KEY": admin_key, "PROMETHEUS_MULTIPROC_DIR": str(mp), "PYTHONPATH": str(REPO)}
+    env = {
+        "DATABASE_URL": fresh_db,
+        "PREFSCORE_ADMIN_KEY": admin_key,
+        "PROMETHEUS_MULTIPROC_DIR": str(mp),
+        "PYTHONPATH": str(REPO),
+    }
     import os
 
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("PREFSCORE_")}
     full_env.update(env)
     log = open(server.log_path, "ab")
     server.proc = subprocess.Popen(
-        [PYTHON, "-c", "from app.cli.main import main; main()", "serve", "--no-upgrade", "--port", str(server.port), "--workers", "2"],
-        cwd=server.workdir, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            PYTHON,
+            "-c",
+            "from app.cli.main import main; main()",
+            "serve",
+            "--no-upgrade",
+            "--port",
+            str(server.port),
+            "--workers",
+            "2",
+        ],
+        cwd=server.workdir,
+        env=full_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     log.close()
     server.wait_ready(60)
     table = create_table(server.url, admin_key)
     for _ in range(10):
         with httpx.Client() as fresh:  # new connections, spread over the workers
-            assert fresh.post(f"{server.url}/v1/tables/{table['id']}/deals", json=DEAL, headers=auth(admin_key)).status_code == 201
+            assert (
+                fresh.post(
+                    f"{server.url}/v1/tables/{table['id']}/deals", json=DEAL, headers=auth(admin_key)
+                ).status_code
+                == 201
+            )
     seen = set()
     for _ in range(6):
         text = httpx.get(f"{server.url}/metrics").text

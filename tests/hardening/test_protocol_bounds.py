@@ -28,7 +28,11 @@ from app.kit.http_limits import BoundedHttpTools, _limits
 
 from .harness import read_all
 
-LIVE_ENV = {"PREFSCORE_HEADER_TIMEOUT": "2", "PREFSCORE_BODY_TIMEOUT": "2", "PREFSCORE_MAX_HEADER_BYTES": "8192"}
+LIVE_ENV = {
+    "PREFSCORE_HEADER_TIMEOUT": "2",
+    "PREFSCORE_BODY_TIMEOUT": "2",
+    "PREFSCORE_MAX_HEADER_BYTES": "8192",
+}
 GET = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
 
 
@@ -100,7 +104,13 @@ def _connection(app: Any) -> tuple[BoundedHttpTools, Transport, CountingLoop]:
 
 
 async def _answer(send: Any, body: bytes = b"ok") -> None:
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -108,6 +118,7 @@ def test_pipelined_requests_read_ahead_are_bounded():
     """1,000 pipelined requests in one read: at most ``max_pipelined_requests`` are parsed
     while the first is unanswered (the rest waits unparsed, the socket not read); then all
     are answered, in order."""
+
     async def run() -> None:
         gate = asyncio.Event()
         started: list[str] = []
@@ -210,11 +221,12 @@ def test_an_answer_does_not_cancel_the_next_requests_header_deadline():
 # --------------------------------------------------------------------------- a real server
 
 
-
-
 def test_pipelined_requests_are_all_answered_in_order(live):
     with socket.create_connection(("127.0.0.1", live.server.port), timeout=10) as s:
-        s.sendall(b"".join(b"GET /health?n=%d HTTP/1.1\r\nHost: x\r\n\r\n" % i for i in range(50)) + b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        s.sendall(
+            b"".join(b"GET /health?n=%d HTTP/1.1\r\nHost: x\r\n\r\n" % i for i in range(50))
+            + b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
         data = read_all(s, 20)
     assert data.count(b"HTTP/1.1 200") == 51
 
@@ -258,7 +270,7 @@ def test_slow_requests_behind_answered_ones_are_let_go(live):
             try:
                 if s.recv(1) == b"":
                     continue
-            except socket.timeout:
+            except TimeoutError:
                 pass
             except OSError:
                 continue
@@ -281,7 +293,9 @@ def test_a_client_that_writes_its_whole_body_first_gets_the_413(live):
 
     for _ in range(3):
         req = urllib.request.Request(
-            live.url + "/v1/tables", data=body(), method="POST",
+            live.url + "/v1/tables",
+            data=body(),
+            method="POST",
             headers={"Content-Type": "application/json", "Content-Length": "1000000", **live.headers},
         )
         try:

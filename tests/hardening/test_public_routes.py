@@ -56,7 +56,9 @@ def test_a_route_is_public_only_when_declared_so(app):
     from app.kit.middleware.rate_limit import PUBLIC_ROUTES, UNBUDGETED
 
     public = _without_a_key(app)
-    assert sorted(set(public) - set(PUBLIC_ROUTES)) == [], "a route answered without a key is not declared public"
+    assert sorted(set(public) - set(PUBLIC_ROUTES)) == [], (
+        "a route answered without a key is not declared public"
+    )
     assert sorted(set(PUBLIC_ROUTES) - set(public)) == [], "a declared public route is not served"
     assert {p for p, kind in PUBLIC_ROUTES.items() if kind == "unbudgeted"} == set(UNBUDGETED)
     for path, route in public.items():  # a scorer link's route is the one that looks the link up
@@ -75,11 +77,19 @@ def _request(path: str, route: Any) -> tuple[str, str]:
 
 @pytest.mark.parametrize("kind", ["share link", "scorer link", "address"])
 def test_every_public_route_spends_the_anonymous_budget(settings, db, app, kind, an_hour_long_window):
-    from app.main import create_app
     from app.kit.middleware.rate_limit import PUBLIC_ROUTES
+    from app.main import create_app
 
     limited = create_app(
-        settings.model_copy(update={"anonymous_rate_limit": N, "share_rate_limit": N, "rate_limit": 0, "rate_limit_window": 3600}), db=db
+        settings.model_copy(
+            update={
+                "anonymous_rate_limit": N,
+                "share_rate_limit": N,
+                "rate_limit": 0,
+                "rate_limit_window": 3600,
+            }
+        ),
+        db=db,
     )
     routes = _without_a_key(app)
     checked = 0
@@ -91,7 +101,9 @@ def test_every_public_route_spends_the_anonymous_budget(settings, db, app, kind,
             statuses = []
             for _ in range(N + EXTRA):
                 method, concrete = _request(path, routes[path])
-                statuses.append(c.request(method, concrete, headers={"Accept": "application/json"}).status_code)
+                statuses.append(
+                    c.request(method, concrete, headers={"Accept": "application/json"}).status_code
+                )
         assert 429 not in statuses[:N] and statuses[N:] == [429] * EXTRA, (path, statuses)
         checked += 1
     assert checked >= 5
@@ -100,7 +112,10 @@ def test_every_public_route_spends_the_anonymous_budget(settings, db, app, kind,
 def test_a_path_no_route_serves_is_budgeted_too(settings, db, an_hour_long_window):
     from app.main import create_app
 
-    limited = create_app(settings.model_copy(update={"anonymous_rate_limit": N, "rate_limit": 0, "rate_limit_window": 3600}), db=db)
+    limited = create_app(
+        settings.model_copy(update={"anonymous_rate_limit": N, "rate_limit": 0, "rate_limit_window": 3600}),
+        db=db,
+    )
     with TestClient(limited, client=("10.1.0.1", 50000)) as c:
         statuses = [c.get(f"/{secrets.token_urlsafe(8)}").status_code for _ in range(N + EXTRA)]
         assert statuses == [404] * N + [429] * EXTRA

@@ -7,7 +7,6 @@ import httpx
 
 from .harness import auth, is_problem
 
-
 LIMIT = 6
 
 
@@ -15,9 +14,14 @@ def test_rate_limit_is_per_key_and_shared_across_processes(fresh_db, servers, ad
     env = {"PREFSCORE_RATE_LIMIT": str(LIMIT), "PREFSCORE_RATE_LIMIT_WINDOW": "3600"}
     a = servers.start(fresh_db, env=env, name="rl-a")
     b = servers.start(fresh_db, env=env, name="rl-b")
-    other = httpx.post(f"{a.url}/v1/keys", json={"owner": "someone-else"}, headers=auth(admin_key)).json()["key"]
+    other = httpx.post(f"{a.url}/v1/keys", json={"owner": "someone-else"}, headers=auth(admin_key)).json()[
+        "key"
+    ]
     # the admin key spent one request above; alternate processes for the rest of its budget
-    statuses = [httpx.get(f"{(a, b)[i % 2].url}/v1/conventions", headers=auth(admin_key)).status_code for i in range(LIMIT - 1)]
+    statuses = [
+        httpx.get(f"{(a, b)[i % 2].url}/v1/conventions", headers=auth(admin_key)).status_code
+        for i in range(LIMIT - 1)
+    ]
     assert statuses == [200] * (LIMIT - 1)
     for server in (a, b):
         r = httpx.get(f"{server.url}/v1/conventions", headers=auth(admin_key))
@@ -42,7 +46,9 @@ def test_rate_limit_is_per_key_and_shared_across_processes(fresh_db, servers, ad
 def test_rate_limit_window_resets(fresh_db, servers, admin_key):
     import time
 
-    server = servers.start(fresh_db, env={"PREFSCORE_RATE_LIMIT": "2", "PREFSCORE_RATE_LIMIT_WINDOW": "2"}, name="rl-window")
+    server = servers.start(
+        fresh_db, env={"PREFSCORE_RATE_LIMIT": "2", "PREFSCORE_RATE_LIMIT_WINDOW": "2"}, name="rl-window"
+    )
     deadline = time.monotonic() + 10
     seen_429 = False
     while time.monotonic() < deadline:

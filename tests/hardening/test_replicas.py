@@ -35,7 +35,9 @@ def test_positions_read_and_written():
 def test_sqlite_has_no_replica_and_sends_no_position(tmp_path):
     url = f"sqlite:///{tmp_path}/one.db"
     migrate.upgrade(url)
-    settings = Settings(database_url=url, read_database_url=url, admin_key=HARD_ADMIN_KEY, threads=2, webhooks_deliver=False)
+    settings = Settings(
+        database_url=url, read_database_url=url, admin_key=HARD_ADMIN_KEY, threads=2, webhooks_deliver=False
+    )
     with TestClient(create_app(settings)) as c:
         assert c.app.state.db.read_engine is None
         r = c.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=AUTH)
@@ -58,7 +60,12 @@ def pair() -> Iterator[replica_pair.ReplicaPair]:
 def app(pair) -> Iterator[TestClient]:
     migrate.upgrade(pair.leader_url)
     settings = Settings(
-        database_url=pair.leader_url, read_database_url=pair.replica_url, admin_key=HARD_ADMIN_KEY, threads=4, webhooks_deliver=False, read_after_seconds=30
+        database_url=pair.leader_url,
+        read_database_url=pair.replica_url,
+        admin_key=HARD_ADMIN_KEY,
+        threads=4,
+        webhooks_deliver=False,
+        read_after_seconds=30,
     )
     with TestClient(create_app(settings)) as client:
         yield client
@@ -121,7 +128,9 @@ def test_a_write_then_a_read_through_a_lagging_replica_sees_the_write(pair, app)
     replica_before = db.replica_reads
     assert _deals(_sheet(app, table)) == 1  # caught up: the replica serves the writer again
     assert db.replica_reads - replica_before == 1
-    print(f"\nreads: {db.replica_reads} from the replica, {db.leader_reads} sent to the leader for a position it had not replayed")
+    print(
+        f"\nreads: {db.replica_reads} from the replica, {db.leader_reads} sent to the leader for a position it had not replayed"
+    )
 
 
 @needs_postgres
@@ -143,11 +152,18 @@ def test_migrations_refuse_the_replica(pair, app):
 @needs_postgres
 def test_a_replica_away_sends_a_read_with_a_position_to_the_leader(pair, app):
     """A read URL that answers nothing: a read with a position is the leader's, not a 503."""
-    settings = app.app.state.settings.model_copy(update={"read_database_url": "postgresql+psycopg://postgres@127.0.0.1:1/none", "db_connect_timeout": 2})
+    settings = app.app.state.settings.model_copy(
+        update={
+            "read_database_url": "postgresql+psycopg://postgres@127.0.0.1:1/none",
+            "db_connect_timeout": 2,
+        }
+    )
     db = make_database(settings)
     try:
         with TestClient(create_app(settings, db=db)) as c:
-            made = c.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=AUTH)
+            made = c.post(
+                "/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=AUTH
+            )
             assert made.status_code == 201
             assert _deals(_sheet(c, made.json()["id"])) == 0
             assert db.leader_reads == 1
@@ -165,18 +181,27 @@ def test_writes_to_a_demoted_leader_are_retryable_and_drop_its_connections(pair,
     made = app.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=AUTH)
     pair.wait_replayed(made.headers[POSITION])
     table = made.json()["id"]
-    settings = app.app.state.settings.model_copy(update={"database_url": pair.replica_url, "read_database_url": ""})
+    settings = app.app.state.settings.model_copy(
+        update={"database_url": pair.replica_url, "read_database_url": ""}
+    )
     db = make_database(settings)
     connects: list[int] = []
     event.listen(db.engine, "connect", lambda *_a: connects.append(1))
     try:
         with TestClient(create_app(settings, db=db)) as demoted:
-            for path, body in ((f"/v1/tables/{table}/deals", DEAL), ("/v1/tables", {"players": ["A", "B", "C"], "convention": "sochi"})):
+            for path, body in (
+                (f"/v1/tables/{table}/deals", DEAL),
+                ("/v1/tables", {"players": ["A", "B", "C"], "convention": "sochi"}),
+            ):
                 r = demoted.post(path, json=body, headers=AUTH)
-                assert r.status_code == 503 and r.json()["retryable"] is True and r.headers["Retry-After"], r.text
+                assert r.status_code == 503 and r.json()["retryable"] is True and r.headers["Retry-After"], (
+                    r.text
+                )
                 assert r.json()["type"].endswith("/database-unavailable")
                 made_before = len(connects)
                 assert demoted.get(f"/v1/tables/{table}", headers=AUTH).status_code == 200
-                assert len(connects) > made_before, f"{path}: the next read reused a connection to the read-only server"
+                assert len(connects) > made_before, (
+                    f"{path}: the next read reused a connection to the read-only server"
+                )
     finally:
         db.dispose()

@@ -54,7 +54,9 @@ def _unbounded(schema: Any, components: dict[str, Any], where: str, seen: set[st
     for key, value in schema.items():
         if key in ("properties", "items", "anyOf", "oneOf", "allOf", "additionalProperties", "prefixItems"):
             if key == "properties":
-                found += [p for name, s in value.items() for p in _unbounded(s, components, f"{where}.{name}", seen)]
+                found += [
+                    p for name, s in value.items() for p in _unbounded(s, components, f"{where}.{name}", seen)
+                ]
             else:
                 found += _unbounded(value, components, f"{where}.{key}", seen)
     return found
@@ -69,7 +71,10 @@ def test_every_list_and_map_of_every_request_body_has_a_maximum_length(app):
         for method, operation in operations.items():
             for media in operation.get("requestBody", {}).get("content", {}).values():
                 bodies += 1
-                unbounded += [f"{method.upper()} {path}: {p}" for p in _unbounded(media["schema"], components, "body", set())]
+                unbounded += [
+                    f"{method.upper()} {path}: {p}"
+                    for p in _unbounded(media["schema"], components, "body", set())
+                ]
     assert bodies >= 8  # tables, patch, deals, corrections, players, keys, scorer deals, import
     assert unbounded == []
 
@@ -104,7 +109,9 @@ def test_a_64_kib_writeoff_list_is_one_refusal(api):
     body = _writeoff_body(60 * 1024)
     r = api.client.post(f"/v1/tables/{t['id']}/deals", content=body, headers={**api.headers, **JSON})
     problem = _bounded_refusal(r)
-    assert problem["errors"] == [{"field": "choices.writeoff", "reason": "choices.writeoff must have at most 4 items"}]
+    assert problem["errors"] == [
+        {"field": "choices.writeoff", "reason": "choices.writeoff must have at most 4 items"}
+    ]
     assert api.get(f"/v1/tables/{t['id']}").json()["deal_count"] == 0
 
 
@@ -122,7 +129,9 @@ def test_an_import_whose_deals_are_100k_ones_is_one_refusal(api, other_api):
         api.deal(t["id"], deal)
     record = api.get(f"/v1/tables/{t['id']}/export").json()
     record["deals"] = [1] * 100_000
-    r = other_api.client.post("/v1/tables/import", content=json.dumps(record), headers={**other_api.headers, **JSON})
+    r = other_api.client.post(
+        "/v1/tables/import", content=json.dumps(record), headers={**other_api.headers, **JSON}
+    )
     problem = _bounded_refusal(r)
     assert {e["field"].split(".")[0] for e in problem["errors"]} == {"deals"}
 
@@ -145,7 +154,9 @@ def test_a_service_refusal_of_more_than_20_fields_is_listed_as_20_and_counted(ap
 
 def test_a_few_refusals_are_all_listed_without_a_count(api):
     t = api.table()
-    problem = _bounded_refusal(api.post(f"/v1/tables/{t['id']}/deals", json={"type": "allpass", "tricks": {"0": 11}, "x": 1}))
+    problem = _bounded_refusal(
+        api.post(f"/v1/tables/{t['id']}/deals", json={"type": "allpass", "tricks": {"0": 11}, "x": 1})
+    )
     assert len(problem["errors"]) == 2 and "error_count" not in problem
 
 

@@ -48,7 +48,10 @@ def test_keys_are_never_stored_or_logged_in_clear(live):
     key = _new_key(live, "secret-keeper")
     wrong = key[:-4] + ("AAAA" if not key.endswith("AAAA") else "BBBB")
     table = create_table(live.url, key)
-    assert httpx.post(f"{live.url}/v1/tables/{table['id']}/deals", json=DEAL, headers=auth(key)).status_code == 201
+    assert (
+        httpx.post(f"{live.url}/v1/tables/{table['id']}/deals", json=DEAL, headers=auth(key)).status_code
+        == 201
+    )
     assert httpx.get(f"{live.url}/v1/tables/{table['id']}", headers=auth(wrong)).status_code == 401
     assert httpx.get(f"{live.url}/v1/tables/{table['id']}", headers=auth("pk_" + "z" * 43)).status_code == 401
     stored = _database_text(live.database_url, live.server.workdir)
@@ -69,8 +72,8 @@ def test_a_wrong_key_does_the_same_work_as_a_right_one(live, monkeypatch):
     compares a secret with ``==``."""
     from sqlalchemy import event
 
-    from app.kit.db import make_database
     from app.keys import service as keys_mod
+    from app.kit.db import make_database
     from app.kit.settings import Settings
 
     key = _new_key(live, "timing")
@@ -140,14 +143,19 @@ def test_every_route_of_a_table_is_404_to_another_owner(live):
     mine = _new_key(live, "owner-a")
     theirs = _new_key(live, "owner-b")
     table = create_table(live.url, mine)
-    assert httpx.post(f"{live.url}/v1/tables/{table['id']}/deals", json=DEAL, headers=auth(mine)).status_code == 201
+    assert (
+        httpx.post(f"{live.url}/v1/tables/{table['id']}/deals", json=DEAL, headers=auth(mine)).status_code
+        == 201
+    )
     before = httpx.get(f"{live.url}/v1/tables/{table['id']}/sheet", headers=auth(mine)).json()
     routes = _table_routes(live)
     assert len(routes) >= 8, routes
     for method, path in routes:
         seen_detail = None  # the 404 of the real table, compared with the made-up one's
         for table_id, expect_same in ((table["id"], False), ("0" * 32, True)):
-            url = live.url + path.replace("{table_id}", table_id).replace("{number}", "1").replace("{link_id}", "1")
+            url = live.url + path.replace("{table_id}", table_id).replace("{number}", "1").replace(
+                "{link_id}", "1"
+            )
             body = DEAL if method in ("POST", "PUT") else None
             r = httpx.request(method, url, json=body, headers=auth(theirs))
             assert r.status_code == 404, f"{method} {path}: {r.status_code} {r.text}"
@@ -177,7 +185,11 @@ def test_the_share_link_only_reads(live):
 
 
 def test_cors_and_security_headers_follow_the_settings(live, fresh_db, servers):
-    preflight = {"Origin": "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,idempotency-key"}
+    preflight = {
+        "Origin": "https://app.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,idempotency-key",
+    }
     r = httpx.options(f"{live.url}/v1/tables", headers=preflight)
     assert r.status_code == 200
     assert r.headers["access-control-allow-origin"] == "https://app.example"
@@ -196,8 +208,17 @@ def test_cors_and_security_headers_follow_the_settings(live, fresh_db, servers):
     assert r.status_code == 404 and r.headers["x-content-type-options"] == "nosniff"
     assert r.headers["access-control-allow-origin"] == "https://app.example"
 
-    plain = servers.start(fresh_db, env={"PREFSCORE_SECURITY_HEADERS": "0", "PREFSCORE_CSP": ""}, name="plain")
-    r = httpx.get(f"{plain.url}/v1/conventions", headers={**auth(plain.admin_key), "Origin": "https://app.example"})
+    plain = servers.start(
+        fresh_db, env={"PREFSCORE_SECURITY_HEADERS": "0", "PREFSCORE_CSP": ""}, name="plain"
+    )
+    r = httpx.get(
+        f"{plain.url}/v1/conventions", headers={**auth(plain.admin_key), "Origin": "https://app.example"}
+    )
     assert r.status_code == 200
-    for name in ("access-control-allow-origin", "x-frame-options", "strict-transport-security", "content-security-policy"):
+    for name in (
+        "access-control-allow-origin",
+        "x-frame-options",
+        "strict-transport-security",
+        "content-security-policy",
+    ):
         assert name not in r.headers, name

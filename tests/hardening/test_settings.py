@@ -9,12 +9,16 @@ import pytest
 
 from app.kit.settings import Settings, _env_name
 
-README = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"  # the settings table moved there from the README
+README = (
+    Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+)  # the settings table moved there from the README
 
 
 def test_every_setting_is_in_the_readme_table():
     text = README.read_text(encoding="utf-8")
-    missing = [_env_name((name,)) for name in Settings.model_fields if f"| `{_env_name((name,))}` |" not in text]
+    missing = [
+        _env_name((name,)) for name in Settings.model_fields if f"| `{_env_name((name,))}` |" not in text
+    ]
     assert missing == []
 
 
@@ -40,8 +44,21 @@ def test_the_old_environment_names_still_work(monkeypatch):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     s = Settings.from_env()
-    assert (s.database_url, s.admin_key, s.threads, s.sqlite_busy_timeout_ms, s.max_body_bytes) == ("sqlite:///elsewhere.db", "pk_admin", 7, 123, 1000)
-    assert (s.log_format, s.log_level, s.metrics_enabled, s.rate_limit, s.rate_limit_window, s.max_json_depth) == ("text", "DEBUG", False, 5, 9, 4)
+    assert (s.database_url, s.admin_key, s.threads, s.sqlite_busy_timeout_ms, s.max_body_bytes) == (
+        "sqlite:///elsewhere.db",
+        "pk_admin",
+        7,
+        123,
+        1000,
+    )
+    assert (
+        s.log_format,
+        s.log_level,
+        s.metrics_enabled,
+        s.rate_limit,
+        s.rate_limit_window,
+        s.max_json_depth,
+    ) == ("text", "DEBUG", False, 5, 9, 4)
     assert s.cors_origins == ("https://a.example", "https://b.example") and s.trusted_proxies == ("10.0.0.1",)
     assert (s.security_headers, s.hsts_seconds, s.content_security_policy) == (False, 600, "")
 

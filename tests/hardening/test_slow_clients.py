@@ -14,9 +14,11 @@ import pytest
 
 from .harness import auth, read_all
 
-LIVE_ENV = {"PREFSCORE_HEADER_TIMEOUT": "2", "PREFSCORE_BODY_TIMEOUT": "2", "PREFSCORE_MAX_HEADER_BYTES": "8192"}
-
-
+LIVE_ENV = {
+    "PREFSCORE_HEADER_TIMEOUT": "2",
+    "PREFSCORE_BODY_TIMEOUT": "2",
+    "PREFSCORE_MAX_HEADER_BYTES": "8192",
+}
 
 
 def test_headers_over_the_limit_are_431_and_not_read(live):
@@ -49,7 +51,9 @@ def test_431_is_a_problem(live):
     assert b"application/problem+json" in data
 
 
-@pytest.mark.parametrize("partial", [b"", b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow:"], ids=["nothing", "partial headers"])
+@pytest.mark.parametrize(
+    "partial", [b"", b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow:"], ids=["nothing", "partial headers"]
+)
 def test_headers_that_do_not_arrive_in_time_end_the_connection(live, partial):
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", live.server.port), timeout=10) as s:
@@ -65,7 +69,7 @@ def test_headers_that_do_not_arrive_in_time_end_the_connection(live, partial):
             s.settimeout(1)
             try:
                 data = s.recv(65536)
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except ConnectionResetError:
                 closed_by_server = True
@@ -83,7 +87,7 @@ def test_a_half_sent_body_ends_the_connection(live):
         s.sendall(
             (
                 f"POST /v1/tables HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {live.key}\r\n"
-                "Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"players\": "
+                'Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{"players": '
             ).encode()
         )
         data = read_all(s, 8)
@@ -109,7 +113,7 @@ def test_many_slow_connections_are_all_let_go(live):
                 data = s.recv(65536)
                 if data and not data.startswith(b"HTTP/1.1 408"):
                     still_open += 1
-            except socket.timeout:
+            except TimeoutError:
                 still_open += 1
             except ConnectionResetError:
                 pass
@@ -134,7 +138,11 @@ def test_x_forwarded_for_is_believed_from_a_configured_proxy(fresh_db, servers):
 
 
 def test_share_page_and_svg_send_a_content_security_policy(live):
-    table = httpx.post(f"{live.url}/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi"}, headers=live.headers).json()
+    table = httpx.post(
+        f"{live.url}/v1/tables",
+        json={"players": ["A", "B", "C"], "convention": "sochi"},
+        headers=live.headers,
+    ).json()
     page = httpx.get(f"{live.url}/shared/{table['share_token']}")
     policy = page.headers["content-security-policy"]
     assert "script-src 'nonce-" in policy and "default-src 'none'" in policy

@@ -36,26 +36,39 @@ def _wait(cond, timeout: float, what: str) -> None:  # noqa: ANN001
 
 
 def test_sigkill_while_deliveries_are_in_flight(fresh_db, servers, admin_key):
-    receiver = Receiver(delay=0.2)  # slower than the writers: deliveries queue up and are in flight at each kill
+    receiver = Receiver(
+        delay=0.2
+    )  # slower than the writers: deliveries queue up and are in flight at each kill
     try:
         victim = servers.start(fresh_db, name="victim", env=ENV)
         urls = [victim.url]
         if is_postgres_run():
             urls.append(servers.start(fresh_db, name="survivor", env=ENV).url)
         hook = httpx.post(
-            victim.url + "/v1/webhooks", json={"url": receiver.url, "types": ["deal.posted"]}, headers=auth(admin_key), timeout=30
+            victim.url + "/v1/webhooks",
+            json={"url": receiver.url, "types": ["deal.posted"]},
+            headers=auth(admin_key),
+            timeout=30,
         )
         assert hook.status_code == 201, hook.text
         secret = hook.json()["secret"]
         table = create_table(victim.url, admin_key)
-        writers = [Writer(f"w{i}", urls, table["id"], admin_key, DEALS_EACH, seed=500 + i) for i in range(CLIENTS)]
+        writers = [
+            Writer(f"w{i}", urls, table["id"], admin_key, DEALS_EACH, seed=500 + i) for i in range(CLIENTS)
+        ]
         for w in writers:
             w.start()
         kills = 0
         in_flight_at_kill = []
         for threshold in (30, 110):
-            _wait(lambda: sum(w.stats.acked for w in writers) >= threshold, 60, "the write load did not start")
-            _wait(lambda: receiver.in_progress > 0, 10, f"no delivery in flight ({len(receiver.received)} received, {sum(w.stats.acked for w in writers)} acknowledged)")
+            _wait(
+                lambda: sum(w.stats.acked for w in writers) >= threshold, 60, "the write load did not start"
+            )
+            _wait(
+                lambda: receiver.in_progress > 0,
+                10,
+                f"no delivery in flight ({len(receiver.received)} received, {sum(w.stats.acked for w in writers)} acknowledged)",
+            )
             in_flight_at_kill.append(receiver.in_progress)
             victim.kill()
             kills += 1
@@ -82,7 +95,9 @@ def test_sigkill_while_deliveries_are_in_flight(fresh_db, servers, admin_key):
             by_id[headers["webhook-id"]].add(body)
             ids_of_deal[json.loads(body)["data"]["deal_number"]].add(headers["webhook-id"])
         assert all(len(bodies) == 1 for bodies in by_id.values()), "a webhook-id came with two bodies"
-        assert all(len(ids) == 1 for ids in ids_of_deal.values()), "a deal was delivered under two webhook-ids"
+        assert all(len(ids) == 1 for ids in ids_of_deal.values()), (
+            "a deal was delivered under two webhook-ids"
+        )
         repeats = len(receiver.received) - len(by_id)
         print(
             f"\nwebhook kill test ({'postgresql' if is_postgres_run() else 'sqlite'}): {kills} SIGKILLs "

@@ -36,7 +36,9 @@ def test_no_catalogue_keeps_words_the_code_no_longer_uses():
 
 def test_every_word_is_translated_into_russian():
     catalog = load_catalog("ru")
-    untranslated = [m.id for m in catalog if m.id and not (all(m.string) if isinstance(m.string, tuple) else m.string)]
+    untranslated = [
+        m.id for m in catalog if m.id and not (all(m.string) if isinstance(m.string, tuple) else m.string)
+    ]
     assert not untranslated, f"no Russian for {untranslated[:10]}"
 
 
@@ -51,12 +53,25 @@ def test_translations_keep_the_placeholders(code):
         for string in strings:
             if string:
                 # A Russian plural form may leave out {n} ("одна сдача"), never add a name.
-                assert set(PLACEHOLDER.findall(string)) <= wanted | set(PLACEHOLDER.findall(ids[0])), (code, message.id, string)
+                assert set(PLACEHOLDER.findall(string)) <= wanted | set(PLACEHOLDER.findall(ids[0])), (
+                    code,
+                    message.id,
+                    string,
+                )
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_catalogue_files_are_as_the_update_script_writes_them(code):
-    path = Path(__file__).resolve().parents[2] / "app" / "kit" / "i18n" / "locales" / code / "LC_MESSAGES" / "messages.po"
+    path = (
+        Path(__file__).resolve().parents[2]
+        / "app"
+        / "kit"
+        / "i18n"
+        / "locales"
+        / code
+        / "LC_MESSAGES"
+        / "messages.po"
+    )
     assert path.read_text(encoding="utf-8") == merged(code, extract()), "run scripts/update-catalogues"
 
 

@@ -10,9 +10,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.kit.lang import PageLang, language_headers
 from app.kit.i18n import language, negotiate
 from app.kit.i18n.game_words import DEFENCE, contract, undertricks, word
+from app.kit.lang import PageLang, language_headers
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,12 @@ def test_times_in_each_language():
 def test_plurals_follow_each_language():
     ru = language("ru")
     # Russian has three plural forms: 1 сдача, 2 сдачи, 5 сдач; 21 again like 1.
-    assert [ru.ngettext("{n} deal", "{n} deals", n, n=n) for n in (1, 2, 5, 21)] == ["1 сдача", "2 сдачи", "5 сдач", "21 сдача"]
+    assert [ru.ngettext("{n} deal", "{n} deals", n, n=n) for n in (1, 2, 5, 21)] == [
+        "1 сдача",
+        "2 сдачи",
+        "5 сдач",
+        "21 сдача",
+    ]
     en = language("en")
     assert [en.ngettext("{n} deal", "{n} deals", n, n=n) for n in (1, 2)] == ["1 deal", "2 deals"]
 

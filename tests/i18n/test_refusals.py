@@ -14,7 +14,6 @@ from app.kit.i18n import language
 from app.kit.lang import language_headers
 from app.kit.problems import problem, problem_lang
 from app.rules import FieldError, Sentence, joined
-
 from tests.api.samples import ALLPASS, PASS_6S
 
 RU = {"Accept-Language": "ru"}
@@ -51,9 +50,14 @@ def test_sentence_parameters_are_translated_the_others_written_as_they_are():
     inner = Sentence("seat {dealer} deals now, not seat {named}", dealer=1, named=2)
     outer = joined("; ", [Sentence("{field}: {reason}", field="dealer", reason=inner), "lists a seat twice"])
     assert outer == "dealer: seat 1 deals now, not seat 2; lists a seat twice"
-    assert language("ru").sentence(outer) == "dealer: сейчас сдаёт место 1, а не место 2; место указано дважды"
+    assert (
+        language("ru").sentence(outer) == "dealer: сейчас сдаёт место 1, а не место 2; место указано дважды"
+    )
     # a word given as a parameter (a deal type) stays a code
-    assert language("ru").sentence(Sentence("not a field of a {kind} deal", kind="misere")) == "у сдачи misere нет такого поля"
+    assert (
+        language("ru").sentence(Sentence("not a field of a {kind} deal", kind="misere"))
+        == "у сдачи misere нет такого поля"
+    )
 
 
 def test_a_sentence_survives_a_copy():
@@ -94,12 +98,22 @@ def test_the_accept_language_read_is_bounded():
 
 
 def test_a_problem_says_its_language_and_merges_vary():
-    r = problem(404, Sentence("no table {table_id!r}", table_id="t1"), scope=_scope(accept="ru"), headers={"Vary": "Origin"})
+    r = problem(
+        404,
+        Sentence("no table {table_id!r}", table_id="t1"),
+        scope=_scope(accept="ru"),
+        headers={"Vary": "Origin"},
+    )
     assert r.headers["content-language"] == "ru"
     assert [v.strip() for v in r.headers["vary"].split(",")] == ["Origin", "Accept-Language"]
     assert b"\\u043d" in r.body or "нет стола 't1'".encode() in r.body
-    assert language_headers(language("en"), {"vary": "Accept-Language"}) == {"vary": "Accept-Language", "Content-Language": "en"}
-    errors = problem(422, "the request is not valid: x", scope=None, errors=[FieldError("x", "lists a seat twice")])
+    assert language_headers(language("en"), {"vary": "Accept-Language"}) == {
+        "vary": "Accept-Language",
+        "Content-Language": "en",
+    }
+    errors = problem(
+        422, "the request is not valid: x", scope=None, errors=[FieldError("x", "lists a seat twice")]
+    )
     assert errors.headers["content-language"] == "en" and b"lists a seat twice" in errors.body
 
 
@@ -139,7 +153,14 @@ BAD_DEALS = [
     {"type": "contract", "declarer": 0, "contract": "5S", "defenders": {"1": "pass", "2": "pass"}},
     {"type": "contract", "declarer": 9, "contract": "6S", "defenders": {"1": "maybe", "2": "pass"}},
     {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "whist", "2": "pass"}},
-    {"type": "contract", "declarer": 0, "contract": "7H", "defenders": {"1": "whist", "2": "whist"}, "tricks": {"0": 7}, "talon": {"bonus": 1}},
+    {
+        "type": "contract",
+        "declarer": 0,
+        "contract": "7H",
+        "defenders": {"1": "whist", "2": "whist"},
+        "tricks": {"0": 7},
+        "talon": {"bonus": 1},
+    },
     {"type": "misere", "declarer": 0},
     {"type": "misere", "declarer": 0, "tricks": {"0": 1}, "over_misere": True, "extra": 1},
     {"type": "remise", "declarer": 5, "contract": "6S"},
@@ -186,15 +207,41 @@ def test_refusals_of_every_kind_are_worded_in_russian(client, api, other_api, ta
     big = {**ALLPASS, "note": "x" * 100_000}
     _russian(api.post(f"/v1/tables/{table}/deals", json=big, headers=RU), 413)
     # 422: body (a table's settings, the shape of a body, JSON), query, path, a header
-    _russian(api.post("/v1/tables", json={"players": ["A", "B"], "convention": "nope", "pool_target": -1}, headers=RU), 422)
-    _russian(api.post("/v1/tables", json={"players": ["A", "A", "B"], "convention": "sochi", "options": {"nope": 1, "stalingrad": 3}}, headers=RU), 422)
-    _russian(api.post("/v1/tables", content=b"{not json", headers={**RU, "Content-Type": "application/json"}), 422)
-    _russian(api.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi", "x": 1}, headers=RU), 422)
+    _russian(
+        api.post(
+            "/v1/tables", json={"players": ["A", "B"], "convention": "nope", "pool_target": -1}, headers=RU
+        ),
+        422,
+    )
+    _russian(
+        api.post(
+            "/v1/tables",
+            json={"players": ["A", "A", "B"], "convention": "sochi", "options": {"nope": 1, "stalingrad": 3}},
+            headers=RU,
+        ),
+        422,
+    )
+    _russian(
+        api.post("/v1/tables", content=b"{not json", headers={**RU, "Content-Type": "application/json"}), 422
+    )
+    _russian(
+        api.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "sochi", "x": 1}, headers=RU),
+        422,
+    )
     _russian(api.get(f"/v1/tables/{table}/deals?limit=abc", headers=RU), 422)
     _russian(api.get(f"/v1/tables/{table}/deals?limit=-1", headers=RU), 422)
     _russian(api.get(f"/v1/tables/{table}/settlement?stake=abc", headers=RU), 422)
-    _russian(api.post(f"/v1/tables/{table}/deals", json=ALLPASS, headers={**RU, "Idempotency-Key": "a b"}), 422)
-    _russian(api.post(f"/v1/tables/{table}/deals", content=b'{"type": "allpass", "tricks": {"0": 1e999}}', headers={**RU, "Content-Type": "application/json"}), 422)
+    _russian(
+        api.post(f"/v1/tables/{table}/deals", json=ALLPASS, headers={**RU, "Idempotency-Key": "a b"}), 422
+    )
+    _russian(
+        api.post(
+            f"/v1/tables/{table}/deals",
+            content=b'{"type": "allpass", "tricks": {"0": 1e999}}',
+            headers={**RU, "Content-Type": "application/json"},
+        ),
+        422,
+    )
     _russian(api.post("/v1/players", json={"name": ""}, headers=RU), 422)
     _russian(api.post("/v1/tournaments", json={"name": "", "table_sizes": [5]}, headers=RU), 422)
     # ?lang=ru without a header
@@ -202,14 +249,26 @@ def test_refusals_of_every_kind_are_worded_in_russian(client, api, other_api, ta
 
 
 def test_without_a_preference_refusals_stay_english(client, api, table):
-    body = _english(api.post(f"/v1/tables/{table}/deals", json={"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 4}}), 422)
+    body = _english(
+        api.post(f"/v1/tables/{table}/deals", json={"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 4}}),
+        422,
+    )
     assert body["errors"] == [{"field": "tricks", "reason": "tricks add up to 11, not 10"}]
     assert _english(client.get("/v1/tables"), 401)["title"] == "Unauthorized"
-    assert _english(api.get("/v1/tables/nope", headers={"Accept-Language": "de"}), 404)["detail"] == "no table 'nope'"
+    assert (
+        _english(api.get("/v1/tables/nope", headers={"Accept-Language": "de"}), 404)["detail"]
+        == "no table 'nope'"
+    )
 
 
 def test_a_refused_deal_in_russian_writes_nothing_and_names_the_same_fields(api, table):
-    bad = {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "whist", "2": "maybe"}, "tricks": {"0": 4}}
+    bad = {
+        "type": "contract",
+        "declarer": 0,
+        "contract": "6S",
+        "defenders": {"1": "whist", "2": "maybe"},
+        "tricks": {"0": 4},
+    }
     before = api.get(f"/v1/tables/{table}").json()
     in_russian = _russian(api.post(f"/v1/tables/{table}/deals", json=bad, headers=RU), 422)
     in_english = _english(api.post(f"/v1/tables/{table}/deals", json=bad), 422)
@@ -224,4 +283,3 @@ def test_a_conflict_keeps_its_codes_in_russian(api, table):
     body = _russian(r, 409)
     assert body["reason"] == "dealer_mismatch" and body["errors"][0]["field"] == "dealer"
     assert body["detail"].startswith("сдача не подходит к столу: dealer: сейчас сдаёт место 0")
-

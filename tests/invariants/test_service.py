@@ -28,12 +28,11 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -90,11 +89,22 @@ def choose(options: Any, pick: int) -> Any:
 
 
 def pass_6s(declarer: int) -> dict[str, Any]:
-    return {"type": "contract", "declarer": declarer, "contract": "6S", "defenders": {str(s): "pass" for s in range(3) if s != declarer}}
+    return {
+        "type": "contract",
+        "declarer": declarer,
+        "contract": "6S",
+        "defenders": {str(s): "pass" for s in range(3) if s != declarer},
+    }
 
 
 ALLPASS = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
-WHIST_7H = {"type": "contract", "declarer": 0, "contract": "7H", "defenders": {"1": "whist", "2": "pass"}, "tricks": {"0": 7, "1": 3, "2": 0}}
+WHIST_7H = {
+    "type": "contract",
+    "declarer": 0,
+    "contract": "7H",
+    "defenders": {"1": "whist", "2": "pass"},
+    "tricks": {"0": 7, "1": 3, "2": 0},
+}
 DEALS = st.sampled_from([pass_6s(0), pass_6s(1), pass_6s(2), ALLPASS, WHIST_7H])
 
 
@@ -114,7 +124,7 @@ FAILURES: list[str] = []
 
 def recorded(step: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(step)
-    def run(self: "ServiceMachine", *args: Any, **kwargs: Any) -> Any:
+    def run(self: ServiceMachine, *args: Any, **kwargs: Any) -> Any:
         shown = {**{f"arg{i}": v for i, v in enumerate(args)}, **kwargs}
         if not step.__name__.startswith("check_"):
             self.steps.append(f"{step.__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})")
@@ -122,7 +132,10 @@ def recorded(step: Callable[..., Any]) -> Callable[..., Any]:
             return step(self, *args, **kwargs)
         except BaseException as exc:
             if not FAILURES:
-                FAILURES.append(f"{''.join(traceback.format_exception(exc))}\nthe steps of the example:\n  " + "\n  ".join(self.steps))
+                FAILURES.append(
+                    f"{''.join(traceback.format_exception(exc))}\nthe steps of the example:\n  "
+                    + "\n  ".join(self.steps)
+                )
             raise
 
     return run
@@ -211,7 +224,9 @@ class ServiceMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.http = httpx.Client(base_url=self.service.url, timeout=60, limits=httpx.Limits(max_connections=16))
+        self.http = httpx.Client(
+            base_url=self.service.url, timeout=60, limits=httpx.Limits(max_connections=16)
+        )
         self.owner = f"inv-{uuid.uuid4().hex[:10]}"
         self.tables: dict[str, TableM] = {}
         self.deleted: set[str] = set()
@@ -222,14 +237,18 @@ class ServiceMachine(RuleBasedStateMachine):
         self.finish_order: list[str] = []  # the rated tables with registered players, as they finished
         self.players: list[str] = []
         self.made_by_draws: set[str] = set()
-        self.uncounted: set[str] = set()  # endpoints deleted while an event was under way  # events a refused draw/swap may have emitted (a known bug)
+        self.uncounted: set[str] = (
+            set()
+        )  # endpoints deleted while an event was under way  # events a refused draw/swap may have emitted (a known bug)
         self.n = 0
         self.key = ""
         self.steps: list[str] = []
 
     # ----------------------------------------------------------------- requests
 
-    def call(self, method: str, path: str, *, key: bool = True, client: httpx.Client | None = None, **kw: Any) -> httpx.Response:
+    def call(
+        self, method: str, path: str, *, key: bool = True, client: httpx.Client | None = None, **kw: Any
+    ) -> httpx.Response:
         """A request (by ``client``: a thread's own, for the steps that send several at once)."""
         headers = dict(kw.pop("headers", None) or {})
         if key:
@@ -257,7 +276,9 @@ class ServiceMachine(RuleBasedStateMachine):
     @initialize()
     @recorded
     def start(self) -> None:
-        r = self.http.post("/v1/keys", json={"owner": self.owner}, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+        r = self.http.post(
+            "/v1/keys", json={"owner": self.owner}, headers={"Authorization": f"Bearer {ADMIN_KEY}"}
+        )
         assert r.status_code == 201, r.text
         self.key = r.json()["key"]
         for name in ("Anna", "Boris", "Vera"):
@@ -275,7 +296,9 @@ class ServiceMachine(RuleBasedStateMachine):
     # ----------------------------------------------------------------- tables
 
     def _live_tables(self, *, tournament: bool | None = None) -> list[TableM]:
-        return [t for t in self.tables.values() if tournament is None or (t.tournament is not None) == tournament]
+        return [
+            t for t in self.tables.values() if tournament is None or (t.tournament is not None) == tournament
+        ]
 
     @rule(rated=st.booleans())
     @recorded
@@ -285,18 +308,33 @@ class ServiceMachine(RuleBasedStateMachine):
         seats: list[Any] = ["Anna", "Boris", "Vera"]
         if rated:
             seats = [{"name": n, "player": p} for n, p in zip(seats, self.players)]
-        r = self.call("POST", "/v1/tables", json={"players": seats, "convention": "sochi", "pool_target": 2, "rated": rated})
+        r = self.call(
+            "POST",
+            "/v1/tables",
+            json={"players": seats, "convention": "sochi", "pool_target": 2, "rated": rated},
+        )
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
         link = self.call("POST", f"/v1/tables/{tid}/scorer-link")
         assert link.status_code == 201, link.text
-        self.tables[tid] = TableM(tid, link.json()["token"], rated=rated, players=list(self.players) if rated else None)
+        self.tables[tid] = TableM(
+            tid, link.json()["token"], rated=rated, players=list(self.players) if rated else None
+        )
 
     def _deals_path(self, t: TableM, by_link: bool) -> str:
         return f"/v1/score/{t.link}/deals" if by_link else f"/v1/tables/{t.id}/deals"
 
-    def _post(self, t: TableM, body: dict[str, Any], by_link: bool, idem: str, client: httpx.Client | None = None) -> httpx.Response:
-        return self.call("POST", self._deals_path(t, by_link), key=not by_link, json=body, headers={"Idempotency-Key": idem}, client=client)
+    def _post(
+        self, t: TableM, body: dict[str, Any], by_link: bool, idem: str, client: httpx.Client | None = None
+    ) -> httpx.Response:
+        return self.call(
+            "POST",
+            self._deals_path(t, by_link),
+            key=not by_link,
+            json=body,
+            headers={"Idempotency-Key": idem},
+            client=client,
+        )
 
     def _own_client(self) -> httpx.Client:
         return httpx.Client(base_url=self.service.url, timeout=60)
@@ -352,7 +390,11 @@ class ServiceMachine(RuleBasedStateMachine):
             assert again.headers.get("Idempotent-Replayed") == "true"
             assert again.json()["deal"]["number"] == r.json()["deal"]["number"]
 
-    @rule(pick=PICK, bodies=st.lists(DEALS, min_size=2, max_size=4), links=st.lists(st.booleans(), min_size=4, max_size=4))
+    @rule(
+        pick=PICK,
+        bodies=st.lists(DEALS, min_size=2, max_size=4),
+        links=st.lists(st.booleans(), min_size=4, max_size=4),
+    )
     @recorded
     def post_at_once(self, pick: int, bodies: list[dict[str, Any]], links: list[bool]) -> None:
         """Several posts at one table at the same moment (by key and by link), then each replayed."""
@@ -432,7 +474,9 @@ class ServiceMachine(RuleBasedStateMachine):
         if r.status_code != 200:
             assert r.status_code in (409, 422), (r.status_code, r.text)
             return
-        assert not t.locked and not t.archived, f"a correction at a locked or archived table was taken: {r.text}"
+        assert not t.locked and not t.archived, (
+            f"a correction at a locked or archived table was taken: {r.text}"
+        )
         t.deals[number] = body
         self.emit("deal.corrected", t.id)
         self._after_change(t, r.json()["sheet"]["finished"], ranks)
@@ -447,7 +491,9 @@ class ServiceMachine(RuleBasedStateMachine):
         if what == "share":  # a new share link
             r = self.call("POST", f"/v1/tables/{t.id}/share-token")
         else:
-            body: dict[str, Any] = {"title": f"стол {self.n}"} if what == "title" else {"archived": what == "archive"}
+            body: dict[str, Any] = (
+                {"title": f"стол {self.n}"} if what == "title" else {"archived": what == "archive"}
+            )
             r = self.call("PATCH", f"/v1/tables/{t.id}", json=body)
         assert r.status_code == 200, r.text
         if what in ("title", "share"):
@@ -502,9 +548,17 @@ class ServiceMachine(RuleBasedStateMachine):
                 tid = tab["table_id"]
                 if tid in self.tables or tid in self.deleted:
                     continue
-                assert "scorer_link" in tab, f"round {rnd['number']}: table {tab['number']} made by this answer shows no scorer link"
+                assert "scorer_link" in tab, (
+                    f"round {rnd['number']}: table {tab['number']} made by this answer shows no scorer link"
+                )
                 token = tab["scorer_link"].rsplit("/", 1)[-1]
-                self.tables[tid] = TableM(tid, token, tournament=tour.id, round=rnd["number"], seats=[s["entrant"] for s in tab["seats"]])
+                self.tables[tid] = TableM(
+                    tid,
+                    token,
+                    tournament=tour.id,
+                    round=rnd["number"],
+                    seats=[s["entrant"] for s in tab["seats"]],
+                )
                 self.made_by_draws.add(tid)
 
     @rule(pick=PICK, seed=st.integers(0, 1000))
@@ -527,10 +581,14 @@ class ServiceMachine(RuleBasedStateMachine):
         self.emit("tournament.standings", tour.id)
 
     def _open_rounds(self) -> list[tuple[TournamentM, RoundM]]:
-        return [(tour, rnd) for tour in self.tournaments.values() for rnd in tour.rounds if rnd.status != "closed"]
+        return [
+            (tour, rnd) for tour in self.tournaments.values() for rnd in tour.rounds if rnd.status != "closed"
+        ]
 
     def _closed_rounds(self) -> list[tuple[TournamentM, RoundM]]:
-        return [(tour, rnd) for tour in self.tournaments.values() for rnd in tour.rounds if rnd.status == "closed"]
+        return [
+            (tour, rnd) for tour in self.tournaments.values() for rnd in tour.rounds if rnd.status == "closed"
+        ]
 
     def _swap_answer(self, tour: TournamentM, rnd: RoundM, a: int, b: int, r: httpx.Response) -> None:
         old = [x for x in rnd.tables if a in self.tables[x].seats or b in self.tables[x].seats]
@@ -538,7 +596,9 @@ class ServiceMachine(RuleBasedStateMachine):
             assert r.status_code in (409, 422), (r.status_code, r.text)
             return
         for x in old:
-            assert not self.tables[x].deals, f"a swap deleted table {x}, which holds acknowledged deals {sorted(self.tables[x].deals)}"
+            assert not self.tables[x].deals, (
+                f"a swap deleted table {x}, which holds acknowledged deals {sorted(self.tables[x].deals)}"
+            )
         answer = r.json()
         rnd.tables = [tab["table_id"] for tab in answer["rounds"][rnd.number - 1]["tables"]]
         for x in old:
@@ -557,9 +617,17 @@ class ServiceMachine(RuleBasedStateMachine):
         r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/swap", json={"a": a, "b": b})
         self._swap_answer(tour, rnd, a, b, r)
 
-    @rule(pick=PICK, other=st.integers(1, 6), body=DEALS, by_link=st.booleans(), late=st.sampled_from([0, 0.002, 0.005, 0.01, 0.02]))
+    @rule(
+        pick=PICK,
+        other=st.integers(1, 6),
+        body=DEALS,
+        by_link=st.booleans(),
+        late=st.sampled_from([0, 0.002, 0.005, 0.01, 0.02]),
+    )
     @recorded
-    def swap_racing_a_post(self, pick: int, other: int, body: dict[str, Any], by_link: bool, late: float) -> None:
+    def swap_racing_a_post(
+        self, pick: int, other: int, body: dict[str, Any], by_link: bool, late: float
+    ) -> None:
         """A deal posted at a table at the moment its round's director swaps a player of it."""
         if not (self._open_rounds()):
             return
@@ -578,7 +646,12 @@ class ServiceMachine(RuleBasedStateMachine):
         def swap() -> httpx.Response:
             with self._own_client() as client:
                 barrier.wait(5)
-                return self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/swap", json={"a": a, "b": b}, client=client)
+                return self.call(
+                    "POST",
+                    f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/swap",
+                    json={"a": a, "b": b},
+                    client=client,
+                )
 
         with ThreadPoolExecutor(2) as pool:
             posted, swapped = pool.submit(post), pool.submit(swap)
@@ -612,7 +685,9 @@ class ServiceMachine(RuleBasedStateMachine):
         def close() -> httpx.Response:
             with self._own_client() as client:
                 barrier.wait(5)
-                return self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/close", client=client)
+                return self.call(
+                    "POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/close", client=client
+                )
 
         with ThreadPoolExecutor(2) as pool:
             posted, closed = pool.submit(post), pool.submit(close)
@@ -623,7 +698,9 @@ class ServiceMachine(RuleBasedStateMachine):
         else:
             self._post_refused(t, p)
         if c.status_code == 200:
-            assert rnd.status != "closed", f"round {rnd.number} closed by its last table's deal and again by its director"
+            assert rnd.status != "closed", (
+                f"round {rnd.number} closed by its last table's deal and again by its director"
+            )
             self._closed(tour, rnd)
         else:
             assert c.status_code == 409 and rnd.status == "closed", (c.status_code, c.text)
@@ -650,7 +727,9 @@ class ServiceMachine(RuleBasedStateMachine):
         if not (self._closed_rounds()):
             return
         tour, rnd = choose(self._closed_rounds(), pick)
-        r = self.call("POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/reopen", json={"reason": "стол 1 ошибся"})
+        r = self.call(
+            "POST", f"/v1/tournaments/{tour.id}/rounds/{rnd.number}/reopen", json={"reason": "стол 1 ошибся"}
+        )
         if r.status_code != 200:  # a later round drawn already
             assert r.status_code == 409, r.text
             return
@@ -659,7 +738,12 @@ class ServiceMachine(RuleBasedStateMachine):
             self.tables[x].locked = False
         self.emit("tournament.standings", tour.id)
 
-    @rule(pick=PICK, entrant=st.integers(1, 6), amount=st.sampled_from(["-5", "7/3", "20"]), in_round=st.booleans())
+    @rule(
+        pick=PICK,
+        entrant=st.integers(1, 6),
+        amount=st.sampled_from(["-5", "7/3", "20"]),
+        in_round=st.booleans(),
+    )
     @recorded
     def adjust(self, pick: int, entrant: int, amount: str, in_round: bool) -> None:
         if not (self.tournaments):
@@ -775,9 +859,13 @@ class ServiceMachine(RuleBasedStateMachine):
                 stored += r.json()["items"]
                 url = r.json()["next"]
             numbers = [d["number"] for d in stored]
-            assert numbers == sorted(t.deals), f"table {t.id}: stored deals {numbers}, acknowledged {sorted(t.deals)}"
+            assert numbers == sorted(t.deals), (
+                f"table {t.id}: stored deals {numbers}, acknowledged {sorted(t.deals)}"
+            )
             for d in stored:
-                assert _same_deal(d, t.deals[d["number"]]), f"table {t.id} deal {d['number']}: stored {d}, acknowledged {t.deals[d['number']]}"
+                assert _same_deal(d, t.deals[d["number"]]), (
+                    f"table {t.id} deal {d['number']}: stored {d}, acknowledged {t.deals[d['number']]}"
+                )
         for tid in self.deleted:
             r = self.call("GET", f"/v1/tables/{tid}")
             assert r.status_code == 404, f"deleted table {tid}: {r.status_code}"
@@ -789,8 +877,12 @@ class ServiceMachine(RuleBasedStateMachine):
             got = self.call("GET", f"/v1/tournaments/{tour.id}")
             assert got.status_code == 200, got.text
             statuses = [x["status"] for x in got.json()["rounds"]]
-            assert statuses == [x.status for x in tour.rounds], f"rounds {statuses}, the model's {[x.status for x in tour.rounds]}"
-            scores: dict[int, list[Fraction | None]] = {e: [None] * len(tour.rounds) for e in range(1, tour.entrants + 1)}
+            assert statuses == [x.status for x in tour.rounds], (
+                f"rounds {statuses}, the model's {[x.status for x in tour.rounds]}"
+            )
+            scores: dict[int, list[Fraction | None]] = {
+                e: [None] * len(tour.rounds) for e in range(1, tour.entrants + 1)
+            }
             for rnd in tour.rounds:
                 for tid in rnd.tables:
                     t = self.tables[tid]
@@ -810,9 +902,13 @@ class ServiceMachine(RuleBasedStateMachine):
                 rounds = scores[item["entrant"]]
                 want_rounds = [None if x is None else x for x in rounds]
                 got_rounds = [None if x is None else Fraction(x) for x in item["rounds_exact"]]
-                assert got_rounds == want_rounds, f"{tour.id} entrant {item['entrant']}: rounds {got_rounds}, recomputed {want_rounds}"
+                assert got_rounds == want_rounds, (
+                    f"{tour.id} entrant {item['entrant']}: rounds {got_rounds}, recomputed {want_rounds}"
+                )
                 want = sum((x for x in rounds if x is not None), Fraction(0)) + adjusted[item["entrant"]]
-                assert Fraction(item["total_exact"]) == want, f"{tour.id} entrant {item['entrant']}: total {item['total_exact']}, recomputed {want}"
+                assert Fraction(item["total_exact"]) == want, (
+                    f"{tour.id} entrant {item['entrant']}: total {item['total_exact']}, recomputed {want}"
+                )
             totals = [Fraction(i["total_exact"]) for i in items]
             assert totals == sorted(totals, reverse=True), f"standings not in order of totals: {totals}"
 
@@ -835,10 +931,12 @@ class ServiceMachine(RuleBasedStateMachine):
             r = self.call("GET", f"/v1/players/{p}/rating")
             assert r.status_code == 200, r.text
             got = r.json()["rating"]
-            assert got["games"] == want.games, f"player {p}: {got['games']} rated tables, the model's {want.games}"
-            assert math.isclose(got["mu"], want.mu, rel_tol=1e-9) and math.isclose(got["sigma"], want.sigma, rel_tol=1e-9), (
-                f"player {p}: mu {got['mu']} sigma {got['sigma']}, the model's {want.mu} {want.sigma}"
+            assert got["games"] == want.games, (
+                f"player {p}: {got['games']} rated tables, the model's {want.games}"
             )
+            assert math.isclose(got["mu"], want.mu, rel_tol=1e-9) and math.isclose(
+                got["sigma"], want.sigma, rel_tol=1e-9
+            ), f"player {p}: mu {got['mu']} sigma {got['sigma']}, the model's {want.mu} {want.sigma}"
 
     @invariant()
     @recorded
@@ -879,7 +977,9 @@ class ServiceMachine(RuleBasedStateMachine):
             for d in r.json()["items"]:
                 got = ids.get(ep.path, {}).get((d["type"], d.get("tournament_id") or d["table_id"]), set())
                 if d["state"] != "delivered" or d["webhook_id"] not in got:
-                    problems.append(f"{ep.path}: delivery {d['webhook_id']} ({d['type']}) {d['state']} in the log, received: {d['webhook_id'] in got}")
+                    problems.append(
+                        f"{ep.path}: delivery {d['webhook_id']} ({d['type']}) {d['state']} in the log, received: {d['webhook_id'] in got}"
+                    )
         for path in (set(self.expected) | set(ids)) - self.uncounted:
             want = self.expected.get(path, Counter())
             got = {k: len(v) for k, v in ids.get(path, {}).items()}

@@ -20,7 +20,9 @@ def _players(api, *names):
 
 
 def _rated_table(api, ids, names=("Anna", "Boris", "Vera"), rated=True, **body):
-    return api.table(players=[{"name": n, "player": i} for n, i in zip(names, ids)], pool_target=4, rated=rated, **body)
+    return api.table(
+        players=[{"name": n, "player": i} for n, i in zip(names, ids)], pool_target=4, rated=rated, **body
+    )
 
 
 def _play(api, table_id, deals=PULKA):
@@ -54,7 +56,9 @@ def test_a_finished_rated_table_rates_its_players(api):
         stats = api.get(f"/v1/players/{pid}/stats").json()
         assert stats["rating"]["mu"] == expected[seat].mu and stats["rating_change"]["table_id"] == t["id"]
         # the convention's own pool took it too
-        assert api.get(f"/v1/players/{pid}/rating?convention=sochi").json()["rating"]["mu"] == expected[seat].mu
+        assert (
+            api.get(f"/v1/players/{pid}/rating?convention=sochi").json()["rating"]["mu"] == expected[seat].mu
+        )
         assert api.get(f"/v1/players/{pid}/rating?convention=piter").json()["rating"]["games"] == 0
 
 
@@ -63,7 +67,11 @@ def test_an_unrated_table_and_a_plain_seat_rate_nobody(api):
     t = _rated_table(api, ids, rated=False)
     assert t["rated"] is False
     _play(api, t["id"])
-    t2 = api.table(players=[{"name": "Anna", "player": ids[0]}, {"name": "Boris", "player": ids[1]}, "Vera"], pool_target=4, rated=True)
+    t2 = api.table(
+        players=[{"name": "Anna", "player": ids[0]}, {"name": "Boris", "player": ids[1]}, "Vera"],
+        pool_target=4,
+        rated=True,
+    )
     _play(api, t2["id"])
     assert all(api.get(f"/v1/players/{i}/rating").json()["rating"]["games"] == 0 for i in ids)
     assert "rating" not in api.get(f"/v1/tables/{t['id']}/settlement").json()
@@ -124,7 +132,9 @@ def test_predict_a_seating(api):
     assert [p["chance_first"] for p in r.json()["players"]] == [1 / 3] * 3
     assert [p["place"] for p in r.json()["players"]] == [1, 1, 1]
     _play(api, _rated_table(api, ids)["id"])
-    chances = [p["chance_first"] for p in api.post("/v1/ratings/predict", json={"players": ids}).json()["players"]]
+    chances = [
+        p["chance_first"] for p in api.post("/v1/ratings/predict", json={"players": ids}).json()["players"]
+    ]
     assert abs(sum(chances) - 1) < 1e-12
 
 

@@ -12,12 +12,27 @@ from fractions import Fraction
 
 import pytest
 
-from app.ratings.model import INITIAL, MODEL, PROVISIONAL_TABLES, Rating, chances_first, predicted_places, rate, ranks_of
+from app.ratings.model import (
+    INITIAL,
+    MODEL,
+    PROVISIONAL_TABLES,
+    Rating,
+    chances_first,
+    predicted_places,
+    ranks_of,
+    rate,
+)
 
 
 def test_the_parameters_are_the_librarys_defaults():
     # mu 25, sigma 25/3, beta 25/6, tau 25/300, kappa 0.0001
-    assert (MODEL.mu, MODEL.sigma, MODEL.beta, MODEL.tau, MODEL.kappa) == (25.0, 25 / 3, 25 / 6, 25 / 300, 0.0001)
+    assert (MODEL.mu, MODEL.sigma, MODEL.beta, MODEL.tau, MODEL.kappa) == (
+        25.0,
+        25 / 3,
+        25 / 6,
+        25 / 300,
+        0.0001,
+    )
     assert INITIAL == Rating(25.0, 25 / 3, 0)
     assert INITIAL.ordinal == 0.0  # 25 - 3 * 25/3
 
@@ -28,7 +43,13 @@ def test_ranks_by_exact_balance_with_ties():
     assert ranks_of([5, -2, -3]) == [1, 2, 3]
     assert ranks_of([0, 0, 0]) == [1, 1, 1]
     # 1/3 and 0.333... are not equal: the balances are compared as fractions, never as floats
-    assert ranks_of([Fraction(1, 3), Fraction(333333333333333, 10**15), -Fraction(1, 3) - Fraction(333333333333333, 10**15)]) == [1, 2, 3]
+    assert ranks_of(
+        [
+            Fraction(1, 3),
+            Fraction(333333333333333, 10**15),
+            -Fraction(1, 3) - Fraction(333333333333333, 10**15),
+        ]
+    ) == [1, 2, 3]
 
 
 def _by_hand(ranks: list[int]) -> list[tuple[float, float]]:
@@ -55,7 +76,12 @@ def _by_hand(ranks: list[int]) -> list[tuple[float, float]]:
                 omega += (1 - quotient if q == i else -quotient) / shared[q]
                 delta += quotient * (1 - quotient) / shared[q]
         gamma = s[i] / c
-        out.append((mu[i] + s[i] ** 2 / c * omega, s[i] * math.sqrt(max(1 - gamma * delta * s[i] ** 2 / c**2, kappa))))
+        out.append(
+            (
+                mu[i] + s[i] ** 2 / c * omega,
+                s[i] * math.sqrt(max(1 - gamma * delta * s[i] ** 2 / c**2, kappa)),
+            )
+        )
     return out
 
 
@@ -77,7 +103,9 @@ def test_the_first_table_of_three_new_players():
     assert sum(r.mu for r in after) == pytest.approx(75.0)
     assert all(r.games == 1 and r.provisional for r in after)
     # the ordinal (mu - 3 sigma) of a new player rises even for the last: sigma shrank
-    assert after[2].ordinal == pytest.approx(21.413689149063217 - 3 * 8.058224222802378) and after[2].ordinal < 0
+    assert (
+        after[2].ordinal == pytest.approx(21.413689149063217 - 3 * 8.058224222802378) and after[2].ordinal < 0
+    )
 
 
 def test_a_tie_for_first():
@@ -101,7 +129,9 @@ def test_the_librarys_documented_examples():
     assert (a.mu, a.sigma) == (26.964294621803063, 8.177962604389991) and (b.mu, b.sigma) == (a.mu, a.sigma)
     assert (x.mu, x.sigma) == (23.035705378196937, 8.177962604389991)
     # The manual's predict_win: a new player against mu=33.564, sigma=1.123: [0.2021226121041832, 0.7978773878958167].
-    assert chances_first([INITIAL, Rating(33.564, 1.123)]) == pytest.approx([0.2021226121041832, 0.7978773878958167], abs=1e-15)
+    assert chances_first([INITIAL, Rating(33.564, 1.123)]) == pytest.approx(
+        [0.2021226121041832, 0.7978773878958167], abs=1e-15
+    )
 
 
 def test_predictions_for_a_seating():

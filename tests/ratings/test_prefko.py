@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from app.ratings.model import INITIAL, rate, ranks_of
+from app.ratings.model import INITIAL, ranks_of, rate
 
 MAGIC = Fraction(28, 10)
 

@@ -22,7 +22,11 @@ from tests.support.deallog import next_deal
 EXAMPLES = settings(
     max_examples=12,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
 )
 NAMES = ["Anna", "Boris", "Vera", "Gleb", "Dana"]
 TABLE = st.tuples(
@@ -34,7 +38,9 @@ TABLE = st.tuples(
     st.sampled_from([False, False, False, True]),  # the last seat a plain name (never rated)
 )
 OPS = st.lists(
-    st.tuples(st.sampled_from(["post"] * 14 + ["undo"] * 3 + ["correct"] * 3 + ["delete"]), st.integers(0, 2)),
+    st.tuples(
+        st.sampled_from(["post"] * 14 + ["undo"] * 3 + ["correct"] * 3 + ["delete"]), st.integers(0, 2)
+    ),
     min_size=20,
     max_size=80,
 )
@@ -69,12 +75,20 @@ def test_ratings_are_the_recomputed_finished_tables(api, db, setups, ops, rng, d
         seats = [{"name": NAMES[w], "player": players[w]} for w in who[:size]]
         if plain:
             seats[-1] = NAMES[who[size - 1]]
-        r = api.post("/v1/tables", json={"players": seats, "convention": convention, "pool_target": target, "rated": rated})
+        r = api.post(
+            "/v1/tables",
+            json={"players": seats, "convention": convention, "pool_target": target, "rated": rated},
+        )
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
         rules = make_rules(convention, players=size, pool_target=target)
         # the seats' players when the table is rated and every seat registered, else None
-        tables[tid] = (rules, 0, [players[w] for w in who[:size]] if rated and not plain else None, convention)
+        tables[tid] = (
+            rules,
+            0,
+            [players[w] for w in who[:size]] if rated and not plain else None,
+            convention,
+        )
         logs[tid] = []
         ids.append(tid)
     order: list[str] = []  # the finishing order of the rated tables, as this test saw it

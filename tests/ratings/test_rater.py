@@ -32,8 +32,12 @@ def _finished_rated_table(api, ids):
 def _stored(db, table_id):
     """(whether the table is pending, how many rating changes it has) as stored."""
     with db.read() as session:
-        pending = session.execute(select(RatedTableRow.pending).where(RatedTableRow.table_id == table_id)).scalar_one()
-        changed = session.execute(select(func.count()).where(RatingChangeRow.table_id == table_id)).scalar_one()
+        pending = session.execute(
+            select(RatedTableRow.pending).where(RatedTableRow.table_id == table_id)
+        ).scalar_one()
+        changed = session.execute(
+            select(func.count()).where(RatingChangeRow.table_id == table_id)
+        ).scalar_one()
         return pending, changed
 
 
@@ -41,15 +45,27 @@ def _stored(db, table_id):
 def no_rater(monkeypatch):
     """The raters of this process not told of any post (as if the process had stopped right
     after the commit): what is pending stays pending until a read or a rater's sweep."""
-    monkeypatch.setattr(changes, "_sinks", [s for s in changes._sinks if not isinstance(getattr(s, "__self__", None), Rater)])
+    monkeypatch.setattr(
+        changes, "_sinks", [s for s in changes._sinks if not isinstance(getattr(s, "__self__", None), Rater)]
+    )
 
 
 READS = {
-    "the player's rating": lambda api, tid, ids: api.get(f"/v1/players/{ids[0]}/rating").json()["rating"]["mu"],
-    "the player's statistics": lambda api, tid, ids: api.get(f"/v1/players/{ids[0]}/stats").json()["rating"]["mu"],
-    "the settlement": lambda api, tid, ids: api.get(f"/v1/tables/{tid}/settlement").json()["rating"][0]["after"]["mu"],
-    "the leaderboard": lambda api, tid, ids: {s["player"]: s["rating"]["mu"] for s in api.get("/v1/ratings").json()["items"]}[ids[0]],
-    "a prediction": lambda api, tid, ids: api.post("/v1/ratings/predict", json={"players": ids}).json()["players"][0]["rating"]["mu"],
+    "the player's rating": lambda api, tid, ids: api.get(f"/v1/players/{ids[0]}/rating").json()["rating"][
+        "mu"
+    ],
+    "the player's statistics": lambda api, tid, ids: api.get(f"/v1/players/{ids[0]}/stats").json()["rating"][
+        "mu"
+    ],
+    "the settlement": lambda api, tid, ids: api.get(f"/v1/tables/{tid}/settlement").json()["rating"][0][
+        "after"
+    ]["mu"],
+    "the leaderboard": lambda api, tid, ids: {
+        s["player"]: s["rating"]["mu"] for s in api.get("/v1/ratings").json()["items"]
+    }[ids[0]],
+    "a prediction": lambda api, tid, ids: api.post("/v1/ratings/predict", json={"players": ids}).json()[
+        "players"
+    ][0]["rating"]["mu"],
 }
 
 
@@ -74,7 +90,11 @@ def test_the_rater_rates_right_after_the_commit_without_a_read(api, db):
         assert time.monotonic() < deadline, "the rater did not rate the table"
         time.sleep(0.02)
     with db.read() as session:
-        games = session.execute(select(PlayerRatingRow.games).where(PlayerRatingRow.player_id.in_(ids))).scalars().all()
+        games = (
+            session.execute(select(PlayerRatingRow.games).where(PlayerRatingRow.player_id.in_(ids)))
+            .scalars()
+            .all()
+        )
     assert sorted(games) == [1] * 6
 
 

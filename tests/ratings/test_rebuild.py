@@ -15,7 +15,11 @@ from tests.api.samples import PULKA
 
 def _finished_rated_table(api):
     ids = [api.post("/v1/players", json={"name": n}).json()["id"] for n in ("Anna", "Boris", "Vera")]
-    t = api.table(players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], pool_target=4, rated=True)
+    t = api.table(
+        players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)],
+        pool_target=4,
+        rated=True,
+    )
     for body in PULKA:
         api.deal(t["id"], body)
     return ids

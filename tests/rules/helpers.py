@@ -39,15 +39,24 @@ def _exact(value: Any) -> Any:
 class Table:
     """A table of one convention and its running state, advanced deal by deal."""
 
-    def __init__(self, convention: str, players: int = 3, *, pool_target: int | None = None,
-                 first_dealer: int = 0, rules_version: int = RULES_VERSION, **options: Any):
-        self.rules = make_rules(convention, players=players, pool_target=pool_target, options=options,
-                                rules_version=rules_version)
+    def __init__(
+        self,
+        convention: str,
+        players: int = 3,
+        *,
+        pool_target: int | None = None,
+        first_dealer: int = 0,
+        rules_version: int = RULES_VERSION,
+        **options: Any,
+    ):
+        self.rules = make_rules(
+            convention, players=players, pool_target=pool_target, options=options, rules_version=rules_version
+        )
         self.state = TableState.new(self.rules, first_dealer=first_dealer)
         self.entries: tuple = ()
 
     # --- setting up a position without playing it -------------------------
-    def set(self, **fields: Any) -> "Table":
+    def set(self, **fields: Any) -> Table:
         """Start from a given position (pools near the target, a streak, ...)."""
         self.state = replace(self.state, **fields)
         return self
@@ -60,7 +69,7 @@ class Table:
         self.state = result.state
         return written(result.entries)
 
-    def play(self, *bodies: dict[str, Any]) -> "Table":
+    def play(self, *bodies: dict[str, Any]) -> Table:
         for body in bodies:
             self.deal(body)
         return self
@@ -128,8 +137,14 @@ def names_field(error: RulesError, *prefixes: str) -> bool:
 
 # --- deal bodies --------------------------------------------------------------
 
-def contract(declarer: int, contract_: str, defenders: dict[int, str], tricks: dict[int, int] | None = None,
-             **extra: Any) -> dict[str, Any]:
+
+def contract(
+    declarer: int,
+    contract_: str,
+    defenders: dict[int, str],
+    tricks: dict[int, int] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "type": "contract",
         "declarer": declarer,
@@ -154,11 +169,17 @@ def allpass(tricks: dict[int, int], **extra: Any) -> dict[str, Any]:
     return {"type": "allpass", "tricks": {str(s): t for s, t in tricks.items()}, **extra}
 
 
-def made_whisted(declarer: int, level: int, players_active: tuple[int, int], strain: str = "H") -> dict[str, Any]:
+def made_whisted(
+    declarer: int, level: int, players_active: tuple[int, int], strain: str = "H"
+) -> dict[str, Any]:
     """A made contract whisted by the first defender only, declarer taking exactly his level.
 
     ``players_active`` are the two defenders (first, second). Used to end all-pass streaks.
     """
     first, second = players_active
-    return contract(declarer, f"{level}{strain}", {first: "whist", second: "pass"},
-                    {declarer: level, first: 10 - level, second: 0})
+    return contract(
+        declarer,
+        f"{level}{strain}",
+        {first: "whist", second: "pass"},
+        {declarer: level, first: 10 - level, second: 0},
+    )

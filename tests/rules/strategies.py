@@ -16,7 +16,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from app.rules import RULES_VERSION, AllpassScoring, CleanPlayer, MadeGameWriteoff, PoolOverflow, Rules, TableState, UnwhistedWriteoff, make_rules
+from app.rules import (
+    RULES_VERSION,
+    AllpassScoring,
+    CleanPlayer,
+    MadeGameWriteoff,
+    PoolOverflow,
+    Rules,
+    TableState,
+    UnwhistedWriteoff,
+    make_rules,
+)
 from tests.support.deallog import (
     CONVENTIONS,
     OBLIGATION,
@@ -41,8 +51,9 @@ randoms = st.one_of(
 
 
 @st.composite
-def tables(draw, conventions: tuple[str, ...] = CONVENTIONS,
-           versions: tuple[int, ...] = (RULES_VERSION,)) -> tuple[Rules, int]:
+def tables(
+    draw, conventions: tuple[str, ...] = CONVENTIONS, versions: tuple[int, ...] = (RULES_VERSION,)
+) -> tuple[Rules, int]:
     """Effective rules of a random table (any preset, size, target, one of ``versions``, and a
     random combination of its fields overridden) and its first dealer. New tables over the API
     are always of the current version; the engine's tests draw version-1 tables too."""
@@ -52,13 +63,19 @@ def tables(draw, conventions: tuple[str, ...] = CONVENTIONS,
     options = random_options(conv, draw(randoms))
     first_dealer = draw(st.integers(0, players - 1))
     version = draw(st.sampled_from(versions))
-    return make_rules(conv, players=players, pool_target=pool_target, options=options,
-                      rules_version=version), first_dealer
+    return make_rules(
+        conv, players=players, pool_target=pool_target, options=options, rules_version=version
+    ), first_dealer
 
 
 @st.composite
-def deal_logs(draw, max_deals: int = 25, conventions: tuple[str, ...] = CONVENTIONS, close: bool = False,
-              versions: tuple[int, ...] = (RULES_VERSION,)) -> Log:
+def deal_logs(
+    draw,
+    max_deals: int = 25,
+    conventions: tuple[str, ...] = CONVENTIONS,
+    close: bool = False,
+    versions: tuple[int, ...] = (RULES_VERSION,),
+) -> Log:
     """A random valid deal log, applied deal by deal with the engine (a refusal fails the test).
     ``close``: with the caller's close deal of a game played for a number of deals (the
     engine's property tests ask for it; the HTTP API does not take it yet)."""
@@ -68,6 +85,7 @@ def deal_logs(draw, max_deals: int = 25, conventions: tuple[str, ...] = CONVENTI
 
 
 # --- invalid deals ---------------------------------------------------------------------------
+
 
 @dataclass
 class Invalid:
@@ -97,7 +115,9 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
         return rng.choice([allpass_deal, contract_deal, misere_deal])(sit, rng)
 
     def tricks_sum() -> dict[str, Any]:
-        body = allpass_deal(sit, rng) if sit.compulsory or rng.random() < 0.5 else _whisted(sit, rng, level=low)
+        body = (
+            allpass_deal(sit, rng) if sit.compulsory or rng.random() < 0.5 else _whisted(sit, rng, level=low)
+        )
         tricks = body["tricks"]
         seat = rng.choice([str(s) for s in sit.active])
         tricks[seat] += -1 if tricks[seat] > 0 and (tricks[seat] == 10 or rng.random() < 0.5) else 1
@@ -141,6 +161,7 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
     out.append(("a malformed body", shape))
 
     if bad_seat is not None:
+
         def seat_out_of_range() -> dict[str, Any]:
             body = allpass_deal(sit, rng)
             body["tricks"]["3"] = 0
@@ -149,11 +170,16 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
         out.append(("a seat that is not at the table", seat_out_of_range))
 
     if sit.compulsory:
-        out.append(("a game while an all-pass is compulsory",
-                    lambda: rng.choice([misere_deal, _compulsory_contract])(sit, rng)))
+        out.append(
+            (
+                "a game while an all-pass is compulsory",
+                lambda: rng.choice([misere_deal, _compulsory_contract])(sit, rng),
+            )
+        )
         return out  # the rest build games, which are refused anyway here
 
     if sit.n == 4:
+
         def declarer_is_dealer() -> dict[str, Any]:
             body = rng.choice([contract_deal, misere_deal])(sit, rng)
             body["declarer"] = sit.dealer
@@ -183,6 +209,7 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
 
         out.append(("a 4-player dealer holding more talon tricks than allowed", dealer_too_many))
     else:
+
         def declarer_not_seated() -> dict[str, Any]:
             body = contract_deal(sit, rng)
             body["declarer"] = 3
@@ -200,6 +227,7 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
     out.append(("the declarer as a defender", defender_is_declarer))
 
     if low > 6:
+
         def below_min() -> dict[str, Any]:
             body = rng.choice([contract_deal, remise_deal])(sit, rng, level=low - 1)
             if body["type"] == "remise" and not rules.remise:
@@ -208,12 +236,21 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
 
         out.append(("a contract below the lowest level", below_min))
 
-    out.append(("a half-whist on 8 or higher",
-                lambda: contract_deal(sit, rng, level=max(8, low), defence=("pass", "half_whist"))))
+    out.append(
+        (
+            "a half-whist on 8 or higher",
+            lambda: contract_deal(sit, rng, level=max(8, low), defence=("pass", "half_whist")),
+        )
+    )
     if low <= 7:
-        out.append(("a half-whist by the first defender",
-                    lambda: contract_deal(sit, rng, level=rng.choice(range(low, 8)), strain="H",
-                                          defence=("half_whist", "pass"))))
+        out.append(
+            (
+                "a half-whist by the first defender",
+                lambda: contract_deal(
+                    sit, rng, level=rng.choice(range(low, 8)), strain="H", defence=("half_whist", "pass")
+                ),
+            )
+        )
 
     def whisted_misere() -> dict[str, Any]:
         body = misere_deal(sit, rng)
@@ -224,18 +261,41 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
     out.append(("a whisted misère", whisted_misere))
 
     if not rules.whisted_tens:
-        out.append(("a whisted ten", lambda: contract_deal(
-            sit, rng, level=10, defence=rng.choice([("whist", "pass"), ("pass", "whist"), ("whist", "whist")]))))
+        out.append(
+            (
+                "a whisted ten",
+                lambda: contract_deal(
+                    sit,
+                    rng,
+                    level=10,
+                    defence=rng.choice([("whist", "pass"), ("pass", "whist"), ("whist", "whist")]),
+                ),
+            )
+        )
     if rules.stalingrad and low == 6:
-        out.append(("a pass on a Stalingrad 6 spades", lambda: contract_deal(
-            sit, rng, level=6, strain="S",
-            defence=rng.choice([("whist", "pass"), ("pass", "whist"), ("pass", "pass"), ("pass", "half_whist")]))))
+        out.append(
+            (
+                "a pass on a Stalingrad 6 spades",
+                lambda: contract_deal(
+                    sit,
+                    rng,
+                    level=6,
+                    strain="S",
+                    defence=rng.choice(
+                        [("whist", "pass"), ("pass", "whist"), ("pass", "pass"), ("pass", "half_whist")]
+                    ),
+                ),
+            )
+        )
     if not rules.remise:
         out.append(("a remise where it is not allowed", lambda: remise_deal(sit, rng)))
     if not rules.talon_bonuses:
+
         def talon_elsewhere() -> dict[str, Any]:
             body = rng.choice([contract_deal, misere_deal])(sit, rng)
-            body["talon"] = rng.choice([{"bonus": "ace"}, {"discarded": True}, {"bonus": "two_aces", "discarded": False}])
+            body["talon"] = rng.choice(
+                [{"bonus": "ace"}, {"discarded": True}, {"bonus": "two_aces", "discarded": False}]
+            )
             return body
 
         out.append(("Rostov talon input without talon_bonuses", talon_elsewhere))
@@ -245,12 +305,20 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
         if how == 0:
             body = contract_deal(sit, rng, defence=("pass", "pass"))
         elif how == 1:
-            body = contract_deal(sit, rng, level=rng.choice([low, 7]) if low <= 7 else low,
-                                 defence=("pass", "half_whist") if low <= 7 else ("pass", "pass"))
+            body = contract_deal(
+                sit,
+                rng,
+                level=rng.choice([low, 7]) if low <= 7 else low,
+                defence=("pass", "half_whist") if low <= 7 else ("pass", "pass"),
+            )
         else:
             body = remise_deal(sit, rng)
         first, second = sit.defenders_of(body["declarer"])
-        body["tricks"] = {str(body["declarer"]): body_level(body), str(first): 10 - body_level(body), str(second): 0}
+        body["tricks"] = {
+            str(body["declarer"]): body_level(body),
+            str(first): 10 - body_level(body),
+            str(second): 0,
+        }
         return body
 
     out.append(("tricks on a deal that was not played", tricks_unplayed))
@@ -262,8 +330,12 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
 
     out.append(("a whisted game without tricks", missing_tricks))
 
-    if (rules.made_game_writeoff is MadeGameWriteoff.NEVER and rules.unwhisted_writeoff is UnwhistedWriteoff.NEVER
-            and rules.clean_player is not CleanPlayer.CHOICE):
+    if (
+        rules.made_game_writeoff is MadeGameWriteoff.NEVER
+        and rules.unwhisted_writeoff is UnwhistedWriteoff.NEVER
+        and rules.clean_player is not CleanPlayer.CHOICE
+    ):
+
         def writeoff_not_allowed() -> dict[str, Any]:
             body = rng.choice([contract_deal, misere_deal, allpass_deal])(sit, rng)
             body["choices"] = {"writeoff": [rng.choice(sit.active)]}
@@ -271,6 +343,7 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
 
         out.append(("a write-off the table does not allow", writeoff_not_allowed))
     else:
+
         def writeoff_nothing() -> dict[str, Any]:
             body = _whisted(sit, rng, level=low, outcome="failed")
             body["choices"] = {"writeoff": [body["declarer"]]}
@@ -288,6 +361,7 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
     if rules.pool_overflow is PoolOverflow.HELP_OTHERS:
         closed = [s for s in range(sit.n) if s not in sit.open_seats()]
         if closed and len(closed) < sit.n:
+
             def help_closed() -> dict[str, Any]:
                 # help must name an open player: a made game by a closed declarer overflows,
                 # and the help names a closed seat (maybe the declarer himself)
@@ -308,15 +382,22 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
             if sit.overflow(declarer, VALUE[low]) > 0 and first in sit.open_seats():
                 cases.append((declarer, first, second))
         if cases:
+
             def help_failed_whister() -> dict[str, Any]:
                 declarer, first, second = rng.choice(cases)
                 taken = rng.randrange(OBLIGATION[low])  # short of the obligation
-                return _extras(sit, {
-                    "type": "contract", "declarer": declarer, "contract": f"{low}H",
-                    "defenders": {str(first): "whist", str(second): "pass"},
-                    "tricks": {str(declarer): 10 - taken, str(first): taken, str(second): 0},
-                    "choices": {"help": first},
-                }, rng)
+                return _extras(
+                    sit,
+                    {
+                        "type": "contract",
+                        "declarer": declarer,
+                        "contract": f"{low}H",
+                        "defenders": {str(first): "whist", str(second): "pass"},
+                        "tricks": {str(declarer): 10 - taken, str(first): taken, str(second): 0},
+                        "choices": {"help": first},
+                    },
+                    rng,
+                )
 
             out.append(("help for a defender who failed his whist", help_failed_whister))
 
@@ -353,8 +434,9 @@ def invalid_deal(rules: Rules, state: TableState, rng: random.Random) -> Invalid
 
 
 @st.composite
-def logs_with_invalid_deal(draw, max_deals: int = 15, conventions: tuple[str, ...] = CONVENTIONS,
-                           close: bool = False) -> tuple[Log, TableState, Invalid]:
+def logs_with_invalid_deal(
+    draw, max_deals: int = 15, conventions: tuple[str, ...] = CONVENTIONS, close: bool = False
+) -> tuple[Log, TableState, Invalid]:
     """A valid log, one of its non-finished states, and an invalid deal for that state."""
     log = draw(deal_logs(max_deals=max_deals, conventions=conventions, close=close))
     candidates = [s for s in log.states if not s.finished]

@@ -21,21 +21,55 @@ GAMES = {
 # streak after the game, from docs/rules.md §5 and §8.1 (1 = kept, 0 = ended):
 EXPECTED = {
     # sochi: "any made game"
-    "sochi": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 0, "made_misere": 0,
-              "failed_whisted": 1, "failed_misere": 1, "remise": 1},
+    "sochi": {
+        "made_whisted": 0,
+        "made_half_whist": 0,
+        "made_unwhisted": 0,
+        "made_misere": 0,
+        "failed_whisted": 1,
+        "failed_misere": 1,
+        "remise": 1,
+    },
     # piter: "a made, whisted game" (half-whist counts as whisted, 5.5)
-    "piter": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 1, "made_misere": 1,
-              "failed_whisted": 1, "failed_misere": 1, "remise": 1},
+    "piter": {
+        "made_whisted": 0,
+        "made_half_whist": 0,
+        "made_unwhisted": 1,
+        "made_misere": 1,
+        "failed_whisted": 1,
+        "failed_misere": 1,
+        "remise": 1,
+    },
     # piter_gentleman: "a made game, never a remise"
-    "piter_gentleman": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 0, "made_misere": 0,
-                        "failed_whisted": 1, "failed_misere": 1, "remise": 1},
+    "piter_gentleman": {
+        "made_whisted": 0,
+        "made_half_whist": 0,
+        "made_unwhisted": 0,
+        "made_misere": 0,
+        "failed_whisted": 1,
+        "failed_misere": 1,
+        "remise": 1,
+    },
     # vmk: "a made, whisted game"
-    "vmk": {"made_whisted": 0, "made_half_whist": 0, "made_unwhisted": 1, "made_misere": 1,
-            "failed_whisted": 1, "failed_misere": 1, "remise": 1},
+    "vmk": {
+        "made_whisted": 0,
+        "made_half_whist": 0,
+        "made_unwhisted": 1,
+        "made_misere": 1,
+        "failed_whisted": 1,
+        "failed_misere": 1,
+        "remise": 1,
+    },
     # piter_races: seed 004 «Выходом из распасовки считается любая завистованная сыгранная
     # игра»: a half-whisted game is not played out (half_whist_exit off); no remise there
-    "piter_races": {"made_whisted": 0, "made_half_whist": 1, "made_unwhisted": 1, "made_misere": 1,
-                    "failed_whisted": 1, "failed_misere": 1},
+    "piter_races": {
+        "made_whisted": 0,
+        "made_half_whist": 1,
+        "made_unwhisted": 1,
+        "made_misere": 1,
+        "failed_whisted": 1,
+        "failed_misere": 1,
+    },
 }
 
 CASES = [(conv, game, after) for conv, row in EXPECTED.items() for game, after in row.items()]

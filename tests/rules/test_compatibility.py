@@ -48,7 +48,11 @@ IDS = [f"{i}-{log['convention']}-{log['players']}-{log['pool_target']}" for i, l
 
 def _rules(log: dict, version: int = RULES_VERSION, **changes):
     return make_rules(
-        log["convention"], log["players"], log["pool_target"], {**log["options"], **changes}, rules_version=version
+        log["convention"],
+        log["players"],
+        log["pool_target"],
+        {**log["options"], **changes},
+        rules_version=version,
     )
 
 
@@ -121,7 +125,9 @@ def test_which_legacy_logs_meet_a_corrected_reading() -> None:
     # guards the test above against explaining everything away: 7 of the 55 logs meet a
     # corrected reading (3 with sliding off, 2 VMK write-offs, 2 races half-whists)
     reasons = [_explained(log) for log in LOGS if not _scores_as_logged(_rules(log), log)]
-    assert sorted(reasons) == sorted(["sliding_allpass"] * 3 + ["made_game_writeoff"] * 2 + ["half_whist_exit"] * 2)
+    assert sorted(reasons) == sorted(
+        ["sliding_allpass"] * 3 + ["made_game_writeoff"] * 2 + ["half_whist_exit"] * 2
+    )
 
 
 @pytest.mark.parametrize("log", LOGS, ids=IDS)
@@ -132,7 +138,7 @@ def test_legacy_stored_state_loads_and_scores_on(log: dict) -> None:
     state = TableState.from_dict(log["state_half"])
     assert state.to_dict() == log["state_half"]
     assert TableState.from_dict(log["state"]).to_dict() == log["state"]
-    for k, body in enumerate(log["deals"][log["half"]:], start=log["half"]):
+    for k, body in enumerate(log["deals"][log["half"] :], start=log["half"]):
         result = apply_deal(rules, state, Deal.from_dict(body))
         assert [jsonable(e.to_dict()) for e in result.entries] == log["entries"][k]
         state = result.state
@@ -155,8 +161,12 @@ def test_version_1_is_a_legal_combination_of_fields(convention: str) -> None:
 
 def test_version_1_keeps_what_the_table_set_itself() -> None:
     # the old readings apply only where the table did not set the field
-    rules = make_rules("piter_races", 4, options={"half_whist_exit": False, "fixed_dealer_scope": "whole_streak"},
-                       rules_version=1)
+    rules = make_rules(
+        "piter_races",
+        4,
+        options={"half_whist_exit": False, "fixed_dealer_scope": "whole_streak"},
+        rules_version=1,
+    )
     assert rules.half_whist_exit is False and rules.fixed_dealer_scope.value == "whole_streak"
     vmk = make_rules("vmk", 3, options={"made_game_writeoff": "closed_pool"}, rules_version=1)
     assert vmk.made_game_writeoff.value == "closed_pool"

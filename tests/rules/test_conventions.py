@@ -5,11 +5,26 @@ import pytest
 from app.rules import InvalidTable, conventions_catalog, make_rules
 
 DEFAULTS = {
-    "sochi": {"stalingrad": False, "gentlemen_whist": False, "whisted_tens": False, "remise": True,
-              "allpass_costs": [1], "exit_levels": [6]},
-    "piter": {"stalingrad": True, "whisted_tens": False, "remise": True, "allpass_costs": [2, 4, 6],
-              "exit_levels": [6, 7, 7], "unwhisted_exit": False, "clean_writeoff": 1,
-              "sliding_allpass": True, "return_talon": False, "pass_pass_whist": True},
+    "sochi": {
+        "stalingrad": False,
+        "gentlemen_whist": False,
+        "whisted_tens": False,
+        "remise": True,
+        "allpass_costs": [1],
+        "exit_levels": [6],
+    },
+    "piter": {
+        "stalingrad": True,
+        "whisted_tens": False,
+        "remise": True,
+        "allpass_costs": [2, 4, 6],
+        "exit_levels": [6, 7, 7],
+        "unwhisted_exit": False,
+        "clean_writeoff": 1,
+        "sliding_allpass": True,
+        "return_talon": False,
+        "pass_pass_whist": True,
+    },
     "piter_gentleman": {"stalingrad": False, "whisted_tens": False, "remise": True, "dealer_clean": False},
     "rostov": {"stalingrad": True, "whisted_tens": False, "dealer_clean": False},
     "vmk": {},
@@ -21,7 +36,16 @@ DEFAULTS = {
 
 def test_catalog_lists_the_eight_conventions():
     names = [c["name"] for c in conventions_catalog()]
-    assert names == ["sochi", "piter", "piter_gentleman", "rostov", "vmk", "piter_races", "fspr", "classic_1996"]
+    assert names == [
+        "sochi",
+        "piter",
+        "piter_gentleman",
+        "rostov",
+        "vmk",
+        "piter_races",
+        "fspr",
+        "classic_1996",
+    ]
 
 
 @pytest.mark.parametrize("name", list(DEFAULTS))
@@ -63,7 +87,9 @@ def test_ill_typed_or_out_of_range_options_refused():
     assert "options.stalingrad" in _refused("piter", 3, options={"stalingrad": "yes"})
     assert "options.allpass_costs" in _refused("piter", 3, options={"allpass_costs": [2, 4, 7]})
     assert "options.allpass_costs" in _refused("sochi", 3, options={"allpass_costs": [1, 2, 5]})
-    assert "options.allpass_costs" in _refused("piter", 3, options={"allpass_costs": [1, 2, 3]})  # odd under scale 2
+    assert "options.allpass_costs" in _refused(
+        "piter", 3, options={"allpass_costs": [1, 2, 3]}
+    )  # odd under scale 2
     assert "options.exit_levels" in _refused("sochi", 3, options={"exit_levels": [6, 8, 8]})
     assert "options.clean_writeoff" in _refused("piter", 3, options={"clean_writeoff": 3})
     assert "options.games" in _refused("piter_races", 4, options={"games": 0})

@@ -13,8 +13,14 @@ from app.rules import TableState
 from .helpers import Table, contract
 
 # per short trick, as a multiple of V (docs/rules.md §5: s·V or s·V/2)
-FACTOR = {"sochi": Fraction(1, 2), "piter": 1, "piter_gentleman": 1, "rostov": Fraction(1, 2), "vmk": 1,
-          "piter_races": 1}
+FACTOR = {
+    "sochi": Fraction(1, 2),
+    "piter": 1,
+    "piter_gentleman": 1,
+    "rostov": Fraction(1, 2),
+    "vmk": 1,
+    "piter_races": 1,
+}
 SCALE = {"sochi": 1, "piter": 2, "piter_gentleman": 2, "rostov": 1, "vmk": 1, "piter_races": 2}
 VALUE = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
 DECLARER_TRICKS = {6: 7, 7: 9, 8: 10, 9: 10, 10: 10}
@@ -51,8 +57,9 @@ def test_failed_whist_one_short_trick(conv, level):
 
 def test_state_with_shared_thirds_round_trips_exactly():
     # the races' three-way shared bonus (200/3) is the one non-half amount (docs/rules.md §3)
-    t = Table("piter_races", players=4).set(compulsory_cost=None, streak=1, pools=(0, 0, 20, 0),
-                                            mountains=(0, 0, 0, 2))
+    t = Table("piter_races", players=4).set(
+        compulsory_cost=None, streak=1, pools=(0, 0, 20, 0), mountains=(0, 0, 0, 2)
+    )
     t.deal(contract(2, "7H", {3: "whist", 1: "pass"}, {2: 7, 3: 3, 1: 0}))
     assert t.whists[(0, 1)] == Fraction(200, 3)
     stored = t.state.to_dict()

@@ -18,9 +18,15 @@ from .helpers import Table, allpass, contract, fields, misere
 # 7H: declarer 1 takes 9, whister 2 takes 1, passer 0 none: d = 1 < obligation 2, short 1.
 # full: s·V·1; semi: s·V·1/2; none: nothing.
 RESPONSIBILITY = [
-    ("sochi", "full", 4), ("sochi", "semi", 2), ("sochi", "none", 0),  # s = 1: 4, 2, 0
-    ("vmk", "full", 4), ("vmk", "semi", 2), ("vmk", "none", 0),  # s = 1: 4, 2, 0
-    ("piter", "full", 8), ("piter", "semi", 4), ("piter", "none", 0),  # s = 2: 8, 4, 0
+    ("sochi", "full", 4),
+    ("sochi", "semi", 2),
+    ("sochi", "none", 0),  # s = 1: 4, 2, 0
+    ("vmk", "full", 4),
+    ("vmk", "semi", 2),
+    ("vmk", "none", 0),  # s = 1: 4, 2, 0
+    ("piter", "full", 8),
+    ("piter", "semi", 4),
+    ("piter", "none", 0),  # s = 2: 8, 4, 0
 ]
 
 
@@ -53,9 +59,13 @@ def test_no_responsibility_means_nobody_is_kept_from_help():
 # piter s = 2: 8 a trick, consolation 8. open: 32 + 8 = 40 / 8; closed: 24 + 8 = 32 / 8 + 8 = 16;
 #   gentlemen(_always): 32 split 16/16: each 24.
 FAILED_SINGLE = [
-    ("sochi", "open", 20, 4), ("sochi", "closed", 16, 8), ("sochi", "gentlemen", 12, 12),
+    ("sochi", "open", 20, 4),
+    ("sochi", "closed", 16, 8),
+    ("sochi", "gentlemen", 12, 12),
     ("sochi", "gentlemen_always", 12, 12),
-    ("piter", "open", 40, 8), ("piter", "closed", 32, 16), ("piter", "gentlemen", 24, 24),
+    ("piter", "open", 40, 8),
+    ("piter", "closed", 32, 16),
+    ("piter", "gentlemen", 24, 24),
     ("piter", "gentlemen_always", 24, 24),
 ]
 
@@ -72,9 +82,13 @@ def test_single_whister_on_a_failed_contract(conv, value, whister, passer):
 # sochi: open 4·3 = 12 / 0; closed 8 / 4; gentlemen 12 / 0 (kept on a made game); always 6 / 6.
 # piter: open 24 / 0; closed 16 / 8; gentlemen 24 / 0; always 12 / 12.
 MADE_SINGLE = [
-    ("sochi", "open", 12, 0), ("sochi", "closed", 8, 4), ("sochi", "gentlemen", 12, 0),
+    ("sochi", "open", 12, 0),
+    ("sochi", "closed", 8, 4),
+    ("sochi", "gentlemen", 12, 0),
     ("sochi", "gentlemen_always", 6, 6),
-    ("piter", "open", 24, 0), ("piter", "closed", 16, 8), ("piter", "gentlemen", 24, 0),
+    ("piter", "open", 24, 0),
+    ("piter", "closed", 16, 8),
+    ("piter", "gentlemen", 24, 0),
     ("piter", "gentlemen_always", 12, 12),
 ]
 
@@ -102,9 +116,12 @@ def test_gentlemen_whist_keeps_its_classic_name():
 # sochi scaled_value: 2: 4·3 + 4 = 16, 0: 4 + 4 = 8; ten: 12 + 10 = 22, 4 + 10 = 14.
 # piter ten: 2: 8·3 + 10 = 34, 0: 8 + 10 = 18.  vmk scaled_value (V): 16, 8 as sochi.
 CONSOLATION = [
-    ("sochi", "scaled_value", 16, 8), ("sochi", "ten", 22, 14),
-    ("piter", "ten", 34, 18), ("piter", "scaled_value", 32, 16),
-    ("vmk", "scaled_value", 16, 8), ("rostov", "scaled_value", 16, 8),
+    ("sochi", "scaled_value", 16, 8),
+    ("sochi", "ten", 22, 14),
+    ("piter", "ten", 34, 18),
+    ("piter", "scaled_value", 32, 16),
+    ("vmk", "scaled_value", 16, 8),
+    ("rostov", "scaled_value", 16, 8),
 ]
 
 
@@ -125,6 +142,7 @@ def test_rostov_direct_whists_at_four_players_the_dealer_writes_too():
 
 
 # --- failed_declarer_doubled --------------------------------------------------------------------
+
 
 def test_doubled_whists_on_a_failed_declarer_in_sochi():
     # failed 7H both whist (1 takes 6, 2 takes 3, 0 takes 1): (12 + 4)·2 = 32, (4 + 4)·2 = 16;
@@ -151,9 +169,12 @@ def test_doubled_whists_on_a_failed_declarer_in_piter_races(doubled, first, seco
 # vmk full: 6. second_then_both on 8: the second defender (0) the whole; both: each the whole;
 # shared: each half (sochi 3/2, vmk 3).
 HIGH = [
-    ("sochi", "second_then_both", [3, 0, 0]), ("sochi", "both", [3, 0, 3]),
+    ("sochi", "second_then_both", [3, 0, 0]),
+    ("sochi", "both", [3, 0, 3]),
     ("sochi", "shared", [Fraction(3, 2), 0, Fraction(3, 2)]),
-    ("vmk", "second_then_both", [6, 0, 0]), ("vmk", "both", [6, 0, 6]), ("vmk", "shared", [3, 0, 3]),
+    ("vmk", "second_then_both", [6, 0, 0]),
+    ("vmk", "both", [6, 0, 6]),
+    ("vmk", "shared", [3, 0, 3]),
 ]
 
 
@@ -171,8 +192,10 @@ def test_two_whisters_on_eight(conv, value, mountains):
 # tricks 2, 3, 5. per_trick: c·t; amnesty: c·(t − 2); rostov: the fewest (seat 0) writes 5 a trick
 # on the others: 15 on 1, 25 on 2.
 ALLPASS = [
-    ("sochi", "per_trick", {}, [2, 3, 5]), ("sochi", "amnesty", {}, [0, 1, 3]),  # c = 1
-    ("piter", "per_trick", {}, [4, 6, 10]), ("piter", "amnesty", {}, [0, 2, 6]),  # c = 2
+    ("sochi", "per_trick", {}, [2, 3, 5]),
+    ("sochi", "amnesty", {}, [0, 1, 3]),  # c = 1
+    ("piter", "per_trick", {}, [4, 6, 10]),
+    ("piter", "amnesty", {}, [0, 2, 6]),  # c = 2
     ("vmk", "amnesty", {}, [0, 2, 6]),  # c = 2 ([2,4,4])
 ]
 
@@ -203,9 +226,13 @@ def test_rostov_allpass_needs_a_clean_rule_without_a_cost():
 # --- allpass_costs and exit_levels ---------------------------------------------------------------
 
 LADDERS = [
-    ([1], [1, 1, 1, 1, 1]), ([1, 2, 3], [1, 2, 3, 3, 3]), ([1, 2, 4], [1, 2, 4, 4, 4]),
-    ([2, 4, 6], [2, 4, 6, 6, 6]), ([2, 4, 8], [2, 4, 8, 8, 8]),
-    ({"start": 1, "step": 1}, [1, 2, 3, 4, 5]), ({"start": 2, "step": 3}, [2, 5, 8, 11, 14]),
+    ([1], [1, 1, 1, 1, 1]),
+    ([1, 2, 3], [1, 2, 3, 3, 3]),
+    ([1, 2, 4], [1, 2, 4, 4, 4]),
+    ([2, 4, 6], [2, 4, 6, 6, 6]),
+    ([2, 4, 8], [2, 4, 8, 8, 8]),
+    ({"start": 1, "step": 1}, [1, 2, 3, 4, 5]),
+    ({"start": 2, "step": 3}, [2, 5, 8, 11, 14]),
 ]
 
 
@@ -243,11 +270,14 @@ EXITS = [([6], [6, 6, 6, 6]), ([6, 7, 7], [6, 7, 7, 7]), ([6, 7, 8], [6, 7, 8, 8
 @pytest.mark.parametrize("ladder,levels", EXITS)
 def test_exit_ladders_by_streak(conv, ladder, levels):
     for streak, level in enumerate(levels):
-        t = Table(conv, exit_levels=ladder, allpass_scoring="per_trick", clean_player="mountain").set(streak=streak)
+        t = Table(conv, exit_levels=ladder, allpass_scoring="per_trick", clean_player="mountain").set(
+            streak=streak
+        )
         assert t.allpass["min_contract"] == level
 
 
 # --- clean_player and clean_dealer ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("conv,writeoff,mountain0", [("sochi", 1, -1), ("sochi", 2, -2), ("vmk", 2, -4)])
 def test_clean_player_mountain_in_other_presets(conv, writeoff, mountain0):
@@ -293,12 +323,15 @@ def test_clean_dealer(conv, value, mountains, pools):
 
 
 def test_dealer_clean_keeps_its_classic_meaning():
-    assert make_rules("piter_gentleman", 4, options={"dealer_clean": True}).clean_dealer.value == "mountain_cost"
+    assert (
+        make_rules("piter_gentleman", 4, options={"dealer_clean": True}).clean_dealer.value == "mountain_cost"
+    )
     assert make_rules("rostov", 4, options={"dealer_clean": True}).clean_dealer.value == "mountain_one"
     assert make_rules("sochi", 4, options={"dealer_clean": True}).clean_dealer.value == "mountain_cost"
 
 
 # --- end_of_game and end_outside_streak -------------------------------------------------------------
+
 
 @pytest.mark.parametrize("conv", ["sochi", "vmk"])
 def test_end_by_total_pool(conv):
@@ -382,11 +415,14 @@ def test_end_outside_streak_off_in_piter():
 
 # --- pool_overflow ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("conv", ["sochi", "vmk"])
 def test_no_cap(conv):
     # seat 0 at 18 makes an unwhisted 8 (+6): 24, nothing helps anybody; a help choice is refused
     t = Table(conv, pool_overflow="no_cap").set(pools=(18, 10, 5))
-    assert fields(t.refuse(contract(0, "8H", {1: "pass", 2: "pass"}, choices={"help": 1}))) == {"choices.help"}
+    assert fields(t.refuse(contract(0, "8H", {1: "pass", 2: "pass"}, choices={"help": 1}))) == {
+        "choices.help"
+    }
     t.deal(contract(0, "8H", {1: "pass", 2: "pass"}))
     assert t.pools == [24, 10, 5] and t.whists == {}
 
@@ -419,6 +455,7 @@ def test_mountain_first_with_no_mountain_helps_as_usual():
 
 # --- made_game_writeoff and unwhisted_writeoff --------------------------------------------------------
 
+
 @pytest.mark.parametrize("conv,off", [("sochi", -4), ("piter", -8)])
 def test_made_game_writeoff_once_closed_in_other_presets(conv, off):
     # seat 1's pool is closed before the deal: his made 7 (V = 4) comes off his mountain at k
@@ -426,8 +463,9 @@ def test_made_game_writeoff_once_closed_in_other_presets(conv, off):
     t.deal(contract(1, "7H", {2: "whist", 0: "pass"}, {1: 7, 2: 3, 0: 0}, choices={"writeoff": [1]}))
     assert t.pools == [0, 20, 0] and t.mountains == [0, off, 0]
     t = Table(conv, made_game_writeoff="closed_pool").set(pools=(0, 19, 0))
-    assert fields(t.refuse(contract(1, "7H", {2: "whist", 0: "pass"}, {1: 7, 2: 3, 0: 0},
-                                    choices={"writeoff": [1]}))) == {"choices.writeoff"}
+    assert fields(
+        t.refuse(contract(1, "7H", {2: "whist", 0: "pass"}, {1: 7, 2: 3, 0: 0}, choices={"writeoff": [1]}))
+    ) == {"choices.writeoff"}
 
 
 # made_game_writeoff beyond_target (the first rule table's VMK reading, kept for tables of rules
@@ -436,7 +474,11 @@ def test_made_game_writeoff_once_closed_in_other_presets(conv, off):
 # instead of helping seat 1 (whose pool stays 10). sochi, vmk (k = 1): mountain -4, whists
 # 2·1·6 = 12; piter (s = 2, k = 2): mountain -4·2 = -8, whists 2·2·6 = 24 (made: open).
 # With the pool closed before the deal all of V = 6 is beyond: -6 (k = 1), -12 (k = 2).
-BEYOND_TARGET = [("sochi", {}, -4, 12, -6), ("piter", {}, -8, 24, -12), ("vmk", {"rules_version": 1}, -4, 12, -6)]
+BEYOND_TARGET = [
+    ("sochi", {}, -4, 12, -6),
+    ("piter", {}, -8, 24, -12),
+    ("vmk", {"rules_version": 1}, -4, 12, -6),
+]
 
 
 @pytest.mark.parametrize("conv,how,off,whists,closed_off", BEYOND_TARGET)
@@ -451,7 +493,9 @@ def test_made_game_writeoff_beyond_target(conv, how, off, whists, closed_off):
 
 
 @pytest.mark.parametrize("conv,how,off,whists,closed_off", BEYOND_TARGET)
-def test_made_game_writeoff_beyond_target_once_closed_and_with_nothing_beyond(conv, how, off, whists, closed_off):
+def test_made_game_writeoff_beyond_target_once_closed_and_with_nothing_beyond(
+    conv, how, off, whists, closed_off
+):
     options = {} if how else {"made_game_writeoff": "beyond_target"}
     # pool closed before the deal: all of V = 6 is beyond the target, -6·k off the mountain
     t = Table(conv, **how, **options).set(pools=(20, 10, 5))
@@ -459,8 +503,9 @@ def test_made_game_writeoff_beyond_target_once_closed_and_with_nothing_beyond(co
     assert t.pools == [20, 10, 5] and t.mountains == [closed_off, 0, 0]
     # 10 + 6 = 16 stays under the target: nothing beyond it to write off, refused
     t = Table(conv, **how, **options).set(pools=(10, 10, 5))
-    assert fields(t.refuse(contract(0, "8H", {1: "whist", 2: "pass"}, {0: 8, 1: 2, 2: 0},
-                                    choices={"writeoff": [0]}))) == {"choices.writeoff"}
+    assert fields(
+        t.refuse(contract(0, "8H", {1: "whist", 2: "pass"}, {0: 8, 1: 2, 2: 0}, choices={"writeoff": [0]}))
+    ) == {"choices.writeoff"}
 
 
 @pytest.mark.parametrize("conv", ["sochi", "piter"])
@@ -478,10 +523,13 @@ def test_unwhisted_writeoff_double_high(conv):
     t.deal(contract(1, "8H", {2: "pass", 0: "pass"}, choices={"writeoff": [1]}))
     t.deal(misere(2, 0, choices={"writeoff": [2]}))
     assert t.pools == [0, 0, 0] and t.mountains == [0, -12, -20]
-    assert fields(t.refuse(contract(0, "7H", {1: "pass", 2: "pass"}, choices={"writeoff": [0]}))) == {"choices.writeoff"}
+    assert fields(t.refuse(contract(0, "7H", {1: "pass", 2: "pass"}, choices={"writeoff": [0]}))) == {
+        "choices.writeoff"
+    }
 
 
 # --- fixed_dealer_scope (with sliding_allpass off) ---------------------------------------------------
+
 
 # dealer 0: an all-pass (streak 1, 0 deals again); then declarer 1's whisted 7H fails by one
 # (6 tricks), which does not end the streak. whole_streak: still in all-passes, 0 deals again
@@ -520,8 +568,17 @@ def test_fixed_dealer_scope_of_a_version_1_table():
 
 # --- half_whist_exit ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("conv,value,streak", [("sochi", False, 1), ("vmk", False, 1), ("sochi", True, 0),
-                                               ("piter_races", True, 0), ("piter_races", False, 1)])
+
+@pytest.mark.parametrize(
+    "conv,value,streak",
+    [
+        ("sochi", False, 1),
+        ("vmk", False, 1),
+        ("sochi", True, 0),
+        ("piter_races", True, 0),
+        ("piter_races", False, 1),
+    ],
+)
 def test_half_whist_exit(conv, value, streak):
     players = 4 if conv == "piter_races" else 3
     t = Table(conv, players=players, half_whist_exit=value).set(streak=1, compulsory_cost=None)
@@ -531,6 +588,7 @@ def test_half_whist_exit(conv, value, streak):
 
 
 # --- talon, scale, penalties, compulsory all-passes in other presets -----------------------------------
+
 
 @pytest.mark.parametrize("conv", ["sochi", "vmk"])
 def test_talon_bonuses_elsewhere(conv):
@@ -580,10 +638,15 @@ def test_games_need_match_bonuses():
     assert make_rules("sochi", 4, options={"games": 3, "match_bonuses": True}).games == 3
 
 
-@pytest.mark.parametrize("conv,on,penalty,help_whists", [
-    ("sochi", True, 3, {(0, 2): 40}), ("sochi", False, 3, {(0, 1): 40}),
-    ("piter", True, 6, {(0, 2): 80}), ("piter", False, 6, {(0, 1): 80}),
-])
+@pytest.mark.parametrize(
+    "conv,on,penalty,help_whists",
+    [
+        ("sochi", True, 3, {(0, 2): 40}),
+        ("sochi", False, 3, {(0, 1): 40}),
+        ("piter", True, 6, {(0, 2): 80}),
+        ("piter", False, 6, {(0, 1): 80}),
+    ],
+)
 def test_failed_whister_unhelped(conv, on, penalty, help_whists):
     # pools 18, 10, 5; declarer 0 (defenders 1 first, 2 second) makes all ten tricks of an 8
     # whisted by 1 alone: 1 is short 1, semi: s·V/2 = 3 (sochi) or 6 (piter) to his mountain.
@@ -611,8 +674,13 @@ def test_match_bonuses_elsewhere(conv):
     # seat 0 the smallest mountain (200 on each). Match bonuses: the largest total pool is a
     # three-way tie (300/3 = 100 from each on each other), the smallest total mountain seat 0
     # (200 on each). (0, 1) = (0, 2) = 300 + 200 + 100 + 200 = 800; every other cell 100.
-    t = Table(conv, match_bonuses=True).set(pools=(20, 20, 16), mountains=(0, 4, 4), first_to_target=(0,),
-                                             match_pools=(0, 0, 0), match_mountains=(0, 0, 0))
+    t = Table(conv, match_bonuses=True).set(
+        pools=(20, 20, 16),
+        mountains=(0, 4, 4),
+        first_to_target=(0,),
+        match_pools=(0, 0, 0),
+        match_mountains=(0, 0, 0),
+    )
     t.deal(contract(2, "7H", {0: "pass", 1: "pass"}))
     assert t.state.finished
     assert t.whists == {(0, 1): 800, (0, 2): 800, (1, 0): 100, (1, 2): 100, (2, 0): 100, (2, 1): 100}

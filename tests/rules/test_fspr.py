@@ -12,12 +12,19 @@ from app.rules import InvalidTable, make_rules
 
 from .helpers import Table, allpass, contract, misere, names_field, remise
 
-
 # --- the examples the sources print ------------------------------------------
 
-@pytest.mark.parametrize("level,pool,undertrick,trick,failed_whist", [
-    (6, 2, 4, 4, 2), (7, 4, 8, 8, 4), (8, 6, 12, 12, 6), (9, 8, 16, 16, 8), (10, 10, 20, 20, 10),
-])
+
+@pytest.mark.parametrize(
+    "level,pool,undertrick,trick,failed_whist",
+    [
+        (6, 2, 4, 4, 2),
+        (7, 4, 8, 8, 4),
+        (8, 6, 12, 12, 6),
+        (9, 8, 16, 16, 8),
+        (10, 10, 20, 20, 10),
+    ],
+)
 def test_price_table(level, pool, undertrick, trick, failed_whist):
     # The reading's price line: pool V, undertrick 2V, a defender's trick 2V, a missing defender trick V.
     made = Table("fspr")
@@ -103,11 +110,14 @@ def test_exit_is_seven_and_stays_seven():
     assert t.state.streak == 0
 
 
-@pytest.mark.parametrize("body", [
-    misere(0, 0),
-    contract(0, "8S", {1: "pass", 2: "pass"}),
-    contract(0, "7S", {1: "pass", 2: "half_whist"}),
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        misere(0, 0),
+        contract(0, "8S", {1: "pass", 2: "pass"}),
+        contract(0, "7S", {1: "pass", 2: "half_whist"}),
+    ],
+)
 def test_only_a_whisted_played_game_ends_a_streak(body):
     t = Table("fspr")
     t.deal(allpass({0: 4, 1: 3, 2: 3}))
@@ -135,7 +145,9 @@ def test_talon_bonus_four_players_dealer_writes_it_all():
 def test_talon_bonus_refusals():
     t = Table("fspr")
     assert names_field(t.refuse(misere(1, 0, talon={"bonus": "ace"})), "talon.bonus")
-    assert names_field(t.refuse(contract(1, "6H", {2: "pass", 0: "pass"}, talon={"discarded": True})), "talon.discarded")
+    assert names_field(
+        t.refuse(contract(1, "6H", {2: "pass", 0: "pass"}, talon={"discarded": True})), "talon.discarded"
+    )
 
 
 def test_dealer_whists_over_a_half_whist():
@@ -158,8 +170,10 @@ def test_dealer_whist_refusals():
     error = t.refuse(contract(1, "6H", {2: "whist", 3: "half_whist", 0: "whist"}, {1: 6, 2: 2, 3: 2}))
     assert names_field(error, "defenders.0")
     off = Table("fspr", players=4, dealer_half_whist=False)
-    assert names_field(off.refuse(contract(1, "6H", {2: "pass", 3: "half_whist", 0: "whist"}, {1: 6, 2: 2, 3: 2})),
-                       "defenders.0")
+    assert names_field(
+        off.refuse(contract(1, "6H", {2: "pass", 3: "half_whist", 0: "whist"}, {1: 6, 2: 2, 3: 2})),
+        "defenders.0",
+    )
 
 
 def test_the_new_fields_are_overridable_in_any_convention():
@@ -188,6 +202,7 @@ def test_new_field_refusals_name_the_field():
 
 
 # --- a whole pulka, 3 players ------------------------------------------------
+
 
 def test_whole_pulka_three_players():
     t = Table("fspr")
@@ -228,6 +243,7 @@ def test_whole_pulka_three_players():
 
 # --- a whole pulka, 4 players ------------------------------------------------
 
+
 def test_whole_pulka_four_players():
     t = Table("fspr", players=4)
     # 1 (dealer 0): 6H by 1, 2 and 3 whist, 5/3/2: u = 1, mountain 1 +4; 2→1 12 + 4, 3→1 8 + 4;
@@ -257,5 +273,13 @@ def test_whole_pulka_four_players():
     assert t.pools == [6, 10, 12, 0]
     # 0: 2 + 24 + 12 − 12; 1: 4 + 4 + 16 + 12 + 30; 2: 8 + 18 + 18; 3: 6 + 8 + 18 + 12
     assert t.mountains == [26, 66, 44, 44]
-    assert t.whists == {(2, 1): 16, (3, 1): 12, (0, 1): 8, (2, 3): 40, (0, 3): 8, (1, 3): 8,
-                        (2, 0): 36, (3, 2): 16}
+    assert t.whists == {
+        (2, 1): 16,
+        (3, 1): 12,
+        (0, 1): 8,
+        (2, 3): 40,
+        (0, 3): 8,
+        (1, 3): 8,
+        (2, 0): 36,
+        (3, 2): 16,
+    }

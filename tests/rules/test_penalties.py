@@ -7,7 +7,6 @@ from fractions import Fraction
 
 from app.rules import Deal, InvalidDeal, PenaltyDeal, TableFinished
 from app.rules.vocabulary import PENALTY_AMOUNTS, VIOLATIONS
-
 from tests.rules.helpers import Table, contract, fields
 
 
@@ -69,7 +68,11 @@ def test_apart_penalty_counts_in_the_balance_only():
 
 def test_apart_penalties_add_up_and_survive_the_deals_after():
     t = Table("sochi")
-    t.play(penalty(1, 3, destination="apart"), penalty(1, 2, destination="apart"), penalty(2, 1, destination="apart"))
+    t.play(
+        penalty(1, 3, destination="apart"),
+        penalty(1, 2, destination="apart"),
+        penalty(2, 1, destination="apart"),
+    )
     assert t.state.apart == (0, 5, 1)
     # a 6♠ by seat 1, made: the deals after a penalty leave what was kept apart as it was
     t.deal(contract(1, "6S", {2: "whist", 0: "pass"}, {1: 6, 2: 2, 0: 2}))
@@ -129,8 +132,16 @@ def test_refusals_name_the_field():
 
 
 def test_the_penalty_body_round_trips():
-    body = {"type": "penalty", "offender": 2, "amount": 7, "destination": "whists", "violation": "revoke",
-            "clause": "10.4.1", "reason": "did not follow suit", "note": "table 3"}
+    body = {
+        "type": "penalty",
+        "offender": 2,
+        "amount": 7,
+        "destination": "whists",
+        "violation": "revoke",
+        "clause": "10.4.1",
+        "reason": "did not follow suit",
+        "note": "table 3",
+    }
     deal = Deal.from_dict(body)
     assert isinstance(deal, PenaltyDeal)
     assert deal.to_dict() == body

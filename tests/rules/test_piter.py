@@ -7,8 +7,8 @@ game, end when all pools are closed outside a streak, overflow helps at 20 whist
 
 from .helpers import Table, allpass, contract, misere, remise
 
-
 # --- made contracts ---------------------------------------------------------------
+
 
 def test_made_one_whister_two_v_a_trick():
     t = Table("piter")
@@ -44,6 +44,7 @@ def test_stalingrad_off_six_spades_may_be_passed():
 
 # --- failed contracts ---------------------------------------------------------------
 
+
 def test_failed_two_whisters():
     t = Table("piter")
     t.deal(contract(1, "8H", {2: "whist", 0: "whist"}, {1: 6, 2: 3, 0: 1}))
@@ -78,6 +79,7 @@ def test_consolation_from_four_player_dealer():
 
 
 # --- failed whists: V per short trick -------------------------------------------------
+
 
 def test_failed_whist_on_6_one_whister():
     t = Table("piter")
@@ -156,6 +158,7 @@ def test_two_whisters_on_10_both_responsible():
 
 # --- not played out ---------------------------------------------------------------
 
+
 def test_unwhisted_pool_only():
     t = Table("piter")
     t.deal(contract(1, "9H", {2: "pass", 0: "pass"}))
@@ -194,6 +197,7 @@ def test_return_talon_dealer_gets_v_to_mountain():
 
 # --- misère ----------------------------------------------------------------------
 
+
 def test_misere_made_and_failed():
     t = Table("piter")
     t.deal(misere(1, 0))
@@ -205,6 +209,7 @@ def test_misere_made_and_failed():
 
 
 # --- all-passes: amnesty ---------------------------------------------------------
+
 
 def test_allpass_amnesty_three_players():
     t = Table("piter")
@@ -243,6 +248,7 @@ def test_allpass_four_players_dealer_talon_trick_counts():
 
 
 # --- the streak ----------------------------------------------------------------------
+
 
 def test_streak_costs_and_exits_default_2_4_6_and_6_7_7():
     t = Table("piter")
@@ -334,6 +340,7 @@ def test_sliding_allpass_off_same_dealer_while_in_allpasses():
 
 # --- end of game ---------------------------------------------------------------------
 
+
 def test_end_all_pools_closed():
     t = Table("piter").set(pools=(20, 20, 18))
     t.deal(contract(2, "6H", {0: "whist", 1: "pass"}, {2: 6, 0: 4, 1: 0}))
@@ -362,6 +369,7 @@ def test_end_not_inside_a_streak():
 
 
 # --- overflow (7.2) ---------------------------------------------------------------------
+
 
 def test_overflow_helps_the_largest_open_pool_at_20_whists_a_point():
     t = Table("piter").set(pools=(18, 10, 5))

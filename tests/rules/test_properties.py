@@ -22,7 +22,13 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from app.rules import (
+    FIELD_NAMES,
+    RULES_VERSION,
+    SPECS,
+    AllpassScoring,
     Deal,
+    FixedDealerScope,
+    GameEnd,
     InvalidDeal,
     ReplayError,
     TableFinished,
@@ -34,7 +40,6 @@ from app.rules import (
     settle,
     sheet,
 )
-from app.rules import FIELD_NAMES, RULES_VERSION, SPECS, AllpassScoring, FixedDealerScope, GameEnd
 from tests.support.deallog import (
     CONVENTIONS,
     Situation,
@@ -85,13 +90,16 @@ def _half_multiple(x) -> bool:
 
 
 def _describe(log) -> None:
-    note(f"rules: {log.rules.preset}, {log.rules.players} players, target {log.rules.pool_target}, "
-         f"rules version {log.rules.rules_version}, options {log.rules.options}, first dealer {log.first_dealer}")
+    note(
+        f"rules: {log.rules.preset}, {log.rules.players} players, target {log.rules.pool_target}, "
+        f"rules version {log.rules.rules_version}, options {log.rules.options}, first dealer {log.first_dealer}"
+    )
     for i, body in enumerate(log.bodies, 1):
         note(f"deal {i}: {json.dumps(body, ensure_ascii=False)}")
 
 
 # --- the generator itself --------------------------------------------------------------------
+
 
 @per_convention
 @PROPS
@@ -118,6 +126,7 @@ def test_generated_logs_are_accepted_and_counted(convention, data):
 
 # --- fold == step by step ------------------------------------------------------------------------
 
+
 @per_convention
 @PROPS
 @given(data=st.data())
@@ -134,6 +143,7 @@ def test_replay_equals_applying_deals_one_at_a_time(convention, data):
 
 
 # --- store -> load -> identical ----------------------------------------------------------------
+
 
 @per_convention
 @PROPS
@@ -152,6 +162,7 @@ def test_state_and_deal_round_trip_through_json(convention, data):
 
 
 # --- settlement ----------------------------------------------------------------------------------
+
 
 def _fewest_transfers(cents: tuple[int, ...]) -> int:
     """Fewest payments settling ``cents``: nonzero players minus the most disjoint zero-sum groups."""
@@ -196,7 +207,10 @@ def _check_settlement(rules, state, stake):
 
 @per_convention
 @PROPS
-@given(data=st.data(), stake=st.sampled_from([None, Fraction(1, 2), Fraction(1, 3), Fraction(7, 100), Fraction(3)]))
+@given(
+    data=st.data(),
+    stake=st.sampled_from([None, Fraction(1, 2), Fraction(1, 3), Fraction(7, 100), Fraction(3)]),
+)
 def test_settlement_sums_to_zero_and_transfers_settle_it(convention, data, stake):
     log = data.draw(deal_logs(conventions=(convention,)), label="log")
     _describe(log)
@@ -220,6 +234,7 @@ def test_balances_ignore_a_constant_added_to_every_mountain(convention, data, c)
 
 
 # --- invalid deals ---------------------------------------------------------------------------------
+
 
 @per_convention
 @PROPS
@@ -276,6 +291,7 @@ def test_a_finished_table_refuses_every_deal(convention):
 
 
 # --- the sheet -----------------------------------------------------------------------------------
+
 
 def _bonus_whists(state: TableState, n: int) -> dict[tuple[int, int], Fraction]:
     written: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
@@ -342,13 +358,16 @@ def test_entries_add_up_to_the_change_of_the_sheet(convention, data):
         (op, om), (np_, nm) = old.totals(), new.totals()
         assert [b - a for a, b in zip(op, np_)] == pool, f"deal {i}: pools"
         assert [b - a for a, b in zip(om, nm)] == mountain, f"deal {i}: mountains"
-        assert [[new.whists[r][c] - old.whists[r][c] for c in range(n)] for r in range(n)] == whists, f"deal {i}: whists"
+        assert [[new.whists[r][c] - old.whists[r][c] for c in range(n)] for r in range(n)] == whists, (
+            f"deal {i}: whists"
+        )
         if new.game == old.game:
             assert [b - a for a, b in zip(old.pools, new.pools)] == pool
             assert [b - a for a, b in zip(old.mountains, new.mountains)] == mountain
 
 
 # --- the all-pass streak, compulsory all-passes and the end of game, re-derived from the fields ---
+
 
 def _made(body: dict) -> tuple[bool, bool, bool]:
     """(made, whisted, half-whist) of a game deal, read from its body."""
@@ -418,7 +437,9 @@ def test_streak_compulsory_allpass_and_end_of_game_follow_the_fields(convention,
             assert new.streak == old.streak and new.finished, where
         else:
             made, whisted, half = _made(body)
-            exit_ = made and (whisted or (half and rules.half_whist_exit) or (not half and rules.unwhisted_exit))
+            exit_ = made and (
+                whisted or (half and rules.half_whist_exit) or (not half and rules.unwhisted_exit)
+            )
             assert new.streak == (0 if exit_ else old.streak), where
         # compulsory all-passes after a failed misère or a failed 9/10 over a misère
         if compulsory_on and not rolled:
@@ -427,7 +448,9 @@ def test_streak_compulsory_allpass_and_end_of_game_follow_the_fields(convention,
             if body["type"] == "misere" and int(body["tricks"][str(body["declarer"])]) > 0:
                 expected = ladder.at(min(int(body["tricks"][str(body["declarer"])]), cap) - 1)
             elif body.get("over_misere"):
-                level = int(body["contract"][:-1] if not body["contract"].endswith("NT") else body["contract"][:-2])
+                level = int(
+                    body["contract"][:-1] if not body["contract"].endswith("NT") else body["contract"][:-2]
+                )
                 tricks = body.get("tricks")
                 under = level - tricks[str(body["declarer"])] if tricks else 0
                 if under > 0:
@@ -437,7 +460,11 @@ def test_streak_compulsory_allpass_and_end_of_game_follow_the_fields(convention,
             assert new.compulsory_cost is None
         # what the sheet shows for the next deal
         if new.compulsory_cost is not None:
-            assert sh["compulsory"] and sh["min_contract"] is None and sh["next_trick_cost"] == new.compulsory_cost
+            assert (
+                sh["compulsory"]
+                and sh["min_contract"] is None
+                and sh["next_trick_cost"] == new.compulsory_cost
+            )
         else:
             k = new.streak
             assert not sh["compulsory"], where
@@ -456,6 +483,7 @@ def test_streak_compulsory_allpass_and_end_of_game_follow_the_fields(convention,
 
 
 # --- seats are relative: rotating every seat by r rotates the whole sheet ------------------------
+
 
 def _rotate_body(body: dict, r: int, n: int) -> dict:
     def seat(s):
@@ -504,15 +532,23 @@ def test_rotating_every_seat_rotates_the_sheet(convention, data, r):
         for j in range(n):
             assert b.whists[t][(j + r) % n] == a.whists[s][j]
     assert (b.streak, b.compulsory_cost, b.finished, b.game, b.deal_count) == (
-        a.streak, a.compulsory_cost, a.finished, a.game, a.deal_count)
+        a.streak,
+        a.compulsory_cost,
+        a.finished,
+        a.game,
+        a.deal_count,
+    )
     assert b.next_dealer == (a.next_dealer + r) % n
     assert sorted((x.game or 0, x.kind, (x.seat + r) % n, x.amount) for x in a.bonuses) == sorted(
-        (x.game or 0, x.kind, x.seat, x.amount) for x in b.bonuses)
+        (x.game or 0, x.kind, x.seat, x.amount) for x in b.bonuses
+    )
     assert settle(log.rules, b).balances == tuple(
-        settle(log.rules, a).balances[(t - r) % n] for t in range(n))
+        settle(log.rules, a).balances[(t - r) % n] for t in range(n)
+    )
 
 
 # --- every field may be overridden in every preset ------------------------------------------------
+
 
 @per_convention
 def test_every_field_value_is_accepted_and_round_trips(convention):
@@ -523,7 +559,7 @@ def test_every_field_value_is_accepted_and_round_trips(convention):
     catalog = {c["name"]: c for c in conventions_catalog()}[convention]
     listed = [o["name"] for o in catalog["options"] if "alias_of" not in o]
     assert listed == list(FIELD_NAMES)
-    for players in ((4,) if convention == "piter_races" else (3, 4)):
+    for players in (4,) if convention == "piter_races" else (3, 4):
         base = make_rules(convention, players)
         for name in FIELD_NAMES:
             for _ in range(4):

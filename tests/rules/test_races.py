@@ -156,6 +156,7 @@ def test_failed_nine_without_over_misere_no_compulsory():
 
 # --- end of a game and the bonuses --------------------------------------------------
 
+
 def _near_target(pools, mountains, **options):
     t = Table("piter_races", players=4, **options)
     return t.set(compulsory_cost=None, streak=1, pools=pools, mountains=mountains)
@@ -169,8 +170,12 @@ def test_game_ends_bonuses_and_next_game_starts():
     # first to target: 2 writes 300 on each other; min mountain 4 (seat 1): 200 on each other
     assert t.whists == {
         (3, 2): 24,
-        (2, 0): 300, (2, 1): 300, (2, 3): 300,
-        (1, 0): 200, (1, 2): 200, (1, 3): 200,
+        (2, 0): 300,
+        (2, 1): 300,
+        (2, 3): 300,
+        (1, 0): 200,
+        (1, 2): 200,
+        (1, 3): 200,
     }
     assert t.state.bonuses == (
         Bonus(1, "first_to_target", 2, 300),
@@ -213,9 +218,15 @@ def test_ties_share_the_bonuses():
     # min mountain 4: 0 and 1 -> 200/2 = 100 each on every other player
     assert t.whists == {
         (2, 0): 24,
-        (0, 1): 100, (0, 2): 100, (0, 3): 100,
-        (1, 0): 250, (1, 2): 250, (1, 3): 250,
-        (3, 0): 150, (3, 1): 150, (3, 2): 150,
+        (0, 1): 100,
+        (0, 2): 100,
+        (0, 3): 100,
+        (1, 0): 250,
+        (1, 2): 250,
+        (1, 3): 250,
+        (3, 0): 150,
+        (3, 1): 150,
+        (3, 2): 150,
     }
     assert t.state.bonuses == (
         Bonus(1, "first_to_target", 1, 150),
@@ -232,9 +243,15 @@ def test_three_way_tie_writes_thirds():
     # 0, 1, 2 share the min mountain (0): 200/3 each on every other player
     assert t.whists == {
         (3, 2): 24,
-        (0, 1): third, (0, 2): third, (0, 3): third,
-        (1, 0): third, (1, 2): third, (1, 3): third,
-        (2, 0): 300 + third, (2, 1): 300 + third, (2, 3): 300 + third,
+        (0, 1): third,
+        (0, 2): third,
+        (0, 3): third,
+        (1, 0): third,
+        (1, 2): third,
+        (1, 3): third,
+        (2, 0): 300 + third,
+        (2, 1): 300 + third,
+        (2, 3): 300 + third,
     }
 
 
@@ -255,8 +272,12 @@ def test_match_end_bonuses_and_final_settlement():
     )
     assert t.whists == {
         (3, 2): 24,
-        (2, 0): 600, (2, 1): 600, (2, 3): 600,
-        (1, 0): 400, (1, 2): 400, (1, 3): 400,
+        (2, 0): 600,
+        (2, 1): 600,
+        (2, 3): 600,
+        (1, 0): 400,
+        (1, 2): 400,
+        (1, 3): 400,
     }
     s = t.settle()
     # G = mountain - 2*pool = (10, 4, -42, 8), mean -5, 10*(mean - G) = (-150, -90, 370, -130)
@@ -295,9 +316,15 @@ def test_second_game_bonus_uses_that_games_mountains_and_match_bonuses_use_total
     # 2: 300 + 150 + 200 on each other, plus 24 trick whists on 0 in game 2
     # 0: 300 + 200 + 150 on each other; 1: 200 on each other; 3: 24 on 2 (game 1)
     assert t.whists == {
-        (2, 0): 674, (2, 1): 650, (2, 3): 650,
-        (0, 1): 650, (0, 2): 650, (0, 3): 650,
-        (1, 0): 200, (1, 2): 200, (1, 3): 200,
+        (2, 0): 674,
+        (2, 1): 650,
+        (2, 3): 650,
+        (0, 1): 650,
+        (0, 2): 650,
+        (0, 3): 650,
+        (1, 0): 200,
+        (1, 2): 200,
+        (1, 3): 200,
         (3, 2): 24,
     }
     totals = [(r["pool"], r["mountain"]) for r in t.sheet["match"]["totals"]]

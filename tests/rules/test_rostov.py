@@ -75,6 +75,7 @@ def test_misere():
 
 # --- all-passes ---------------------------------------------------------------
 
+
 def test_allpass_single_winner_five_a_trick():
     t = Table("rostov")
     t.deal(allpass({0: 1, 1: 4, 2: 5}))
@@ -123,6 +124,7 @@ def test_no_streak():
 
 
 # --- talon ----------------------------------------------------------------------
+
 
 def test_talon_bonus_four_players_written_by_dealer():
     for bonus, amount in (("ace", 10), ("marriage", 10), ("ace_king", 20), ("two_aces", 30)):

@@ -115,9 +115,7 @@ def test_seed002_end_when_total_pool_reaches_n_times_target():
 def test_rules_settlement_three_players_mountain_averaged_ten_whists_a_point():
     # docs/rules.md §9, sochi (k = 1). Pools 10, 6, 4; mountains 4, 10, 0;
     # whists 0 on 1: 20, 1 on 2: 6, 2 on 0: 8.
-    t = Table("sochi").set(
-        pools=(10, 6, 4), mountains=(4, 10, 0), whists=((0, 20, 0), (0, 0, 6), (8, 0, 0))
-    )
+    t = Table("sochi").set(pools=(10, 6, 4), mountains=(4, 10, 0), whists=((0, 20, 0), (0, 0, 6), (8, 0, 0)))
     s = t.settle()
     # G = mountain - k*pool = (-6, 4, -4), mean(G) = -2, 10*(mean - G) = (40, -60, 20)
     # W = wrote - received = (20-8, 6-20, 8-6) = (12, -14, 2)

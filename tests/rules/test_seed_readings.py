@@ -66,7 +66,9 @@ SEED_004_OPTIONAL = {
 def test_seed_004_optional_rules_are_fields_on_in_piter_races(name):
     on, off = SEED_004_OPTIONAL[name]
     default = make_rules("piter_races", 4)
-    assert (getattr(default, name).value if hasattr(getattr(default, name), "value") else getattr(default, name)) == on
+    assert (
+        getattr(default, name).value if hasattr(getattr(default, name), "value") else getattr(default, name)
+    ) == on
     turned = make_rules("piter_races", 4, options={name: off})
     got = getattr(turned, name)
     assert (got.value if hasattr(got, "value") else got) == off
@@ -116,7 +118,9 @@ def test_vmk_writes_off_a_half_whist_only_once_closed():
     # V = 4 off the mountain (k = 1); the half-whister writes 1·4·1 = 4 whists as usual
     assert t.pools == [0, 20, 0] and t.mountains == [0, -4, 0] and t.whists == {(0, 1): 4}
     t = Table("vmk").set(pools=(0, 17, 0))
-    assert fields(t.refuse(contract(1, "7H", {2: "pass", 0: "half_whist"}, choices={"writeoff": [1]}))) == {"choices.writeoff"}
+    assert fields(t.refuse(contract(1, "7H", {2: "pass", 0: "half_whist"}, choices={"writeoff": [1]}))) == {
+        "choices.writeoff"
+    }
 
 
 # 5. Seed 002 (Piter, the gentlemen's table): its table of values lists whists and whist

@@ -95,8 +95,15 @@ def test_fewest_transfers_pairs_off():
 
 def test_settlement_of_a_played_deal():
     t = Table("piter")
-    t.deal({"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"},
-            "tricks": {"1": 5, "2": 5, "0": 0}})
+    t.deal(
+        {
+            "type": "contract",
+            "declarer": 1,
+            "contract": "7H",
+            "defenders": {"2": "whist", "0": "pass"},
+            "tricks": {"1": 5, "2": 5, "0": 0},
+        }
+    )
     s = t.settle()
     # mountain 1: 16; whists 2 on 1: 36, 0 on 1: 36 (seed 002). G = (0, 16, 0), mean 16/3
     # 10*(mean - G) = (160/3, -320/3, 160/3); W = (36, -72, 36)

@@ -4,11 +4,10 @@ failed whist V/2, misère 10 a trick, 8: second / 9, 10: both, per-trick all-pas
 3 players unless said: dealer 0 on the first deal; a declarer 1 has defenders 2 (first,
 his left neighbour) and 0 (second)."""
 
-
 from .helpers import Table, allpass, contract, misere, remise
 
-
 # --- made contracts -------------------------------------------------------------
+
 
 def test_made_one_whister_credited_with_all_tricks():
     t = Table("sochi")
@@ -30,6 +29,7 @@ def test_made_two_whisters_each_for_his_own_tricks():
 
 
 # --- failed contracts -----------------------------------------------------------
+
 
 def test_failed_two_whisters_whists_plus_consolation():
     t = Table("sochi")
@@ -83,6 +83,7 @@ def test_made_four_players_dealer_gets_nothing():
 
 
 # --- failed whists (V/2 per short trick) ------------------------------------------
+
 
 def test_failed_whist_on_6_one_whister():
     t = Table("sochi")
@@ -166,6 +167,7 @@ def test_two_whisters_on_9_both_are_responsible():
 
 # --- not played out -----------------------------------------------------------
 
+
 def test_unwhisted_game_pool_only():
     t = Table("sochi")
     t.deal(contract(1, "8H", {2: "pass", 0: "pass"}))
@@ -201,6 +203,7 @@ def test_remise_three_undertricks_no_whists():
 
 # --- misère ----------------------------------------------------------------------
 
+
 def test_misere_made():
     t = Table("sochi")
     t.deal(misere(1, 0))
@@ -218,6 +221,7 @@ def test_misere_failed_ten_a_trick():
 
 
 # --- all-passes ------------------------------------------------------------------
+
 
 def test_allpass_per_trick_cost_one():
     t = Table("sochi")
@@ -258,13 +262,18 @@ def test_allpass_four_players_dealer_talon_tricks_count_clean_dealer_nothing():
 
 # --- streak -------------------------------------------------------------------
 
+
 def test_streak_default_cost_one_exit_six():
     t = Table("sochi")
     for streak in range(4):
         ap = t.allpass
         # costs [1], exits [6]: always 1 and 6; level = min(streak, 2) + 1
         assert (ap["streak"], ap["level"], ap["next_trick_cost"], ap["min_contract"]) == (
-            streak, min(streak, 2) + 1, 1, 6)
+            streak,
+            min(streak, 2) + 1,
+            1,
+            6,
+        )
         t.deal(allpass({0: 3, 1: 3, 2: 4}))
 
 
@@ -300,6 +309,7 @@ def test_streak_not_ended_by_failed_game_or_remise():
 
 
 # --- end of game ----------------------------------------------------------------
+
 
 def test_end_when_all_pools_closed_even_inside_a_streak():
     # sochi's end is "all pools closed" (no "not inside a streak"): the clean player's pool

@@ -109,7 +109,9 @@ def test_pass_on_stalingrad_refused():
     assert names_field(err, "defenders")
 
 
-@pytest.mark.parametrize("table", [("rostov", 3, {}), ("piter", 3, {"remise": False}), ("piter_races", 4, {})])
+@pytest.mark.parametrize(
+    "table", [("rostov", 3, {}), ("piter", 3, {"remise": False}), ("piter_races", 4, {})]
+)
 def test_remise_where_not_allowed(table):
     conv, players, options = table
     t = Table(conv, players, **options)

@@ -42,7 +42,9 @@ def unavailable(message: str) -> None:
     pytest.skip(message)
 
 
-def run(args: list[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
@@ -65,7 +67,10 @@ class Live:
 
     def new_key(self, owner: str) -> str:
         r = httpx.post(
-            self.url + "/v1/keys", json={"owner": owner}, headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=30
+            self.url + "/v1/keys",
+            json={"owner": owner},
+            headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+            timeout=30,
         )
         assert r.status_code == 201, r.text
         return r.json()["key"]
@@ -76,6 +81,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """A migrated database (SQLite, or PostgreSQL under PREFSCORE_TEST_DATABASE_URL), one
     ``prefscore serve`` on it, and the OpenAPI document that server serves."""
     from app.kit.db import migrate
+
     workdir = tmp_path_factory.mktemp("sdk")
     with fresh_database(workdir, "sdk") as url:
         migrate.upgrade(url)
@@ -122,11 +128,22 @@ def generator_python() -> Path:
         if made.returncode != 0:
             unavailable(f"could not make sdk/python/.venv:\n{made.stderr[-2000:]}")
         done = run(
-            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(requirements)],
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+                str(requirements),
+            ],
             cwd=PY_DIR,
         )
         if done.returncode != 0:
-            unavailable(f"could not install openapi-python-client:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+            unavailable(
+                f"could not install openapi-python-client:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+            )
         (venv / STAMP).write_text(want + "\n")
     return python
 
@@ -139,7 +156,9 @@ def scenario_env(live: Live, key: str, **extra: str) -> dict[str, str]:
 
 def settlement_line(live: Live, key: str, table_id: str) -> str:
     """The line the scenarios print for the settlement, from a plain HTTP read."""
-    r = httpx.get(f"{live.url}/v1/tables/{table_id}/settlement", headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    r = httpx.get(
+        f"{live.url}/v1/tables/{table_id}/settlement", headers={"Authorization": f"Bearer {key}"}, timeout=30
+    )
     assert r.status_code == 200, r.text
     s = r.json()
     balances = ", ".join(f"{p['name']} {json.dumps(p['balance'])}" for p in s["players"])
@@ -215,8 +234,10 @@ def check_transcript(live: Live, key: str, output: str) -> None:
     first = lines[0]
     prefix = "createTable: 201 table "
     assert first.startswith(prefix) and first.endswith(": sochi to 10, players Anna,Boris,Vera"), first
-    table_id = first[len(prefix):].split(":")[0]
-    assert lines[1:] == EXPECTED_AFTER_CREATE + EXPECTED_PLAYER_STATS + EXPECTED_RATINGS + EXPECTED_TOURNAMENT, "\n".join(lines)
+    table_id = first[len(prefix) :].split(":")[0]
+    assert (
+        lines[1:] == EXPECTED_AFTER_CREATE + EXPECTED_PLAYER_STATS + EXPECTED_RATINGS + EXPECTED_TOURNAMENT
+    ), "\n".join(lines)
     # The settlement line (read before the rename: the names are the first ones) is what the
     # server answers, but for Vera's new name.
     settled = next(line for line in lines if line.startswith("getSettlement:"))
@@ -247,7 +268,12 @@ def contract_gaps(spec: dict) -> list[str]:
     deal input a named union whose ``type`` a caller need not repeat, defaulted request
     fields optional for generators). Empty when the document gives all of it."""
     gaps = []
-    ids = {op.get("operationId") for ops in spec.get("paths", {}).values() for op in ops.values() if isinstance(op, dict)}
+    ids = {
+        op.get("operationId")
+        for ops in spec.get("paths", {}).values()
+        for op in ops.values()
+        if isinstance(op, dict)
+    }
     missing = [name for name in SCENARIO_OPERATIONS if name not in ids]
     if missing:
         gaps.append(f"operationIds {', '.join(missing)}")

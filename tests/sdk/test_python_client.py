@@ -9,7 +9,7 @@ import os
 import shutil
 from pathlib import Path
 
-from .conftest import PY_DIR, Live, check_transcript, scenario_failed, run, scenario_env
+from .conftest import PY_DIR, Live, check_transcript, run, scenario_env, scenario_failed
 
 
 def generate(python: Path, spec: Path, out: Path) -> str:
@@ -19,10 +19,14 @@ def generate(python: Path, spec: Path, out: Path) -> str:
         [
             str(python.parent / "openapi-python-client"),
             "generate",
-            "--path", str(spec),
-            "--config", str(PY_DIR / "config.yml"),
-            "--meta", "none",
-            "--output-path", str(out / "prefscore_client"),
+            "--path",
+            str(spec),
+            "--config",
+            str(PY_DIR / "config.yml"),
+            "--meta",
+            "none",
+            "--output-path",
+            str(out / "prefscore_client"),
         ],
         cwd=out,
         env=env,
@@ -32,14 +36,18 @@ def generate(python: Path, spec: Path, out: Path) -> str:
     return done.stdout + done.stderr
 
 
-def test_the_contract_generates_a_complete_python_client(live: Live, generator_python: Path, tmp_path: Path) -> None:
+def test_the_contract_generates_a_complete_python_client(
+    live: Live, generator_python: Path, tmp_path: Path
+) -> None:
     """No route or response is left out of the client (the generator warns about each one it
     cannot express)."""
     output = generate(generator_python, live.spec_path, tmp_path)
     assert "Warning(s) encountered" not in output, output
 
 
-def test_generated_python_client_plays_a_short_game(live: Live, generator_python: Path, tmp_path: Path) -> None:
+def test_generated_python_client_plays_a_short_game(
+    live: Live, generator_python: Path, tmp_path: Path
+) -> None:
     generate(generator_python, live.spec_path, tmp_path)
     shutil.copy(PY_DIR / "scenario.py", tmp_path / "scenario.py")
     key = live.new_key("sdk-python")

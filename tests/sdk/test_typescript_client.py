@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .conftest import TS_DIR, Live, check_transcript, scenario_failed, run, scenario_env
+from .conftest import TS_DIR, Live, check_transcript, run, scenario_env, scenario_failed
 
 
 def build(live: Live, node_modules: Path, out: Path) -> Path:
@@ -18,7 +18,11 @@ def build(live: Live, node_modules: Path, out: Path) -> Path:
         shutil.copy(TS_DIR / name, out / name)
     (out / "node_modules").symlink_to(node_modules, target_is_directory=True)
     bin_dir = node_modules / ".bin"
-    generated = run([str(bin_dir / "openapi-typescript"), str(live.spec_path), "--output", "schema.d.ts"], cwd=out, timeout=120)
+    generated = run(
+        [str(bin_dir / "openapi-typescript"), str(live.spec_path), "--output", "schema.d.ts"],
+        cwd=out,
+        timeout=120,
+    )
     assert generated.returncode == 0, generated.stdout + generated.stderr
     compiled = run([str(bin_dir / "tsc"), "--strict", "-p", "tsconfig.json"], cwd=out, timeout=120)
     if compiled.returncode != 0:
@@ -36,10 +40,14 @@ def test_the_pinned_toolchain_is_the_one_installed(node_modules: Path) -> None:
         assert installed == pinned == lock["packages"][f"node_modules/{name}"]["version"]
 
 
-def test_generated_typescript_client_plays_a_short_game(live: Live, node_modules: Path, tmp_path: Path) -> None:
+def test_generated_typescript_client_plays_a_short_game(
+    live: Live, node_modules: Path, tmp_path: Path
+) -> None:
     script = build(live, node_modules, tmp_path)
     key = live.new_key("sdk-typescript")
-    done = run([shutil.which("node") or "node", str(script)], cwd=tmp_path, env=scenario_env(live, key), timeout=120)
+    done = run(
+        [shutil.which("node") or "node", str(script)], cwd=tmp_path, env=scenario_env(live, key), timeout=120
+    )
     if done.returncode != 0:
         scenario_failed("the scenario failed", done.stdout + done.stderr)
     print(done.stdout)

@@ -15,23 +15,24 @@ engine accepts every deal it makes. Tables are random COMBINATIONS of fields
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from app.rules import (
     CONVENTION_NAMES,
     COST_LADDERS,
     AllpassScoring,
     CleanPlayer,
+    Deal,
     GameEnd,
     InvalidTable,
     MadeGameWriteoff,
     PoolOverflow,
-    Deal,
-    TalonBonusPrice,
     Rules,
     TableState,
+    TalonBonusPrice,
     UnwhistedWriteoff,
     apply_deal,
     make_rules,
@@ -107,6 +108,7 @@ def random_table(convention: str, rng: random.Random, share: float = 0.2) -> Rul
 
 # --- the table, as the generator sees it -------------------------------------------------
 
+
 @dataclass
 class Situation:
     """What decides validity before one deal."""
@@ -120,7 +122,7 @@ class Situation:
     min_contract: int | None
 
     @classmethod
-    def of(cls, rules: Rules, state: TableState) -> "Situation":
+    def of(cls, rules: Rules, state: TableState) -> Situation:
         n = rules.players
         dealer = state.next_dealer
         active = tuple(s for s in range(n) if not (n == 4 and s == dealer))
@@ -166,6 +168,7 @@ class Situation:
 
 # --- pieces -----------------------------------------------------------------------------
 
+
 def split(rng: random.Random, total: int, parts: int, zero_bias: float = 0.15) -> list[int]:
     """A random composition of ``total`` into ``parts`` non-negative ints (zeros made likelier)."""
     out = [0] * parts
@@ -175,7 +178,9 @@ def split(rng: random.Random, total: int, parts: int, zero_bias: float = 0.15) -
     return out
 
 
-def _tricks_body(sit: Situation, counts: dict[int, int], rng: random.Random, dealer_may: bool = True) -> dict[str, int]:
+def _tricks_body(
+    sit: Situation, counts: dict[int, int], rng: random.Random, dealer_may: bool = True
+) -> dict[str, int]:
     body = {str(s): t for s, t in sorted(counts.items())}
     if sit.n == 4 and sit.dealer not in counts and dealer_may and rng.random() < 0.2:
         body[str(sit.dealer)] = 0  # "he may be listed with 0"
@@ -210,18 +215,32 @@ def _level(sit: Situation, rng: random.Random) -> int:
     return rng.choices(levels, weights=weights)[0]
 
 
-def _pool_choices(sit: Situation, body: dict[str, Any], rng: random.Random, declarer: int, gain: int,
-                  failed_whisters: tuple[int, ...] = ()) -> None:
+def _pool_choices(
+    sit: Situation,
+    body: dict[str, Any],
+    rng: random.Random,
+    declarer: int,
+    gain: int,
+    failed_whisters: tuple[int, ...] = (),
+) -> None:
     """A made game's write-off (made_game_writeoff: the whole game once the pool is closed, or
     the part beyond the target), or the help where the declarer's pool write overflows."""
     if gain <= 0 or "choices" in body:
         return
     rules = sit.rules
-    if rules.made_game_writeoff is MadeGameWriteoff.CLOSED_POOL and sit.pool_closed(declarer) and rng.random() < 0.3:
+    if (
+        rules.made_game_writeoff is MadeGameWriteoff.CLOSED_POOL
+        and sit.pool_closed(declarer)
+        and rng.random() < 0.3
+    ):
         body["choices"] = {"writeoff": [declarer]}
         return
-    if (rules.made_game_writeoff is MadeGameWriteoff.BEYOND_TARGET and rules.pool_overflow is not PoolOverflow.NO_CAP
-            and sit.state.pools[declarer] + gain > rules.pool_target and rng.random() < 0.3):
+    if (
+        rules.made_game_writeoff is MadeGameWriteoff.BEYOND_TARGET
+        and rules.pool_overflow is not PoolOverflow.NO_CAP
+        and sit.state.pools[declarer] + gain > rules.pool_target
+        and rng.random() < 0.3
+    ):
         body["choices"] = {"writeoff": [declarer]}  # the part beyond the target off his mountain
         return
     if sit.overflow(declarer, gain) <= 0:
@@ -236,14 +255,24 @@ def _pool_choices(sit: Situation, body: dict[str, Any], rng: random.Random, decl
 def _unwhisted_writeoff(rules: Rules, level: int | None) -> bool:
     """May an unwhisted made game (``level`` None: a clean misère) be written off the mountain."""
     kind = rules.unwhisted_writeoff
-    return kind is UnwhistedWriteoff.VALUE or (kind is UnwhistedWriteoff.DOUBLE_HIGH and (level is None or level >= 8))
+    return kind is UnwhistedWriteoff.VALUE or (
+        kind is UnwhistedWriteoff.DOUBLE_HIGH and (level is None or level >= 8)
+    )
 
 
 # --- deal kinds -------------------------------------------------------------------------
 
-def contract_deal(sit: Situation, rng: random.Random, *, declarer: int | None = None, level: int | None = None,
-                  strain: str | None = None, defence: tuple[str, str] | None = None,
-                  outcome: str | None = None) -> dict[str, Any]:
+
+def contract_deal(
+    sit: Situation,
+    rng: random.Random,
+    *,
+    declarer: int | None = None,
+    level: int | None = None,
+    strain: str | None = None,
+    defence: tuple[str, str] | None = None,
+    outcome: str | None = None,
+) -> dict[str, Any]:
     """A valid contract deal. ``defence`` is (first defender, second defender)."""
     rules = sit.rules
     declarer = rng.choice(sit.active) if declarer is None else declarer
@@ -256,7 +285,9 @@ def contract_deal(sit: Situation, rng: random.Random, *, declarer: int | None = 
         elif level == 10 and not rules.whisted_tens:
             defence = ("pass", "pass")
         else:
-            options = [("whist", "whist")] * 4 + [("whist", "pass"), ("pass", "whist")] * 2 + [("pass", "pass")]
+            options = (
+                [("whist", "whist")] * 4 + [("whist", "pass"), ("pass", "whist")] * 2 + [("pass", "pass")]
+            )
             if level <= 7:
                 options += [("pass", "half_whist")]
             defence = rng.choice(options)
@@ -296,8 +327,14 @@ def contract_deal(sit: Situation, rng: random.Random, *, declarer: int | None = 
     return _extras(sit, body, rng)
 
 
-def misere_deal(sit: Situation, rng: random.Random, *, declarer: int | None = None, taken: int | None = None,
-                full: bool | None = None) -> dict[str, Any]:
+def misere_deal(
+    sit: Situation,
+    rng: random.Random,
+    *,
+    declarer: int | None = None,
+    taken: int | None = None,
+    full: bool | None = None,
+) -> dict[str, Any]:
     declarer = rng.choice(sit.active) if declarer is None else declarer
     if taken is None:
         taken = 0 if rng.random() < 0.55 else rng.choices(range(1, 7), weights=[6, 4, 3, 2, 1, 1])[0]
@@ -319,8 +356,9 @@ def misere_deal(sit: Situation, rng: random.Random, *, declarer: int | None = No
     return _extras(sit, body, rng)
 
 
-def remise_deal(sit: Situation, rng: random.Random, *, declarer: int | None = None,
-                level: int | None = None) -> dict[str, Any]:
+def remise_deal(
+    sit: Situation, rng: random.Random, *, declarer: int | None = None, level: int | None = None
+) -> dict[str, Any]:
     declarer = rng.choice(sit.active) if declarer is None else declarer
     level = _level(sit, rng) if level is None else level
     body = {"type": "remise", "declarer": declarer, "contract": f"{level}{rng.choice(STRAINS)}"}
@@ -374,6 +412,7 @@ def next_deal(rules: Rules, state: TableState, rng: random.Random, close: bool =
 
 # --- whole logs ---------------------------------------------------------------------------
 
+
 class GeneratedDealRefused(AssertionError):
     """The engine refused a deal the generator derived as valid from the rules."""
 
@@ -392,8 +431,14 @@ class Log:
     entries: list[tuple] = field(default_factory=list)
 
 
-def generate_log(rules: Rules, first_dealer: int, rng: random.Random, deals: int,
-                 apply: Callable = apply_deal, close: bool = True) -> Log:
+def generate_log(
+    rules: Rules,
+    first_dealer: int,
+    rng: random.Random,
+    deals: int,
+    apply: Callable = apply_deal,
+    close: bool = True,
+) -> Log:
     """Up to ``deals`` deals (fewer if the table finishes), each applied with the engine;
     ``close`` False: no close deal (for callers that cannot post one)."""
     state = TableState.new(rules, first_dealer)

@@ -23,6 +23,7 @@ def calls(path: Path) -> list[int]:
 
 def recording(path: str, real: str, *args: Any) -> Any:
     from app.sharing import drawing
+
     _record(path)
     return getattr(drawing, real)(*args)
 
@@ -35,6 +36,7 @@ def gated(path: str, gate: str, real: str, *args: Any) -> Any:
             break
         time.sleep(0.01)
     from app.sharing import drawing
+
     return getattr(drawing, real)(*args)
 
 

@@ -17,7 +17,12 @@ from tests.support.served import served
 def server(settings, db) -> Iterator[str]:
     from app.main import create_app
 
-    app = create_app(settings.model_copy(update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}), db=db)
+    app = create_app(
+        settings.model_copy(
+            update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}
+        ),
+        db=db,
+    )
     with served(app, lifespan="on") as url:
         yield url
 

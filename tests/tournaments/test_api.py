@@ -71,7 +71,11 @@ def test_a_tournament_is_created_read_and_listed_by_its_owner_only(api, other_ap
     assert t["table_sizes"] == [3, 4] and t["rounds_planned"] == 3 and t["rounds_drawn"] == 0
     assert [p["number"] for p in t["players"]] == list(range(1, 10))
     assert t["scoring"]["preset"] == "gambler_ru"
-    assert t["scoring"]["transform"] == {"breakpoints": ["200", "650"], "slopes": ["1", "1/10", "0"], "floor": None}
+    assert t["scoring"]["transform"] == {
+        "breakpoints": ["200", "650"],
+        "slopes": ["1", "1/10", "0"],
+        "floor": None,
+    }
     got = api.get(f"/v1/tournaments/{t['id']}").json()
     assert got["id"] == t["id"] and got["share_token"] == t["share_token"]
     assert t["id"] in [x["id"] for x in api.get("/v1/tournaments").json()["items"]]
@@ -145,7 +149,13 @@ def test_a_full_tournament(api):
     assert api.put(f"/v1/tables/{table_id}/deals/1", json=six_spades(2)).status_code == 409
     assert api.client.delete(f"/v1/score/{token}/deals/2").status_code == 409
     # an adjustment of the locked round is refused, naming the round
-    refused(api.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": 1, "amount": 5, "reason": "r", "round": 1}), 409, "round")
+    refused(
+        api.post(
+            f"/v1/tournaments/{tid}/adjustments", json={"entrant": 1, "amount": 5, "reason": "r", "round": 1}
+        ),
+        409,
+        "round",
+    )
 
     # the director reopens it with a reason: the undo goes through, the round counts the table no more
     refused(api.post(f"/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": " "}), 422, "reason")
@@ -160,9 +170,17 @@ def test_a_full_tournament(api):
     assert standings(api, tid)["rounds_closed"] == 0
     refused(api.post(f"/v1/tournaments/{tid}/rounds"), 409, "round")
     # an adjustment of the open round, and one of no round
-    a = api.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": s1, "amount": "5/2", "reason": "a late penalty undone", "round": 1})
+    a = api.post(
+        f"/v1/tournaments/{tid}/adjustments",
+        json={"entrant": s1, "amount": "5/2", "reason": "a late penalty undone", "round": 1},
+    )
     assert a.status_code == 201 and a.json()["amount_exact"] == "5/2" and a.json()["by"].startswith("key ")
-    assert api.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": s1, "amount": -10, "reason": "slow play"}).status_code == 201
+    assert (
+        api.post(
+            f"/v1/tournaments/{tid}/adjustments", json={"entrant": s1, "amount": -10, "reason": "slow play"}
+        ).status_code
+        == 201
+    )
     r = api.post(f"/v1/tournaments/{tid}/rounds/1/close")
     assert r.status_code == 200 and r.json()["rounds"][0]["status"] == "closed"
     refused(api.post(f"/v1/tournaments/{tid}/rounds/1/close"), 409, "round")
@@ -180,33 +198,89 @@ def test_a_full_tournament(api):
     assert standings(api, tid)["rounds"] == 2
 
     audit = api.get(f"/v1/tournaments/{tid}/audit").json()["items"]
-    assert [e["action"] for e in audit] == ["draw", "lock", "reopen", "adjustment", "adjustment", "lock", "draw"]
+    assert [e["action"] for e in audit] == [
+        "draw",
+        "lock",
+        "reopen",
+        "adjustment",
+        "adjustment",
+        "lock",
+        "draw",
+    ]
     assert audit[1]["by"] == "the tables finished"
-    assert audit[2]["detail"]["reason"] == "table 1 wrote deal 2 wrongly" and audit[2]["by"].startswith("key ")
+    assert audit[2]["detail"]["reason"] == "table 1 wrote deal 2 wrongly" and audit[2]["by"].startswith(
+        "key "
+    )
 
 
 def test_refusals_name_their_field(api):
     # a table size the rules do not seat: piter_races is played by 4
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "piter_races", "rounds": 2, "table_sizes": [3]}), 422, "table_sizes")
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "table_sizes": [5]}), 422, "table_sizes.0")
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "table_sizes": [3, 3]}), 422, "table_sizes")
+    refused(
+        api.post(
+            "/v1/tournaments",
+            json={"name": "R", "convention": "piter_races", "rounds": 2, "table_sizes": [3]},
+        ),
+        422,
+        "table_sizes",
+    )
+    refused(
+        api.post(
+            "/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "table_sizes": [5]}
+        ),
+        422,
+        "table_sizes.0",
+    )
+    refused(
+        api.post(
+            "/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "table_sizes": [3, 3]}
+        ),
+        422,
+        "table_sizes",
+    )
     # the game's end is the tournament's to say
     refused(
-        api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "options": {"end_of_game": "deals"}}),
+        api.post(
+            "/v1/tournaments",
+            json={"name": "R", "convention": "sochi", "rounds": 2, "options": {"end_of_game": "deals"}},
+        ),
         422,
         "options.end_of_game",
     )
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 0}), 422, "rounds")
+    refused(
+        api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 0}), 422, "rounds"
+    )
     # a scoring the core cannot take: breakpoints not ascending, points not one per place
     bad = {"kind": "whists", "transform": {"breakpoints": [650, 200], "slopes": [1, "1/10", 0]}}
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": bad}), 422, "scoring")
-    bad = {"kind": "places", "place_points": {"3": [3, 2, 1, 0]}}
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": bad}), 422, "scoring")
-    own = {"kind": "places", "place_points": {"3": [2, 1, 0]}, "tie_breaks": ["firsts"], "bye_score": "1/2"}
-    assert api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": own}).status_code == 201
-    refused(api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "entrants": ["A", "a"]}), 422, "entrants.1.name")
     refused(
-        api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "entrants": [{"player": "0" * 32}]}),
+        api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": bad}),
+        422,
+        "scoring",
+    )
+    bad = {"kind": "places", "place_points": {"3": [3, 2, 1, 0]}}
+    refused(
+        api.post("/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": bad}),
+        422,
+        "scoring",
+    )
+    own = {"kind": "places", "place_points": {"3": [2, 1, 0]}, "tie_breaks": ["firsts"], "bye_score": "1/2"}
+    assert (
+        api.post(
+            "/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "scoring": own}
+        ).status_code
+        == 201
+    )
+    refused(
+        api.post(
+            "/v1/tournaments", json={"name": "R", "convention": "sochi", "rounds": 2, "entrants": ["A", "a"]}
+        ),
+        422,
+        "entrants.1.name",
+    )
+    refused(
+        api.post(
+            "/v1/tournaments",
+            json={"name": "R", "convention": "sochi", "rounds": 2, "entrants": [{"player": "0" * 32}]},
+        ),
         422,
         "entrants.0.player",
     )
@@ -222,9 +296,24 @@ def test_refusals_name_their_field(api):
     # more rounds than planned
     refused(api.post(f"/v1/tournaments/{t['id']}/rounds"), 409, "rounds")
     # an adjustment of an entrant or a round that is not there
-    refused(api.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 9, "amount": 1, "reason": "r"}), 422, "entrant")
-    refused(api.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": 1, "reason": "r", "round": 2}), 422, "round")
-    refused(api.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": 1.5, "reason": "r"}), 422, "amount")
+    refused(
+        api.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 9, "amount": 1, "reason": "r"}),
+        422,
+        "entrant",
+    )
+    refused(
+        api.post(
+            f"/v1/tournaments/{t['id']}/adjustments",
+            json={"entrant": 1, "amount": 1, "reason": "r", "round": 2},
+        ),
+        422,
+        "round",
+    )
+    refused(
+        api.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": 1.5, "reason": "r"}),
+        422,
+        "amount",
+    )
     assert api.post(f"/v1/tournaments/{t['id']}/rounds/2/close").status_code == 404
 
 
@@ -243,7 +332,9 @@ def test_withdrawals_and_late_entries(api):
     assert [(p["number"], p["joined_round"]) for p in r.json()["players"][-2:]] == [(7, 2), (8, 2)]
     refused(api.post(f"/v1/tournaments/{tid}/entrants", json={"entrants": ["late"]}), 422, "entrants.0.name")
     r2 = draw(api, tid)["rounds"][1]
-    seated = sorted(s["entrant"] for table in r2["tables"] for s in table["seats"]) + [b["entrant"] for b in r2["byes"]]
+    seated = sorted(s["entrant"] for table in r2["tables"] for s in table["seats"]) + [
+        b["entrant"] for b in r2["byes"]
+    ]
     assert sorted(seated) == [1, 3, 4, 5, 6, 7, 8]  # 7 players: two tables of 3, one bye
     assert len(r2["byes"]) == 1
     st = {row["entrant"]: row for row in standings(api, tid)["items"]}
@@ -264,7 +355,9 @@ def test_the_director_swaps_players_before_a_round_starts(api):
     r = api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": b})
     assert r.status_code == 200, r.text
     swapped = r.json()["rounds"][0]
-    assert swapped["tables"][0]["seats"][1]["entrant"] == b and swapped["tables"][1]["seats"][2]["entrant"] == a
+    assert (
+        swapped["tables"][0]["seats"][1]["entrant"] == b and swapped["tables"][1]["seats"][2]["entrant"] == a
+    )
     assert all(table["scorer_link"].startswith("/score/") for table in swapped["tables"])
     assert api.get(f"/v1/tables/{old[0]}").status_code == 404  # made again
     # a player with a bye changes places with one at a table
@@ -278,7 +371,12 @@ def test_the_director_swaps_players_before_a_round_starts(api):
     api.deal(r.json()["rounds"][0]["tables"][0]["table_id"], six_spades(0))
     refused(api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": b}), 409, "round")
     refused(api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": a}), 422, "b")
-    assert [e["action"] for e in api.get(f"/v1/tournaments/{tid}/audit").json()["items"]] == ["draw", "swap", "swap", "swap"]
+    assert [e["action"] for e in api.get(f"/v1/tournaments/{tid}/audit").json()["items"]] == [
+        "draw",
+        "swap",
+        "swap",
+        "swap",
+    ]
 
 
 def test_a_swap_in_a_reopened_round_shows_its_new_links_at_its_own_tables(api):
@@ -289,8 +387,12 @@ def test_a_swap_in_a_reopened_round_shows_its_new_links_at_its_own_tables(api):
     draw(api, tid, seed=1)
     assert api.post(f"/v1/tournaments/{tid}/rounds/1/close").status_code == 200  # before any deal
     draw(api, tid, seed=2)
-    assert api.post(f"/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": "seated wrong"}).status_code == 200
-    a, b = (s["entrant"] for s in api.get(f"/v1/tournaments/{tid}").json()["rounds"][0]["tables"][0]["seats"][:2])
+    assert (
+        api.post(f"/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": "seated wrong"}).status_code == 200
+    )
+    a, b = (
+        s["entrant"] for s in api.get(f"/v1/tournaments/{tid}").json()["rounds"][0]["tables"][0]["seats"][:2]
+    )
     r = api.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": b})
     assert r.status_code == 200, r.text
     first, last = r.json()["rounds"]
@@ -359,12 +461,21 @@ def test_the_share_link_and_the_export(api, client):
     r = client.get(f"/v1/shared/{t['share_token']}/tournament")
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["tournament"]["id"] == tid and "share_token" not in body["tournament"] and "adjustments" not in body["tournament"]
+    assert (
+        body["tournament"]["id"] == tid
+        and "share_token" not in body["tournament"]
+        and "adjustments" not in body["tournament"]
+    )
     assert body["current_round"] == 1
     assert [row["total_exact"] for row in body["standings"]["items"]] == ["20/3", "20/3", "-40/3"]
     shared = api.get(f"/v1/tables/{table['table_id']}").json()["share_token"]
     assert body["live_links"] == {"1": f"/v1/shared/{shared}/events"}
-    assert client.get(f"/v1/shared/{t['share_token']}/tournament", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+    assert (
+        client.get(
+            f"/v1/shared/{t['share_token']}/tournament", headers={"If-None-Match": r.headers["ETag"]}
+        ).status_code
+        == 304
+    )
     assert client.get("/v1/shared/nosuchtokenatallhere/tournament").status_code == 404
     new = api.post(f"/v1/tournaments/{tid}/share-token").json()["share_token"]
     assert client.get(f"/v1/shared/{t['share_token']}/tournament").status_code == 404
@@ -390,10 +501,21 @@ def test_the_share_link_and_the_export(api, client):
 
 def test_registered_players_enter_and_sit_linked(api):
     anna = api.post("/v1/players", json={"name": "Anna"}).json()
-    twice = {"name": "L", "convention": "sochi", "rounds": 1, "entrants": [{"player": anna["id"]}, "Boris", {"player": anna["id"], "name": "A2"}]}
+    twice = {
+        "name": "L",
+        "convention": "sochi",
+        "rounds": 1,
+        "entrants": [{"player": anna["id"]}, "Boris", {"player": anna["id"], "name": "A2"}],
+    }
     refused(api.post("/v1/tournaments", json=twice), 422, "entrants.2.player")
     t = tournament(api, rounds=1, entrants=[{"player": anna["id"]}, "Boris", "Vera"])
-    assert t["players"][0] == {"number": 1, "name": "Anna", "player": anna["id"], "joined_round": 1, "withdrawn_round": None}
+    assert t["players"][0] == {
+        "number": 1,
+        "name": "Anna",
+        "player": anna["id"],
+        "joined_round": 1,
+        "withdrawn_round": None,
+    }
     table = draw(api, t["id"])["rounds"][0]["tables"][0]
     play(api, table)
     seat = next(s["seat"] for s in table["seats"] if s["entrant"] == 1)

@@ -152,9 +152,13 @@ def test_a_swiss_draw_groups_players_of_close_standing():
     # (found by going through all 15,400 ways to seat 12 players at four tables of three),
     # e.g. (0, 3, 6) 9 + 36 + 9 = 54, (1, 4, 9) 9 + 64 + 25 = 98, (2, 7, 10) 98, (5, 8, 11) 54.
     rank = {p: i for i, p in enumerate(players)}
-    assert sum((rank[a] - rank[b]) ** 2 for t in second.tables for a, b in itertools.combinations(t, 2)) == 304
+    assert (
+        sum((rank[a] - rank[b]) ** 2 for t in second.tables for a, b in itertools.combinations(t, 2)) == 304
+    )
     # tables are numbered from the top of the standing
-    assert [min(rank[p] for p in t) for t in second.tables] == sorted(min(rank[p] for p in t) for t in second.tables)
+    assert [min(rank[p] for p in t) for t in second.tables] == sorted(
+        min(rank[p] for p in t) for t in second.tables
+    )
 
 
 def test_history_of_counts_meetings_byes_and_seats():
@@ -182,8 +186,14 @@ def test_the_draw_is_the_same_in_another_process():
         "print(hashlib.sha256(repr(rounds).encode()).hexdigest())\n"
     )
     outputs = {
-        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                       env={**os.environ, "PYTHONHASHSEED": salt}, cwd=Path(__file__).resolve().parents[2]).stdout
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": salt},
+            cwd=Path(__file__).resolve().parents[2],
+        ).stdout
         for salt in ("0", "1", "4242")
     }
     assert len(outputs) == 1 and len(next(iter(outputs)).strip()) == 64

@@ -44,7 +44,9 @@ def test_a_draw_seats_each_present_player_once_or_gives_a_bye(situation):
     assert sorted(len(t) for t in seating.tables) == sorted(plan) and len(seating.byes) == byes
     # byes go to the players with the fewest byes so far
     if seating.byes:
-        assert max(history.byes.get(p, 0) for p in seating.byes) <= min(history.byes.get(p, 0) for p in seated)
+        assert max(history.byes.get(p, 0) for p in seating.byes) <= min(
+            history.byes.get(p, 0) for p in seated
+        )
 
 
 @settings(max_examples=30, deadline=None)
@@ -52,8 +54,16 @@ def test_a_draw_seats_each_present_player_once_or_gives_a_bye(situation):
 def test_a_draw_is_deterministic_for_its_seed(situation):
     players, sizes, history, seed, swiss = situation
     one = draw(players, sizes, history, seed, swiss)
-    assert draw(list(players), sizes, History(dict(history.meetings), dict(history.byes), dict(history.seats)),
-                seed, None if swiss is None else list(swiss)) == one
+    assert (
+        draw(
+            list(players),
+            sizes,
+            History(dict(history.meetings), dict(history.byes), dict(history.seats)),
+            seed,
+            None if swiss is None else list(swiss),
+        )
+        == one
+    )
     assert draw(sorted(players, reverse=True), sizes, history, seed, swiss) == one
 
 

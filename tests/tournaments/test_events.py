@@ -28,7 +28,13 @@ def test_the_owner_wide_stream_carries_standings_changes(owner, server):
         time.sleep(0.2)  # the stream is open (it sends nothing first)
         t = owner.post(
             "/v1/tournaments",
-            json={"name": "Live", "convention": "sochi", "rounds": 1, "game_end": {"kind": "deals", "deals": 1}, "entrants": ["A", "B", "C"]},
+            json={
+                "name": "Live",
+                "convention": "sochi",
+                "rounds": 1,
+                "game_end": {"kind": "deals", "deals": 1},
+                "entrants": ["A", "B", "C"],
+            },
         ).json()
         drawn = owner.post(f"/v1/tournaments/{t['id']}/rounds").json()
         (e,) = _tournament_events(r, 1)  # the round drawn

@@ -22,7 +22,10 @@ def rows(text: str) -> dict[str, tuple[str, str]]:
     """The standings' rows: entrant -> (place, exact total)."""
     return {
         m["entrant"]: (m["place"], m["total"])
-        for m in re.finditer(r'<tr data-entrant="(?P<entrant>\d+)" data-total="(?P<total>[^"]+)" data-place="(?P<place>\d+)">', text)
+        for m in re.finditer(
+            r'<tr data-entrant="(?P<entrant>\d+)" data-total="(?P<total>[^"]+)" data-place="(?P<place>\d+)">',
+            text,
+        )
     }
 
 
@@ -53,14 +56,20 @@ def test_the_page_in_english_and_russian(api):
     streams = re.search(r'data-streams="([^"]*)"', text)[1]
     assert html.unescape(streams).count("/events") == 2
     # table headers and the caption: a table read aloud makes sense
-    assert '<th scope="col" class="num">Place</th>' in text and "<caption>Standings after 1 round, in whists</caption>" in text
+    assert (
+        '<th scope="col" class="num">Place</th>' in text
+        and "<caption>Standings after 1 round, in whists</caption>" in text
+    )
 
     ru = page(api, t["share_token"], "ru")
     assert ru.headers["Content-Language"] == "ru" and '<html lang="ru">' in ru.text
     assert "Положение после 1 тура, в вистах" in ru.text and "Текущий тур: Тур 1 из 2" in ru.text
     assert "9 игроков · туров разыграно: 1 из 2 · зачёт по вистам" in ru.text
     assert "+6,67" in ru.text and "−13,33" in ru.text  # a decimal comma
-    assert f'href="/shared/{api.get("/v1/tables/" + first[0]["table_id"]).json()["share_token"]}?lang=ru"' in ru.text
+    assert (
+        f'href="/shared/{api.get("/v1/tables/" + first[0]["table_id"]).json()["share_token"]}?lang=ru"'
+        in ru.text
+    )
     # without ?lang=, Accept-Language chooses
     assert 'lang="en"' in page(api, t["share_token"], "", **{"Accept-Language": "en-GB,en;q=0.9"}).text
     assert 'lang="ru"' in page(api, t["share_token"], "", **{"Accept-Language": "ru"}).text
@@ -74,17 +83,24 @@ def test_history_adjustments_and_byes(api):
     for table in one["rounds"][0]["tables"]:
         play(api, table)
     bye = one["rounds"][0]["byes"][0]
-    r = api.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": bye["entrant"], "amount": "-5/2", "reason": "late for round 1"})
+    r = api.post(
+        f"/v1/tournaments/{tid}/adjustments",
+        json={"entrant": bye["entrant"], "amount": "-5/2", "reason": "late for round 1"},
+    )
     assert r.status_code == 201, r.text
     # a player withdrawn from round 2 on keeps his round 1 in the standings, marked
     gone = one["rounds"][0]["tables"][0]["seats"][0]
     assert api.post(f"/v1/tournaments/{tid}/entrants/{gone['entrant']}/withdrawal").status_code == 200
     draw(api, tid, seed=6)
     text = page(api, t["share_token"], "en").text
-    assert re.search(rf"<th scope=\"row\" class=\"name\">{gone['name']} <span class=\"tag\">\(withdrawn\)</span>", text)
+    assert re.search(
+        rf"<th scope=\"row\" class=\"name\">{gone['name']} <span class=\"tag\">\(withdrawn\)</span>", text
+    )
     # round 1 is history now (closed as its last table finished), round 2 the current one
-    assert "Current round: Round 2 of 2" in text and "Round history" in text and 'data-history-round="1"' in text
-    assert "Round 1 of 2 <span class=\"tag\">(closed)</span>" in text
+    assert (
+        "Current round: Round 2 of 2" in text and "Round history" in text and 'data-history-round="1"' in text
+    )
+    assert 'Round 1 of 2 <span class="tag">(closed)</span>' in text
     assert "Sitting out (bye):" in text and "bye</span>" in text
     # the adjustment, its amount and its reason, and the player's total with it: 0 (bye) − 5/2
     assert "Adjustments" in text and "late for round 1" in text and "−2.5" in text
@@ -97,7 +113,9 @@ def test_names_and_reasons_are_escaped(api):
     evil = '<script>alert("x")</script>'
     t = tournament(api, players=3, name=f"Night {evil}", entrants=[f"A{evil}", "B & co", 'C "quoted"'])
     table = draw(api, t["id"])["rounds"][0]["tables"][0]
-    api.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": 1, "reason": f"why {evil}"})
+    api.post(
+        f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": 1, "reason": f"why {evil}"}
+    )
     play(api, table)
     r = page(api, t["share_token"])
     text = r.text
@@ -106,7 +124,9 @@ def test_names_and_reasons_are_escaped(api):
     assert "B &amp; co" in text and "C &#34;quoted&#34;" in text
     # and only the page's own script runs: exactly one script element, by its nonce
     [nonce] = re.findall(r'<script nonce="([^"]+)">', text)
-    assert text.count("<script") == 1 and f"script-src 'nonce-{nonce}'" in r.headers["content-security-policy"]
+    assert (
+        text.count("<script") == 1 and f"script-src 'nonce-{nonce}'" in r.headers["content-security-policy"]
+    )
 
 
 def test_an_unknown_token_is_the_pages_own_404(api):

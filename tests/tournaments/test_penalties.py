@@ -36,7 +36,9 @@ def test_the_director_posts_a_penalty_at_a_table(api):
     assert r.status_code == 201, r.text
     out = r.json()
     assert (out["round"], out["table"], out["entrant"], out["seat"]) == (1, table["number"], offender, 1)
-    assert out["deal"]["type"] == "penalty" and out["deal"]["offender"] == 1 and out["deal"]["clause"] == "10.3"
+    assert (
+        out["deal"]["type"] == "penalty" and out["deal"]["offender"] == 1 and out["deal"]["clause"] == "10.3"
+    )
     assert out["deal"]["entries"] == [{"kind": "mountain", "seat": 1, "amount": 10}]
     assert r.headers["Location"] == f"/v1/tables/{out['table_id']}/deals/1"
     sheet = api.get(f"/v1/tables/{out['table_id']}/sheet").json()
@@ -46,8 +48,16 @@ def test_the_director_posts_a_penalty_at_a_table(api):
     penalties = [i for i in items if i["action"] == "penalty"]
     assert len(penalties) == 1
     assert penalties[0]["detail"] == {
-        "round": 1, "table": table["number"], "entrant": offender, "seat": 1, "deal": 1, "amount": 10, "to": "mountain",
-        "violation": "lead_out_of_turn", "clause": "10.3", "reason": "led out of turn",
+        "round": 1,
+        "table": table["number"],
+        "entrant": offender,
+        "seat": 1,
+        "deal": 1,
+        "amount": 10,
+        "to": "mountain",
+        "violation": "lead_out_of_turn",
+        "clause": "10.3",
+        "reason": "led out of turn",
     }
     # the table's balance moved: G = (0, 10, 0), mean 10/3; seat 1: 10·(10/3 − 10) = −200/3
     settlement = api.get(f"/v1/tables/{out['table_id']}/settlement").json()
@@ -75,7 +85,9 @@ def test_the_tournament_chooses_where_penalties_go(api):
     table, entrants = seated(draw(api, t["id"])["rounds"][-1])
     out = post(api, t["id"], round=1, table=table["number"], entrant=entrants[2]).json()
     assert out["deal"]["entries"] == [{"kind": "apart", "seat": 2, "amount": 10}]
-    whists = post(api, t["id"], round=1, table=table["number"], entrant=entrants[2], destination="whists").json()
+    whists = post(
+        api, t["id"], round=1, table=table["number"], entrant=entrants[2], destination="whists"
+    ).json()
     assert [e["kind"] for e in whists["deal"]["entries"]] == ["whists", "whists"]
 
 
@@ -87,16 +99,26 @@ def test_refusals_name_the_field(api):
     refused(post(api, t["id"], round=1, table=9, entrant=entrants[0]), 422, "table")
     refused(post(api, t["id"], round=1, table=table["number"], entrant=other), 422, "entrant")
     refused(post(api, t["id"], round=1, table=table["number"], entrant=entrants[0], amount=0), 422, "amount")
-    refused(post(api, t["id"], round=1, table=table["number"], entrant=entrants[0], destination="bank"), 422, "destination")
+    refused(
+        post(api, t["id"], round=1, table=table["number"], entrant=entrants[0], destination="bank"),
+        422,
+        "destination",
+    )
     refused(post(api, t["id"], round=1, table=table["number"], entrant=entrants[0], reason=""), 422, "reason")
-    ru = api.post(f"/v1/tournaments/{t['id']}/penalties", json={**PENALTY, "round": 1, "table": table["number"], "entrant": other},
-                  headers={"Accept-Language": "ru"})
+    ru = api.post(
+        f"/v1/tournaments/{t['id']}/penalties",
+        json={**PENALTY, "round": 1, "table": table["number"], "entrant": other},
+        headers={"Accept-Language": "ru"},
+    )
     assert "не сидит за столом" in ru.json()["detail"]
     # a closed round's table takes no penalty until the round is reopened
     assert api.post(f"/v1/tournaments/{t['id']}/rounds/1/close").status_code == 200
     r = post(api, t["id"], round=1, table=table["number"], entrant=entrants[0])
     assert r.status_code == 409, r.text
-    assert api.post(f"/v1/tournaments/{t['id']}/rounds/1/reopen", json={"reason": "a penalty"}).status_code == 200
+    assert (
+        api.post(f"/v1/tournaments/{t['id']}/rounds/1/reopen", json={"reason": "a penalty"}).status_code
+        == 200
+    )
     assert post(api, t["id"], round=1, table=table["number"], entrant=entrants[0]).status_code == 201
 
 
@@ -106,14 +128,30 @@ def test_the_public_page_shows_penalties_with_their_clause(api):
     post(api, t["id"], round=1, table=table["number"], entrant=entrants[1])
     name = f"Player {entrants[1]}"
     en = api.client.get(f"/tournament/{t['share_token']}", params={"lang": "en"}).text
-    assert ">Penalties<" in en and f"round 1, table {table['number']}: <strong>{name}: 10 to the mountain</strong> (clause 10.3): led out of turn" in en
+    assert (
+        ">Penalties<" in en
+        and f"round 1, table {table['number']}: <strong>{name}: 10 to the mountain</strong> (clause 10.3): led out of turn"
+        in en
+    )
     ru = api.client.get(f"/tournament/{t['share_token']}", params={"lang": "ru"}).text
-    assert ">Штрафы<" in ru and f"тур 1, стол {table['number']}: <strong>{name}: 10 в гору</strong> (пункт 10.3)" in ru
+    assert (
+        ">Штрафы<" in ru
+        and f"тур 1, стол {table['number']}: <strong>{name}: 10 в гору</strong> (пункт 10.3)" in ru
+    )
     shared = api.client.get(f"/v1/shared/{t['share_token']}/tournament").json()
-    assert shared["penalties"] == [{
-        "round": 1, "table": table["number"], "deal": 1, "entrant": entrants[1], "amount": 10, "to": "mountain",
-        "violation": "lead_out_of_turn", "clause": "10.3", "reason": "led out of turn",
-    }]
+    assert shared["penalties"] == [
+        {
+            "round": 1,
+            "table": table["number"],
+            "deal": 1,
+            "entrant": entrants[1],
+            "amount": 10,
+            "to": "mountain",
+            "violation": "lead_out_of_turn",
+            "clause": "10.3",
+            "reason": "led out of turn",
+        }
+    ]
     # undone at the table, it is no longer shown (the audit keeps it)
     assert api.delete(f"/v1/tables/{table['table_id']}/deals/1").status_code == 200
     assert api.client.get(f"/v1/shared/{t['share_token']}/tournament").json()["penalties"] == []
@@ -126,15 +164,11 @@ def test_an_fspr_tournament_at_four_player_tables_takes_penalties(api):
     assert len(entrants) == 4
     out = post(api, t["id"], round=1, table=table["number"], entrant=entrants[3], destination="whists").json()
     # each of the three others, the dealer (seat 0) too, writes 10 whists on seat 3
-    assert out["deal"]["entries"] == [
-        {"kind": "whists", "seat": s, "on": 3, "amount": 10} for s in (0, 1, 2)
-    ]
+    assert out["deal"]["entries"] == [{"kind": "whists", "seat": s, "on": 3, "amount": 10} for s in (0, 1, 2)]
 
 
 def test_a_tournament_at_four_player_tables_takes_penalties(api):
     t = tournament(api, players=8, table_sizes=[4])
     table, entrants = seated(draw(api, t["id"])["rounds"][-1])
     out = post(api, t["id"], round=1, table=table["number"], entrant=entrants[3], destination="whists").json()
-    assert out["deal"]["entries"] == [
-        {"kind": "whists", "seat": s, "on": 3, "amount": 10} for s in (0, 1, 2)
-    ]
+    assert out["deal"]["entries"] == [{"kind": "whists", "seat": s, "on": 3, "amount": 10} for s in (0, 1, 2)]

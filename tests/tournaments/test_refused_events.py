@@ -29,7 +29,9 @@ def hooked(settings, db) -> Iterator[Any]:
 
     from app.main import create_app
 
-    app = create_app(settings.model_copy(update={"webhooks_deliver": False, "webhooks_allowed_networks": LOOPBACK}), db=db)
+    app = create_app(
+        settings.model_copy(update={"webhooks_deliver": False, "webhooks_allowed_networks": LOOPBACK}), db=db
+    )
     with TestClient(app) as client:
         yield client
 
@@ -61,7 +63,8 @@ def _outbox(db, owner: Api) -> list[tuple[str, str]]:
     """The owner's webhook deliveries written so far: (table or tournament id, type)."""
     with db.read() as session:
         rows = session.execute(
-            text("SELECT table_id, type FROM webhook_deliveries WHERE owner = :o ORDER BY id"), {"o": owner.owner}
+            text("SELECT table_id, type FROM webhook_deliveries WHERE owner = :o ORDER BY id"),
+            {"o": owner.owner},
         ).all()
     return [(r.table_id, r.type) for r in rows]
 
@@ -119,7 +122,16 @@ def test_a_swap_refused_after_its_tables_were_made_leaves_no_event(owner, live, 
         table_id, token = real(db_, t_, *args)
         made.append(table_id)
         if len(made) == 1:  # the director adjusts a total while the swap makes its tables
-            svc.add_adjustment(db_, t_.owner, t_.id, entrant=a, amount=Fraction(1), reason="meanwhile", round_number=None, by="test")
+            svc.add_adjustment(
+                db_,
+                t_.owner,
+                t_.id,
+                entrant=a,
+                amount=Fraction(1),
+                reason="meanwhile",
+                round_number=None,
+                by="test",
+            )
         return table_id, token
 
     monkeypatch.setattr(svc, "_open_table", changed_meanwhile)
@@ -180,10 +192,12 @@ def test_a_refused_swap_before_its_tables_leaves_no_event(owner, live, db):
     t = tournament(owner, rounds=2)
     body = draw(owner, t["id"], seed=3)
     first = body["rounds"][0]["tables"]
-    owner.deal(first[0]["table_id"], {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "pass", "2": "pass"}})
+    owner.deal(
+        first[0]["table_id"],
+        {"type": "contract", "declarer": 0, "contract": "6S", "defenders": {"1": "pass", "2": "pass"}},
+    )
     a, b = first[0]["seats"][0]["entrant"], first[1]["seats"][0]["entrant"]
     before, live_before = len(_outbox(db, owner)), len(live)
     r = owner.post(f"/v1/tournaments/{t['id']}/rounds/1/swap", json={"a": a, "b": b})
     assert r.status_code == 409, r.text
     assert _outbox(db, owner)[before:] == [] and live[live_before:] == []
-

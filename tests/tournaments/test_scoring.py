@@ -122,16 +122,40 @@ def test_three_player_places():
 def test_four_player_places_the_documented_default():
     s = Scoring("places")
     # 4, 3, 1, 0 when the 2nd is in plus
-    assert place_points(s, {"a": F(20), "b": F(10), "c": F(-10), "d": F(-20)}) == {"a": 4, "b": 3, "c": 1, "d": 0}
+    assert place_points(s, {"a": F(20), "b": F(10), "c": F(-10), "d": F(-20)}) == {
+        "a": 4,
+        "b": 3,
+        "c": 1,
+        "d": 0,
+    }
     # 5, 2, 1, 0 when a is the only player in plus (the 2nd's plus point goes to the 1st)
-    assert place_points(s, {"a": F(30), "b": F(-5), "c": F(-10), "d": F(-15)}) == {"a": 5, "b": 2, "c": 1, "d": 0}
+    assert place_points(s, {"a": F(30), "b": F(-5), "c": F(-10), "d": F(-15)}) == {
+        "a": 5,
+        "b": 2,
+        "c": 1,
+        "d": 0,
+    }
     # three in plus: 4, 3, 1, 0
-    assert place_points(s, {"a": F(20), "b": F(10), "c": F(0), "d": F(-30)}) == {"a": 4, "b": 3, "c": 1, "d": 0}
+    assert place_points(s, {"a": F(20), "b": F(10), "c": F(0), "d": F(-30)}) == {
+        "a": 4,
+        "b": 3,
+        "c": 1,
+        "d": 0,
+    }
     # b, c, d tied behind a alone in plus: they share 2 + 1 + 0 -> 1 each
-    assert place_points(s, {"a": F(30), "b": F(-10), "c": F(-10), "d": F(-10)}) == {"a": 5, "b": 1, "c": 1, "d": 1}
+    assert place_points(s, {"a": F(30), "b": F(-10), "c": F(-10), "d": F(-10)}) == {
+        "a": 5,
+        "b": 1,
+        "c": 1,
+        "d": 1,
+    }
     # two tied first in plus (4 + 3)/2, two tied last (1 + 0)/2
     assert place_points(s, {"a": F(10), "b": F(10), "c": F(-10), "d": F(-10)}) == {
-        "a": F(7, 2), "b": F(7, 2), "c": F(1, 2), "d": F(1, 2)}
+        "a": F(7, 2),
+        "b": F(7, 2),
+        "c": F(1, 2),
+        "d": F(1, 2),
+    }
 
 
 def test_configured_place_points_and_their_ties():
@@ -172,8 +196,15 @@ def test_nine_players_whists_raw():
     # I -120 +   0 -  20 = -140     B -200 + 250 - 300 = -250    C -500 + 45 - 40 = -495
     rows = standings(Scoring("whists"), PLAYERS, NINE)
     assert table(rows) == [
-        (1, "A", 630), (2, "F", 205), (3, "D", 180), (4, "H", 15), (5, "G", -60),
-        (6, "E", -85), (7, "I", -140), (8, "B", -250), (9, "C", -495),
+        (1, "A", 630),
+        (2, "F", 205),
+        (3, "D", 180),
+        (4, "H", 15),
+        (5, "G", -60),
+        (6, "E", -85),
+        (7, "I", -140),
+        (8, "B", -250),
+        (9, "C", -495),
     ]
     a = rows[0]
     assert a.rounds == (700, -80, 10) and a.balance == 630 and a.firsts == 2 and a.best_round == 700
@@ -191,8 +222,15 @@ def test_nine_players_whists_gambler_ru():
     # I -120 + 0 - 20 = -140    B -200 + 205 - 300 = -295    C -500 + 45 - 40 = -495
     rows = standings(Scoring("whists", transform=TRANSFORMS["gambler_ru"]), PLAYERS, NINE)
     assert table(rows) == [
-        (1, "D", 180), (2, "A", 175), (3, "F", 25), (4, "H", 15), (5, "G", -60),
-        (6, "E", -85), (7, "I", -140), (8, "B", -295), (9, "C", -495),
+        (1, "D", 180),
+        (2, "A", 175),
+        (3, "F", 25),
+        (4, "H", 15),
+        (5, "G", -60),
+        (6, "E", -85),
+        (7, "I", -140),
+        (8, "B", -295),
+        (9, "C", -495),
     ]
     a = next(r for r in rows if r.player == "A")
     # the tie-break balance stays raw: 630
@@ -207,8 +245,15 @@ def test_nine_players_whists_playelephant_lt():
     # I -120 + 0 - 20 = -140   B -200 + 90 - 300 = -410  C -500 + 45 - 40 = -495
     rows = standings(Scoring("whists", transform=TRANSFORMS["playelephant_lt"]), PLAYERS, NINE)
     assert table(rows) == [
-        (1, "D", 112), (2, "A", 65), (3, "H", -5), (4, "G", -65), (5, "E", -85),
-        (6, "F", -90), (7, "I", -140), (8, "B", -410), (9, "C", -495),
+        (1, "D", 112),
+        (2, "A", 65),
+        (3, "H", -5),
+        (4, "G", -65),
+        (5, "E", -85),
+        (6, "F", -90),
+        (7, "I", -140),
+        (8, "B", -410),
+        (9, "C", -495),
     ]
 
 
@@ -225,12 +270,21 @@ def test_nine_players_places():
     # (45 points in all: 9 tables of 5)
     rows = standings(Scoring("places"), PLAYERS, NINE)
     assert table(rows) == [
-        (1, "D", F(15, 2)), (2, "H", 7), (3, "A", F(13, 2)), (4, "E", 5), (5, "B", 5),
-        (6, "G", F(9, 2)), (7, "F", 4), (8, "C", F(7, 2)), (9, "I", 2),
+        (1, "D", F(15, 2)),
+        (2, "H", 7),
+        (3, "A", F(13, 2)),
+        (4, "E", 5),
+        (5, "B", 5),
+        (6, "G", F(9, 2)),
+        (7, "F", 4),
+        (8, "C", F(7, 2)),
+        (9, "I", 2),
     ]
     assert sum(r.total for r in rows) == 45
     e = rows[3]
-    assert e.rounds == (2, F(1, 2), F(5, 2)) and e.balance == -85 and e.firsts == 1 and e.best_round == F(5, 2)
+    assert (
+        e.rounds == (2, F(1, 2), F(5, 2)) and e.balance == -85 and e.firsts == 1 and e.best_round == F(5, 2)
+    )
 
 
 def test_nine_players_places_after_round_two_with_an_adjustment():
@@ -243,8 +297,15 @@ def test_nine_players_places_after_round_two_with_an_adjustment():
     later = Adjustment("A", F(-2), "late", round=3)
     rows = standings(Scoring("places"), PLAYERS, NINE, adjustments=[fine, later], rounds=2)
     assert table(rows) == [
-        (1, "D", 7), (2, "B", 5), (3, "A", 4), (4, "G", F(7, 2)), (5, "H", 3),
-        (6, "E", F(5, 2)), (7, "I", 2), (8, "C", 2), (9, "F", 0),
+        (1, "D", 7),
+        (2, "B", 5),
+        (3, "A", 4),
+        (4, "G", F(7, 2)),
+        (5, "H", 3),
+        (6, "E", F(5, 2)),
+        (7, "I", 2),
+        (8, "C", 2),
+        (9, "F", 0),
     ]
     c = rows[7]
     assert c.adjustments == (fine,) and c.rounds == (0, 3)
@@ -253,8 +314,15 @@ def test_nine_players_places_after_round_two_with_an_adjustment():
     # balance A 630 against G -60 puts A first; F 4, C 7/2 - 1 = 5/2, I 2.
     rows = standings(Scoring("places"), PLAYERS, NINE, adjustments=[fine, later])
     assert table(rows) == [
-        (1, "D", F(15, 2)), (2, "H", 7), (3, "E", 5), (4, "B", 5), (5, "A", F(9, 2)),
-        (6, "G", F(9, 2)), (7, "F", 4), (8, "C", F(5, 2)), (9, "I", 2),
+        (1, "D", F(15, 2)),
+        (2, "H", 7),
+        (3, "E", 5),
+        (4, "B", 5),
+        (5, "A", F(9, 2)),
+        (6, "G", F(9, 2)),
+        (7, "F", 4),
+        (8, "C", F(5, 2)),
+        (9, "I", 2),
     ]
     assert rows[4].adjustments == (later,) and rows[7].adjustments == (fine,)
 
@@ -276,7 +344,13 @@ def test_tie_breaks_in_their_default_order():
     ]
     rows = standings(Scoring("whists"), ["P", "Q", "R", "S", "T", "U"], results)
     assert [(r.place, r.player, r.firsts, r.best_round) for r in rows] == [
-        (1, "P", 1, 20), (2, "R", 1, 10), (3, "Q", 1, 5), (4, "T", 1, 5), (5, "U", 0, -5), (6, "S", 0, -25)]
+        (1, "P", 1, 20),
+        (2, "R", 1, 10),
+        (3, "Q", 1, 5),
+        (4, "T", 1, 5),
+        (5, "U", 0, -5),
+        (6, "S", 0, -25),
+    ]
 
 
 def test_tie_breaks_in_the_scorings_order_and_none():
@@ -291,7 +365,9 @@ def test_tie_breaks_in_the_scorings_order_and_none():
         TableResult(1, 2, {"Z": F(20), "W": F(5), "K": F(-25)}),
         TableResult(2, 1, {"W": F(30), "Z": F(10), "V": F(-40)}),
     ]
-    rows = standings(Scoring("places", tie_breaks=("firsts", "best_round", "balance")), ["V", "W", "Z"], results)
+    rows = standings(
+        Scoring("places", tie_breaks=("firsts", "best_round", "balance")), ["V", "W", "Z"], results
+    )
     assert [(r.place, r.player, r.total) for r in rows[:3]] == [(1, "W", 5), (2, "Z", 5), (3, "V", 4)]
     # with no tie-breaks W and Z share the 1st place, and V is 3rd
     rows = standings(Scoring("places", tie_breaks=()), ["V", "W", "Z"], results)
@@ -359,13 +435,21 @@ def test_a_bye_before_any_table_of_its_round_has_finished():
 
 def test_a_player_scored_twice_in_a_round_is_refused():
     with pytest.raises(ValueError):
-        standings(Scoring("whists"), ["a", "b", "c"], [
-            TableResult(1, 1, {"a": F(1), "b": F(-1), "c": F(0)}),
-            TableResult(1, 2, {"a": F(1), "d": F(-1), "e": F(0)}),
-        ])
+        standings(
+            Scoring("whists"),
+            ["a", "b", "c"],
+            [
+                TableResult(1, 1, {"a": F(1), "b": F(-1), "c": F(0)}),
+                TableResult(1, 2, {"a": F(1), "d": F(-1), "e": F(0)}),
+            ],
+        )
     with pytest.raises(ValueError):
-        standings(Scoring("whists"), ["a", "b", "c"], [TableResult(1, 1, {"a": F(1), "b": F(-1), "c": F(0)})],
-                  byes={1: ["a"]})
+        standings(
+            Scoring("whists"),
+            ["a", "b", "c"],
+            [TableResult(1, 1, {"a": F(1), "b": F(-1), "c": F(0)})],
+            byes={1: ["a"]},
+        )
 
 
 def test_absent_rounds_and_unlisted_players():

@@ -20,7 +20,9 @@ from app.tournaments.scoring import (
 )
 
 # small ranges so that ties are frequent; thirds of a whist too (a settlement's shares)
-balances = st.integers(min_value=-60, max_value=60).map(Fraction) | st.integers(-90, 90).map(lambda n: Fraction(n, 3))
+balances = st.integers(min_value=-60, max_value=60).map(Fraction) | st.integers(-90, 90).map(
+    lambda n: Fraction(n, 3)
+)
 
 
 @st.composite
@@ -41,10 +43,17 @@ def zero_sum_tables(draw):
 @st.composite
 def transforms(draw):
     points = sorted(draw(st.sets(st.integers(1, 1000), max_size=4)))
-    slopes = draw(st.lists(st.fractions(min_value=0, max_value=3, max_denominator=20),
-                           min_size=len(points) + 1, max_size=len(points) + 1))
+    slopes = draw(
+        st.lists(
+            st.fractions(min_value=0, max_value=3, max_denominator=20),
+            min_size=len(points) + 1,
+            max_size=len(points) + 1,
+        )
+    )
     floor = draw(st.none() | st.integers(-1000, 0))
-    return Transform(tuple(Fraction(p) for p in points), tuple(slopes), None if floor is None else Fraction(floor))
+    return Transform(
+        tuple(Fraction(p) for p in points), tuple(slopes), None if floor is None else Fraction(floor)
+    )
 
 
 @given(tables())
@@ -73,9 +82,11 @@ def test_a_better_balance_never_gets_fewer_points_and_ties_get_the_same(table, c
                 assert points[a] == points[b]
 
 
-@given(transforms() | st.sampled_from(sorted(TRANSFORMS.values(), key=repr)),
-       st.fractions(min_value=-2000, max_value=2000, max_denominator=4),
-       st.fractions(min_value=-2000, max_value=2000, max_denominator=4))
+@given(
+    transforms() | st.sampled_from(sorted(TRANSFORMS.values(), key=repr)),
+    st.fractions(min_value=-2000, max_value=2000, max_denominator=4),
+    st.fractions(min_value=-2000, max_value=2000, max_denominator=4),
+)
 def test_a_transform_is_monotone(transform, a, b):
     low, high = min(a, b), max(a, b)
     assert transform(low) <= transform(high)
@@ -88,13 +99,25 @@ def reference(transform: Transform, w: Fraction) -> Fraction:
     """The transform as its definition reads: the slopes' pieces added from 0 up to w."""
     if w < 0:
         return w if transform.floor is None else max(w, transform.floor)
-    edges = (Fraction(0),) + transform.breakpoints + (max(w, transform.breakpoints[-1] if transform.breakpoints else w),)
-    return sum((slope * (min(w, high) - low) for low, high, slope in zip(edges, edges[1:], transform.slopes)
-                if w > low), Fraction(0))
+    edges = (
+        (Fraction(0),)
+        + transform.breakpoints
+        + (max(w, transform.breakpoints[-1] if transform.breakpoints else w),)
+    )
+    return sum(
+        (
+            slope * (min(w, high) - low)
+            for low, high, slope in zip(edges, edges[1:], transform.slopes)
+            if w > low
+        ),
+        Fraction(0),
+    )
 
 
-@given(transforms() | st.sampled_from(sorted(TRANSFORMS.values(), key=repr)),
-       st.fractions(min_value=-2000, max_value=2000, max_denominator=6) | st.integers(-2000, 2000).map(Fraction))
+@given(
+    transforms() | st.sampled_from(sorted(TRANSFORMS.values(), key=repr)),
+    st.fractions(min_value=-2000, max_value=2000, max_denominator=6) | st.integers(-2000, 2000).map(Fraction),
+)
 def test_a_transform_is_its_definition(transform, w):
     assert transform(w) == reference(transform, w)
     assert isinstance(transform(w), Fraction)
@@ -108,14 +131,19 @@ def test_a_transform_never_gains_on_the_raw_balance_with_slopes_up_to_one(transf
 
 
 @settings(max_examples=50)
-@given(st.lists(zero_sum_tables(), min_size=1, max_size=6),
-       st.sampled_from(["raw", "gambler_ru", "playelephant_lt", "places"]),
-       st.lists(st.tuples(st.integers(0, 3), st.integers(-5, 5)), max_size=3))
+@given(
+    st.lists(zero_sum_tables(), min_size=1, max_size=6),
+    st.sampled_from(["raw", "gambler_ru", "playelephant_lt", "places"]),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(-5, 5)), max_size=3),
+)
 def test_standings_add_up_their_rounds_and_adjustments(raw_tables, how, fines):
     # one table per round; a table of three or four of the players p0..p3
     results = [TableResult(n + 1, 1, table) for n, table in enumerate(raw_tables)]
-    scoring = Scoring("places") if how == "places" else Scoring(
-        "whists", transform=None if how == "raw" else TRANSFORMS[how])
+    scoring = (
+        Scoring("places")
+        if how == "places"
+        else Scoring("whists", transform=None if how == "raw" else TRANSFORMS[how])
+    )
     players = sorted({p for t in raw_tables for p in t})
     adjustments = [Adjustment(f"p{i}", Fraction(a), "director", round=None) for i, a in fines]
     rows = standings(scoring, players, results, adjustments=adjustments)
@@ -141,10 +169,14 @@ def test_standings_add_up_their_rounds_and_adjustments(raw_tables, how, fines):
 
 
 @settings(max_examples=40)
-@given(st.lists(zero_sum_tables(), min_size=1, max_size=5),
-       st.sampled_from(["raw", "places"]),
-       st.permutations(["balance", "firsts", "best_round"]).flatmap(lambda p: st.integers(0, 3).map(lambda k: tuple(p[:k]))),
-       st.integers(1, 5))
+@given(
+    st.lists(zero_sum_tables(), min_size=1, max_size=5),
+    st.sampled_from(["raw", "places"]),
+    st.permutations(["balance", "firsts", "best_round"]).flatmap(
+        lambda p: st.integers(0, 3).map(lambda k: tuple(p[:k]))
+    ),
+    st.integers(1, 5),
+)
 def test_the_order_follows_the_total_then_the_tie_breaks_and_a_round_cut(raw_tables, how, tie_breaks, cut):
     # round n: the table of raw_tables[n], and a bye for "bye" (always absent from the tables)
     results = [TableResult(n + 1, 1, table) for n, table in enumerate(raw_tables)]
@@ -165,6 +197,11 @@ def test_the_order_follows_the_total_then_the_tie_breaks_and_a_round_cut(raw_tab
     # the standings after round `cut` are those of the rounds up to it
     kept = min(cut, len(raw_tables))
     cut_rows = standings(scoring, players, results, byes=byes, rounds=kept)
-    again = standings(scoring, players, [r for r in results if r.round <= kept],
-                      byes={n: b for n, b in byes.items() if n <= kept}, rounds=kept)
+    again = standings(
+        scoring,
+        players,
+        [r for r in results if r.round <= kept],
+        byes={n: b for n, b in byes.items() if n <= kept},
+        rounds=kept,
+    )
     assert cut_rows == again and all(len(r.rounds) == kept for r in cut_rows)

@@ -10,8 +10,13 @@ def test_a_round_scores_and_the_standings_order_by_total():
     # whists, raw: the balances are the scores; a 3, b 0, c -3 -> a first.
     scoring = Scoring("whists")
     assert table_scores(scoring, {"a": Fraction(3), "b": Fraction(0), "c": Fraction(-3)}) == {
-        "a": 3, "b": 0, "c": -3}
-    rows = standings(scoring, ["a", "b", "c"], [TableResult(1, 1, {"a": Fraction(3), "b": Fraction(0), "c": Fraction(-3)})])
+        "a": 3,
+        "b": 0,
+        "c": -3,
+    }
+    rows = standings(
+        scoring, ["a", "b", "c"], [TableResult(1, 1, {"a": Fraction(3), "b": Fraction(0), "c": Fraction(-3)})]
+    )
     assert [(r.player, r.place, r.total) for r in rows] == [("a", 1, 3), ("b", 2, 0), ("c", 3, -3)]
     # gambler.ru caps at 245: 1000 -> 200 + 450/10 = 245
     assert TRANSFORMS["gambler_ru"](Fraction(1000)) == 245

@@ -18,7 +18,12 @@ from tests.support.served import served
 
 from .test_api import six_spades
 
-_ONE_ROUND = {"convention": "sochi", "rounds": 1, "game_end": {"kind": "deals", "deals": 1}, "entrants": ["A", "B", "C"]}
+_ONE_ROUND = {
+    "convention": "sochi",
+    "rounds": 1,
+    "game_end": {"kind": "deals", "deals": 1},
+    "entrants": ["A", "B", "C"],
+}
 
 
 def _next(r: EventReader) -> Event:
@@ -41,7 +46,10 @@ def test_the_share_link_stream_carries_its_tournament_standings_only(owner, serv
         # the first event: the tournament as it is now (created: revision 0)
         first = _next(r)
         assert first.event == "tournament.standings"
-        assert first.data == {"kind": "tournament.standings", "tournament": t["id"], "revision": 0} and first.id == "0"
+        assert (
+            first.data == {"kind": "tournament.standings", "tournament": t["id"], "revision": 0}
+            and first.id == "0"
+        )
 
         # another tournament of the same owner moves: nothing on this stream
         owner.post(f"/v1/tournaments/{other['id']}/rounds").raise_for_status()
@@ -49,7 +57,11 @@ def test_the_share_link_stream_carries_its_tournament_standings_only(owner, serv
 
         drawn = owner.post(f"/v1/tournaments/{t['id']}/rounds").json()
         e = _next(r)  # the round drawn: revision 0 -> 1
-        assert e.event == "tournament.standings" and e.data == {"kind": "tournament.standings", "tournament": t["id"], "revision": 1}
+        assert e.event == "tournament.standings" and e.data == {
+            "kind": "tournament.standings",
+            "tournament": t["id"],
+            "revision": 1,
+        }
         assert e.id == "1"
 
         table = drawn["rounds"][0]["tables"][0]
@@ -74,7 +86,9 @@ def test_last_event_id_resumes_without_repeating_the_current_revision(owner, ser
         assert e.id == "1" and e.data["revision"] == 1
         _quiet(up_to_date, 0.5)
         _quiet(after, 0.1)
-        owner.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": 1, "reason": "fair play"}).raise_for_status()
+        owner.post(
+            f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": 1, "reason": "fair play"}
+        ).raise_for_status()
         for reader in (up_to_date, behind, after):
             e = _next(reader)
             assert e.id == "2" and e.data["revision"] == 2
@@ -124,7 +138,11 @@ def test_a_change_written_by_another_process_reaches_the_stream_on_the_poll_inte
         with db.write() as session:  # no announcement: as another process's write seen from here
             session.execute(update(rows).where(rows.c.id == t["id"]).values(revision=5))
         e = _next(r)
-        assert e.id == "5" and e.data == {"kind": "tournament.standings", "tournament": t["id"], "revision": 5}
+        assert e.id == "5" and e.data == {
+            "kind": "tournament.standings",
+            "tournament": t["id"],
+            "revision": 5,
+        }
     finally:
         r.close()
 
@@ -134,18 +152,31 @@ def test_the_stream_is_declared_as_the_other_streams_are(client):
     op = doc["paths"]["/v1/shared/{token}/tournament/events"]["get"]
     assert op["operationId"] == "streamSharedTournamentEvents" and op["security"] == []
     assert list(op["responses"]["200"]["content"]) == ["text/event-stream"]
-    assert op["x-event-stream"] is True and "curl -N" in op["description"] and "Authorization" not in op["description"]
+    assert (
+        op["x-event-stream"] is True
+        and "curl -N" in op["description"]
+        and "Authorization" not in op["description"]
+    )
     for code in ("404", "422", "429", "503"):
         assert list(op["responses"][code]["content"]) == ["application/problem+json"], code
     assert {"Last-Event-ID", "after"} <= {p["name"] for p in op["parameters"]}
     event = op["responses"]["200"]["content"]["text/event-stream"]["schema"]
     assert "tournament.standings" in event["properties"]["event"]["enum"]
-    assert set(doc["components"]["schemas"]["TournamentChange"]["required"]) == {"kind", "tournament", "revision"}
+    assert set(doc["components"]["schemas"]["TournamentChange"]["required"]) == {
+        "kind",
+        "tournament",
+        "revision",
+    }
 
 
 # --- the bounds the other streams have: a share token's cap, the slots given back ---------------
 
-_CAPS = {"events_max_per_share_token": 2, "events_heartbeat": 600, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}
+_CAPS = {
+    "events_max_per_share_token": 2,
+    "events_heartbeat": 600,
+    "events_poll_interval": 0.1,
+    "events_recheck_interval": 0.3,
+}
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +195,9 @@ def _wait(check, what: str, timeout: float = 10) -> None:
         time.sleep(0.02)
 
 
-def test_a_share_token_holds_at_most_its_cap_of_streams_and_gets_its_slots_back(client, admin_headers, capped):
+def test_a_share_token_holds_at_most_its_cap_of_streams_and_gets_its_slots_back(
+    client, admin_headers, capped
+):
     url, app = capped
     name, key = new_owner_key(client, admin_headers)
     with httpx.Client(base_url=url, timeout=20) as c:
@@ -179,7 +212,10 @@ def test_a_share_token_holds_at_most_its_cap_of_streams_and_gets_its_slots_back(
         readers.append(refused)
         assert refused.status == 429 and refused.content_type.startswith("application/problem+json")
         assert refused.ended.wait(5)  # the problem read whole
-        assert '"cap":"share_token"' in refused.body.replace(" ", "") and "PREFSCORE_EVENTS_MAX_PER_SHARE_TOKEN" in refused.body
+        assert (
+            '"cap":"share_token"' in refused.body.replace(" ", "")
+            and "PREFSCORE_EVENTS_MAX_PER_SHARE_TOKEN" in refused.body
+        )
         assert int(refused.response_headers["retry-after"]) >= 1
         # another tournament's link still gets one
         readers.append(EventReader(f"{url}/v1/shared/{other['share_token']}/tournament/events"))
@@ -187,7 +223,10 @@ def test_a_share_token_holds_at_most_its_cap_of_streams_and_gets_its_slots_back(
         # a stream that ends gives its slot back
         readers[0].close()
         hub = app.state.live.hub
-        _wait(lambda: hub.held.get(("share_token", t["share_token"])) == 1, "the closed stream's slot was not given back")
+        _wait(
+            lambda: hub.held.get(("share_token", t["share_token"])) == 1,
+            "the closed stream's slot was not given back",
+        )
         readers.append(EventReader(stream))
         assert readers[-1].status == 200
     finally:

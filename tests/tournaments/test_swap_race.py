@@ -23,7 +23,10 @@ RACES = 20
 
 def _race(url: str, owner: Any, delay: float) -> tuple[int, int, str]:
     """(the swap's status, the post's status, the table posted at) of one race."""
-    t = owner.post("/v1/tournaments", json={"name": "Race", "convention": "sochi", "rounds": 2, "entrants": [f"P{i}" for i in range(6)]})
+    t = owner.post(
+        "/v1/tournaments",
+        json={"name": "Race", "convention": "sochi", "rounds": 2, "entrants": [f"P{i}" for i in range(6)]},
+    )
     assert t.status_code == 201, t.text
     tid = t.json()["id"]
     r = owner.post(f"/v1/tournaments/{tid}/rounds", json={"seed": 1})
@@ -37,7 +40,9 @@ def _race(url: str, owner: Any, delay: float) -> tuple[int, int, str]:
     def swap() -> None:
         with httpx.Client(base_url=url, timeout=30, headers=owner.headers) as c:
             start.wait()
-            answers["swap"] = c.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": b}).status_code
+            answers["swap"] = c.post(
+                f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": a, "b": b}
+            ).status_code
 
     def post() -> None:
         with httpx.Client(base_url=url, timeout=30) as c:
@@ -69,11 +74,22 @@ def test_a_deal_posted_while_the_director_swaps_is_never_lost(owner, server):
 
 
 def test_a_swap_after_a_deal_is_refused_naming_the_table(owner):
-    t = owner.post("/v1/tournaments", json={"name": "Late swap", "convention": "sochi", "rounds": 2, "entrants": [f"P{i}" for i in range(6)]})
+    t = owner.post(
+        "/v1/tournaments",
+        json={
+            "name": "Late swap",
+            "convention": "sochi",
+            "rounds": 2,
+            "entrants": [f"P{i}" for i in range(6)],
+        },
+    )
     tid = t.json()["id"]
     tables = owner.post(f"/v1/tournaments/{tid}/rounds", json={"seed": 1}).json()["rounds"][0]["tables"]
     assert owner.post(f"/v1/tables/{tables[1]['table_id']}/deals", json=six_spades(0)).status_code == 201
-    r = owner.post(f"/v1/tournaments/{tid}/rounds/1/swap", json={"a": tables[0]["seats"][0]["entrant"], "b": tables[1]["seats"][0]["entrant"]})
+    r = owner.post(
+        f"/v1/tournaments/{tid}/rounds/1/swap",
+        json={"a": tables[0]["seats"][0]["entrant"], "b": tables[1]["seats"][0]["entrant"]},
+    )
     assert r.status_code == 409 and r.headers["content-type"].startswith("application/problem+json")
     body = r.json()
     assert body["table"] == 2 and "table 2" in body["detail"], body

@@ -65,12 +65,19 @@ SEATING = {
 
 
 def passed(declarer: int, contract: str) -> dict:
-    return {"declarer": declarer, "contract": contract, "defenders": {d: "pass" for d in range(3) if d != declarer}}
+    return {
+        "declarer": declarer,
+        "contract": contract,
+        "defenders": {d: "pass" for d in range(3) if d != declarer},
+    }
 
 
 V = [passed(0, "6S"), passed(1, "7S")]
 X = [passed(0, "6S"), passed(1, "6S")]
-W = [{"declarer": 0, "contract": "6S", "defenders": {1: "whist", 2: "pass"}, "tricks": {0: 6, 1: 3, 2: 1}}, passed(1, "6S")]
+W = [
+    {"declarer": 0, "contract": "6S", "defenders": {1: "whist", 2: "pass"}, "tricks": {0: 6, 1: 3, 2: 1}},
+    passed(1, "6S"),
+]
 
 
 def Y(seat: int) -> list[dict]:
@@ -78,7 +85,17 @@ def Y(seat: int) -> list[dict]:
 
 
 DEALS = {1: [V, Y(2), X], 2: [Y(0), V, W]}
-AFTER_ROUND_1 = {"Gleb": "4", "Anna": "3", "Ilya": "5/2", "Kira": "5/2", "Egor": "2", "Dasha": "1/2", "Boris": "1/2", "Vera": "0", "Zhenya": "0"}
+AFTER_ROUND_1 = {
+    "Gleb": "4",
+    "Anna": "3",
+    "Ilya": "5/2",
+    "Kira": "5/2",
+    "Egor": "2",
+    "Dasha": "1/2",
+    "Boris": "1/2",
+    "Vera": "0",
+    "Zhenya": "0",
+}
 FINAL = [  # place, name, total (exact), round 1, round 2
     (1, "Gleb", "8", "4", "4"),
     (2, "Egor", "5", "2", "4"),
@@ -147,7 +164,9 @@ def shown(driver) -> list[dict]:
 
 def text_of(driver, selector: str) -> str:
     """An element's text, read in the page at once (the page replaces its content when it updates)."""
-    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector)
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector
+    )
 
 
 def ready(driver) -> bool:
@@ -165,7 +184,6 @@ def shoot(driver, url: str, size: dict, name: str) -> None:
 
 
 def test_a_club_night_played_through_the_scoring_pages(browser, live_url, api):  # noqa: F811
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     t = tournament(api, name="Клуб «Пуля» · пятница", rounds=2, scoring="places", entrants=PLAYERS)
@@ -178,7 +196,9 @@ def test_a_club_night_played_through_the_scoring_pages(browser, live_url, api): 
         assert r.status_code == 201, r.text
         drawn = r.json()["rounds"][-1]
         seating = [[s["name"] for s in tb["seats"]] for tb in drawn["tables"]]
-        assert seating == SEATING[number], "the draw changed: the hand computation above needs its new seating"
+        assert seating == SEATING[number], (
+            "the draw changed: the hand computation above needs its new seating"
+        )
         if number == 2:  # nobody meets anybody twice
             met = [{a, b} for r in SEATING.values() for tb in r for a in tb for b in tb if a < b]
             assert len(met) == 18 and all(met.count(pair) == 1 for pair in met)
@@ -189,11 +209,16 @@ def test_a_club_night_played_through_the_scoring_pages(browser, live_url, api): 
             # a round drawn is on no table's stream but on the tournament's own: the open page
             # fetches itself again, untouched; the button does it at once too
             wait.until(lambda d: "Тур 2 из 2" in text_of(d, "#current-title"))
-            api.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 6, "amount": -1, "reason": "опоздал ко 2-му туру"})
+            api.post(
+                f"/v1/tournaments/{t['id']}/adjustments",
+                json={"entrant": 6, "amount": -1, "reason": "опоздал ко 2-му туру"},
+            )
             tap(browser, "#refresh")
             wait.until(lambda d: "опоздал ко 2-му туру" in text_of(d, "body"))
         # every table of the round links to its live sheet
-        links = browser.execute_script("return Array.from(document.querySelectorAll('#current a.sheet-link')).map(a => a.getAttribute('href'))")
+        links = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#current a.sheet-link')).map(a => a.getAttribute('href'))"
+        )
         assert len(links) == 3 and all(h.startswith("/shared/") and h.endswith("?lang=ru") for h in links)
         for n, (table, deals) in enumerate(zip(drawn["tables"], DEALS[number]), 1):
             play_table(browser, wait, live_url + table["scorer_link"], deals)
@@ -223,7 +248,9 @@ def test_a_club_night_played_through_the_scoring_pages(browser, live_url, api): 
     assert "Последний тур: Тур 2 из 2" in text_of(browser, "#current-title")  # the tournament is over
     # the API's standings agree with the page
     api_rows = api.get(f"/v1/tournaments/{t['id']}/standings").json()["items"]
-    assert [(s["place"], s["name"], s["total_exact"]) for s in api_rows] == [(p, n, tot) for p, n, tot, *_ in FINAL]
+    assert [(s["place"], s["name"], s["total_exact"]) for s in api_rows] == [
+        (p, n, tot) for p, n, tot, *_ in FINAL
+    ]
 
     for lang in ("ru", "en"):
         for size, label in ((PHONE, "phone"), (DESKTOP, "desktop")):

@@ -77,7 +77,9 @@ def test_built_once_by_many_readers_at_once():
         return 7
 
     got = []
-    threads = [threading.Thread(target=lambda: got.append(built.get_or_build("k", "r", slow))) for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: got.append(built.get_or_build("k", "r", slow))) for _ in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -115,7 +117,9 @@ def test_a_repeat_is_not_built_again_and_a_change_is_read_fresh(api):
     assert rows(page(api, token).text)[str(seated[2])][1] == "-40/3"
 
     # an adjustment
-    r = api.post(f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": "-5/2", "reason": "late"})
+    r = api.post(
+        f"/v1/tournaments/{t['id']}/adjustments", json={"entrant": 1, "amount": "-5/2", "reason": "late"}
+    )
     assert r.status_code == 201, r.text
     assert "late" in page(api, token).text
 

@@ -37,7 +37,9 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def random_log(convention: str, players: int, deals: int, *, seed: int = 1, pool_target: int = 1000) -> dict[str, Any]:
+def random_log(
+    convention: str, players: int, deals: int, *, seed: int = 1, pool_target: int = 1000
+) -> dict[str, Any]:
     """A valid log of ``deals`` deals made with the engine (a high target keeps the game
     going; a low one ends it, and the log stops there), with what the API would show: the
     sheet with names, each deal's body and entries, the settlement."""
@@ -83,4 +85,10 @@ def random_log(convention: str, players: int, deals: int, *, seed: int = 1, pool
         "players": [{"seat": i, "name": names[i], "balance": c / 100} for i, c in enumerate(s.cents)],
         "transfers": [],
     }
-    return {"sheet": out, "history": history, "bodies": bodies, "settlement": settlement, "pool_target": pool_target}
+    return {
+        "sheet": out,
+        "history": history,
+        "bodies": bodies,
+        "settlement": settlement,
+        "pool_target": pool_target,
+    }

@@ -81,14 +81,32 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
 
     table = api.table(players=["Anna", "Boris", "Vera"], convention="piter")
     tid = table["id"]
-    api.deal(tid, {"type": "contract", "declarer": 1, "contract": "7H",
-                   "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}})
-    api.deal(tid, {"type": "contract", "declarer": 0, "contract": "6D",
-                   "defenders": {"1": "whist", "2": "pass"}, "tricks": {"0": 7, "1": 3, "2": 0}})
+    api.deal(
+        tid,
+        {
+            "type": "contract",
+            "declarer": 1,
+            "contract": "7H",
+            "defenders": {"2": "whist", "0": "pass"},
+            "tricks": {"1": 6, "2": 3, "0": 1},
+        },
+    )
+    api.deal(
+        tid,
+        {
+            "type": "contract",
+            "declarer": 0,
+            "contract": "6D",
+            "defenders": {"1": "whist", "2": "pass"},
+            "tricks": {"0": 7, "1": 3, "2": 0},
+        },
+    )
 
     # a phone: 360 CSS pixels wide (a desktop window cannot be made that narrow)
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": 360, "height": 780, "deviceScaleFactor": 1, "mobile": True})
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 360, "height": 780, "deviceScaleFactor": 1, "mobile": True},
+    )
     # in Russian (the browser's own Accept-Language is English)
     browser.get(f"{live_url}/shared/{table['share_token']}?lang=ru")
     wait = WebDriverWait(browser, 20, poll_frequency=0.2)
@@ -96,7 +114,8 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "2")
 
     svg_words = browser.execute_script(
-        "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)")
+        "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)"
+    )
     for name in ("Anna", "Boris", "Vera"):
         assert name in svg_words
     sheet = api.get(f"/v1/tables/{tid}/sheet").json()
@@ -118,11 +137,14 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
     assert "Boris 7♥" in history and "без одной" in history and "Anna 6♦" in history
 
     # the picture fits the phone's width, and its smallest text is still 12 px there
-    width = browser.execute_script("return document.querySelector('#sheet svg').getBoundingClientRect().width")
+    width = browser.execute_script(
+        "return document.querySelector('#sheet svg').getBoundingClientRect().width"
+    )
     assert width == pytest.approx(360, abs=1)
     smallest = browser.execute_script(
         "return Math.min(...Array.from(document.querySelectorAll('#sheet svg text'))"
-        ".map(t => parseFloat(t.getAttribute('font-size'))))")
+        ".map(t => parseFloat(t.getAttribute('font-size'))))"
+    )
     assert smallest * width / 360 >= 12 - 0.05
 
     shot = tmp_path / "shared-page.png"
@@ -136,9 +158,17 @@ def test_shared_page_shows_the_sheet_and_follows_new_deals(browser, live_url, ap
     # fallback polls every 2 s: only the stream is this quick)
     api.deal(tid, {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}})
     within_a_second = WebDriverWait(browser, 1.0, poll_frequency=0.05)
-    within_a_second.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "3")
-    within_a_second.until(lambda d: "Распасы ×2: взятка 4, игра от 7" in d.execute_script(
-        "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)"))
+    within_a_second.until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "3"
+    )
+    within_a_second.until(
+        lambda d: (
+            "Распасы ×2: взятка 4, игра от 7"
+            in d.execute_script(
+                "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)"
+            )
+        )
+    )
     assert "распасы" in browser.find_element(By.ID, "deals").text
     full_page_png(browser, tmp_path / "shared-page-after.png")
 
@@ -181,26 +211,40 @@ def test_screenshots_of_the_share_page(browser, live_url, api, players, finished
             browser.get(f"{live_url}/shared/{table['share_token']}?lang={lang}")
             wait = WebDriverWait(browser, 20, poll_frequency=0.2)
             wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet svg text"))
-            wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") not in (None, "0"))
+            wait.until(
+                lambda d: (
+                    d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") not in (None, "0")
+                )
+            )
             layout = browser.execute_script("return document.querySelector('#sheet svg').dataset.layout")
             assert layout == ("phone" if device == "phone" else "wide")
             assert browser.execute_script("return document.documentElement.lang") == lang
             # nothing wider than the screen
             assert browser.execute_script("return document.documentElement.scrollWidth") <= metrics["width"]
-            sheet_box = browser.execute_script("return document.querySelector('#sheet').getBoundingClientRect().toJSON()")
-            aside_box = browser.execute_script("return document.querySelector('aside').getBoundingClientRect().toJSON()")
+            sheet_box = browser.execute_script(
+                "return document.querySelector('#sheet').getBoundingClientRect().toJSON()"
+            )
+            aside_box = browser.execute_script(
+                "return document.querySelector('aside').getBoundingClientRect().toJSON()"
+            )
             if device == "desktop":
-                assert aside_box["left"] >= sheet_box["right"] and aside_box["top"] < sheet_box["bottom"]  # beside it
+                assert (
+                    aside_box["left"] >= sheet_box["right"] and aside_box["top"] < sheet_box["bottom"]
+                )  # beside it
                 assert sheet_box["width"] == pytest.approx(640, abs=1)  # the wide picture at its own size
             else:
                 assert aside_box["top"] >= sheet_box["bottom"] - 1  # below it
             balances_shown = browser.execute_script("return !document.getElementById('balances').hidden")
             svg_words = browser.execute_script(
-                "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)")
+                "return Array.from(document.querySelectorAll('#sheet svg text')).map(t => t.textContent)"
+            )
             final_word = "Окончательный расчёт" if lang == "ru" else "Final settlement"
             assert balances_shown is (not finished)  # the balances once: the picture's when finished
             assert (final_word in svg_words) is finished
-            full_page_png(browser, SCREENSHOTS / f"{players}p-{'finished' if finished else 'playing'}-{lang}-{device}.png")
+            full_page_png(
+                browser,
+                SCREENSHOTS / f"{players}p-{'finished' if finished else 'playing'}-{lang}-{device}.png",
+            )
 
 
 def test_shared_page_falls_back_to_polling_when_the_stream_fails(browser, live_url, api, app):
@@ -217,7 +261,10 @@ def test_shared_page_falls_back_to_polling_when_the_stream_fails(browser, live_u
     try:
         browser.get(f"{live_url}/shared/{table['share_token']}?lang=ru")
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "poll")
-        api.deal(table["id"], {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}})
+        api.deal(
+            table["id"],
+            {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}},
+        )
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == "1")
         assert "(опрос)" in browser.find_element(By.ID, "status").text
     finally:

@@ -15,8 +15,9 @@ def run(live_url, owner_key):
     runner = CliRunner()
 
     def invoke(*args: str, expect: int = 0):
-        result = runner.invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key,
-                                                      "COLUMNS": "160"})
+        result = runner.invoke(
+            main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key, "COLUMNS": "160"}
+        )
         assert result.exit_code == expect, (result.output, result.exception)
         return result
 
@@ -29,7 +30,9 @@ def create(run, *extra: str) -> str:
 
 
 def test_create_add_sheet_settle(run, client, owner_key):
-    table_id = create(run, "--pool-target", "10", "--option", "stalingrad=false", "--option", "allpass_costs=[2,4,8]")
+    table_id = create(
+        run, "--pool-target", "10", "--option", "stalingrad=false", "--option", "allpass_costs=[2,4,8]"
+    )
     table = client.get(f"/v1/tables/{table_id}", headers={"Authorization": f"Bearer {owner_key}"}).json()
     assert table["pool_target"] == 10
     assert table["options"]["stalingrad"] is False and table["options"]["allpass_costs"] == [2, 4, 8]
@@ -68,13 +71,28 @@ def test_wrong_key_and_unreachable_server(live_url, owner_key):
 def test_import_stops_at_the_first_refused_deal(run, tmp_path, client, owner_key):
     table_id = create(run)
     deals = [
-        {"type": "contract", "declarer": 1, "contract": "7H", "defenders": {"2": "whist", "0": "pass"},
-         "tricks": {"1": 7, "2": 3, "0": 0}},
+        {
+            "type": "contract",
+            "declarer": 1,
+            "contract": "7H",
+            "defenders": {"2": "whist", "0": "pass"},
+            "tricks": {"1": 7, "2": 3, "0": 0},
+        },
         "pass 0:2 1:5 2:3",
-        {"number": 3, "type": "misere", "declarer": 0, "tricks": {"0": 0},
-         "entries": [{"kind": "pool", "seat": 0, "amount": 10}]},
-        {"type": "contract", "declarer": 2, "contract": "6S", "defenders": {"0": "whist", "1": "whist"},
-         "tricks": {"2": 6, "0": 2, "1": 2}},  # refused: below the lowest contract after an all-pass
+        {
+            "number": 3,
+            "type": "misere",
+            "declarer": 0,
+            "tricks": {"0": 0},
+            "entries": [{"kind": "pool", "seat": 0, "amount": 10}],
+        },
+        {
+            "type": "contract",
+            "declarer": 2,
+            "contract": "6S",
+            "defenders": {"0": "whist", "1": "whist"},
+            "tricks": {"2": 6, "0": 2, "1": 2},
+        },  # refused: below the lowest contract after an all-pass
         "pass 0:2 1:5 2:3",
     ]
     path = tmp_path / "deals.json"
@@ -138,7 +156,17 @@ def test_table_list_show_rename_archive_delete(run, client, owner_key):
     assert first in out and second in out and "2 tables" in out
     assert out.index(second) < out.index(first)  # latest activity first
 
-    out = run("table", "rename", first, "--players", "Anna,Boris,Vera K.", "--title", "Tuesday", "--note", "at Vera's").output
+    out = run(
+        "table",
+        "rename",
+        first,
+        "--players",
+        "Anna,Boris,Vera K.",
+        "--title",
+        "Tuesday",
+        "--note",
+        "at Vera's",
+    ).output
     assert "Tuesday" in out and "Vera K." in out
     out = run("table", "show", first).output
     assert "Tuesday" in out and "at Vera's" in out and "Vera K." in out and "share link" in out
@@ -198,7 +226,10 @@ def test_export_and_import_a_record(run, tmp_path, client, owner_key):
     new_id = result.stdout.strip().splitlines()[-1]
     assert new_id != source and "imported 2 deals of game.json as a new table" in result.output
     new = client.get(f"/v1/tables/{new_id}", headers=headers).json()
-    assert new["deal_count"] == 2 and new["sheet"] == client.get(f"/v1/tables/{source}/sheet", headers=headers).json()
+    assert (
+        new["deal_count"] == 2
+        and new["sheet"] == client.get(f"/v1/tables/{source}/sheet", headers=headers).json()
+    )
 
     # A record is not a deal file, and a deal file is not a record: each shape says so.
     assert "is a game record" in run("import", source, str(path), expect=2).output

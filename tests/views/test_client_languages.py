@@ -9,8 +9,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from app.cli.main import main
 from app.cli.client.language import from_environment
+from app.cli.main import main
 
 MINUS = "\u2212"
 
@@ -37,8 +37,17 @@ def test_the_language_comes_from_the_environment(environ, code):
 @pytest.fixture
 def run(live_url, owner_key):
     # The machine's locale is replaced by English: only --lang can make an answer Russian.
-    runner = CliRunner(env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key, "COLUMNS": "160",
-                            "PREFSCORE_LANG": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": "en_US.UTF-8"})
+    runner = CliRunner(
+        env={
+            "PREFSCORE_URL": live_url,
+            "PREFSCORE_KEY": owner_key,
+            "COLUMNS": "160",
+            "PREFSCORE_LANG": None,
+            "LC_ALL": None,
+            "LC_MESSAGES": None,
+            "LANG": "en_US.UTF-8",
+        }
+    )
 
     def invoke(*args: str, expect: int = 0):
         result = runner.invoke(main, list(args))
@@ -56,8 +65,21 @@ def _flat(out: str) -> str:
 def _pulka(run, *lang: str) -> str:
     """docs/api.md's sochi table to 10: Boris makes 6♠ unwhisted (pool 2), then an all-pass
     writes mountains of 2, 5 and 3."""
-    table_id = run("table", "create", "--convention", "sochi", "--players", "Anna,Boris,Vera", "--pool-target", "10",
-                   *lang).stdout.strip().splitlines()[-1]
+    table_id = (
+        run(
+            "table",
+            "create",
+            "--convention",
+            "sochi",
+            "--players",
+            "Anna,Boris,Vera",
+            "--pool-target",
+            "10",
+            *lang,
+        )
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     run("deal", "add", table_id, "6S", "1", "p0", "p2", *lang)
     run("deal", "add", table_id, "pass", "0:2", "1:5", "2:3", *lang)
     return table_id
@@ -110,12 +132,17 @@ def test_english_from_the_locale(run):
 def test_a_refusal_of_the_client_itself_is_in_the_language(run):
     table_id = _pulka(run)
     assert "give --players, --title or --note" in run("table", "rename", table_id, expect=2).output
-    assert "укажите --players, --title или --note" in run("table", "rename", table_id, "--lang", "ru", expect=2).output
-    assert "нет связи с http://127.0.0.1:9" in run("sheet", table_id, "--url", "http://127.0.0.1:9", "--lang", "ru", expect=1).output
+    assert (
+        "укажите --players, --title или --note"
+        in run("table", "rename", table_id, "--lang", "ru", expect=2).output
+    )
+    assert (
+        "нет связи с http://127.0.0.1:9"
+        in run("sheet", table_id, "--url", "http://127.0.0.1:9", "--lang", "ru", expect=1).output
+    )
     # a word of the notation the client cannot read, named in the language (click writes
     # its own frame, "Invalid value for NOTATION", in English)
     bad = run("deal", "add", table_id, "7Q", "1", "--lang", "ru", expect=2).output
     assert "'7Q': сдача начинается с игры (7H), 'mis', 'rem' или 'pass'" in _flat(bad)
     bad = run("deal", "add", table_id, "mis", "x", "--lang", "ru", expect=2).output
     assert "разыгрывающий: 'x' — не номер места" in _flat(bad)
-

@@ -21,9 +21,18 @@ ELLIPSIS = "…"
 @pytest.fixture
 def runner(live_url, owner_key):
     # 80 columns, as a pipe gives rich (CliRunner's output is not a terminal); English locale
-    return CliRunner(env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key, "COLUMNS": "80",
-                          "PREFSCORE_LANG": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": "en_US.UTF-8",
-                          "PREFSCORE_PUBLIC_URL": None})
+    return CliRunner(
+        env={
+            "PREFSCORE_URL": live_url,
+            "PREFSCORE_KEY": owner_key,
+            "COLUMNS": "80",
+            "PREFSCORE_LANG": None,
+            "LC_ALL": None,
+            "LC_MESSAGES": None,
+            "LANG": "en_US.UTF-8",
+            "PREFSCORE_PUBLIC_URL": None,
+        }
+    )
 
 
 @pytest.fixture
@@ -37,12 +46,23 @@ def run(runner):
 
 
 def create(run, *players: str) -> str:
-    return run("table", "create", "--convention", "piter", "--players", ",".join(players or ("Anna", "Boris", "Vera")),
-               "--first-dealer", "0").stdout.strip()
+    return run(
+        "table",
+        "create",
+        "--convention",
+        "piter",
+        "--players",
+        ",".join(players or ("Anna", "Boris", "Vera")),
+        "--first-dealer",
+        "0",
+    ).stdout.strip()
 
 
 def test_ids_are_never_cut_at_80_columns_nor_in_a_pipe(run):
-    ids = [create(run, "Anna Karenina-Vronskaya", "Boris Godunov-Shuisky", "Vera Pavlovna Rozalskaya") for _ in range(2)]
+    ids = [
+        create(run, "Anna Karenina-Vronskaya", "Boris Godunov-Shuisky", "Vera Pavlovna Rozalskaya")
+        for _ in range(2)
+    ]
     run("table", "rename", ids[0], "--title", "a long title that has to wrap over several lines of the table")
     out = run("table", "list").stdout
     for table_id in ids:
@@ -63,7 +83,9 @@ def test_a_table_is_named_by_the_beginning_of_its_id(run, client, owner_key):
     # 17 tables: two ids at least begin with the same character (16 hex digits)
     headers = {"Authorization": f"Bearer {owner_key}"}
     ids = [table_id] + [
-        client.post("/v1/tables", json={"players": ["A", "B", "C"], "convention": "piter"}, headers=headers).json()["id"]
+        client.post(
+            "/v1/tables", json={"players": ["A", "B", "C"], "convention": "piter"}, headers=headers
+        ).json()["id"]
         for _ in range(16)
     ]
     first = {}
@@ -81,7 +103,9 @@ def test_a_table_is_named_by_the_beginning_of_its_id(run, client, owner_key):
 
 def test_json_on_every_command_that_prints_data(run):
     table_id = create(run)
-    added = json.loads(run("deal", "add", table_id, "7H", "1", "w2", "p0", "1:6", "2:3", "0:1", "--json").stdout)
+    added = json.loads(
+        run("deal", "add", table_id, "7H", "1", "w2", "p0", "1:6", "2:3", "0:1", "--json").stdout
+    )
     assert added["deal"]["number"] == 1 and added["sheet"]["deal_count"] == 1
     deals = json.loads(run("deal", "list", table_id, "--json").stdout)
     assert [d["number"] for d in deals] == [1]
@@ -94,12 +118,19 @@ def test_json_on_every_command_that_prints_data(run):
     assert shown["id"] == table_id and shown["deal_count"] == 2
     settled = json.loads(run("settle", table_id, "--stake", "0.5", "--json").stdout, parse_float=Decimal)
     assert sum(p["balance"] for p in settled["players"]) == 0
-    assert json.loads(run("deal", "correct", table_id, "2", "pass", "0:3", "1:4", "2:3", "--json").stdout)["sheet"]
+    assert json.loads(run("deal", "correct", table_id, "2", "pass", "0:3", "1:4", "2:3", "--json").stdout)[
+        "sheet"
+    ]
     assert json.loads(run("deal", "undo", table_id, "--json").stdout)["deal"]["number"] == 2
-    assert json.loads(run("table", "rename", table_id, "--title", "Tuesday", "--json").stdout)["title"] == "Tuesday"
+    assert (
+        json.loads(run("table", "rename", table_id, "--title", "Tuesday", "--json").stdout)["title"]
+        == "Tuesday"
+    )
     assert json.loads(run("table", "archive", table_id, "--json").stdout)["archived"] is True
     assert json.loads(run("table", "unarchive", table_id, "--json").stdout)["archived"] is False
-    created = json.loads(run("table", "create", "--convention", "sochi", "--players", "A,B,C", "--json").stdout)
+    created = json.loads(
+        run("table", "create", "--convention", "sochi", "--players", "A,B,C", "--json").stdout
+    )
     assert created["convention"] == "sochi"
     player = run("player", "add", "Anna").stdout.strip()
     assert run("player", "list", "-q").stdout.split() == [player]
@@ -108,11 +139,28 @@ def test_json_on_every_command_that_prints_data(run):
 
 
 def test_server_options_before_or_after_the_command(runner, live_url, owner_key):
-    table_id = runner.invoke(main, ["--url", live_url, "--key", owner_key, "table", "create", "--convention", "piter",
-                                    "--players", "Anna,Boris,Vera"], env={"PREFSCORE_URL": "http://127.0.0.1:9",
-                                                                          "PREFSCORE_KEY": "pk_wrong"}).stdout.strip()
+    table_id = runner.invoke(
+        main,
+        [
+            "--url",
+            live_url,
+            "--key",
+            owner_key,
+            "table",
+            "create",
+            "--convention",
+            "piter",
+            "--players",
+            "Anna,Boris,Vera",
+        ],
+        env={"PREFSCORE_URL": "http://127.0.0.1:9", "PREFSCORE_KEY": "pk_wrong"},
+    ).stdout.strip()
     assert re.fullmatch(r"[0-9a-f]{32}", table_id), table_id
-    for args in (["--lang", "ru", "table", "list"], ["table", "--lang", "ru", "list"], ["table", "list", "--lang", "ru"]):
+    for args in (
+        ["--lang", "ru", "table", "list"],
+        ["table", "--lang", "ru", "list"],
+        ["table", "list", "--lang", "ru"],
+    ):
         out = runner.invoke(main, args).output
         assert "1 стол" in out, (args, out)
     # given twice, the one nearer the command wins
@@ -128,9 +176,15 @@ def test_refusals_in_the_chosen_language(run):
     assert f"404 Не найдено: нет стола '{missing}'" in " ".join(out.split()), out
     assert "сервер ответил" not in out, out
     run("table", "archive", table_id)
-    out = " ".join(run("--lang", "ru", "deal", "add", table_id, "pass", "0:2", "1:5", "2:3", expect=1).output.split())
+    out = " ".join(
+        run("--lang", "ru", "deal", "add", table_id, "pass", "0:2", "1:5", "2:3", expect=1).output.split()
+    )
     # the server's sentence, then the client's own advice for the conflict
-    assert f"409 Конфликт: стол {table_id} в архиве" in out and "стол в архиве" in out and "prefscore table unarchive" in out, out
+    assert (
+        f"409 Конфликт: стол {table_id} в архиве" in out
+        and "стол в архиве" in out
+        and "prefscore table unarchive" in out
+    ), out
     out = " ".join(run("deal", "add", table_id, "pass", "0:2", "1:5", "2:3", expect=1).output.split())
     assert out.startswith("Error: 409 Conflict: table") and "archived" in out, out
 
@@ -163,7 +217,11 @@ def test_the_client_asks_for_its_language():
     def probe(lang: str) -> None:
         click.get_current_context().meta["prefscore.lang"] = lang
         client = Client("http://prefscore.test", None)
-        client.http = httpx.Client(base_url="http://prefscore.test", headers=client.http.headers, transport=httpx.MockTransport(handler))
+        client.http = httpx.Client(
+            base_url="http://prefscore.test",
+            headers=client.http.headers,
+            transport=httpx.MockTransport(handler),
+        )
         client.tables({})
 
     CliRunner().invoke(probe, ["--lang", "ru"], catch_exceptions=False)
@@ -205,7 +263,9 @@ def test_scorer_link_for_the_phone_with_a_qr_code(run, runner, monkeypatch):
     table_id = create(run)
     result = run("table", "scorer-link", table_id, "--public-url", "http://192.168.1.20:8000/")
     link = result.stdout.strip()
-    assert re.fullmatch(r"http://192\.168\.1\.20:8000/score/\S+", link), result.stdout  # stdout: the link alone
+    assert re.fullmatch(r"http://192\.168\.1\.20:8000/score/\S+", link), (
+        result.stdout
+    )  # stdout: the link alone
     qr_lines = [line for line in result.stderr.splitlines() if line and set(line) <= QR_BLOCKS | {" "}]
     assert len(qr_lines) >= 15, result.stderr  # version 3+: 29+ modules, two rows a line
     assert len({len(line) for line in qr_lines}) == 1  # a square, every line as wide
@@ -213,7 +273,13 @@ def test_scorer_link_for_the_phone_with_a_qr_code(run, runner, monkeypatch):
 
     # the setting in the environment; --json gives the whole link with its address
     monkeypatch.setenv("PREFSCORE_PUBLIC_URL", "https://prefs.example.org")
-    made = json.loads(runner.invoke(main, ["table", "scorer-link", table_id, "--json"], env={"PREFSCORE_PUBLIC_URL": "https://prefs.example.org"}).stdout)
+    made = json.loads(
+        runner.invoke(
+            main,
+            ["table", "scorer-link", table_id, "--json"],
+            env={"PREFSCORE_PUBLIC_URL": "https://prefs.example.org"},
+        ).stdout
+    )
     assert made["url"].startswith("https://prefs.example.org/score/") and made["url"].endswith(made["link"])
 
     # no public address given: the loopback host of --url becomes this machine's address
@@ -228,8 +294,12 @@ def test_scorer_link_for_the_phone_with_a_qr_code(run, runner, monkeypatch):
 
     listed = json.loads(run("table", "scorer-link", table_id, "--list", "--json").stdout)
     assert len(listed) == 4
-    assert run("table", "scorer-link", table_id, "--list", "-q").stdout.split() == [str(x["id"]) for x in listed]
-    revoked = json.loads(run("table", "scorer-link", table_id, "--revoke", str(listed[0]["id"]), "--json").stdout)
+    assert run("table", "scorer-link", table_id, "--list", "-q").stdout.split() == [
+        str(x["id"]) for x in listed
+    ]
+    revoked = json.loads(
+        run("table", "scorer-link", table_id, "--revoke", str(listed[0]["id"]), "--json").stdout
+    )
     assert revoked["revoked_at"]
     out = run("--lang", "ru", "table", "scorer-link", table_id, "--list").stdout
     assert "отозвана" in out and "действует" in out
@@ -241,7 +311,10 @@ def test_a_refused_field_in_russian(run):
     table_id = create(run)
     out = run("--lang", "ru", "deal", "add", table_id, "7H 1 w2 p0 1:6 2:3 0:2", expect=1).output
     lines = out.splitlines()
-    assert lines[0] == "Error: 422 Недопустимый запрос: сдача не подходит к столу: tricks: взяток в сумме 11, а не 10", out
+    assert (
+        lines[0]
+        == "Error: 422 Недопустимый запрос: сдача не подходит к столу: tricks: взяток в сумме 11, а не 10"
+    ), out
     assert lines[1] == "  - tricks: взяток в сумме 11, а не 10", out
 
 
@@ -251,13 +324,26 @@ def test_an_older_server_answering_in_english_is_quoted():
     from app.cli.client.connection import describe_problem
     from app.kit.i18n import language
 
-    problem = {"status": 422, "title": "Invalid request", "detail": "the deal does not fit the table: tricks: tricks add up to 11, not 10",
-               "errors": [{"field": "tricks", "reason": "tricks add up to 11, not 10"}]}
+    problem = {
+        "status": 422,
+        "title": "Invalid request",
+        "detail": "the deal does not fit the table: tricks: tricks add up to 11, not 10",
+        "errors": [{"field": "tricks", "reason": "tricks add up to 11, not 10"}],
+    }
     for said_in in (None, "en"):
         lines = describe_problem(problem, language("ru"), said_in).splitlines()
         assert lines[0] == "422 Недопустимый запрос: значение отклонено; каждое отклонённое поле названо ниже"
-        assert lines[1] == "  сервер ответил: the deal does not fit the table: tricks: tricks add up to 11, not 10"
+        assert (
+            lines[1]
+            == "  сервер ответил: the deal does not fit the table: tricks: tricks add up to 11, not 10"
+        )
         assert lines[2] == "  - tricks: tricks add up to 11, not 10"
     # in English, as before, whatever the server says of its language
-    assert describe_problem(problem, language("en"), "en").splitlines()[0] == "422 Invalid request: " + problem["detail"]
-    assert describe_problem(problem, language("en"), None).splitlines()[0] == "422 Invalid request: " + problem["detail"]
+    assert (
+        describe_problem(problem, language("en"), "en").splitlines()[0]
+        == "422 Invalid request: " + problem["detail"]
+    )
+    assert (
+        describe_problem(problem, language("en"), None).splitlines()[0]
+        == "422 Invalid request: " + problem["detail"]
+    )

@@ -36,8 +36,11 @@ def offline_browser():
     profile = tempfile.mkdtemp(prefix="prefscore-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for flag in FLAGS + [f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-                         "--window-size=1280,1000"]:
+    for flag in FLAGS + [
+        f"--user-data-dir={profile}",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        "--window-size=1280,1000",
+    ]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
@@ -62,7 +65,9 @@ def requested_urls(driver) -> list[str]:
 def elsewhere(urls: list[str], live_url: str) -> list[str]:
     """The network requests (not data: nor the browser's own chrome:// pages) to another host."""
     here = urlsplit(live_url).netloc
-    return [u for u in urls if urlsplit(u).scheme in ("http", "https", "ws", "wss") and urlsplit(u).netloc != here]
+    return [
+        u for u in urls if urlsplit(u).scheme in ("http", "https", "ws", "wss") and urlsplit(u).netloc != here
+    ]
 
 
 def test_swagger_ui_renders_offline_and_streams_have_no_try_it_out(offline_browser, live_url):

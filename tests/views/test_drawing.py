@@ -38,17 +38,29 @@ def app_with(settings: Any, db: Any, **changes: Any) -> Iterator[tuple[Any, Test
     assert not app.state.pictures.started  # the workers stopped with the app
 
 
-def new_table(client: TestClient, admin_headers: dict[str, str], deals: int = 1) -> tuple[dict[str, str], dict[str, Any]]:
+def new_table(
+    client: TestClient, admin_headers: dict[str, str], deals: int = 1
+) -> tuple[dict[str, str], dict[str, Any]]:
     _, key = new_owner_key(client, admin_headers)
     headers = {"Authorization": f"Bearer {key}"}
-    table = client.post("/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}, headers=headers).json()
+    table = client.post(
+        "/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}, headers=headers
+    ).json()
     for i in range(deals):
-        r = client.post(f"/v1/tables/{table['id']}/deals", json=PASS_6S if i % 2 == 0 else ALLPASS, headers=headers)
+        r = client.post(
+            f"/v1/tables/{table['id']}/deals", json=PASS_6S if i % 2 == 0 else ALLPASS, headers=headers
+        )
         assert r.status_code == 201, r.text
     return headers, table
 
 
-def spy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, function: Any = spies.recording, *extra: str, name: str = "calls") -> Path:
+def spy(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    function: Any = spies.recording,
+    *extra: str,
+    name: str = "calls",
+) -> Path:
     """Every worker function replaced by ``function`` recording its calls in the file returned."""
     record = tmp_path / name
     for name in ("draw_svg", "draw_png", "draw_both"):
@@ -70,7 +82,9 @@ def wait_for(condition: Any, what: str) -> None:
     raise AssertionError(f"never: {what}")
 
 
-def test_pictures_are_drawn_in_another_process_off_the_loop(settings, db, admin_headers, client, tmp_path, monkeypatch):
+def test_pictures_are_drawn_in_another_process_off_the_loop(
+    settings, db, admin_headers, client, tmp_path, monkeypatch
+):
     record = spy(monkeypatch, tmp_path)
     waits: list[bool] = []
     real_run = drawing.Pictures.run
@@ -146,13 +160,19 @@ def test_too_few_waiting_places_is_503_at_once(settings, db, admin_headers, tmp_
             slow.join(60)
 
 
-def test_a_picture_that_overruns_its_time_has_its_worker_replaced(settings, db, admin_headers, tmp_path, monkeypatch):
+def test_a_picture_that_overruns_its_time_has_its_worker_replaced(
+    settings, db, admin_headers, tmp_path, monkeypatch
+):
     record = spy(monkeypatch, tmp_path, spies.hanging)
     with app_with(settings, db, picture_workers=1, picture_timeout=1) as (app, c):
         _, table = new_table(c, admin_headers)
         url = f"/v1/shared/{table['share_token']}/sheet.png"
         hung = c.get(url)
-        assert hung.status_code == 503 and hung.headers["content-type"] == PROBLEM and "retry-after" in hung.headers
+        assert (
+            hung.status_code == 503
+            and hung.headers["content-type"] == PROBLEM
+            and "retry-after" in hung.headers
+        )
         [stuck] = spies.calls(record)
         record = spy(monkeypatch, tmp_path, name="after")  # the real drawing again
         app.state.pictures.timeout = 60  # time for a new worker to start, on a busy machine
@@ -160,14 +180,23 @@ def test_a_picture_that_overruns_its_time_has_its_worker_replaced(settings, db, 
         assert ok.status_code == 200 and ok.content.startswith(b"\x89PNG")
         [fresh] = spies.calls(record)
         assert fresh != stuck  # the stuck worker was killed and another drew
-        wait_for(lambda: not Path(f"/proc/{stuck}").exists() or "Z" in Path(f"/proc/{stuck}/stat").read_text().split()[2],
-                 "the stuck worker is gone")
+        wait_for(
+            lambda: (
+                not Path(f"/proc/{stuck}").exists()
+                or "Z" in Path(f"/proc/{stuck}/stat").read_text().split()[2]
+            ),
+            "the stuck worker is gone",
+        )
 
 
-def test_the_cache_is_bounded_by_its_setting_in_bytes(settings, db, admin_headers, client, tmp_path, monkeypatch):
+def test_the_cache_is_bounded_by_its_setting_in_bytes(
+    settings, db, admin_headers, client, tmp_path, monkeypatch
+):
     _, table = new_table(client, admin_headers)
     url = f"/v1/shared/{table['share_token']}/sheet.png"
-    one = len(client.get(url + "?lang=ru").content) + len(client.get(url.replace(".png", ".svg") + "?lang=ru").content)
+    one = len(client.get(url + "?lang=ru").content) + len(
+        client.get(url.replace(".png", ".svg") + "?lang=ru").content
+    )
     bound = one + one // 2  # one picture with its SVG, not two
     record = spy(monkeypatch, tmp_path)
     with app_with(settings, db, picture_cache_bytes=bound) as (app, c):

@@ -52,13 +52,22 @@ def tools() -> Path:
     if chromium is None:
         unavailable("chromium is not installed: run scripts/install-system-packages")
     modules = QUALITY / "node_modules"
-    want = hashlib.sha256((QUALITY / "package.json").read_bytes() + (QUALITY / "package-lock.json").read_bytes()).hexdigest()
+    want = hashlib.sha256(
+        (QUALITY / "package.json").read_bytes() + (QUALITY / "package-lock.json").read_bytes()
+    ).hexdigest()
     stamp = modules / STAMP
     if not (stamp.is_file() and stamp.read_text().strip() == want):
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=QUALITY,
-                              capture_output=True, text=True, timeout=900)
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+            cwd=QUALITY,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if done.returncode != 0:
-            unavailable(f"npm ci in tests/views/quality failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+            unavailable(
+                f"npm ci in tests/views/quality failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+            )
         stamp.write_text(want + "\n")
     return modules
 
@@ -76,10 +85,21 @@ def lighthouse(modules: Path, url: str, name: str) -> dict[str, float]:
     env = {**os.environ, "CHROME_PATH": _find(CHROMIUM, "chromium") or CHROMIUM}
     for _attempt in range(TOOL_ATTEMPTS):
         done = subprocess.run(
-            ["node", str(modules / "lighthouse" / "cli" / "index.js"), url, "--quiet", "--output=json",
-             f"--output-path={report}", f"--only-categories={','.join(CATEGORIES)}",
-             "--chrome-flags=--headless --no-sandbox --disable-gpu --disable-dev-shm-usage"],
-            capture_output=True, text=True, timeout=300, env=env)
+            [
+                "node",
+                str(modules / "lighthouse" / "cli" / "index.js"),
+                url,
+                "--quiet",
+                "--output=json",
+                f"--output-path={report}",
+                f"--only-categories={','.join(CATEGORIES)}",
+                "--chrome-flags=--headless --no-sandbox --disable-gpu --disable-dev-shm-usage",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+        )
         if done.returncode == 0 or RUN_AGAIN not in done.stderr:
             break
     assert done.returncode == 0, done.stderr[-3000:]
@@ -87,10 +107,15 @@ def lighthouse(modules: Path, url: str, name: str) -> dict[str, float]:
     figures = {c: round(100 * (lhr["categories"][c]["score"] or 0)) for c in CATEGORIES}
     figures["cls"] = lhr["audits"]["cumulative-layout-shift"]["numericValue"]
     failing = sorted(
-        a["id"] for a in lhr["audits"].values()
-        if a.get("score") is not None and a["score"] < 1 and a.get("scoreDisplayMode") in ("binary", "numeric", "metricSavings")
+        a["id"]
+        for a in lhr["audits"].values()
+        if a.get("score") is not None
+        and a["score"] < 1
+        and a.get("scoreDisplayMode") in ("binary", "numeric", "metricSavings")
     )
-    (OUTPUT / f"lighthouse-{name}.txt").write_text(json.dumps({**figures, "below_full_score": failing}, indent=1) + "\n")
+    (OUTPUT / f"lighthouse-{name}.txt").write_text(
+        json.dumps({**figures, "below_full_score": failing}, indent=1) + "\n"
+    )
     return figures
 
 
@@ -103,7 +128,8 @@ def axe(driver, modules: Path) -> list[dict]:
         "const done = arguments[arguments.length - 1];"
         "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map("
         " v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 5)}))),"
-        " e => done([{id: 'error', help: String(e)}]));")
+        " e => done([{id: 'error', help: String(e)}]));"
+    )
     return result
 
 
@@ -118,8 +144,11 @@ def _ready(driver) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     WebDriverWait(driver, 20, poll_frequency=0.1).until(
-        lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true"
-        or d.find_element("tag name", "body").get_attribute("data-live") in ("stream", "poll"))
+        lambda d: (
+            d.find_element("tag name", "body").get_attribute("data-ready") == "true"
+            or d.find_element("tag name", "body").get_attribute("data-live") in ("stream", "poll")
+        )
+    )
 
 
 # Lighthouse's performance score is the page's work scaled by its simulated phone: other work on
@@ -132,7 +161,11 @@ RUNS = 3
 @pytest.mark.parametrize("page", ["score", "shared"])
 def test_lighthouse_on_a_throttled_phone(tools, live_url, api, page):
     table = _table(api)
-    url = live_url + (link(api, table["id"]) if page == "score" else f"/shared/{table['share_token']}") + "?lang=ru"
+    url = (
+        live_url
+        + (link(api, table["id"]) if page == "score" else f"/shared/{table['share_token']}")
+        + "?lang=ru"
+    )
     runs = [lighthouse(tools, url, f"{page}-{i}") for i in range(1, RUNS + 1)]
     print(f"lighthouse {page}: {runs}")
     for figures in runs:  # each run: these do not depend on the machine's speed
@@ -146,18 +179,33 @@ def test_lighthouse_on_a_throttled_phone(tools, live_url, api, page):
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_axe_finds_no_violation(tools, browser, live_url, api, page, lang):  # noqa: F811
     table = _table(api)
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": True})
-    url = live_url + (link(api, table["id"]) if page == "score" else f"/shared/{table['share_token']}") + f"?lang={lang}"
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": True},
+    )
+    url = (
+        live_url
+        + (link(api, table["id"]) if page == "score" else f"/shared/{table['share_token']}")
+        + f"?lang={lang}"
+    )
     browser.get(url)
     _ready(browser)
     if page == "score":
         # the form at its longest: a game with a whister (the defence and the tricks shown)
-        for selector in ('[data-kind="contract"]', '[data-declarer="1"]', '[data-level="7"]', '[data-strain="D"]',
-                         '[data-defence="2:whist"]', '[data-defence="0:pass"]'):
+        for selector in (
+            '[data-kind="contract"]',
+            '[data-declarer="1"]',
+            '[data-level="7"]',
+            '[data-strain="D"]',
+            '[data-defence="2:whist"]',
+            '[data-defence="0:pass"]',
+        ):
             tap(browser, selector)
     violations = axe(browser, tools)
     OUTPUT.mkdir(parents=True, exist_ok=True)
-    (OUTPUT / f"axe-{page}-{lang}.json").write_text(json.dumps(violations, indent=1, ensure_ascii=False) + "\n")
+    (OUTPUT / f"axe-{page}-{lang}.json").write_text(
+        json.dumps(violations, indent=1, ensure_ascii=False) + "\n"
+    )
     print(f"axe {page} {lang}: {len(violations)} violations {[v['id'] for v in violations]}")
     assert violations == []
 
@@ -167,20 +215,35 @@ def test_every_control_is_named_and_keeps_the_focus(browser, live_url, api):  # 
     tricks), and a tap leaves the keyboard focus on the button tapped, though the page
     redraws its buttons."""
     table = _table(api)
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": True})
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": True},
+    )
     browser.get(live_url + link(api, table["id"]) + "?lang=en")
     _ready(browser)
-    for selector in ('[data-kind="contract"]', '[data-declarer="1"]', '[data-level="7"]', '[data-strain="D"]',
-                     '[data-defence="2:whist"]', '[data-defence="0:pass"]'):
+    for selector in (
+        '[data-kind="contract"]',
+        '[data-declarer="1"]',
+        '[data-level="7"]',
+        '[data-strain="D"]',
+        '[data-defence="2:whist"]',
+        '[data-defence="0:pass"]',
+    ):
         tap(browser, selector)
-        focused = browser.execute_script("const a = document.activeElement; return a && a.matches(arguments[0])", selector)
+        focused = browser.execute_script(
+            "const a = document.activeElement; return a && a.matches(arguments[0])", selector
+        )
         assert focused, f"the focus left {selector}"
     unnamed = browser.execute_script(
         "return Array.from(document.querySelectorAll('button, select, input')).filter(e => !e.closest('[hidden]'))"
         ".filter(e => !((e.getAttribute('aria-label') || '').trim() || (e.labels && e.labels.length) || e.textContent.trim()))"
-        ".map(e => e.outerHTML.slice(0, 80))")
+        ".map(e => e.outerHTML.slice(0, 80))"
+    )
     assert unnamed == []
     trick_names = browser.execute_script(
         "return Array.from(document.querySelectorAll('[data-tricks]')).filter(e => !e.closest('[hidden]'))"
-        ".map(e => e.getAttribute('aria-label') || e.textContent)")
-    assert trick_names and all(any(n in name for n in ("Anna", "Boris", "Vera")) for name in trick_names), trick_names
+        ".map(e => e.getAttribute('aria-label') || e.textContent)"
+    )
+    assert trick_names and all(any(n in name for n in ("Anna", "Boris", "Vera")) for name in trick_names), (
+        trick_names
+    )

@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    loader = importlib.machinery.SourceFileLoader("draw_readme_pulka", str(ROOT / "scripts" / "draw-readme-pulka"))
+    loader = importlib.machinery.SourceFileLoader(
+        "draw_readme_pulka", str(ROOT / "scripts" / "draw-readme-pulka")
+    )
     spec = importlib.util.spec_from_loader(loader.name, loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
@@ -26,7 +28,9 @@ def _script():
 def test_the_committed_picture_is_what_the_script_draws_now():
     script = _script()
     svg = script.draw()
-    assert (ROOT / "docs" / "pulka.svg").read_text(encoding="utf-8") == svg + "\n", "run scripts/draw-readme-pulka"
+    assert (ROOT / "docs" / "pulka.svg").read_text(encoding="utf-8") == svg + "\n", (
+        "run scripts/draw-readme-pulka"
+    )
     words = [t.text for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
     assert "Final settlement" in words and any("game over" in w for w in words)  # a finished pulka
 

@@ -30,8 +30,14 @@ def base_sheet(names: list[str], **over: Any) -> dict[str, Any]:
     sheet = {
         "deal_count": 0,
         "players": [
-            {"seat": s, "name": name, "pool": 0, "pool_closed": False, "mountain": 0,
-             "whists": {str(j): 0 for j in range(n) if j != s}}
+            {
+                "seat": s,
+                "name": name,
+                "pool": 0,
+                "pool_closed": False,
+                "mountain": 0,
+                "whists": {str(j): 0 for j in range(n) if j != s},
+            }
             for s, name in enumerate(names)
         ],
         "allpass": {"level": 1, "streak": 0, "next_trick_cost": 2, "min_contract": 6, "compulsory": False},
@@ -93,7 +99,9 @@ def sectors(svg: str) -> dict[int, list[tuple[float, float]]]:
     out = {}
     for p in ET.fromstring(svg).iter(f"{NS}polygon"):
         if "sector" in (p.get("class") or ""):
-            out[int(p.get("data-seat"))] = [tuple(float(v) for v in xy.split(",")) for xy in p.get("points").split()]
+            out[int(p.get("data-seat"))] = [
+                tuple(float(v) for v in xy.split(",")) for xy in p.get("points").split()
+            ]
     return out
 
 
@@ -122,7 +130,9 @@ def out_of_sector(svg: str) -> list[str]:
 
 def check_legible(svg: str) -> None:
     w, _ = view_box(svg)
-    display = 360 if w == 360 else w  # the phone layout fills a 360 px screen; the wide one is shown at its size
+    display = (
+        360 if w == 360 else w
+    )  # the phone layout fills a 360 px screen; the wide one is shown at its size
     for t in texts(svg):
         assert float(t.get("font-size")) * display / w >= 12, t.text
     assert overlaps(svg) == []
@@ -167,9 +177,11 @@ def test_several_entries_of_one_deal_on_one_value_are_one_write():
 
 
 def test_halves_and_other_fractions_in_each_language():
-    history = [{"number": 1, "entries": [{"kind": "whists", "seat": 0, "on": 1, "amount": Fraction(5, 2)}]},
-               {"number": 2, "entries": [{"kind": "whists", "seat": 0, "on": 1, "amount": "5/2"}]},
-               {"number": 3, "entries": [{"kind": "whists", "seat": 0, "on": 1, "amount": 2.5}]}]
+    history = [
+        {"number": 1, "entries": [{"kind": "whists", "seat": 0, "on": 1, "amount": Fraction(5, 2)}]},
+        {"number": 2, "entries": [{"kind": "whists", "seat": 0, "on": 1, "amount": "5/2"}]},
+        {"number": 3, "entries": [{"kind": "whists", "seat": 0, "on": 1, "amount": 2.5}]},
+    ]
     values = fold(3, history).whists[0][1]
     assert values == [Fraction(5, 2), 5, Fraction(15, 2)]
     assert "".join(sequence_text(values, RU)) == "".join(sequence_text(values, EN)) == "2½ · 5 · 7½"
@@ -209,9 +221,13 @@ def test_three_players_a_circle_at_the_centre_and_lines_to_the_upper_corners():
     xs = [x for p in polys.values() for x, _ in p]
     ys = [y for p in polys.values() for _, y in p]
     left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
-    assert cx == pytest.approx((left + right) / 2, abs=0.11) and cy == pytest.approx((top + bottom) / 2, abs=0.11)
+    assert cx == pytest.approx((left + right) / 2, abs=0.11) and cy == pytest.approx(
+        (top + bottom) / 2, abs=0.11
+    )
     # the player across (seat 1) has the top: the triangle from the upper corners to the circle
-    assert sorted(polys[1][:2]) == [(left, top), (right, top)] and polys[1][2] == pytest.approx((cx, cy), abs=0.11)
+    assert sorted(polys[1][:2]) == [(left, top), (right, top)] and polys[1][2] == pytest.approx(
+        (cx, cy), abs=0.11
+    )
     # the other two a half of the bottom each, from an upper corner down to the centre line
     assert (left, bottom) in polys[0] and (cx, bottom) in polys[0] and (left, top) in polys[0]
     assert (right, bottom) in polys[2] and (cx, bottom) in polys[2] and (right, top) in polys[2]
@@ -240,7 +256,9 @@ def test_bands_nest_mountain_pool_whists_from_the_centre_out():
     cx, cy = float(circle.get("cx")), float(circle.get("cy"))
 
     def distance(seat: int, band: int) -> float:
-        [t] = [t for t in texts(svg) if t.get("data-seat") == str(seat) and t.get("data-band") == str(band)][:1]
+        [t] = [t for t in texts(svg) if t.get("data-seat") == str(seat) and t.get("data-band") == str(band)][
+            :1
+        ]
         x0, y0, x1, y1 = extent(t)
         return abs((y0 + y1) / 2 - cy)
 
@@ -296,8 +314,11 @@ def test_initials_are_unique():
 
 
 def test_the_all_pass_level_and_the_next_dealer_are_marked():
-    sheet = base_sheet(["Anna", "Boris", "Vera"], next_dealer=1,
-                       allpass={"level": 2, "streak": 1, "next_trick_cost": 4, "min_contract": 7, "compulsory": False})
+    sheet = base_sheet(
+        ["Anna", "Boris", "Vera"],
+        next_dealer=1,
+        allpass={"level": 2, "streak": 1, "next_trick_cost": 4, "min_contract": 7, "compulsory": False},
+    )
     svg = render_sheet(sheet, pool_target=20)
     lines = all_text(svg)
     assert "Распасы ×2: взятка 4, игра от 7" in lines
@@ -308,21 +329,33 @@ def test_the_all_pass_level_and_the_next_dealer_are_marked():
     en = all_text(render_sheet(sheet, pool_target=20, lang=EN))
     assert "All-pass ×2: trick 4, play from 7" in en and any("deals next: Boris" in t for t in en)
 
-    rostov = base_sheet(["Anna", "Boris", "Vera"],
-                        allpass={"level": 1, "streak": 0, "next_trick_cost": None, "min_contract": 6, "compulsory": False})
+    rostov = base_sheet(
+        ["Anna", "Boris", "Vera"],
+        allpass={"level": 1, "streak": 0, "next_trick_cost": None, "min_contract": 6, "compulsory": False},
+    )
     assert "Распасы ×1: игра от 6" in all_text(render_sheet(rostov))
-    compulsory = base_sheet(["Anna", "Boris", "Vera", "Gleb"],
-                            allpass={"level": 1, "streak": 0, "next_trick_cost": 2, "min_contract": None, "compulsory": True})
+    compulsory = base_sheet(
+        ["Anna", "Boris", "Vera", "Gleb"],
+        allpass={"level": 1, "streak": 0, "next_trick_cost": 2, "min_contract": None, "compulsory": True},
+    )
     assert "Обязательные распасы: взятка 2" in all_text(render_sheet(compulsory))
 
 
 def test_a_finished_game_has_its_final_balances_once_and_no_all_pass_banner():
-    sheet = base_sheet(["Anna", "Boris", "Vera"], finished=True,
-                       allpass={"level": 3, "streak": 2, "next_trick_cost": 6, "min_contract": 8, "compulsory": False})
+    sheet = base_sheet(
+        ["Anna", "Boris", "Vera"],
+        finished=True,
+        allpass={"level": 3, "streak": 2, "next_trick_cost": 6, "min_contract": 8, "compulsory": False},
+    )
     sheet["players"][0].update(pool=20, pool_closed=True)
-    settlement = {"final": True, "players": [{"seat": 0, "name": "Anna", "balance": Fraction(370, 3)},
-                                             {"seat": 1, "name": "Boris", "balance": -50},
-                                             {"seat": 2, "name": "Vera", "balance": Fraction(-220, 3)}]}
+    settlement = {
+        "final": True,
+        "players": [
+            {"seat": 0, "name": "Anna", "balance": Fraction(370, 3)},
+            {"seat": 1, "name": "Boris", "balance": -50},
+            {"seat": 2, "name": "Vera", "balance": Fraction(-220, 3)},
+        ],
+    }
     svg = render_sheet(sheet, settlement=settlement, pool_target=20)
     lines = all_text(svg)
     assert not any(t.startswith("Распасы") for t in lines)
@@ -339,10 +372,18 @@ def test_a_finished_game_has_its_final_balances_once_and_no_all_pass_banner():
 
 
 def test_the_races_match_shows_its_game_and_bonuses():
-    sheet = base_sheet(["Anna", "Boris", "Vera"], game=2, match={
-        "games": 3, "totals": [],
-        "bonuses": [{"game": 1, "kind": "first_to_target", "seat": 0, "amount": 300},
-                    {"game": 1, "kind": "min_mountain", "seat": 2, "amount": 200}]})
+    sheet = base_sheet(
+        ["Anna", "Boris", "Vera"],
+        game=2,
+        match={
+            "games": 3,
+            "totals": [],
+            "bonuses": [
+                {"game": 1, "kind": "first_to_target", "seat": 0, "amount": 300},
+                {"game": 1, "kind": "min_mountain", "seat": 2, "amount": 200},
+            ],
+        },
+    )
     lines = all_text(render_sheet(sheet, lang=EN))
     assert any("game 2 of 3" in t for t in lines)
     assert "Match bonuses" in lines
@@ -353,7 +394,7 @@ def test_the_races_match_shows_its_game_and_bonuses():
 
 
 def test_names_are_escaped():
-    name = '<b>&"x\''
+    name = "<b>&\"x'"
     svg = render_sheet(base_sheet([name, "Boris", "Vera"]), pool_target=20, title="<script>alert(1)</script>")
     assert "<b>" not in svg and "<script>" not in svg
     lines = all_text(svg)  # parses: the escaping is well-formed
@@ -362,7 +403,10 @@ def test_names_are_escaped():
 
 def test_every_word_of_the_picture_is_in_the_language():
     sheet = base_sheet(["Anna", "Boris", "Vera"], finished=True)
-    settlement = {"final": True, "players": [{"seat": s, "name": n, "balance": 0} for s, n in enumerate("ABV")]}
+    settlement = {
+        "final": True,
+        "players": [{"seat": s, "name": n, "balance": 0} for s, n in enumerate("ABV")],
+    }
     en = " ".join(all_text(render_sheet(sheet, settlement=settlement, pool_target=20, lang=EN)))
     assert not any("а" <= c.lower() <= "я" for c in en), en
     ru = render_sheet(sheet, settlement=settlement, pool_target=20, lang=RU)
@@ -370,8 +414,16 @@ def test_every_word_of_the_picture_is_in_the_language():
 
 
 # --- nothing overlaps, in long random games --------------------------------------------------
-LONG_NAMES = ["Анастасия Александровна-Длинная", "Б" * 40, "王小明王小明王小明王小明", "Gleb",
-              "Ёлкин-Палкин Вячеслав", "Mary-Kate Olsen-Smith", "Ян", "Ω"]
+LONG_NAMES = [
+    "Анастасия Александровна-Длинная",
+    "Б" * 40,
+    "王小明王小明王小明王小明",
+    "Gleb",
+    "Ёлкин-Палкин Вячеслав",
+    "Mary-Kate Olsen-Smith",
+    "Ян",
+    "Ω",
+]
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -389,8 +441,14 @@ def test_no_text_leaves_its_sector_or_overlaps_in_long_games(players, deals, see
     sheet = log["sheet"]
     for p in sheet["players"]:
         p["name"] = names[p["seat"]]
-    svg = render_sheet(sheet, history=log["history"], settlement=log["settlement"],
-                       pool_target=log["pool_target"], lang=language(lang), layout=layout)
+    svg = render_sheet(
+        sheet,
+        history=log["history"],
+        settlement=log["settlement"],
+        pool_target=log["pool_target"],
+        lang=language(lang),
+        layout=layout,
+    )
     check_legible(svg)
     w, _ = view_box(svg)
     assert w == {"phone": 360, "wide": 640}[layout]
@@ -403,17 +461,22 @@ def test_no_text_leaves_its_sector_or_overlaps_in_long_games(players, deals, see
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_very_long_game_still_fits(players):
     log = random_log("sochi" if players == 4 else "piter", players, 300, seed=players)
-    svg = render_sheet(log["sheet"], history=log["history"], settlement=log["settlement"],
-                       pool_target=log["pool_target"])
+    svg = render_sheet(
+        log["sheet"], history=log["history"], settlement=log["settlement"], pool_target=log["pool_target"]
+    )
     check_legible(svg)
     assert math.isfinite(view_box(svg)[1])
 
 
 def test_the_overlap_check_finds_overlaps():
-    bad = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 100">'
-           '<text x="10" y="20" font-size="14">2 · 6</text><text x="30" y="25" font-size="14">4 · 8</text></svg>')
+    bad = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 100">'
+        '<text x="10" y="20" font-size="14">2 · 6</text><text x="30" y="25" font-size="14">4 · 8</text></svg>'
+    )
     assert overlaps(bad) == [("2 · 6", "4 · 8")]
-    rotated = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 100">'
-               '<text x="20" y="80" font-size="14" transform="rotate(-90 20 80)">2 · 6 · 10</text>'
-               '<text x="10" y="40" font-size="14">4</text></svg>')
+    rotated = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 100">'
+        '<text x="20" y="80" font-size="14" transform="rotate(-90 20 80)">2 · 6 · 10</text>'
+        '<text x="10" y="40" font-size="14">4</text></svg>'
+    )
     assert overlaps(rotated) == [("2 · 6 · 10", "4")]

@@ -6,8 +6,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-DEAL = {"type": "contract", "declarer": 1, "contract": "7H",
-        "defenders": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1}}
+DEAL = {
+    "type": "contract",
+    "declarer": 1,
+    "contract": "7H",
+    "defenders": {"2": "whist", "0": "pass"},
+    "tricks": {"1": 6, "2": 3, "0": 1},
+}
 
 
 def test_sheet_svg_of_a_table(api):
@@ -45,13 +50,21 @@ def test_share_link_pictures_and_page_work_without_a_key(api, client):
     token = table["share_token"]
     svg = client.get(f"/v1/shared/{token}/sheet.svg")
     assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
-    assert client.get(f"/v1/shared/{token}/sheet.svg", headers={"If-None-Match": svg.headers["etag"]}).status_code == 304
+    assert (
+        client.get(
+            f"/v1/shared/{token}/sheet.svg", headers={"If-None-Match": svg.headers["etag"]}
+        ).status_code
+        == 304
+    )
     deals = client.get(f"/v1/shared/{token}/deals")
     assert deals.status_code == 200
     [deal] = deals.json()["items"]
     assert deal["number"] == 1 and deal["contract"] == "7H"
     assert {"kind": "mountain", "seat": 1, "amount": 8} in deal["entries"]
-    assert client.get(f"/v1/shared/{token}/deals", headers={"If-None-Match": deals.headers["etag"]}).status_code == 304
+    assert (
+        client.get(f"/v1/shared/{token}/deals", headers={"If-None-Match": deals.headers["etag"]}).status_code
+        == 304
+    )
     page = client.get(f"/shared/{token}")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "Пулька: Anna, Boris, Vera" in page.text and "/sheet.svg" in page.text
@@ -59,7 +72,12 @@ def test_share_link_pictures_and_page_work_without_a_key(api, client):
     png = client.get(f"/v1/shared/{token}/sheet.png")
     assert png.status_code == 200 and png.headers["content-type"] == "image/png"
     assert png.content.startswith(b"\x89PNG\r\n\x1a\n")
-    assert client.get(f"/v1/shared/{token}/sheet.png", headers={"If-None-Match": png.headers["etag"]}).status_code == 304
+    assert (
+        client.get(
+            f"/v1/shared/{token}/sheet.png", headers={"If-None-Match": png.headers["etag"]}
+        ).status_code
+        == 304
+    )
     # nothing can be written through the share link
     assert client.post(f"/v1/shared/{token}/deals", json=DEAL).status_code in (404, 405)
 
@@ -78,8 +96,13 @@ def test_page_cannot_be_broken_by_names(api, client):
 
 def test_openapi_describes_the_pictures(client):
     paths = client.get("/openapi.json").json()["paths"]
-    for path in ("/v1/tables/{table_id}/sheet.svg", "/v1/shared/{token}/sheet.svg", "/v1/shared/{token}/deals",
-                 "/v1/tables/{table_id}/sheet.png", "/v1/shared/{token}/sheet.png"):
+    for path in (
+        "/v1/tables/{table_id}/sheet.svg",
+        "/v1/shared/{token}/sheet.svg",
+        "/v1/shared/{token}/deals",
+        "/v1/tables/{table_id}/sheet.png",
+        "/v1/shared/{token}/sheet.png",
+    ):
         assert "get" in paths[path], path
     # The HTML page is for people, not for generated clients: served, but not in the contract.
     assert "/shared/{token}" not in paths
@@ -131,7 +154,11 @@ def test_the_page_is_in_the_language_asked_for(api, client):
     token = table["share_token"]
     en = client.get(f"/shared/{token}?lang=en")
     assert en.headers["content-language"] == "en" and "Accept-Language" in en.headers["vary"]
-    assert '<html lang="en">' in en.text and "If the game ended now" in en.text and "Pulka: Anna, Boris, Vera" in en.text
+    assert (
+        '<html lang="en">' in en.text
+        and "If the game ended now" in en.text
+        and "Pulka: Anna, Boris, Vera" in en.text
+    )
     by_header = client.get(f"/shared/{token}", headers={"Accept-Language": "en-US,en;q=0.9,ru;q=0.5"})
     assert '<html lang="en">' in by_header.text
     ru = client.get(f"/shared/{token}", headers={"Accept-Language": "de"})

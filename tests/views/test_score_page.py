@@ -10,9 +10,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from app.scorer.page import WORDS
 from app.cli.main import main
 from app.kit.i18n import language
+from app.scorer.page import WORDS
 
 
 def made_link(api, **table):
@@ -34,7 +34,9 @@ def test_the_page_in_russian_by_default_and_english_when_asked(api, client):
     assert '<html lang="ru">' in ru.text and "<title>Запись: Anna, Boris, Vera</title>" in ru.text
     assert words_of(ru.text)["Record the deal"] == "Записать сдачу"
     en = client.get(link["link"] + "?lang=en")
-    assert en.headers["Content-Language"] == "en" and words_of(en.text)["Record the deal"] == "Record the deal"
+    assert (
+        en.headers["Content-Language"] == "en" and words_of(en.text)["Record the deal"] == "Record the deal"
+    )
     by_header = client.get(link["link"], headers={"Accept-Language": "en-GB,en;q=0.8"})
     assert by_header.headers["Content-Language"] == "en"
     # every word the script may write, in both languages
@@ -70,8 +72,16 @@ def run(live_url, owner_key):
     def invoke(*args: str, expect: int = 0):
         # the address the phone would open is the test server's own (the client otherwise
         # replaces a loopback host by this machine's address on its network)
-        result = runner.invoke(main, list(args), env={"PREFSCORE_URL": live_url, "PREFSCORE_KEY": owner_key, "COLUMNS": "160",
-                                                      "PREFSCORE_PUBLIC_URL": live_url})
+        result = runner.invoke(
+            main,
+            list(args),
+            env={
+                "PREFSCORE_URL": live_url,
+                "PREFSCORE_KEY": owner_key,
+                "COLUMNS": "160",
+                "PREFSCORE_PUBLIC_URL": live_url,
+            },
+        )
         assert result.exit_code == expect, (result.output, result.exception)
         return result
 
@@ -79,7 +89,11 @@ def run(live_url, owner_key):
 
 
 def test_the_client_makes_lists_and_revokes_a_link(run, client):
-    table_id = run("table", "create", "--convention", "piter", "--players", "Anna,Boris,Vera").stdout.strip().splitlines()[-1]
+    table_id = (
+        run("table", "create", "--convention", "piter", "--players", "Anna,Boris,Vera")
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     made = run("table", "scorer-link", table_id)
     url = made.stdout.strip()
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/score/sc_[A-Za-z0-9_-]{43}", url)
@@ -104,9 +118,13 @@ def test_the_page_installs_under_its_link(api, client):
     policy = html.headers["Content-Security-Policy"]
     assert "worker-src 'self'" in policy and "manifest-src 'self'" in policy
     manifest = client.get(page + "/manifest.webmanifest?lang=en")
-    assert manifest.status_code == 200 and manifest.headers["content-type"].startswith("application/manifest+json")
+    assert manifest.status_code == 200 and manifest.headers["content-type"].startswith(
+        "application/manifest+json"
+    )
     body = manifest.json()
-    assert body["scope"] == page and body["start_url"] == page + "?lang=en" and body["display"] == "standalone"
+    assert (
+        body["scope"] == page and body["start_url"] == page + "?lang=en" and body["display"] == "standalone"
+    )
     assert client.get(body["icons"][0]["src"]).headers["content-type"].startswith("image/svg+xml")
     worker = client.get(page + "/sw.js")
     assert worker.status_code == 200 and worker.headers["content-type"].startswith("text/javascript")
@@ -120,15 +138,23 @@ def test_the_page_carries_the_table_and_its_first_deals(api, client):
     """Drawn at once: the table, its ETag and its deals are written into the page's script as
     GET /v1/score/{token} and its deals answer them."""
     t, link = made_link(api, players=["Anna", "Boris", "Vera"], convention="piter")
-    api.deal(t["id"], {"type": "contract", "declarer": 0, "contract": "6H", "defenders": {"1": "pass", "2": "pass"}})
+    api.deal(
+        t["id"],
+        {"type": "contract", "declarer": 0, "contract": "6H", "defenders": {"1": "pass", "2": "pass"}},
+    )
     html = client.get(link["link"]).text
     initial = json.loads(re.search(r"const INITIAL = (\{.*?\});\n", html).group(1))
     table = client.get(f"/v1/score/{link['token']}")
     assert initial["table"] == table.json() and initial["etag"] == table.headers["ETag"]
-    assert initial["deals"] == client.get(f"/v1/score/{link['token']}/deals").json()["items"] and initial["next"] is None
+    assert (
+        initial["deals"] == client.get(f"/v1/score/{link['token']}/deals").json()["items"]
+        and initial["next"] is None
+    )
 
 
-@pytest.mark.parametrize(("single_whister", "apart"), [("open", False), ("gentlemen", False), ("closed", True)])
+@pytest.mark.parametrize(
+    ("single_whister", "apart"), [("open", False), ("gentlemen", False), ("closed", True)]
+)
 def test_the_passer_s_tricks_are_asked_only_where_they_count(api, client, single_whister, apart):
     """With one whister and one passer, the passer's tricks change the entries only when each
     defender writes for his own (single_whister closed): 7/3/0 and 7/1/2 write the same else."""
@@ -143,9 +169,19 @@ def test_a_passer_s_tricks_change_nothing_unless_closed(api, single_whister, sam
     and Anna 2 × 4 = 8 instead."""
     entries = []
     for split in ({"1": 7, "2": 3, "0": 0}, {"1": 7, "2": 1, "0": 2}):
-        t = api.table(players=["Anna", "Boris", "Vera"], convention="sochi", options={"single_whister": single_whister})
-        answer = api.deal(t["id"], {"type": "contract", "declarer": 1, "contract": "7D",
-                                    "defenders": {"2": "whist", "0": "pass"}, "tricks": split})
+        t = api.table(
+            players=["Anna", "Boris", "Vera"], convention="sochi", options={"single_whister": single_whister}
+        )
+        answer = api.deal(
+            t["id"],
+            {
+                "type": "contract",
+                "declarer": 1,
+                "contract": "7D",
+                "defenders": {"2": "whist", "0": "pass"},
+                "tricks": split,
+            },
+        )
         entries.append(sorted(json.dumps(e, sort_keys=True) for e in answer["deal"]["entries"]))
     assert (entries[0] == entries[1]) is same
 

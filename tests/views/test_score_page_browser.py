@@ -18,7 +18,12 @@ DESKTOP = {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False
 
 
 def contract(declarer, written, defence, tricks=None):
-    deal = {"type": "contract", "declarer": declarer, "contract": written, "defenders": {str(s): a for s, a in defence.items()}}
+    deal = {
+        "type": "contract",
+        "declarer": declarer,
+        "contract": written,
+        "defenders": {str(s): a for s, a in defence.items()},
+    }
     if tricks:
         deal["tricks"] = {str(s): t for s, t in tricks.items()}
     return deal
@@ -95,7 +100,10 @@ def enter(driver, deal):
 def attributes(driver, selector, name):
     """An attribute of each element, read at once in the page (no element to go stale)."""
     return driver.execute_script(
-        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.getAttribute(arguments[1]))", selector, name)
+        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.getAttribute(arguments[1]))",
+        selector,
+        name,
+    )
 
 
 def record(driver, wait, count):
@@ -109,8 +117,10 @@ def shoot(driver, url, size, name):
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", size)
     driver.get(url)
     WebDriverWait(driver, 20, poll_frequency=0.2).until(
-        lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true"
-        and d.find_elements("css selector", "#sheet svg")
+        lambda d: (
+            d.find_element("tag name", "body").get_attribute("data-ready") == "true"
+            and d.find_elements("css selector", "#sheet svg")
+        )
     )
     SHOTS.mkdir(parents=True, exist_ok=True)
     full_page_png(driver, SHOTS / f"{name}.png")
@@ -168,7 +178,9 @@ def test_a_whole_pulka_scored_from_a_phone(browser, live_url, api):  # noqa: F81
             tap(browser, "#undo")
             assert "11" in browser.find_element(By.ID, "undo").text  # asks once: "undo deal 11?"
             tap(browser, "#undo")
-            wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == str(count))
+            wait.until(
+                lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-deal-count") == str(count)
+            )
             assert len(api.log(tid)) == count and api.log(tid)[-1]["type"] == "misere"
         enter(browser, deal)
         record(browser, wait, count + 1)
@@ -195,7 +207,8 @@ def test_a_whole_pulka_scored_from_a_phone(browser, live_url, api):  # noqa: F81
     def shown(driver):
         return driver.execute_script(
             "return Object.fromEntries(Array.from(document.querySelectorAll('#balances tbody tr'))"
-            ".map(r => [r.dataset.seat, [r.dataset.balance, r.textContent]]))")
+            ".map(r => [r.dataset.seat, [r.dataset.balance, r.textContent]]))"
+        )
 
     wait.until(lambda d: {s: v[0] for s, v in shown(d).items()} == exact)
     rows = shown(browser)
@@ -208,7 +221,10 @@ def test_a_whole_pulka_scored_from_a_phone(browser, live_url, api):  # noqa: F81
     assert done.is_displayed() and "Игра окончена" in done.text
     assert not browser.find_element(By.ID, "form").is_displayed()
     for t in settlement["transfers"]:
-        assert f"{settlement['players'][t['from']]['name']} → {settlement['players'][t['to']]['name']}" in done.text
+        assert (
+            f"{settlement['players'][t['from']]['name']} → {settlement['players'][t['to']]['name']}"
+            in done.text
+        )
 
     for lang in ("ru", "en"):
         shoot(browser, f"{page}?lang={lang}", PHONE, f"score-3p-{lang}-phone-finished")

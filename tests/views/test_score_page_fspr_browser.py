@@ -17,17 +17,24 @@ def test_dealer_whist_and_the_talon_bonus_from_a_phone(browser, live_url, api): 
     browser.get(live_url + link(api, tid) + "?lang=en")
     wait = WebDriverWait(browser, 20, poll_frequency=0.1)
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
-    assert "remise" not in [e.get_attribute("data-kind") for e in browser.find_elements(By.CSS_SELECTOR, "[data-kind]")]
+    assert "remise" not in [
+        e.get_attribute("data-kind") for e in browser.find_elements(By.CSS_SELECTOR, "[data-kind]")
+    ]
 
     # Anna deals. Boris 6♥; Vera passes, Gleb half-whists, Anna (the dealer) whists; Boris takes 4
-    enter(browser, {"type": "contract", "declarer": 1, "contract": "6H", "defenders": {"2": "pass", "3": "half_whist"}})
+    enter(
+        browser,
+        {"type": "contract", "declarer": 1, "contract": "6H", "defenders": {"2": "pass", "3": "half_whist"}},
+    )
     tap(browser, '[data-extra="dealer_whist"]')
     tap(browser, '[data-tricks="1:4"]')
     tap(browser, '[data-tricks="2:3"]')
     # the talon: two taps, the list and the bonus
     tap(browser, '[data-extra="bonus"]')
     tap(browser, '[data-extra="bonus"] option[value="ace"]')
-    assert not browser.find_elements(By.CSS_SELECTOR, '[data-extra="discarded"]')  # no discard at a game-priced talon
+    assert not browser.find_elements(
+        By.CSS_SELECTOR, '[data-extra="discarded"]'
+    )  # no discard at a game-priced talon
     record(browser, wait, 1)
     deal = api.log(tid)[0]
     assert deal["defenders"] == {"2": "pass", "3": "half_whist", "0": "whist"}

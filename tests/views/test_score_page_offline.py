@@ -26,7 +26,12 @@ PHONE = {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": True}
 
 
 def contract(declarer, written, defence, tricks=None):
-    deal = {"type": "contract", "declarer": declarer, "contract": written, "defenders": {str(s): a for s, a in defence.items()}}
+    deal = {
+        "type": "contract",
+        "declarer": declarer,
+        "contract": written,
+        "defenders": {str(s): a for s, a in defence.items()},
+    }
     if tricks:
         deal["tricks"] = {str(s): t for s, t in tricks.items()}
     return deal
@@ -78,8 +83,12 @@ class Phone:
     def pressed(self, selector):
         """Whether the button is pressed, read in one script: the form is drawn again when the
         sheet changes, so an element found first may be gone by the time it is read."""
-        return self.driver.execute_script(
-            "return document.querySelector(arguments[0])?.getAttribute('aria-pressed')", selector) == "true"
+        return (
+            self.driver.execute_script(
+                "return document.querySelector(arguments[0])?.getAttribute('aria-pressed')", selector
+            )
+            == "true"
+        )
 
     def body(self, name):
         return self.driver.find_element("tag name", "body").get_attribute(name)
@@ -117,10 +126,19 @@ class Phone:
         for target in self.driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]:
             if target["type"] != "service_worker":
                 continue
-            session = self.driver.execute_cdp_cmd("Target.attachToTarget", {"targetId": target["targetId"], "flatten": False})["sessionId"]
-            for n, (method, params) in enumerate((("Network.enable", {}), ("Network.emulateNetworkConditions", conditions)), 1):
-                self.driver.execute_cdp_cmd("Target.sendMessageToTarget", {
-                    "sessionId": session, "message": json.dumps({"id": n, "method": method, "params": params})})
+            session = self.driver.execute_cdp_cmd(
+                "Target.attachToTarget", {"targetId": target["targetId"], "flatten": False}
+            )["sessionId"]
+            for n, (method, params) in enumerate(
+                (("Network.enable", {}), ("Network.emulateNetworkConditions", conditions)), 1
+            ):
+                self.driver.execute_cdp_cmd(
+                    "Target.sendMessageToTarget",
+                    {
+                        "sessionId": session,
+                        "message": json.dumps({"id": n, "method": method, "params": params}),
+                    },
+                )
 
     def shot(self, name, size=PHONE):
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", size)
@@ -131,7 +149,8 @@ class Phone:
 
     def outbox(self):
         return self.driver.execute_script(
-            "return Array.from(document.querySelectorAll('#outbox li')).map(li => [li.dataset.outbox, li.textContent])")
+            "return Array.from(document.querySelectorAll('#outbox li')).map(li => [li.dataset.outbox, li.textContent])"
+        )
 
     def open(self, url):
         self.driver.get(url)
@@ -140,7 +159,8 @@ class Phone:
     def controlled(self):
         """The service worker controls the page and has kept a copy of it."""
         return self.driver.execute_script(
-            "return !!navigator.serviceWorker.controller && caches.keys().then(k => k.length > 0)")
+            "return !!navigator.serviceWorker.controller && caches.keys().then(k => k.length > 0)"
+        )
 
 
 def same(stored, expected):
@@ -163,7 +183,9 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
         phone.enter(deal)
         taps.append(phone.taps - before)
         if count is not None:
-            phone.wait(lambda: phone.body("data-deal-count") == str(count) and phone.body("data-outbox") == "0")
+            phone.wait(
+                lambda: phone.body("data-deal-count") == str(count) and phone.body("data-outbox") == "0"
+            )
 
     # 1-3 online: each recorded at once, confirmed by the button with an undo
     for i, deal in enumerate(PAGE_DEALS[:3], 1):
@@ -191,7 +213,9 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     assert "сохранена на телефоне" in browser.find_element(By.ID, "confirm").text
     pending_rows = browser.find_elements(By.CSS_SELECTOR, "#log tr[data-pending]")
     assert len(pending_rows) == 2 and "ещё не в пуле" in pending_rows[0].text
-    assert browser.find_element(By.ID, "sheet-pending").text == "Ещё не в пуле, номера сдач: 5, 6."  # above the picture
+    assert (
+        browser.find_element(By.ID, "sheet-pending").text == "Ещё не в пуле, номера сдач: 5, 6."
+    )  # above the picture
     phone.shot("score-offline-ru-phone-pending")
     phone.shot("score-offline-ru-desktop-pending", DESKTOP)
 
@@ -210,7 +234,13 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     assert phone.pressed('[data-strain="S"]')
     phone.wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#sheet svg"))  # the last sheet seen
     phone.shot("score-offline-ru-phone-reloaded")
-    for step in ['[data-defence="1:whist"]', '[data-defence="2:whist"]', '[data-tricks="0:8"]', '[data-tricks="1:1"]', "#submit"]:
+    for step in [
+        '[data-defence="1:whist"]',
+        '[data-defence="2:whist"]',
+        '[data-tricks="0:8"]',
+        '[data-tricks="1:1"]',
+        "#submit",
+    ]:
         phone.tap(step)
     taps.append(phone.taps - before)
     play(PAGE_DEALS[6], None)
@@ -227,7 +257,7 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     assert phone.body("data-deal-count") == "5"  # the other phone's deal is on the page
     phone.shot("score-online-ru-phone-refused")
     # fixed with one tap (the deal is checked in the form) and recorded again; the rest follow
-    phone.tap('[data-fix]')
+    phone.tap("[data-fix]")
     phone.wait(lambda: phone.pressed('[data-kind="allpass"]'), timeout=5)
     phone.tap("#submit")
     phone.wait(lambda: phone.body("data-deal-count") == "10" and phone.body("data-outbox") == "0", timeout=30)
@@ -243,15 +273,25 @@ def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url
     phone.wait(lambda: phone.body("data-deal-count") == "14" and phone.body("data-outbox") == "0")
 
     log = api.log(tid)
-    expected = [d["stored"] for d in PAGE_DEALS[:3]] + [OTHER_ONLINE, OTHER_OFFLINE] + [d["stored"] for d in PAGE_DEALS[3:]]
+    expected = (
+        [d["stored"] for d in PAGE_DEALS[:3]]
+        + [OTHER_ONLINE, OTHER_OFFLINE]
+        + [d["stored"] for d in PAGE_DEALS[3:]]
+    )
     assert len(log) == 14 == len(expected)
     for stored, want in zip(log, expected):
         assert same(stored, want), (stored, want)
 
     settlement = api.get(f"/v1/tables/{tid}/settlement").json()
     exact = {str(p["seat"]): p["balance_exact"] for p in settlement["players"]}
-    phone.wait(lambda: browser.execute_script(
-        "return Object.fromEntries(Array.from(document.querySelectorAll('#balances tbody tr')).map(r => [r.dataset.seat, r.dataset.balance]))") == exact)
+    phone.wait(
+        lambda: (
+            browser.execute_script(
+                "return Object.fromEntries(Array.from(document.querySelectorAll('#balances tbody tr')).map(r => [r.dataset.seat, r.dataset.balance]))"
+            )
+            == exact
+        )
+    )
 
     # the taps: a game both pass 6, one whister 7, a misère 4, an all-pass 4
     print(f"taps per deal: {taps}")
@@ -280,7 +320,10 @@ def test_offline_in_english(browser, live_url, api):  # noqa: F811
     browser.refresh()
     phone.wait(lambda: phone.body("data-ready") == "true")
     assert phone.body("data-outbox") == "1"
-    assert "No connection" in browser.find_element(By.ID, "status").text or phone.body("data-network") != "online"
+    assert (
+        "No connection" in browser.find_element(By.ID, "status").text
+        or phone.body("data-network") != "online"
+    )
     phone.shot("score-offline-en-phone-reloaded")
     phone.network(online=True)
     phone.wait(lambda: phone.body("data-outbox") == "0" and phone.body("data-deal-count") == "2", timeout=30)

@@ -7,14 +7,13 @@ them too, and whichever is given last wins; what is not given comes from the env
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from decimal import Decimal
-from typing import Any
-
 import io
 import json as jsonlib
 import os
 import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
 
 import click
 import httpx
@@ -30,14 +29,26 @@ TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 _TABLE_ID = re.compile(r"[0-9a-f]{32}")  # as app/kit/etags.py TABLE_ID_RE
 _ID_PREFIX = re.compile(r"[0-9a-fA-F]{1,31}")
 # Where each server option is kept in click's context (shared by a group and its commands).
-_OPTIONS = {"url": ("prefscore.url", "PREFSCORE_URL", DEFAULT_URL), "key": ("prefscore.key", "PREFSCORE_KEY", None)}
+_OPTIONS = {
+    "url": ("prefscore.url", "PREFSCORE_URL", DEFAULT_URL),
+    "key": ("prefscore.key", "PREFSCORE_KEY", None),
+}
 
 # The problem titles the service sends, and what a refusal of each kind means, in the
 # client's language (the service words its problems in English).
 _TITLES = (
-    N_("Bad request"), N_("Unauthorized"), N_("Forbidden"), N_("Not found"), N_("Method not allowed"), N_("Conflict"),
-    N_("Precondition failed"), N_("Content too large"), N_("Invalid request"), N_("Too many requests"),
-    N_("Internal server error"), N_("Service unavailable"),
+    N_("Bad request"),
+    N_("Unauthorized"),
+    N_("Forbidden"),
+    N_("Not found"),
+    N_("Method not allowed"),
+    N_("Conflict"),
+    N_("Precondition failed"),
+    N_("Content too large"),
+    N_("Invalid request"),
+    N_("Too many requests"),
+    N_("Internal server error"),
+    N_("Service unavailable"),
 )
 _MEANINGS = {
     400: N_("the service could not read the request"),
@@ -82,7 +93,11 @@ def problem_of(response: httpx.Response) -> dict[str, Any]:
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        data = {"status": response.status_code, "title": response.reason_phrase, "detail": response.text[:300]}
+        data = {
+            "status": response.status_code,
+            "title": response.reason_phrase,
+            "detail": response.text[:300],
+        }
     return data
 
 
@@ -138,7 +153,7 @@ class Client:
     def close(self) -> None:
         self.http.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -148,7 +163,9 @@ class Client:
         try:
             response = self.http.request(method, path, **kw)
         except httpx.HTTPError as exc:
-            raise click.ClickException(current_lang()._("cannot reach {url}: {error}", url=self.http.base_url, error=exc)) from exc
+            raise click.ClickException(
+                current_lang()._("cannot reach {url}: {error}", url=self.http.base_url, error=exc)
+            ) from exc
         if response.status_code >= 400:
             raise ApiError(response)
         return response
@@ -163,19 +180,27 @@ class Client:
         text = text.strip()
         if _TABLE_ID.fullmatch(text) or not _ID_PREFIX.fullmatch(text):
             return text  # a whole id, or not one at all: the service answers for it
-        found = sorted({
-            t["id"] for status in (None, "archived")
-            for t in self.tables({"limit": 200, **({"status": status} if status else {})}) if t["id"].startswith(text.lower())
-        })
+        found = sorted(
+            {
+                t["id"]
+                for status in (None, "archived")
+                for t in self.tables({"limit": 200, **({"status": status} if status else {})})
+                if t["id"].startswith(text.lower())
+            }
+        )
         lang = current_lang()
         if not found:
-            raise click.ClickException(lang._("no table of this key has an id starting with {prefix}", prefix=text))
+            raise click.ClickException(
+                lang._("no table of this key has an id starting with {prefix}", prefix=text)
+            )
         if len(found) > 1:
             raise click.ClickException(
                 lang.ngettext(
                     "{n} table has an id starting with {prefix}: {ids}; give more of the id",
                     "{n} tables have an id starting with {prefix}: {ids}; give more of the id",
-                    len(found), prefix=text, ids=", ".join(found),
+                    len(found),
+                    prefix=text,
+                    ids=", ".join(found),
                 )
             )
         return found[0]
@@ -183,7 +208,9 @@ class Client:
     def create_table(self, body: dict[str, Any]) -> dict[str, Any]:
         return self.json("POST", "/v1/tables", json=body)
 
-    def post_deal(self, table_id: str, body: dict[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
+    def post_deal(
+        self, table_id: str, body: dict[str, Any], idempotency_key: str | None = None
+    ) -> dict[str, Any]:
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
         return self.json("POST", f"/v1/tables/{table_id}/deals", json=body, headers=headers)
 
@@ -257,10 +284,20 @@ def _resolve(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
 
 def _server_option_decorators(expose: bool) -> list[Callable[..., Any]]:
     return [
-        click.option("--url", callback=_resolve("url"), expose_value=expose, is_eager=True,
-                     help=f"the service; default: PREFSCORE_URL, else {DEFAULT_URL}"),
-        click.option("--key", callback=_resolve("key"), expose_value=expose, is_eager=True,
-                     help="API key (Authorization: Bearer ...); default: PREFSCORE_KEY"),
+        click.option(
+            "--url",
+            callback=_resolve("url"),
+            expose_value=expose,
+            is_eager=True,
+            help=f"the service; default: PREFSCORE_URL, else {DEFAULT_URL}",
+        ),
+        click.option(
+            "--key",
+            callback=_resolve("key"),
+            expose_value=expose,
+            is_eager=True,
+            help="API key (Authorization: Bearer ...); default: PREFSCORE_KEY",
+        ),
     ]
 
 
@@ -313,7 +350,9 @@ def _whole_width(table: Table, width: int) -> int:
 
 
 def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, help="print the service's JSON answer instead (for scripts)")(f)
+    return click.option(
+        "--json", "as_json", is_flag=True, help="print the service's JSON answer instead (for scripts)"
+    )(f)
 
 
 def quiet_option(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -9,7 +9,16 @@ from typing import Any
 import click
 from rich.table import Table
 
-from app.cli.client.connection import Client, echo_json, global_options, json_option, quiet_option, server_options, show, stdout
+from app.cli.client.connection import (
+    Client,
+    echo_json,
+    global_options,
+    json_option,
+    quiet_option,
+    server_options,
+    show,
+    stdout,
+)
 from app.cli.client.language import current_lang
 from app.cli.client.notation import NotationError, format_deal, parse_deal
 from app.cli.client.printing import amount, entries_table, entry_words, sheet_table
@@ -58,7 +67,10 @@ def deal_add(table_id: str, notation: tuple[str, ...], as_json: bool, url: str, 
     sheet = result["sheet"]
     names = {p["seat"]: p["name"] for p in sheet["players"]}
     console = stdout()
-    console.print(lang._("deal {number}: {deal}", number=result["deal"]["number"], deal=format_deal(body, lang)), markup=False)
+    console.print(
+        lang._("deal {number}: {deal}", number=result["deal"]["number"], deal=format_deal(body, lang)),
+        markup=False,
+    )
     show(entries_table(lang, result["deal"]["entries"], names), sheet_table(lang, sheet))
 
 
@@ -88,7 +100,8 @@ def deal_list(table_id: str, as_json: bool, quiet: bool, url: str, key: str | No
     for d in deals:
         body = {k: v for k, v in d.items() if k not in STORED_ONLY}
         written = "; ".join(
-            f"{names.get(e['seat'], e['seat'])} {entry_words(lang, e, names)} {amount(lang, e['amount'])}" for e in d["entries"]
+            f"{names.get(e['seat'], e['seat'])} {entry_words(lang, e, names)} {amount(lang, e['amount'])}"
+            for e in d["entries"]
         )
         table.add_row(str(d["number"]), format_deal_safe(body, lang), written)
     show(table)
@@ -106,7 +119,9 @@ def deal_undo(table_id: str, number: int | None, as_json: bool, url: str, key: s
         if number is None:
             number = client.table(table_id)["deal_count"]
             if number == 0:
-                raise click.ClickException(current_lang()._("table {table} has no deal to undo", table=table_id))
+                raise click.ClickException(
+                    current_lang()._("table {table} has no deal to undo", table=table_id)
+                )
         result = client.undo_deal(table_id, number)
     if as_json:
         echo_json(result)
@@ -124,7 +139,9 @@ def deal_undo(table_id: str, number: int | None, as_json: bool, url: str, key: s
 @click.argument("notation", nargs=-1, required=True)
 @json_option
 @server_options
-def deal_correct(table_id: str, number: int, notation: tuple[str, ...], as_json: bool, url: str, key: str | None) -> None:
+def deal_correct(
+    table_id: str, number: int, notation: tuple[str, ...], as_json: bool, url: str, key: str | None
+) -> None:
     """Correct deal NUMBER with a deal in the short notation (as `deal add`); later deals are
     re-scored, or nothing changes if one of them no longer fits."""
     try:
@@ -138,9 +155,14 @@ def deal_correct(table_id: str, number: int, notation: tuple[str, ...], as_json:
         return
     lang = current_lang()
     console = stdout()
-    console.print(lang._("deal {number} is now: {deal}", number=number, deal=format_deal(body, lang)), markup=False)
+    console.print(
+        lang._("deal {number} is now: {deal}", number=number, deal=format_deal(body, lang)), markup=False
+    )
     if result.get("rescored"):
-        console.print(lang._("re-scored: deals {numbers}", numbers=", ".join(str(n) for n in result["rescored"])), markup=False)
+        console.print(
+            lang._("re-scored: deals {numbers}", numbers=", ".join(str(n) for n in result["rescored"])),
+            markup=False,
+        )
     show(sheet_table(lang, result["sheet"]))
 
 

@@ -26,13 +26,19 @@ import re
 from typing import Any
 
 from app.kit.i18n import N_, Lang
-from app.kit.i18n.game_words import SUIT_SYMBOLS, contract as written_contract
-from app.rules.vocabulary import CONTRACT_PATTERN, TALON_BONUSES as _BONUS_VALUES, DealType, DefenderAnswer, Strain
+from app.kit.i18n.game_words import SUIT_SYMBOLS
+from app.kit.i18n.game_words import contract as written_contract
+from app.rules.vocabulary import CONTRACT_PATTERN, DealType, DefenderAnswer, Strain
+from app.rules.vocabulary import TALON_BONUSES as _BONUS_VALUES
 
 CONTRACT = re.compile(CONTRACT_PATTERN, re.IGNORECASE)
 TRICKS = re.compile(r"^(\d+):(\d+)$")
 DEFENDER = re.compile(r"^([wph])(\d+)$", re.IGNORECASE)
-DEFENDER_WORDS = {"w": DefenderAnswer.WHIST.value, "p": DefenderAnswer.PASS.value, "h": DefenderAnswer.HALF_WHIST.value}
+DEFENDER_WORDS = {
+    "w": DefenderAnswer.WHIST.value,
+    "p": DefenderAnswer.PASS.value,
+    "h": DefenderAnswer.HALF_WHIST.value,
+}
 TALON_BONUSES = tuple(_BONUS_VALUES)
 ALLPASS = {"pass", "allpass", "распасы"}
 MISERE = {"mis", "misere", "мизер"}
@@ -40,7 +46,10 @@ REMISE = {"rem", "remise"}
 
 
 # What the client writes for a strain (app/kit/i18n/game_words.py), read back as the strain.
-WRITTEN_STRAINS = {symbol: strain for strain, symbol in SUIT_SYMBOLS.items()} | {"БК": Strain.NO_TRUMPS, "бк": Strain.NO_TRUMPS}
+WRITTEN_STRAINS = {symbol: strain for strain, symbol in SUIT_SYMBOLS.items()} | {
+    "БК": Strain.NO_TRUMPS,
+    "бк": Strain.NO_TRUMPS,
+}
 
 
 def _read_strain(text: str) -> str:
@@ -73,7 +82,9 @@ def _seat(text: str, what: str) -> int:
 def _contract(text: str) -> str:
     m = CONTRACT.match(_read_strain(text))
     if not m:
-        raise NotationError(N_("{text} is not a contract (6-10 and S C D H NT, e.g. 7H, 10NT)"), text=repr(text))
+        raise NotationError(
+            N_("{text} is not a contract (6-10 and S C D H NT, e.g. 7H, 10NT)"), text=repr(text)
+        )
     return m.group(1) + m.group(2).upper()
 
 
@@ -84,7 +95,9 @@ def parse_deal(text: str) -> dict[str, Any]:
         text, _, note = text.partition("note=")
     words = text.split()
     if not words:
-        raise NotationError(N_("empty deal: e.g. '7H 1 w2 p0 1:6 2:3 0:1', 'mis 0 0:1', 'rem 2 8S', 'pass 0:2 1:5 2:3'"))
+        raise NotationError(
+            N_("empty deal: e.g. '7H 1 w2 p0 1:6 2:3 0:1', 'mis 0 0:1', 'rem 2 8S', 'pass 0:2 1:5 2:3'")
+        )
     head, rest = words[0].lower(), words[1:]
     body: dict[str, Any]
     if head in ALLPASS:
@@ -101,9 +114,15 @@ def parse_deal(text: str) -> dict[str, Any]:
     elif CONTRACT.match(_read_strain(head)):
         if not rest:
             raise NotationError(N_("contract: the declarer's seat is missing (e.g. '7H 1 w2 p0 ...')"))
-        body = {"type": DealType.CONTRACT.value, "declarer": _seat(rest.pop(0), N_("declarer")), "contract": _contract(head)}
+        body = {
+            "type": DealType.CONTRACT.value,
+            "declarer": _seat(rest.pop(0), N_("declarer")),
+            "contract": _contract(head),
+        }
     else:
-        raise NotationError(N_("{word}: a deal starts with a contract (7H), 'mis', 'rem' or 'pass'"), word=repr(words[0]))
+        raise NotationError(
+            N_("{word}: a deal starts with a contract (7H), 'mis', 'rem' or 'pass'"), word=repr(words[0])
+        )
 
     tricks: dict[str, int] = {}
     defenders: dict[str, str] = {}
@@ -114,12 +133,16 @@ def parse_deal(text: str) -> dict[str, Any]:
         if m := TRICKS.match(word):
             seat = m.group(1)
             if str(int(seat)) in tricks:
-                raise NotationError(N_("{word}: tricks of seat {seat} given twice"), word=repr(word), seat=int(seat))
+                raise NotationError(
+                    N_("{word}: tricks of seat {seat} given twice"), word=repr(word), seat=int(seat)
+                )
             tricks[str(int(seat))] = int(m.group(2))
         elif (m := DEFENDER.match(word)) and body["type"] == DealType.CONTRACT.value:
             seat = str(int(m.group(2)))
             if seat in defenders:
-                raise NotationError(N_("{word}: seat {seat} is already a defender"), word=repr(word), seat=seat)
+                raise NotationError(
+                    N_("{word}: seat {seat} is already a defender"), word=repr(word), seat=seat
+                )
             defenders[seat] = DEFENDER_WORDS[m.group(1).lower()]
         elif "=" in word:
             key, _, value = word.partition("=")
@@ -132,10 +155,16 @@ def parse_deal(text: str) -> dict[str, Any]:
                 choices["help"] = _seat(value, "help")
             elif key == "talon":
                 if value.lower() not in TALON_BONUSES:
-                    raise NotationError(N_("{word}: talon is one of {values}"), word=repr(word), values=", ".join(TALON_BONUSES))
+                    raise NotationError(
+                        N_("{word}: talon is one of {values}"),
+                        word=repr(word),
+                        values=", ".join(TALON_BONUSES),
+                    )
                 talon["bonus"] = value.lower()
             else:
-                raise NotationError(N_("{word}: unknown option (dealer=, writeoff=, help=, talon=, note=)"), word=repr(word))
+                raise NotationError(
+                    N_("{word}: unknown option (dealer=, writeoff=, help=, talon=, note=)"), word=repr(word)
+                )
         elif low == "discarded":
             talon["discarded"] = True
         elif low == "returned":
@@ -143,7 +172,9 @@ def parse_deal(text: str) -> dict[str, Any]:
         elif low in ("over_misere", "overmisere"):
             body["over_misere"] = True
         else:
-            raise NotationError(N_("{word} is not a defender (w2, p0, h1), tricks (1:6) or option"), word=repr(word))
+            raise NotationError(
+                N_("{word} is not a defender (w2, p0, h1), tricks (1:6) or option"), word=repr(word)
+            )
 
     if body["type"] == DealType.CONTRACT.value:
         body["defenders"] = defenders
@@ -162,9 +193,15 @@ def format_deal(body: dict[str, Any], lang: Lang | None = None) -> str:
     """The notation of a deal body (the inverse of parse_deal for bodies it can write); with
     ``lang``, contracts as that language writes them (7♥, 10БК)."""
     kind = body["type"]
-    if kind == DealType.PENALTY.value:  # written only: a judge's penalty is posted as JSON (docs/rules.md §15)
+    if (
+        kind == DealType.PENALTY.value
+    ):  # written only: a judge's penalty is posted as JSON (docs/rules.md §15)
         words = ["penalty", str(body["offender"])]
-        words += [f"{k}={body[k]}" for k in ("amount", "destination", "violation", "clause") if body.get(k) is not None]
+        words += [
+            f"{k}={body[k]}"
+            for k in ("amount", "destination", "violation", "clause")
+            if body.get(k) is not None
+        ]
         return " ".join(words)
     if kind == DealType.ALLPASS.value:
         words = ["pass"]

@@ -7,7 +7,15 @@ from typing import Any
 import click
 from rich.table import Table
 
-from app.cli.client.connection import Client, echo_json, global_options, json_option, quiet_option, server_options, show
+from app.cli.client.connection import (
+    Client,
+    echo_json,
+    global_options,
+    json_option,
+    quiet_option,
+    server_options,
+    show,
+)
 from app.cli.client.language import current_lang
 from app.cli.client.printing import amount
 from app.kit.i18n import N_, Lang
@@ -91,11 +99,13 @@ def player_stats_command(
 
 
 def player_stats_tables(lang: Lang, stats: dict[str, Any]) -> list[Table]:
-    counts = ", ".join([
-        lang.ngettext("{n} table", "{n} tables", stats["tables"]),
-        lang._("{n} finished", n=stats["finished"]),
-        gw.deal_count(lang, stats["deals"]),
-    ])
+    counts = ", ".join(
+        [
+            lang.ngettext("{n} table", "{n} tables", stats["tables"]),
+            lang._("{n} finished", n=stats["finished"]),
+            gw.deal_count(lang, stats["deals"]),
+        ]
+    )
     summary = Table(title=f"{stats['player']['name']}: {counts}")
     summary.add_column("")
     summary.add_column("", justify="right")
@@ -105,7 +115,9 @@ def player_stats_tables(lang: Lang, stats: dict[str, Any]) -> list[Table]:
 
     summary.add_row(lang._("net whists (finished tables)"), exact(stats["balance_exact"]))
     if "money_exact" in stats:
-        summary.add_row(lang._("money at stake {stake}", stake=exact(stats["stake_exact"])), exact(stats["money_exact"]))
+        summary.add_row(
+            lang._("money at stake {stake}", stake=exact(stats["stake_exact"])), exact(stats["money_exact"])
+        )
     summary.add_row(lang._("whists written"), exact(stats["whists"]["written_exact"]))
     summary.add_row(lang._("whists received"), exact(stats["whists"]["received_exact"]))
     m = stats["misere"]
@@ -118,6 +130,8 @@ def player_stats_tables(lang: Lang, stats: dict[str, Any]) -> list[Table]:
     for column in (N_("game"), N_("deals"), N_("made"), N_("failed"), N_("undertricks")):
         declared.add_column(lang._(column), justify="right" if column != "game" else "left")
     for d in stats["declared"]:
-        game = str(d["level"]) + (f" ({gw.word(lang, gw.DEAL_TYPES, 'remise')})" if d["kind"] == "remise" else "")
+        game = str(d["level"]) + (
+            f" ({gw.word(lang, gw.DEAL_TYPES, 'remise')})" if d["kind"] == "remise" else ""
+        )
         declared.add_row(game, *(lang.number(d[k]) for k in ("deals", "made", "failed", "undertricks")))
     return [summary, declared]

@@ -8,9 +8,9 @@ from typing import Any
 
 from rich.table import Table
 
+from app.kit import amounts
 from app.kit.i18n import Lang
 from app.kit.i18n import game_words as gw
-from app.kit import amounts
 
 
 def amount(lang: Lang, value: Any) -> str:
@@ -34,7 +34,9 @@ def sheet_table(lang: Lang, sheet: dict[str, Any], title: str | None = None) -> 
     players = sorted(sheet["players"], key=lambda p: p["seat"])
     names = {p["seat"]: p.get("name", f"#{p['seat']}") for p in players}
     n = sheet.get("deal_count", 0)
-    table = Table(title=title or lang.ngettext("Sheet after {n} deal", "Sheet after {n} deals", n), title_justify="left")
+    table = Table(
+        title=title or lang.ngettext("Sheet after {n} deal", "Sheet after {n} deals", n), title_justify="left"
+    )
     table.add_column(lang._("seat"), justify="right")
     table.add_column(lang._("player"))
     table.add_column(lang._("pool"), justify="right")
@@ -43,7 +45,10 @@ def sheet_table(lang: Lang, sheet: dict[str, Any], title: str | None = None) -> 
         table.add_column(lang._("whists on {name}", name=names[p["seat"]]), justify="right")
     for p in players:
         pool = amount(lang, p["pool"]) + (" ✓" if p.get("pool_closed") else "")
-        whists = [("" if q["seat"] == p["seat"] else amount(lang, p["whists"].get(str(q["seat"]), 0))) for q in players]
+        whists = [
+            ("" if q["seat"] == p["seat"] else amount(lang, p["whists"].get(str(q["seat"]), 0)))
+            for q in players
+        ]
         table.add_row(str(p["seat"]), names[p["seat"]], pool, amount(lang, p["mountain"]), *whists)
     allpass = sheet.get("allpass") or {}
     parts = [lang._("all-pass level {level}", level=allpass.get("level", 1))]
@@ -84,13 +89,17 @@ def settlement_tables(lang: Lang, settlement: dict[str, Any]) -> list[Table]:
         b = p["balance"]
         style = "green" if b > 0 else "red" if b < 0 else ""
         shown = amount(lang, b)
-        balances.add_row(p["name"], f"[{style}]{shown}[/]" if style else shown, str(p.get("balance_exact", "")))
+        balances.add_row(
+            p["name"], f"[{style}]{shown}[/]" if style else shown, str(p.get("balance_exact", ""))
+        )
     transfers = Table(title=lang._("Transfers"), title_justify="left")
     transfers.add_column(lang._("from"))
     transfers.add_column(lang._("to"))
     transfers.add_column(lang._("amount"), justify="right")
     for t in settlement.get("transfers", []):
-        transfers.add_row(names.get(t["from"], str(t["from"])), names.get(t["to"], str(t["to"])), amount(lang, t["amount"]))
+        transfers.add_row(
+            names.get(t["from"], str(t["from"])), names.get(t["to"], str(t["to"])), amount(lang, t["amount"])
+        )
     return [balances, transfers]
 
 
@@ -108,5 +117,7 @@ def entries_table(lang: Lang, entries: list[dict[str, Any]], names: dict[int, st
     table.add_column(lang._("what"))
     table.add_column(lang._("amount"), justify="right")
     for e in entries:
-        table.add_row(names.get(e["seat"], str(e["seat"])), entry_words(lang, e, names), amount(lang, e["amount"]))
+        table.add_row(
+            names.get(e["seat"], str(e["seat"])), entry_words(lang, e, names), amount(lang, e["amount"])
+        )
     return table

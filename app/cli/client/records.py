@@ -13,7 +13,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.cli.client.connection import ApiError, Client, describe_problem, echo_json, json_option, server_options
+from app.cli.client.connection import (
+    ApiError,
+    Client,
+    describe_problem,
+    echo_json,
+    json_option,
+    server_options,
+)
 from app.cli.client.deals import STORED_ONLY, format_deal_safe
 from app.cli.client.language import current_lang
 from app.cli.client.notation import NotationError, parse_deal
@@ -38,7 +45,8 @@ def load_deals(path: Path) -> list[dict[str, Any]]:
     lang = current_lang()
     if not isinstance(data, list):
         raise click.BadParameter(
-            lang._('{file}: expected a JSON list of deals, or a listing page {{"items": [...]}}', file=path), param_hint="DEALS_JSON"
+            lang._('{file}: expected a JSON list of deals, or a listing page {{"items": [...]}}', file=path),
+            param_hint="DEALS_JSON",
         )
     bodies = []
     for i, item in enumerate(data, start=1):
@@ -46,9 +54,14 @@ def load_deals(path: Path) -> list[dict[str, Any]]:
             try:
                 item = parse_deal(item)
             except NotationError as exc:
-                raise click.BadParameter(lang._("{file}: deal {number}: {error}", file=path, number=i, error=exc.in_(lang)), param_hint="DEALS_JSON") from exc
+                raise click.BadParameter(
+                    lang._("{file}: deal {number}: {error}", file=path, number=i, error=exc.in_(lang)),
+                    param_hint="DEALS_JSON",
+                ) from exc
         if not isinstance(item, dict):
-            raise click.BadParameter(lang._("{file}: deal {number} is not an object", file=path, number=i), param_hint="DEALS_JSON")
+            raise click.BadParameter(
+                lang._("{file}: deal {number} is not an object", file=path, number=i), param_hint="DEALS_JSON"
+            )
         bodies.append({k: v for k, v in item.items() if k not in STORED_ONLY})
     return bodies
 
@@ -70,7 +83,9 @@ def is_record(data: Any) -> bool:
 @click.argument("deals_json", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @json_option
 @server_options
-def import_command(table_id_or_file: str, deals_json: Path | None, as_json: bool, url: str, key: str | None) -> None:
+def import_command(
+    table_id_or_file: str, deals_json: Path | None, as_json: bool, url: str, key: str | None
+) -> None:
     """Two shapes:
 
     \b
@@ -88,7 +103,10 @@ def import_command(table_id_or_file: str, deals_json: Path | None, as_json: bool
         return
     if is_record(read_json(deals_json, "DEALS_JSON")):
         raise click.BadParameter(
-            current_lang()._("{file} is a game record: import it as a new table with `prefscore import {file}`", file=deals_json),
+            current_lang()._(
+                "{file} is a game record: import it as a new table with `prefscore import {file}`",
+                file=deals_json,
+            ),
             param_hint="DEALS_JSON",
         )
     import_deals(table_id_or_file, deals_json, url, key)
@@ -103,7 +121,8 @@ def import_record_file(path: Path, as_json: bool, url: str, key: str | None) -> 
         raise click.BadParameter(
             lang._(
                 '{file} is not a game record (no "format": "{format}"); to post deals into a table: prefscore import TABLE_ID {file}',
-                file=path, format=RECORD_FORMAT,
+                file=path,
+                format=RECORD_FORMAT,
             ),
             param_hint="RECORD_JSON",
         )
@@ -116,7 +135,10 @@ def import_record_file(path: Path, as_json: bool, url: str, key: str | None) -> 
     n = table["deal_count"]
     err.print(
         current_lang().ngettext(
-            "imported {n} deal of {file} as a new table; share link:", "imported {n} deals of {file} as a new table; share link:", n, file=path.name
+            "imported {n} deal of {file} as a new table; share link:",
+            "imported {n} deals of {file} as a new table; share link:",
+            n,
+            file=path.name,
         ),
         markup=False,
     )
@@ -154,7 +176,15 @@ def import_deals(table_id: str, deals_json: Path, url: str, key: str | None) -> 
                 progress.advance(task)
     finally:
         client.close()
-    console.print(lang.ngettext("imported {n} deal into table {table}", "imported {n} deals into table {table}", posted, table=table_id), markup=False)
+    console.print(
+        lang.ngettext(
+            "imported {n} deal into table {table}",
+            "imported {n} deals into table {table}",
+            posted,
+            table=table_id,
+        ),
+        markup=False,
+    )
 
 
 def import_key(table_id: str, position: int, body: dict[str, Any]) -> str:
@@ -164,9 +194,17 @@ def import_key(table_id: str, position: int, body: dict[str, Any]) -> str:
 
 @click.command("export")
 @click.argument("table_id")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True,
-              help="json: the game record (docs/record.md); csv: one row per entry")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="a file (default: stdout)")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "csv"]),
+    default="json",
+    show_default=True,
+    help="json: the game record (docs/record.md); csv: one row per entry",
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="a file (default: stdout)"
+)
 @server_options
 def export_command(table_id: str, fmt: str, output: Path | None, url: str, key: str | None) -> None:
     """Export a table as a game record (or its entries as CSV)."""
@@ -178,4 +216,6 @@ def export_command(table_id: str, fmt: str, output: Path | None, url: str, key: 
         click.echo(text, nl=False)
     else:
         output.write_text(text, encoding="utf-8", newline="")
-        Console(stderr=True, highlight=False).print(current_lang()._("wrote {file}", file=output), markup=False)
+        Console(stderr=True, highlight=False).print(
+            current_lang()._("wrote {file}", file=output), markup=False
+        )

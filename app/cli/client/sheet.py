@@ -22,8 +22,11 @@ def sheet_command(table_id: str, as_json: bool, url: str, key: str | None) -> No
         return
     lang = current_lang()
     title = lang.ngettext(
-        "{convention}, pool to {pool}: {n} deal", "{convention}, pool to {pool}: {n} deals", table["deal_count"],
-        convention=table["convention"], pool=table["pool_target"],
+        "{convention}, pool to {pool}: {n} deal",
+        "{convention}, pool to {pool}: {n} deals",
+        table["deal_count"],
+        convention=table["convention"],
+        pool=table["pool_target"],
     )
     show(sheet_table(lang, table["sheet"], title))
 

@@ -3,18 +3,27 @@ scorer links (the link for the phone, with a QR code to scan: app/cli/client/sco
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
-import json
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from app.cli.client.connection import Client, echo_json, global_options, json_option, quiet_option, server_options, show, stdout
+from app.cli.client.connection import (
+    Client,
+    echo_json,
+    global_options,
+    json_option,
+    quiet_option,
+    server_options,
+    show,
+    stdout,
+)
 from app.cli.client.language import current_lang
-from app.cli.client.scorer_link import public_base, print_qr
 from app.cli.client.printing import sheet_table, table_state
+from app.cli.client.scorer_link import print_qr, public_base
 from app.kit.i18n import N_
 from app.kit.i18n import game_words as gw
 from app.rules.conventions import CONVENTION_NAMES
@@ -23,7 +32,11 @@ from app.rules.conventions import CONVENTION_NAMES
 def _parse_option(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key:
-        raise click.BadParameter(current_lang()._("{text}: write NAME=VALUE, e.g. stalingrad=false or allpass_costs=[2,4,8]", text=repr(text)))
+        raise click.BadParameter(
+            current_lang()._(
+                "{text}: write NAME=VALUE, e.g. stalingrad=false or allpass_costs=[2,4,8]", text=repr(text)
+            )
+        )
     try:
         value = json.loads(raw)
     except ValueError:
@@ -42,12 +55,20 @@ def table_group() -> None:
 @click.option("--players", required=True, help="3 or 4 names, comma-separated: Anna,Boris,Vera")
 @click.option("--pool-target", type=click.IntRange(min=1), help="default 20 (piter_races 22)")
 @click.option("--first-dealer", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="a convention option (JSON value)")
+@click.option(
+    "--option", "options", multiple=True, metavar="NAME=VALUE", help="a convention option (JSON value)"
+)
 @json_option
 @server_options
 def table_create(
-    convention: str, players: str, pool_target: int | None, first_dealer: int, options: tuple[str, ...], as_json: bool,
-    url: str, key: str | None,
+    convention: str,
+    players: str,
+    pool_target: int | None,
+    first_dealer: int,
+    options: tuple[str, ...],
+    as_json: bool,
+    url: str,
+    key: str | None,
 ) -> None:
     """Create a table and print its id and share link."""
     body: dict[str, Any] = {
@@ -68,7 +89,12 @@ def table_create(
     err = Console(stderr=True, highlight=False)
     names = ", ".join(p["name"] for p in table["players"])
     err.print(
-        lang._("table for {names} ({convention}, pool to {pool}); share link:", names=names, convention=table["convention"], pool=table["pool_target"]),
+        lang._(
+            "table for {names} ({convention}, pool to {pool}); share link:",
+            names=names,
+            convention=table["convention"],
+            pool=table["pool_target"],
+        ),
         markup=False,
     )
     err.print(f"{url.rstrip('/')}/shared/{table['share_token']}", markup=False)
@@ -78,15 +104,33 @@ def table_create(
 @table_group.command("scorer-link")
 @click.argument("table_id")
 @click.option("--list", "listing", is_flag=True, help="list the table's scorer links instead")
-@click.option("--revoke", "revoke", type=click.IntRange(min=1), metavar="LINK_ID", help="revoke this link instead")
-@click.option("--public-url", help="the address the phone opens, e.g. http://192.168.1.20:8000; default: PREFSCORE_PUBLIC_URL, "
-              "else --url, its loopback host (127.0.0.1, localhost) replaced by this machine's address on the network")
-@click.option("--qr/--no-qr", default=True, show_default=True, help="a QR code of the link in the terminal (on stderr), for the phone to scan")
+@click.option(
+    "--revoke", "revoke", type=click.IntRange(min=1), metavar="LINK_ID", help="revoke this link instead"
+)
+@click.option(
+    "--public-url",
+    help="the address the phone opens, e.g. http://192.168.1.20:8000; default: PREFSCORE_PUBLIC_URL, "
+    "else --url, its loopback host (127.0.0.1, localhost) replaced by this machine's address on the network",
+)
+@click.option(
+    "--qr/--no-qr",
+    default=True,
+    show_default=True,
+    help="a QR code of the link in the terminal (on stderr), for the phone to scan",
+)
 @json_option
 @quiet_option
 @server_options
 def table_scorer_link(
-    table_id: str, listing: bool, revoke: int | None, public_url: str | None, qr: bool, as_json: bool, quiet: bool, url: str, key: str | None
+    table_id: str,
+    listing: bool,
+    revoke: int | None,
+    public_url: str | None,
+    qr: bool,
+    as_json: bool,
+    quiet: bool,
+    url: str,
+    key: str | None,
 ) -> None:
     """A new scoring page for a phone at the table: the link is printed (once) to open there,
     with a QR code to scan; it may score this table's deals and nothing else."""
@@ -100,7 +144,9 @@ def table_scorer_link(
             elif quiet:
                 click.echo(link["id"])
             else:
-                click.echo(lang._("revoked scorer link {id} ({prefix}...)", id=link["id"], prefix=link["prefix"]))
+                click.echo(
+                    lang._("revoked scorer link {id} ({prefix}...)", id=link["id"], prefix=link["prefix"])
+                )
             return
         if listing:
             links = client.scorer_links(table_id)
@@ -111,8 +157,16 @@ def table_scorer_link(
                 if quiet:
                     click.echo(link["id"])
                     continue
-                when = {k: lang.datetime(datetime.fromisoformat(link[k])) for k in ("created_at", "revoked_at") if link[k]}
-                state = lang._("revoked {when}", when=when["revoked_at"]) if link["revoked_at"] else lang._("working")
+                when = {
+                    k: lang.datetime(datetime.fromisoformat(link[k]))
+                    for k in ("created_at", "revoked_at")
+                    if link[k]
+                }
+                state = (
+                    lang._("revoked {when}", when=when["revoked_at"])
+                    if link["revoked_at"]
+                    else lang._("working")
+                )
                 made = lang._("made {when}", when=when["created_at"])
                 click.echo(f"{link['id']}\t{link['prefix']}...\t{made}\t{state}")
             return
@@ -125,7 +179,10 @@ def table_scorer_link(
     # The link alone on stdout (LINK=$(prefscore table scorer-link ...)); the rest on stderr.
     if not quiet:
         err = Console(stderr=True, highlight=False)
-        err.print(lang._("scorer link {id}: open it on the phone; revoke with --revoke {id}", id=link["id"]), markup=False)
+        err.print(
+            lang._("scorer link {id}: open it on the phone; revoke with --revoke {id}", id=link["id"]),
+            markup=False,
+        )
         if guessed:
             err.print(
                 lang._(
@@ -141,14 +198,24 @@ def table_scorer_link(
 
 
 @table_group.command("list")
-@click.option("--status", type=click.Choice(["active", "finished", "archived"]), help="default: every table not archived")
+@click.option(
+    "--status",
+    type=click.Choice(["active", "finished", "archived"]),
+    help="default: every table not archived",
+)
 @click.option("--convention", help="only this convention's tables")
 @click.option("--player", help="only the tables with a player of this name")
 @json_option
 @quiet_option
 @server_options
 def table_list(
-    status: str | None, convention: str | None, player: str | None, as_json: bool, quiet: bool, url: str, key: str | None
+    status: str | None,
+    convention: str | None,
+    player: str | None,
+    as_json: bool,
+    quiet: bool,
+    url: str,
+    key: str | None,
 ) -> None:
     """The key owner's tables, latest activity first (ids in full: copy one, or its
     beginning, into the other commands)."""
@@ -164,12 +231,26 @@ def table_list(
         return
     lang = current_lang()
     table = Table(title=lang.ngettext("{n} table", "{n} tables", len(tables)), title_justify="left")
-    for column in (N_("id"), N_("title"), N_("convention"), N_("players"), N_("deals"), N_("state"), N_("updated")):
-        table.add_column(lang._(column), justify="right" if column == "deals" else "left", no_wrap=column == "id")
+    for column in (
+        N_("id"),
+        N_("title"),
+        N_("convention"),
+        N_("players"),
+        N_("deals"),
+        N_("state"),
+        N_("updated"),
+    ):
+        table.add_column(
+            lang._(column), justify="right" if column == "deals" else "left", no_wrap=column == "id"
+        )
     for t in tables:
         table.add_row(
-            t["id"], t["title"] or "", t["convention"], ", ".join(p["name"] for p in t["players"]),
-            lang.number(t["deal_count"]), table_state(lang, t["archived"], t["finished"]),
+            t["id"],
+            t["title"] or "",
+            t["convention"],
+            ", ".join(p["name"] for p in t["players"]),
+            lang.number(t["deal_count"]),
+            table_state(lang, t["archived"], t["finished"]),
             lang.datetime(datetime.fromisoformat(t["updated_at"])),
         )
     show(table)
@@ -192,7 +273,10 @@ def table_show(table_id: str, as_json: bool, url: str, key: str | None) -> None:
     console.print(
         lang._(
             "{title}: {names} ({convention}, pool to {pool}; {state})",
-            title=t["title"] or lang._("untitled"), names=names, convention=t["convention"], pool=t["pool_target"],
+            title=t["title"] or lang._("untitled"),
+            names=names,
+            convention=t["convention"],
+            pool=t["pool_target"],
             state=table_state(lang, t["archived"], t["sheet"]["finished"]),
         ),
         markup=False,
@@ -213,7 +297,13 @@ def table_show(table_id: str, as_json: bool, url: str, key: str | None) -> None:
 @json_option
 @server_options
 def table_rename(
-    table_id: str, players: str | None, title: str | None, note: str | None, as_json: bool, url: str, key: str | None
+    table_id: str,
+    players: str | None,
+    title: str | None,
+    note: str | None,
+    as_json: bool,
+    url: str,
+    key: str | None,
 ) -> None:
     """Rename the players (the sheet is unchanged), set the title or the note."""
     body: dict[str, Any] = {}
@@ -268,6 +358,8 @@ def table_delete(table_id: str, yes: bool, url: str, key: str | None) -> None:
     with Client(url, key) as client:
         table_id = client.table_id(table_id)
         if not yes:
-            click.confirm(lang._("delete table {table} and all its deals for good?", table=table_id), abort=True)
+            click.confirm(
+                lang._("delete table {table} and all its deals for good?", table=table_id), abort=True
+            )
         client.delete_table(table_id)
     click.echo(lang._("deleted table {table}", table=table_id))

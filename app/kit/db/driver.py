@@ -67,11 +67,17 @@ class Driver:
             # As SQLAlchemy does for its own statements (and app/kit/db/engine.py for a
             # read-only server): a lost connection, or one to a leader a failover demoted,
             # is not given back to the pool.
-            gone = getattr(exc, "sqlstate", None) == "25006" or self._dialect.is_disconnect(exc, self._raw, None)
+            gone = getattr(exc, "sqlstate", None) == "25006" or self._dialect.is_disconnect(
+                exc, self._raw, None
+            )
             if gone:
-                self._conn.engine.pool._invalidate(self._conn.connection, exc)  # the pool's older connections too
+                self._conn.engine.pool._invalidate(
+                    self._conn.connection, exc
+                )  # the pool's older connections too
                 self._conn.invalidate(exc)
-            raise sa_exc.DBAPIError.instance(sql, params, exc, self._dbapi.Error, connection_invalidated=gone) from exc
+            raise sa_exc.DBAPIError.instance(
+                sql, params, exc, self._dbapi.Error, connection_invalidated=gone
+            ) from exc
 
     def rows(self, sql: str | Mapping[str, str], params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         text = self._text(sql)

@@ -21,8 +21,9 @@ import sqlite3
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy import exc as sa_exc
@@ -30,8 +31,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.kit.db.outage import is_outage
-from app.kit.observability import metrics
 from app.kit.db.replicas import NEVER, current_visit, parse_position, replayed_enough
+from app.kit.observability import metrics
 from app.kit.settings import Settings, default_of
 
 _READONLY = "prefscore_readonly"
@@ -88,7 +89,9 @@ def make_engine(settings: Settings) -> Engine:
         # transaction. A connection broken by a database restart raises a disconnect error
         # on its first use instead; SQLAlchemy then invalidates the whole pool, so one
         # request per worker fails (503) and the next ones get fresh connections.
-        connect_args=_pg_connect_args(settings, url.get_driver_name()) if url.get_backend_name() == "postgresql" else {},
+        connect_args=_pg_connect_args(settings, url.get_driver_name())
+        if url.get_backend_name() == "postgresql"
+        else {},
     )
     if url.get_backend_name() == "postgresql":
         _pg_events(engine)
@@ -150,9 +153,13 @@ class Database:
         # A streaming replica for the reads a replica may serve (app/kit/db/replicas.py).
         self.read_engine = read_engine if engine.dialect.name == "postgresql" else None
         self._replica_reader = (
-            sessionmaker(self.read_engine.execution_options(**{_READONLY: True}), expire_on_commit=False) if self.read_engine is not None else None
+            sessionmaker(self.read_engine.execution_options(**{_READONLY: True}), expire_on_commit=False)
+            if self.read_engine is not None
+            else None
         )
-        self._position_lookup = engine.execution_options(isolation_level="AUTOCOMMIT") if self.read_engine is not None else None
+        self._position_lookup = (
+            engine.execution_options(isolation_level="AUTOCOMMIT") if self.read_engine is not None else None
+        )
         # Reads of replica-servable routes: served by the replica, and sent to the leader
         # because the replica had not replayed the client's write yet.
         self.replica_reads = 0
@@ -185,7 +192,9 @@ class Database:
             else None
         )
         # One AsyncConnectionPool per event loop (see read_one_async).
-        self._pg_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._pg_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
         self.write_probe_interval = write_probe_interval
         self._probe_lock = threading.Lock()
         self._probe_at = float("-inf")
@@ -359,7 +368,9 @@ class Database:
             return
         try:
             with self._position_lookup.connect() as conn:
-                visit.wrote(parse_position(conn.exec_driver_sql("SELECT pg_current_wal_lsn()").scalar()) or NEVER)
+                visit.wrote(
+                    parse_position(conn.exec_driver_sql("SELECT pg_current_wal_lsn()").scalar()) or NEVER
+                )
         except Exception:  # noqa: BLE001 - committed all the same; its reads go to the leader
             visit.wrote(NEVER)
 
@@ -397,7 +408,9 @@ class Database:
         ``write_probe_busy_ms``, another's) the database is being written: the last answer
         stands. PostgreSQL: the server takes writes (not a standby in recovery, not
         read-only by default)."""
-        if time.monotonic() - self._probe_at < self.write_probe_interval or not self._probe_lock.acquire(blocking=False):
+        if time.monotonic() - self._probe_at < self.write_probe_interval or not self._probe_lock.acquire(
+            blocking=False
+        ):
             return self._probe_answer
         try:
             answer = self._probe_sqlite() if self.dialect == "sqlite" else self._probe_postgresql()
@@ -434,7 +447,10 @@ class Database:
                     if "locked" in why or "busy" in why:
                         return "busy"
                     if "full" in why:
-                        return "full", f"a write cannot be committed: {why} (the disk of the SQLite file, or its size limit)"
+                        return (
+                            "full",
+                            f"a write cannot be committed: {why} (the disk of the SQLite file, or its size limit)",
+                        )
                     return "read-only", f"a write cannot be committed: {why}"
                 finally:
                     conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(busy)}")
@@ -452,7 +468,10 @@ class Database:
         if recovery:
             return "read-only", "the PostgreSQL server is a standby in recovery: it takes no writes"
         if read_only == "on":
-            return "read-only", "the PostgreSQL server makes transactions read-only (default_transaction_read_only)"
+            return (
+                "read-only",
+                "the PostgreSQL server makes transactions read-only (default_transaction_read_only)",
+            )
         return None
 
     def ping(self) -> None:

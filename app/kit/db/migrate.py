@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from alembic import command
 from alembic.config import Config
@@ -46,7 +46,12 @@ def migration_lock(database_url: str) -> Iterator[None]:
     """Held while the schema changes: one process at a time per database."""
     url = make_url(database_url)
     backend = url.get_backend_name()
-    if backend == "sqlite" and url.database and url.database != ":memory:" and not url.database.startswith("file:"):
+    if (
+        backend == "sqlite"
+        and url.database
+        and url.database != ":memory:"
+        and not url.database.startswith("file:")
+    ):
         path = Path(url.database + ".migrate-lock")
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -7,10 +7,23 @@ engine state after its last deal so that posting a deal reads one row.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Double, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint, text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.sql.expression import false
 
@@ -24,7 +37,7 @@ NAMING_CONVENTION = {
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Base(DeclarativeBase):
@@ -258,7 +271,9 @@ class WebhookEndpointTableRow(Base):
 
     __tablename__ = "webhook_endpoint_tables"
 
-    endpoint_id: Mapped[int] = mapped_column(ForeignKey("webhook_endpoints.id", ondelete="CASCADE"), primary_key=True)
+    endpoint_id: Mapped[int] = mapped_column(
+        ForeignKey("webhook_endpoints.id", ondelete="CASCADE"), primary_key=True
+    )
     table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
 
 
@@ -276,7 +291,9 @@ class WebhookDeliveryRow(Base):
         {"sqlite_autoincrement": True},  # msg_{id} never given twice (migration 0015)
     )
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     endpoint_id: Mapped[int] = mapped_column(ForeignKey("webhook_endpoints.id", ondelete="CASCADE"))
     owner: Mapped[str] = mapped_column(String(64))
     type: Mapped[str] = mapped_column(String(40))
@@ -301,8 +318,14 @@ class WebhookAttemptRow(Base):
 
     __tablename__ = "webhook_attempts"
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
-    delivery_id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), ForeignKey("webhook_deliveries.id", ondelete="CASCADE"), index=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    delivery_id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"),
+        ForeignKey("webhook_deliveries.id", ondelete="CASCADE"),
+        index=True,
+    )
     attempted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     status: Mapped[int | None] = mapped_column(Integer, nullable=True)
     duration_ms: Mapped[int] = mapped_column(Integer)
@@ -320,7 +343,13 @@ class RatedTableRow(Base):
     __tablename__ = "rated_tables"
     __table_args__ = (
         UniqueConstraint("owner", "seq"),
-        Index("ix_rated_tables_pending", "owner", "seq", sqlite_where=text("pending"), postgresql_where=text("pending")),
+        Index(
+            "ix_rated_tables_pending",
+            "owner",
+            "seq",
+            sqlite_where=text("pending"),
+            postgresql_where=text("pending"),
+        ),
     )
 
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
@@ -424,7 +453,9 @@ class TournamentTableRow(Base):
     tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
     round: Mapped[int] = mapped_column(Integer)
     number: Mapped[int] = mapped_column(Integer)
-    table_id: Mapped[str | None] = mapped_column(ForeignKey("tables.id", ondelete="SET NULL"), nullable=True, index=True)
+    table_id: Mapped[str | None] = mapped_column(
+        ForeignKey("tables.id", ondelete="SET NULL"), nullable=True, index=True
+    )
     seats: Mapped[list[Any]] = mapped_column(JSON)
     balances: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
 

@@ -21,7 +21,8 @@ import asyncio
 import logging
 import sqlite3
 import time
-from typing import Any, Awaitable, Callable, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from sqlalchemy import exc as sa_exc
 
@@ -54,14 +55,21 @@ def is_outage(exc: BaseException) -> bool:
     if isinstance(exc, sa_exc.TimeoutError):
         return True
     if isinstance(exc, sa_exc.DBAPIError):
-        return exc.connection_invalidated or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError)) or _sqlstate(exc) == _READ_ONLY_SQLSTATE
+        return (
+            exc.connection_invalidated
+            or isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError))
+            or _sqlstate(exc) == _READ_ONLY_SQLSTATE
+        )
     if isinstance(exc, (sqlite3.OperationalError, sqlite3.InterfaceError)):
         return True
     try:
         import psycopg
     except ImportError:  # pragma: no cover - SQLite-only installs
         return False
-    return isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)) or _sqlstate(exc) == _READ_ONLY_SQLSTATE
+    return (
+        isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError))
+        or _sqlstate(exc) == _READ_ONLY_SQLSTATE
+    )
 
 
 class Pause:
@@ -70,7 +78,15 @@ class Pause:
     again. Says so in the log once when the database goes away and once when it is back.
     Any other error is the caller's."""
 
-    def __init__(self, what: str, log: logging.Logger, *, first: float = 0.2, most: float = 5.0, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+    def __init__(
+        self,
+        what: str,
+        log: logging.Logger,
+        *,
+        first: float = 0.2,
+        most: float = 5.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ):
         self.what = what
         self.log = log
         self.first = first
@@ -93,13 +109,21 @@ class Pause:
                     raise
                 if self.away_since is None:
                     self.away_since = time.monotonic()
-                    self.log.warning("%s: the database is unavailable (%s); paused until it is back", self.what, type(exc).__name__)
+                    self.log.warning(
+                        "%s: the database is unavailable (%s); paused until it is back",
+                        self.what,
+                        type(exc).__name__,
+                    )
                 self.waits += 1
                 await self._sleep(wait)
                 wait = min(self.most, wait * 2)
                 continue
             if self.away_since is not None:
-                self.log.warning("%s: the database is back after %.1f s; resumed", self.what, time.monotonic() - self.away_since)
+                self.log.warning(
+                    "%s: the database is back after %.1f s; resumed",
+                    self.what,
+                    time.monotonic() - self.away_since,
+                )
                 self.away_since = None
             return result
 

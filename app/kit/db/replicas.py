@@ -21,7 +21,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-
 POSITION = "Prefscore-Position"
 # A position no replica reaches: the leader's position could not be read after a write, so
 # the client's next reads go to the leader (while the cookie lasts).

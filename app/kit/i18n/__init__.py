@@ -163,7 +163,9 @@ def _preferences(header: str) -> list[str]:
     return [tag for _, _, tag in sorted(ranked)]
 
 
-def negotiate(query: str | None = None, accept_language: str | None = None, default: str = DEFAULT_LANGUAGE) -> Lang:
+def negotiate(
+    query: str | None = None, accept_language: str | None = None, default: str = DEFAULT_LANGUAGE
+) -> Lang:
     """The language asked for: ``?lang=`` first, then the best of Accept-Language that we
     have, then ``default`` (Russian, the game's own language, unless told)."""
     if query:

@@ -72,7 +72,13 @@ def refusals() -> Iterator[tuple[Path, int, str | None]]:
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else None
+            )
             index = REFUSALS.get(name or "")
             if index is None or index >= len(node.args):
                 continue
@@ -90,7 +96,9 @@ def merged(code: str, template: Catalog) -> str:
     catalog.update(template, no_fuzzy_matching=True, update_header_comment=False)
     catalog.obsolete.clear()
     out = io.BytesIO()
-    write_po(out, catalog, width=0, no_location=True, omit_header=True, sort_output=True, ignore_obsolete=True)
+    write_po(
+        out, catalog, width=0, no_location=True, omit_header=True, sort_output=True, ignore_obsolete=True
+    )
     header = _header(code)
     return header + out.getvalue().decode("utf-8")
 
@@ -105,7 +113,10 @@ def _header(code: str) -> str:
 def update() -> list[Path]:
     for path, line, message in refusals():
         if message is None:
-            print(f"{path}:{line}: warning: a refusal written as an f-string is not translated: write Sentence(template, **params)", file=sys.stderr)
+            print(
+                f"{path}:{line}: warning: a refusal written as an f-string is not translated: write Sentence(template, **params)",
+                file=sys.stderr,
+            )
     template = extract()
     written = []
     for code in LANGUAGES:

@@ -8,6 +8,7 @@ Suits are written as their symbols in both languages; no trumps as players write
 
 from __future__ import annotations
 
+from app.kit.i18n import N_, Lang
 from app.rules.vocabulary import (
     CONTRACT_RE,
     DealType,
@@ -18,8 +19,6 @@ from app.rules.vocabulary import (
     Strain,
     TalonBonus,
 )
-
-from app.kit.i18n import N_, Lang
 
 SUIT_SYMBOLS: dict[str, str] = {
     Strain.SPADES: "♠",

@@ -29,15 +29,25 @@ from fastapi.responses import Response
 from starlette.types import ASGIApp
 
 from app.kit import observability as obs
-from app.kit.settings import Settings
-
-from app.kit.middleware.outer_layer import OuterLayer
 from app.kit.middleware.body_guard import BodyGuard, BodyLimit, BodyLimitProblem, check_json
+from app.kit.middleware.outer_layer import OuterLayer
 from app.kit.middleware.rate_limit import RateLimit
 from app.kit.middleware.request_context import RequestContext
 from app.kit.middleware.security_headers import SecurityHeaders
+from app.kit.settings import Settings
 
-__all__ = ["OuterLayer", "BodyGuard", "BodyLimit", "BodyLimitProblem", "RateLimit", "RequestContext", "SecurityHeaders", "check_json", "install", "wrap"]
+__all__ = [
+    "OuterLayer",
+    "BodyGuard",
+    "BodyLimit",
+    "BodyLimitProblem",
+    "RateLimit",
+    "RequestContext",
+    "SecurityHeaders",
+    "check_json",
+    "install",
+    "wrap",
+]
 
 
 def own_body_limits(settings: Settings) -> dict[str, int]:
@@ -62,7 +72,13 @@ def install(app: FastAPI, settings: Settings) -> None:
         loop_parse_bytes=settings.loop_parse_bytes,
     )
     # Outside BodyGuard: the caller is authenticated before anything reads the body.
-    app.add_middleware(RateLimit, settings=settings, db=app.state.db, lookups=app.state.lookups, body_limits=own_body_limits(settings))
+    app.add_middleware(
+        RateLimit,
+        settings=settings,
+        db=app.state.db,
+        lookups=app.state.lookups,
+        body_limits=own_body_limits(settings),
+    )
     if settings.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
@@ -70,8 +86,23 @@ def install(app: FastAPI, settings: Settings) -> None:
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-ID", "Prefscore-Position"],
-            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed", "Prefscore-Position"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Idempotency-Key",
+                "If-Match",
+                "If-None-Match",
+                "X-Request-ID",
+                "Prefscore-Position",
+            ],
+            expose_headers=[
+                "ETag",
+                "Location",
+                "Retry-After",
+                "X-Request-ID",
+                "Idempotent-Replayed",
+                "Prefscore-Position",
+            ],
             max_age=600,
         )
 

@@ -31,7 +31,13 @@ def language_header_list(lang: Lang) -> list[tuple[bytes, bytes]]:
 
 
 async def send_problem(
-    scope: Scope, send: Send, status: int, title: str, detail: str, headers: list[tuple[bytes, bytes]] | None = None, **extra: Any
+    scope: Scope,
+    send: Send,
+    status: int,
+    title: str,
+    detail: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+    **extra: Any,
 ) -> None:
     lang = problem_lang(scope)
     body = problem_bytes(lang, status, title, detail, **extra)

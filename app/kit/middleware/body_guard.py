@@ -26,14 +26,13 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.rules import Sentence, sentence
 from app.kit.i18n import Lang
-from app.kit.settings import default_of
-
-from app.kit.problems import PROBLEM, not_valid, problem_lang
 from app.kit.middleware.asgi import header as _header
 from app.kit.middleware.asgi import language_header_list, problem_bytes
 from app.kit.middleware.asgi import send_problem as _send_problem
+from app.kit.problems import PROBLEM, not_valid, problem_lang
+from app.kit.settings import default_of
+from app.rules import Sentence, sentence
 
 _PROBLEM = PROBLEM.encode()
 _BODY_METHODS = {b"POST", b"PUT", b"PATCH", b"DELETE"}
@@ -160,7 +159,11 @@ class BodyLimitProblem:
             return False
         lang = problem_lang(scope)
         refusal = self.refusal(scope, lang)
-        headers[:] = [(k, v) for k, v in headers if k not in (b"content-type", b"content-length", b"content-language", b"vary")]
+        headers[:] = [
+            (k, v)
+            for k, v in headers
+            if k not in (b"content-type", b"content-length", b"content-language", b"vary")
+        ]
         headers += [(b"content-type", _PROBLEM), (b"content-length", str(len(refusal)).encode())]
         headers += language_header_list(lang)
         return True
@@ -197,7 +200,9 @@ class BodyGuard:
         length = _header(scope, b"content-length")
         if length is not None:
             if not _CONTENT_LENGTH.fullmatch(length.strip()):
-                await _send_problem(scope, send, 400, "Bad request", "Content-Length must be a decimal number of bytes")
+                await _send_problem(
+                    scope, send, 400, "Bad request", "Content-Length must be a decimal number of bytes"
+                )
                 return
         elif _header(scope, b"transfer-encoding") is None:
             await self.app(scope, receive, send)  # no body
@@ -212,7 +217,9 @@ class BodyGuard:
             more = message.get("more_body", False)
         body = b"".join(chunks)
         content_type = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
-        if body and (not content_type or content_type == b"application/json" or content_type.endswith(b"+json")):
+        if body and (
+            not content_type or content_type == b"application/json" or content_type.endswith(b"+json")
+        ):
             rejection = await self._check(body)
             if rejection is not None:
                 field, reason = rejection
@@ -254,7 +261,9 @@ def json_problem(body: bytes, max_depth: int) -> tuple[str, str] | None:
     """(field, reason) of the first thing in a JSON body nothing should store; None if none
     (or if it is not JSON at all: the route's own parser answers that)."""
     try:
-        value = json.loads(body, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+        value = json.loads(
+            body, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+        )
     except RecursionError:
         return "body", Sentence("nested deeper than {depth} levels", depth=max_depth)
     except ValueError:

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.kit.settings import Settings
-
 from app.kit.middleware.body_guard import BodyLimitProblem
 from app.kit.middleware.request_context import RequestContext
 from app.kit.middleware.security_headers import SecurityHeaders
+from app.kit.settings import Settings
 
 
 class OuterLayer:
     def __init__(self, app: ASGIApp, settings: Settings, path_limits: dict[str, int] | None = None):
         self.app = app
         self.context = RequestContext(app, settings=settings)
-        self.too_large = BodyLimitProblem(app, max_body_bytes=settings.max_body_bytes, path_limits=path_limits)
+        self.too_large = BodyLimitProblem(
+            app, max_body_bytes=settings.max_body_bytes, path_limits=path_limits
+        )
         self.security = SecurityHeaders(app, settings=settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

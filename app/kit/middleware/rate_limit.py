@@ -45,18 +45,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.rules import Sentence, sentence
 from app.kit import observability as obs
 from app.kit.callers import ADMIN_KEY_ONLY, Lookups
 from app.kit.db import Database
-from app.kit.limiter import Busy, Decision, FairShare, MemoryLimiter, RateLimiter
 from app.kit.errors import NotFound, Unauthorized
 from app.kit.i18n import N_
-from app.kit.settings import Settings
+from app.kit.limiter import Busy, Decision, FairShare, MemoryLimiter, RateLimiter
+from app.kit.middleware.asgi import header, send_problem
 
 # The database's 503 as the app's own handler answers it.
 from app.kit.problems import database_unavailable, is_connection_error, problem, service_problem
-from app.kit.middleware.asgi import header, send_problem
+from app.kit.settings import Settings
+from app.rules import Sentence, sentence
 
 # Where the caller of a request's key, once identified here, is left for app/kit/deps.py.
 CALLER_SCOPE_KEY = "prefscore.caller"
@@ -135,7 +135,14 @@ class _Refused(Exception):
 
 
 class RateLimit:
-    def __init__(self, app: ASGIApp, settings: Settings, db: Database, lookups: Lookups = ADMIN_KEY_ONLY, body_limits: dict[str, int] | None = None):
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        db: Database,
+        lookups: Lookups = ADMIN_KEY_ONLY,
+        body_limits: dict[str, int] | None = None,
+    ):
         self.app = app
         self.db = db
         self.lookups = lookups
@@ -159,8 +166,14 @@ class RateLimit:
             else None
         )
         names = settings.rate_limit_max_names
-        self.by_address = MemoryLimiter(settings.anonymous_rate_limit, window, names) if settings.anonymous_rate_limit > 0 else None
-        self.by_share = MemoryLimiter(settings.share_rate_limit, window, names) if settings.share_rate_limit > 0 else None
+        self.by_address = (
+            MemoryLimiter(settings.anonymous_rate_limit, window, names)
+            if settings.anonymous_rate_limit > 0
+            else None
+        )
+        self.by_share = (
+            MemoryLimiter(settings.share_rate_limit, window, names) if settings.share_rate_limit > 0 else None
+        )
         self.fair_share = (
             FairShare(settings.max_requests_in_progress, settings.request_queue, settings.request_queue_wait)
             if settings.max_requests_in_progress > 0
@@ -178,7 +191,10 @@ class RateLimit:
             scorer = _SCORER.match(path) if shared is None else None
             if shared is not None:
                 self._address(scope)
-                self._count(self.by_share.hit(shared.group(1)) if self.by_share is not None else None, Sentence("this share link"))
+                self._count(
+                    self.by_share.hit(shared.group(1)) if self.by_share is not None else None,
+                    Sentence("this share link"),
+                )
                 holder = (Sentence("this share link"), shared.group(1))
             elif scorer is not None:
                 await self._scorer(scope, scorer.group(1))
@@ -194,7 +210,9 @@ class RateLimit:
         except _Refused as refused:
             limit = self.body_limits.get(path)
             answer = self._answer(refused)
-            await (answer if limit is None else RequestBodyLimitMiddleware(answer, limit))(scope, receive, send)
+            await (answer if limit is None else RequestBodyLimitMiddleware(answer, limit))(
+                scope, receive, send
+            )
             return
         if holder is None:
             await self.app(scope, receive, send)
@@ -279,7 +297,9 @@ class RateLimit:
             return
         # Most requests are decided from this process's lease, on the loop; only a new
         # lease needs the database, in the thread pool (app/kit/limiter.py).
-        self._count(self.by_key.try_local(token) or await anyio.to_thread.run_sync(self.by_key.hit, token), what)
+        self._count(
+            self.by_key.try_local(token) or await anyio.to_thread.run_sync(self.by_key.hit, token), what
+        )
 
     async def _lookup(self, scope: Scope, fn: Any, *args: Any) -> Any:
         """A lookup in the thread pool; the database's 503 (app/kit/problems.py) when it
@@ -289,7 +309,9 @@ class RateLimit:
         except (sa_exc.TimeoutError, sa_exc.DBAPIError) as exc:
             if isinstance(exc, sa_exc.DBAPIError) and not is_connection_error(exc):
                 raise
-            raise _Refused(await anyio.to_thread.run_sync(database_unavailable, Request(scope), exc)) from None
+            raise _Refused(
+                await anyio.to_thread.run_sync(database_unavailable, Request(scope), exc)
+            ) from None
 
     async def _scorer(self, scope: Scope, token: str) -> None:
         """A scorer link: the address is counted before the link is looked up (links are

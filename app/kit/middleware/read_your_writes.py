@@ -49,7 +49,10 @@ class ReadYourWrites:
                 headers = MutableHeaders(scope=message)
                 at = format_position(visit.written)
                 headers.append(POSITION, at)
-                headers.append("Set-Cookie", f"{POSITION}={at}; Max-Age={self.cookie_seconds}; Path=/; HttpOnly; SameSite=Lax")
+                headers.append(
+                    "Set-Cookie",
+                    f"{POSITION}={at}; Max-Age={self.cookie_seconds}; Path=/; HttpOnly; SameSite=Lax",
+                )
             await send(message)
 
         try:

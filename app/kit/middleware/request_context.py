@@ -11,10 +11,9 @@ import time
 from starlette.types import ASGIApp, Scope, Send
 
 from app.kit import observability as obs
-from app.kit.settings import Settings
-
 from app.kit.middleware.asgi import header, send_problem
 from app.kit.problems import UNEXPECTED
+from app.kit.settings import Settings
 
 access_log = logging.getLogger("prefscore.access")
 log = logging.getLogger("prefscore.api")
@@ -69,10 +68,14 @@ class RequestContext:
             # The framework's error middleware answered it with the app's 500 handler
             # (which logged it) and raised it again for the server: it ends here.
             return
-        log.exception("unhandled error on %s %s", scope.get("method"), obs.loggable_path(scope.get("path", "")))
+        log.exception(
+            "unhandled error on %s %s", scope.get("method"), obs.loggable_path(scope.get("path", ""))
+        )
         if request.response_started:
             raise
-        await send_problem(scope, send, 500, "Internal server error", UNEXPECTED, request_id=request.request_id)
+        await send_problem(
+            scope, send, 500, "Internal server error", UNEXPECTED, request_id=request.request_id
+        )
 
     def finish(self, request: _Request, scope: Scope) -> None:
         """Metrics and the access line (call from ``finally``)."""

@@ -23,7 +23,9 @@ class SecurityHeaders:
     def __init__(self, app: ASGIApp, settings: Settings):
         self.app = app
         self.headers = _fixed_headers(settings)
-        self.json_policy = settings.content_security_policy.encode() if settings.content_security_policy else None
+        self.json_policy = (
+            settings.content_security_policy.encode() if settings.content_security_policy else None
+        )
         self.enabled = settings.security_headers
 
     def add(self, headers: list[tuple[bytes, bytes]]) -> None:
@@ -59,5 +61,7 @@ def _fixed_headers(settings: Settings) -> list[tuple[bytes, bytes]]:
         (b"cross-origin-opener-policy", b"same-origin"),
     ]
     if settings.hsts_seconds > 0:
-        headers.append((b"strict-transport-security", f"max-age={settings.hsts_seconds}; includeSubDomains".encode()))
+        headers.append(
+            (b"strict-transport-security", f"max-age={settings.hsts_seconds}; includeSubDomains".encode())
+        )
     return headers

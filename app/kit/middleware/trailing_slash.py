@@ -12,11 +12,10 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from fastapi import FastAPI
+from starlette._utils import get_route_path
 from starlette.responses import RedirectResponse
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
-
-from starlette._utils import get_route_path
 
 
 def relative_location(path: str, query_string: bytes) -> str:
@@ -38,7 +37,9 @@ def install(app: FastAPI) -> None:
             path = scope["path"]
             other = {**scope, "path": path.rstrip("/") if path.endswith("/") else path + "/"}
             if any(route.matches(other)[0] is not Match.NONE for route in router.routes):
-                response = RedirectResponse(relative_location(other["path"], scope.get("query_string", b"")), status_code=307)
+                response = RedirectResponse(
+                    relative_location(other["path"], scope.get("query_string", b"")), status_code=307
+                )
                 await response(scope, receive, send)
                 return
         await not_found(scope, receive, send)
