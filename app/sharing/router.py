@@ -24,7 +24,7 @@ from app.kit.i18n import Lang
 from app.kit.lang import PageLang, language_headers
 from app.kit.preconditions import IfNoneMatch
 from app.kit.problem_schemas import problem_responses
-from app.kit.problems import problem
+from app.kit.problems import service_problem
 from app.render import LAYOUTS
 from app.sharing.drawing import Busy, Pictures
 from app.sharing.pictures import Sheet, sheet_picture
@@ -88,9 +88,7 @@ def picture_response(
     try:
         drawn = sheet_picture(db, pictures, of, fmt=fmt, lang=lang, layout=layout, seen=if_none_match)
     except Busy as exc:
-        return problem(
-            503, exc.detail, scope=scope, title=exc.title, headers={"Retry-After": str(exc.retry_after)}
-        )
+        return service_problem(exc, scope)
     headers = {"ETag": drawn.etag, "Cache-Control": etags.CACHE, **language_headers(lang)}
     if drawn.body is None:
         return Response(status_code=304, headers=headers)
