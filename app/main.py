@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 import anyio.to_thread
 from fastapi import FastAPI
 
+from app import orm  # noqa: F401  (every domain's tables declared on the one metadata, as Alembic sees them)
 from app.conventions import router as conventions
 from app.deals import router as deals
 from app.keys import router as keys

@@ -17,7 +17,7 @@ from typing import Any
 
 from app.deals.model import DealInfo, deal_info, entries_to_json
 from app.kit import amounts
-from app.kit.db import Database, TableRow
+from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Unprocessable
 from app.kit.limits import GAMES_MAX, MAX_LISTED_ERRORS, TABLE_NOTE_MAX, TITLE_MAX
@@ -51,6 +51,7 @@ from app.tables.model import (
     rules_of,
     state_of,
 )
+from app.tables.orm import TableRow
 from app.tables.service import load_row, make_room_for_a_table
 
 FORMAT = "prefscore-record"

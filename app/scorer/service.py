@@ -19,11 +19,12 @@ from datetime import datetime
 from app.deals.service import DealPage, list_deals
 from app.keys.service import hash_key
 from app.kit.changes import announce
-from app.kit.db import Database, ScorerLinkRow
+from app.kit.db import Database
 from app.kit.errors import Conflict, NotFound
 from app.kit.limits import KEY_PREFIX_LENGTH
 from app.rules import Sentence
 from app.scorer import repository as repo
+from app.scorer.orm import ScorerLinkRow
 from app.tables.service import load_table
 
 TOKEN_PREFIX = "sc_"

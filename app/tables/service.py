@@ -13,7 +13,7 @@ from typing import Any
 from anyio import to_thread
 
 from app.kit.changes import announce
-from app.kit.db import Database, TableRow
+from app.kit.db import Database
 from app.kit.db.engine import LoopReadUnavailable
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
@@ -37,6 +37,7 @@ from app.tables.model import (
     rules_of,
     state_of,
 )
+from app.tables.orm import TableRow
 
 # The table row other domains' use cases start from, in their own transaction and lock.
 from app.tables.repository import load_row, load_table, shared_row
