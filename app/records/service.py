@@ -20,7 +20,7 @@ from app.kit import amounts
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Unprocessable
-from app.kit.limits import GAMES_MAX, MAX_LISTED_ERRORS, TABLE_NOTE_MAX, TITLE_MAX
+from app.kit.limits import MAX_LISTED_ERRORS
 from app.players.service import player_name
 from app.records import repository
 from app.rules import (
@@ -42,6 +42,7 @@ from app.rules import (
     sheet,
 )
 from app.rules.fields import to_json
+from app.tables.limits import GAMES_MAX, TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import (
     DEFAULT_LIMITS,
     Limits,

@@ -33,7 +33,7 @@ router = APIRouter()
 
 SVG = "image/svg+xml"
 PNG = "image/png"
-from app.kit.limits import SHARED_PAGE_MAX  # noqa: E402
+from app.sharing.limits import SHARED_PAGE_MAX  # noqa: E402
 
 Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
 LayoutQuery = Annotated[
