@@ -12,13 +12,13 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from app.events.catalogue import TEST_EVENT
 from app.kit.db.models import (
     WebhookAttemptRow,
     WebhookDeliveryRow,
     WebhookEndpointRow,
     WebhookEndpointTableRow,
 )
-from app.kit.outbox import TEST_EVENT
 
 _E = WebhookEndpointRow.__table__
 _ET = WebhookEndpointTableRow.__table__
