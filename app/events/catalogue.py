@@ -22,6 +22,7 @@ from app.events.payloads import (
     TableData,
     TournamentChange,
     TournamentData,
+    WebhookPayload,
     WebhookTestData,
 )
 
@@ -58,7 +59,7 @@ class ByWebhooks:
     reused, never moved: stored filters keep their meaning); None: never subscribed to."""
 
     bit: int | None
-    payload: type[Payload]
+    payload: type[WebhookPayload]
     subject: Subject = Subject.TABLE
 
 
@@ -88,6 +89,8 @@ class EventKind:
 
 _TABLE_VIEWERS = frozenset({Audience.OWNER, Audience.SHARE_LINK, Audience.SCORER_LINK})
 _TABLE_STREAMS = OnStreams(frozenset({Stream.TABLE, Stream.OWNER}), TableChange)
+# Events of a stream itself, on every stream, with no id (a reconnecting client resumes from its
+# last table event).
 _STREAM_ITSELF = OnStreams(frozenset(Stream), StreamChange)
 _NO_HOOK_FOR_STREAMS = NotDelivered("about one open stream's connection, not about a change")
 
@@ -127,6 +130,8 @@ CATALOGUE: tuple[EventKind, ...] = (
         "table finished), reopened, a swap, an adjustment, an entry, a withdrawal or a new share link",
         frozenset({Audience.OWNER, Audience.SHARE_LINK}),
         ByWebhooks(1 << 7, TournamentData, Subject.TOURNAMENT),
+        # The owner's owner-wide streams get it as announced (it names the tournament; its
+        # standings are one GET away), its share link's streams after one read of it.
         OnStreams(frozenset({Stream.OWNER, Stream.TOURNAMENT}), TournamentChange),
     ),
     EventKind(

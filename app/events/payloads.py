@@ -24,6 +24,14 @@ class Payload(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
+class WebhookPayload(Payload):
+    """A webhook delivery's ``data``, made from its outbox row alone (and the links' base URL)."""
+
+    @classmethod
+    def of_row(cls, row: Any, base: str) -> WebhookPayload:
+        raise NotImplementedError(cls.__name__)
+
+
 def utc(value: datetime | None) -> datetime | None:
     """SQLite gives the stored UTC times back without their zone."""
     if value is not None and value.tzinfo is None:
@@ -41,7 +49,7 @@ class TableLinks(Payload):
     deal: str | None = Field(default=None, description="the deal's, when the event names one (not an undo)")
 
 
-class TableData(Payload):
+class TableData(WebhookPayload):
     """A table's change: the table at its revision; ``etag`` the sheet's ETag after it (null
     once the table is deleted, which has no links)."""
 
@@ -73,7 +81,7 @@ class TournamentLinks(Payload):
     standings: str
 
 
-class TournamentData(Payload):
+class TournamentData(WebhookPayload):
     """A tournament at its revision (its outbox row keeps its id where a table's keeps the table's)."""
 
     tournament_id: str
@@ -109,7 +117,7 @@ class RatedTableLinks(Payload):
     settlement: str
 
 
-class RatingData(Payload):
+class RatingData(WebhookPayload):
     """A rated table's players' ratings before and after it, as stored with the event;
     ``version``: the table's rating version."""
 
@@ -139,7 +147,7 @@ class RatingData(Payload):
         )
 
 
-class WebhookTestData(Payload):
+class WebhookTestData(WebhookPayload):
     """The endpoint that asked for the test."""
 
     webhook: int

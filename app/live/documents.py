@@ -33,7 +33,7 @@ _component(StreamChange, STREAM_NOTICES)
 _component(TournamentChange, _TOURNAMENT_KINDS)
 
 # What each payload's events are said to be, in the data's description.
-_SAID = {
+_SAID: dict[type[Payload], str] = {
     TableChange: "a TableChange",
     TournamentChange: "a TournamentChange for tournament.standings",
     StreamChange: "a StreamChange for stream.interrupted and stream.resumed",

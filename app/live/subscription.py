@@ -66,6 +66,8 @@ class TournamentEvent(StreamNotice):
     """A change of a tournament's standings, on its owner's owner-wide streams and on the
     streams of its share link (there with its revision as the event id)."""
 
+    revision: int  # set once, as the frozen fields are (not a field: equality is the notice's)
+
     def __init__(self, kind: str, tournament_id: str, revision: int):
         super().__init__(kind, tournament_id)
         object.__setattr__(self, "revision", revision)
