@@ -11,10 +11,10 @@ from sqlalchemy import Connection, Row, bindparam, delete, insert, select, updat
 from sqlalchemy.orm import Session
 
 from app.deals.orm import DealRow, IdempotencyRow
+from app.events.repository import ENQUEUE_POSTED, has_endpoints
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
 from app.kit.etags import checked_table_id
-from app.kit.outbox import ENQUEUE_POSTED, has_endpoints
 from app.kit.repository import NOTIFY
 from app.players import service as players
 from app.rules import Sentence
@@ -62,7 +62,7 @@ _KEEP_ANSWER = insert(_IDEMPOTENCY).values(
     created_at=bindparam("posted_at"),
 )
 # PostgreSQL: the deal, the table row, the kept answer (with a key), the webhooks' deliveries
-# (when the owner has an active endpoint: app/kit/outbox.py) and the notification in one
+# (when the owner has an active endpoint: app/events/outbox.py) and the notification in one
 # statement (data-modifying CTEs, which SQLite does not have): one round trip where
 # there were three or four, most of what a post costs this process beyond the framework.
 _POSTED_PG = {

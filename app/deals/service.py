@@ -23,14 +23,14 @@ from sqlalchemy.orm import Session
 
 from app.deals import repository as repo
 from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_json, kept_answer, replayed
+from app.events.changes import announce, committed, notification
+from app.events.outbox import enqueue, event_params
 from app.kit import etags
-from app.kit.changes import announce, committed, notification
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.etags import check_if_match, sheet_etag
 from app.kit.i18n import N_
-from app.kit.outbox import enqueue, event_params
 from app.players import service as player_stats
 from app.ratings import service as ratings
 from app.rules import (

@@ -23,12 +23,12 @@ def lock_owner(session: Session, owner: str) -> None:
         session.execute(_OWNER_LOCK, {"owner": owner})
 
 
-# --- the change feed (app/kit/changes.py) -----------------------------------------------
+# --- the change feed (app/events/changes.py) -----------------------------------------------
 
 CHANNEL = "prefscore_tables"
 
 # PostgreSQL's notification of a change, as a column expression, so that a write can carry
-# it in its own statement; its parameter is ``notification`` (app.kit.changes.notification).
+# it in its own statement; its parameter is ``notification`` (app.events.changes.notification).
 NOTIFY = func.pg_notify(bindparam("channel", CHANNEL), bindparam("notification"))
 _NOTIFY_ALONE = select(NOTIFY)
 

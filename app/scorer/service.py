@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.deals.service import DealPage, list_deals
+from app.events.changes import announce
 from app.keys.limits import KEY_PREFIX_LENGTH
 from app.keys.service import hash_key
-from app.kit.changes import announce
 from app.kit.db import Database
 from app.kit.errors import Conflict, NotFound
 from app.rules import Sentence

@@ -12,13 +12,13 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from app.events.catalogue import TEST_EVENT
 from app.kit.db.models import (
     WebhookAttemptRow,
     WebhookDeliveryRow,
     WebhookEndpointRow,
     WebhookEndpointTableRow,
 )
-from app.kit.outbox import TEST_EVENT
 
 _E = WebhookEndpointRow.__table__
 _ET = WebhookEndpointTableRow.__table__
@@ -177,17 +177,26 @@ def claim_order(
         .all()
     )
     if len(owners) <= 1:
-        # One owner due (the usual case): its oldest, the endpoints' turns made here; the
-        # ranking below reads every due row, this only the first ones by the due index.
-        query = select(_D.c.id, _D.c.endpoint_id).join(_E, _E.c.id == _D.c.endpoint_id).where(*where)
-        found = conn.execute(query.order_by(_D.c.due_at, _D.c.id).limit(rows)).all()
-        nth: Counter[int] = Counter()
-        turns = []
-        for place, (delivery, endpoint) in enumerate(found):
-            nth[endpoint] += 1
-            if nth[endpoint] <= per_endpoint:
-                turns.append((nth[endpoint], place, delivery))
-        return [delivery for _n, _p, delivery in sorted(turns)]
+        return _one_owners_turns(conn, where, rows, per_endpoint)
+    return _owners_turns(conn, where, rows, per_endpoint)
+
+
+def _one_owners_turns(conn: Connection, where: list[Any], rows: int, per_endpoint: int) -> list[int]:
+    """One owner due (the usual case): its oldest, the endpoints' turns made here; the
+    ranking of ``_owners_turns`` reads every due row, this only the first ones by the due index."""
+    query = select(_D.c.id, _D.c.endpoint_id).join(_E, _E.c.id == _D.c.endpoint_id).where(*where)
+    found = conn.execute(query.order_by(_D.c.due_at, _D.c.id).limit(rows)).all()
+    nth: Counter[int] = Counter()
+    turns = []
+    for place, (delivery, endpoint) in enumerate(found):
+        nth[endpoint] += 1
+        if nth[endpoint] <= per_endpoint:
+            turns.append((nth[endpoint], place, delivery))
+    return [delivery for _n, _p, delivery in sorted(turns)]
+
+
+def _owners_turns(conn: Connection, where: list[Any], rows: int, per_endpoint: int) -> list[int]:
+    """Several owners due: each endpoint's due rows ranked, then each owner's, in SQL."""
     due = (
         select(
             _D.c.id,

@@ -148,7 +148,7 @@ def test_the_owner_wide_stream_carries_every_table_of_the_owner(owner, server, r
     e = r.next_table_event()
     if e.data["revision"] == 0:
         # The post's own signal reached this process's hub just before its COMMIT
-        # (app/kit/changes.py): read too early, a table new to the hub is sent as it was
+        # (app/events/changes.py): read too early, a table new to the hub is sent as it was
         # at creation; the notification of the commit follows.
         e = r.next_table_event()
     assert e.data["table"] == c and e.data["sheet"]["deal_count"] == 1

@@ -57,7 +57,7 @@ class RateLimitRow(Base):
 
 class WebhookEndpointRow(Base):
     """An owner's webhook endpoint (app/webhooks): where to send, which event types (a bit
-    each, app/kit/outbox.EVENT_TYPES), all tables or the listed ones (webhook_endpoint_tables).
+    each, app/events/catalogue.WEBHOOK_BITS), all tables or the listed ones (webhook_endpoint_tables).
     The secret is kept as given out (``whsec_``…): the server signs with it. During a rotation's
     overlap the previous one signs too, until ``previous_until``."""
 
