@@ -20,6 +20,7 @@ from app.deals.service import stored_log
 from app.kit import etags
 from app.kit.db import Database, TableRow
 from app.kit.i18n import Lang
+from app.kit.versions import Seen, still_held
 from app.render import Played
 from app.rules import settle, sheet
 from app.sharing.drawing import DrawnSvg, Pictures, sheet_drawing
@@ -125,10 +126,10 @@ def shared_picture(db: Database, token: str) -> Picture:
 
 
 def sheet_picture(
-    db: Database, pictures: Pictures, of: Sheet, *, fmt: str, lang: Lang, layout: str, seen: str | None
+    db: Database, pictures: Pictures, of: Sheet, *, fmt: str, lang: Lang, layout: str, seen: Seen | None
 ) -> SheetImage:
     """The picture ``fmt`` ("svg" or "png") of a sheet in a language and a layout, drawn once
-    per revision (a long table's and every PNG in a worker process). ``seen``: the ETags the
+    per revision (a long table's and every PNG in a worker process). ``seen``: the versions the
     viewer has (If-None-Match); when one is this version's, or the picture is drawn already,
     the deal log is not read. Raises Busy (every worker busy, too slow) and Conflict (a table
     too long to draw)."""
@@ -139,7 +140,7 @@ def sheet_picture(
 
     def current(table: TableInfo) -> bool:
         etag = tag(table)
-        if etags.none_match(seen, etag):
+        if still_held(seen, etag):
             return True
         done = pictures.cache.get(etag)
         if done is not None:
@@ -154,7 +155,7 @@ def sheet_picture(
         )
         picture = _picture(session, row, current)
     etag = tag(picture.table)
-    if etags.none_match(seen, etag):
+    if still_held(seen, etag):
         return SheetImage(etag, None)
     body = found.get(etag)
     if body is None:

@@ -17,9 +17,10 @@ from app.kit.db import Database, TableRow
 from app.kit.db.engine import LoopReadUnavailable
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.etags import check_if_match, checked_table_id, sheet_etag
+from app.kit.etags import checked_table_id, sheet_etag
 from app.kit.limits import GAMES_MAX
 from app.kit.repository import lock_owner
+from app.kit.versions import Expected, check_expected
 from app.players.service import SeatLink, check_links, link_seats, player_name
 from app.ratings import service as ratings
 from app.rules import RULES_VERSION, FieldError, InvalidTable, Sentence, TableState, make_rules, settle
@@ -210,7 +211,7 @@ def update_table(
     title: str | None = UNSET,
     note: str | None = UNSET,
     archived: bool | None = None,
-    if_match: str | None = None,
+    expected: Expected | None = None,
 ) -> TableInfo:
     """Rename players (the sheet is by seat, so it is unchanged), set the title and the note,
     archive or unarchive. What changes bumps the revision and updated_at (the table's ETag
@@ -228,7 +229,7 @@ def update_table(
         raise Unprocessable("the change does not fit the table", errors)
     with db.write() as session:
         row = repo.load_table(session, owner, table_id, lock=True)
-        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
         if players is not None:
             if len(names) != len(row.players):
                 raise Unprocessable(
@@ -260,12 +261,12 @@ def update_table(
         return loaded(repo.fresh(session, row.id))
 
 
-def delete_table(db: Database, owner: str, table_id: str, *, if_match: str | None = None) -> None:
+def delete_table(db: Database, owner: str, table_id: str, *, expected: Expected | None = None) -> None:
     """The owner's explicit DELETE: the table with every deal and idempotency record; its
     share token goes with its row. The only way a table holding a deal is deleted."""
     with db.write() as session:
         row = repo.load_table(session, owner, table_id, lock=True)
-        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
         _delete(session, row)
 
 
