@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.keys import repository
+from app.keys.repository import StoredKey
 from app.kit.callers import ADMIN_OWNER, ENV_ADMIN, Caller, env_admin
-from app.kit.db import ApiKey, Database
+from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
 from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
@@ -105,8 +106,8 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
     return key
 
 
-def _info(row: ApiKey) -> KeyInfo:
-    return KeyInfo(row.id, row.owner, row.prefix, bool(row.is_admin), row.created_at, row.revoked_at)
+def _info(key: StoredKey) -> KeyInfo:
+    return KeyInfo(key.id, key.owner, key.prefix, key.admin, key.created_at, key.revoked_at)
 
 
 def list_keys(db: Database) -> list[KeyInfo]:
@@ -182,9 +183,9 @@ def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
         cache.put(digest, INVALID)
         return None
     caller = None
-    for row_id, row_owner, row_hash, row_admin in rows:
-        if hmac.compare_digest(digest, row_hash):
-            caller = Caller(row_owner, bool(row_admin), row_id)
+    for key in rows:
+        if hmac.compare_digest(digest, key.hash):
+            caller = Caller(key.owner, key.admin, key.id)
     cache.put(digest, caller if caller is not None else INVALID)
     return caller
 
