@@ -242,7 +242,7 @@ def page_of(session: Session, row: Any, *, after: int, limit: int, seen: Seen | 
     if still_held(seen, table.etag):
         return DealPage(table, (), None, current=True)
     rows = repo.page_rows(session, row.id, after=after, rows=limit + 1)
-    deals = tuple(deal_info(r) for r in rows[:limit])
+    deals = tuple(rows[:limit])
     return DealPage(table, deals, deals[-1].number if len(rows) > limit else None)
 
 
@@ -268,7 +268,7 @@ def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[Tabl
             raise NotFound(
                 Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number)
             )
-        return loaded(row), deal_info(found)
+        return loaded(row), found
 
 
 @dataclass(frozen=True)
@@ -529,12 +529,12 @@ def penalties_at(db: Database, table_ids: Sequence[str]) -> dict[str, list[DealI
     if not table_ids:
         return out
     with db.read() as session:
-        for r in repo.penalty_rows(session, list(table_ids)):
-            out.setdefault(r.table_id, []).append(deal_info(r))
+        for table_id, penalty in repo.penalty_rows(session, list(table_ids)):
+            out.setdefault(table_id, []).append(penalty)
     return out
 
 
-def stored_log(session: Session, table_id: str) -> list[Any]:
-    """A table's stored deals in order, as rows (``deal_info`` reads one; each has its
-    ``game``), in the caller's transaction: what a picture of the table draws."""
+def stored_log(session: Session, table_id: str) -> list[repo.LoggedDeal]:
+    """A table's stored deals in order (``deal_info`` reads one; each has its ``game``), in
+    the caller's transaction: what a picture of the table draws."""
     return repo.log(session, table_id)
