@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.deals.model import DealInfo, deal_info
@@ -20,6 +20,7 @@ from app.kit.outbox import ENQUEUE_POSTED, has_endpoints
 from app.kit.repository import NOTIFY
 from app.players import service as players
 from app.rules import Sentence
+from app.tables.model import StoredTable, stored
 
 _TABLES = TableRow.__table__
 _DEALS = DealRow.__table__
@@ -121,14 +122,14 @@ _KEPT = select(_IDEMPOTENCY.c.request_hash, _IDEMPOTENCY.c.response).where(
 )
 
 
-def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
+def table_to_post_at(conn: Connection, owner: str, table_id: str) -> StoredTable:
     """The table row a post writes, locked, with its registered seats (``registered``)."""
     row = conn.execute(
         _POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}
     ).one_or_none()
     if row is None:
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
-    return row
+    return stored(row)
 
 
 def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool, hooked: bool = False) -> None:

@@ -29,9 +29,9 @@ from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from cachetools import LRUCache
 from pebble import ProcessExpired, ProcessPool
 
+from app.kit.caching import Kept
 from app.kit.errors import Conflict, ServiceError
 from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.kit.i18n.game_words import CONVENTIONS, MATCH_BONUSES
@@ -110,61 +110,6 @@ def draw_both(render: dict[str, Any], lang: str, max_pixels: int) -> tuple[Drawn
     return svg, draw_png(svg, max_pixels)
 
 
-class DrawnCache:
-    """Pictures already drawn, by ETag: a picture is drawn once per revision of its table,
-    however many viewers poll it. Least recently used first out, bounded by the total size
-    of the pictures kept in bytes (cachetools' LRU cache weighing each by ``len``: the SVG's
-    UTF-8 and the PNG's bytes) and by their number. When several requests want a picture
-    that is not drawn yet, one draws it and the others wait for it."""
-
-    def __init__(self, max_bytes: int = 32 * 1024 * 1024, max_items: int = 512):
-        self.max_bytes = max_bytes
-        self.max_items = max_items
-        self._items: LRUCache[str, str | bytes] = LRUCache(maxsize=max(0, max_bytes), getsizeof=len)
-        self._lock = threading.Lock()
-        self._drawing: dict[str, threading.Lock] = {}
-
-    def __contains__(self, key: str) -> bool:
-        with self._lock:
-            return key in self._items
-
-    def get(self, key: str) -> Any:
-        with self._lock:
-            return self._items.get(key)  # a hit is the most recently used
-
-    def put(self, key: str, value: str | bytes) -> None:
-        with self._lock:
-            self._items.pop(key, None)
-            if len(value) > self.max_bytes:
-                return  # larger than the whole cache: not kept
-            self._items[key] = value  # drops the least recently used until it fits
-            while len(self._items) > self.max_items:
-                self._items.popitem()
-
-    def get_or_draw(self, key: str, draw: Callable[[], Any]) -> Any:
-        value = self.get(key)
-        if value is not None:
-            return value
-        with self._lock:
-            drawing = self._drawing.setdefault(key, threading.Lock())
-        try:
-            with drawing:
-                value = self.get(key)
-                if value is None:
-                    value = draw()
-                    self.put(key, value)
-                return value
-        finally:
-            with self._lock:
-                self._drawing.pop(key, None)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        """(pictures, bytes) kept."""
-        with self._lock:
-            return len(self._items), int(self._items.currsize)
-
-
 class Pictures:
     """The pictures of one app: their cache and the workers that draw them."""
 
@@ -176,7 +121,11 @@ class Pictures:
         self.max_deals = settings.picture_max_deals
         self.max_pixels = settings.picture_max_pixels
         self.inline_deals = settings.picture_inline_deals
-        self.cache = DrawnCache(max_bytes=settings.picture_cache_bytes, max_items=4096)
+        # Pictures already drawn, by ETag: one drawing per revision of a table however many
+        # viewers poll it; bounded by their number and by their bytes (the SVG's UTF-8, the
+        # PNG's bytes), the least recently used first out. When several requests want a
+        # picture not drawn yet, one draws it and the others wait for it.
+        self.cache: Kept[str, bytes] = Kept(4096, max_weight=settings.picture_cache_bytes, weigh=len)
         self._slots = threading.BoundedSemaphore(self.workers)
         self._lock = threading.Lock()
         self._waiting = 0
@@ -278,7 +227,7 @@ class Pictures:
             return self.run(draw_svg, lambda: (render(), lang))
 
         if fmt == "svg":
-            return self.cache.get_or_draw(svg_key, svg)
+            return self.cache.get_or_make(svg_key, svg)
 
         def png() -> bytes:
             done = self.cache.get(svg_key)
@@ -288,4 +237,4 @@ class Pictures:
             self.cache.put(svg_key, svg_body)
             return png_body
 
-        return self.cache.get_or_draw(png_key, png)
+        return self.cache.get_or_make(png_key, png)

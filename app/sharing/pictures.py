@@ -3,7 +3,7 @@ read with its whole deal log in one read transaction, the picture's ETag, and th
 from the cache or drawn (app/sharing/drawing.py) from the engine's objects.
 
 When the caller already has the current version (its ETag), or the picture of this version
-is drawn already (``DrawnCache``), the log is not read at all, so that a page polling for
+is drawn already (``Pictures.cache``), the log is not read at all, so that a page polling for
 changes costs one indexed row read per poll and a table is drawn once per revision.
 """
 

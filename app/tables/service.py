@@ -338,7 +338,8 @@ def current_etag(db: Database, owner: str, table_id: str) -> str:
         found = repo.sheet_version(conn, owner, table_id)
     if found is None:
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
-    return sheet_etag(table_id, found.revision, found.deal_count)
+    revision, deal_count = found
+    return sheet_etag(table_id, revision, deal_count)
 
 
 async def current_etag_on_loop(db: Database, owner: str, table_id: str) -> str:
