@@ -8,7 +8,7 @@ the caller sends a response. An undo or a correction folds the whole log before 
 the lock and writes only if the table has not moved since (``_refold``).
 
 The use cases take engine objects (a ``Deal``) and return domain results (``Posted``,
-``Changed``, ``DealPage``) or raise domain errors (app/kit/errors.py); the routes pick the
+``Changed``, ``DealLogPage``) or raise domain errors (app/kit/errors.py); the routes pick the
 status codes and headers and build the answers."""
 
 from __future__ import annotations
@@ -226,27 +226,27 @@ def post_deal(
 
 
 @dataclass(frozen=True)
-class DealPage:
+class DealLogPage:
     table: TableInfo
     deals: tuple[DealInfo, ...]  # empty when the viewer has this version already (``current``)
     next_after: int | None
     current: bool = False
 
 
-def page_of(session: Session, row: Any, *, after: int, limit: int, seen: Seen | None = None) -> DealPage:
+def page_of(session: Session, row: Any, *, after: int, limit: int, seen: Seen | None = None) -> DealLogPage:
     """Keyset paging by deal number, in SQL: the deals numbered above ``after``, at most
     ``limit`` (and one more row to tell whether a next page exists); the deals before the page
     are never read. Every listing (by key, share link, scorer link) pages here. ``seen``: the
     versions the viewer has (If-None-Match); when they name this version, no deal is read."""
     table = loaded(row)
     if still_held(seen, table.etag):
-        return DealPage(table, (), None, current=True)
+        return DealLogPage(table, (), None, current=True)
     rows = repo.page_rows(session, row.id, after=after, rows=limit + 1)
     deals = tuple(rows[:limit])
-    return DealPage(table, deals, deals[-1].number if len(rows) > limit else None)
+    return DealLogPage(table, deals, deals[-1].number if len(rows) > limit else None)
 
 
-def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit: int = 50) -> DealPage:
+def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit: int = 50) -> DealLogPage:
     """The owner's table's deals numbered above ``after``, at most ``limit`` (``page_of``)."""
     with db.read() as session:
         return page_of(session, load_row(session, owner, table_id, lock=False), after=after, limit=limit)
@@ -254,7 +254,7 @@ def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit
 
 def list_shared_deals(
     db: Database, token: str, *, after: int = 0, limit: int = 50, seen: Seen | None = None
-) -> DealPage:
+) -> DealLogPage:
     """The same through the read-only share token (``page_of``)."""
     with db.read() as session:
         return page_of(session, shared_row(session, token), after=after, limit=limit, seen=seen)

@@ -15,7 +15,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from app.deals.service import DealPage, list_deals
+from app.deals.service import DealLogPage, list_deals
 from app.keys.service import hash_key
 from app.kit.changes import announce
 from app.kit.db import Database
@@ -111,7 +111,7 @@ def resolve(db: Database, token: str) -> Scorer | None:
     return found
 
 
-def scorer_log(db: Database, scorer: Scorer, *, after: int = 0, limit: int = 200) -> DealPage:
+def scorer_log(db: Database, scorer: Scorer, *, after: int = 0, limit: int = 200) -> DealLogPage:
     """The log of the link's table, paged as the owner's listing is (``deals.page_of``): each
     deal carries the seat that dealt it as stored with it (a correction at 4 players must know
     who sat out), so no deal before the page is read or folded."""

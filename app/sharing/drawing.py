@@ -9,7 +9,7 @@ process only waits for the answer, in its request thread.
 The work is bounded three ways:
 - **at once**: one picture per worker (``picture_workers``); a request that finds every
   worker busy waits at most ``picture_wait`` seconds, with at most ``picture_queue`` others,
-  then gets 503 with Retry-After (``Busy``);
+  then gets 503 with Retry-After (``DrawingBusy``);
 - **per picture**: a table of more than ``picture_max_deals`` deals is not drawn (409), a
   PNG has at most ``picture_max_pixels`` pixels, and a picture that takes more than
   ``picture_timeout`` seconds has its worker killed and replaced (503);
@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -37,14 +37,14 @@ from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.kit.i18n.game_words import CONVENTIONS, MATCH_BONUSES
 from app.kit.settings import Settings
 from app.render import Drawn, draw_sheet
-from app.rules import Sentence
+from app.rules import ExactSheet, Sentence
 
 log = logging.getLogger(__name__)
 
 RETRY_AFTER = 2  # seconds: about one long picture's drawing
 
 
-class Busy(ServiceError):
+class DrawingBusy(ServiceError):
     """No worker could draw the picture in time: 503, retry after ``retry_after`` seconds."""
 
     status = 503
@@ -84,10 +84,13 @@ def sheet_drawing(render: dict[str, Any], lang: Lang) -> Drawn:
     return draw_sheet(**render, lang=lang, convention=title, match_bonuses=MATCH_BONUSES)
 
 
-def render_sheet(sheet: dict[str, Any], *, lang: Lang | None = None, **render: Any) -> str:
-    """The SVG text of a sheet (the arguments of ``app.render.draw_sheet``), in Russian unless
-    ``lang`` says otherwise."""
-    return sheet_drawing({"sheet": sheet, **render}, lang or language(DEFAULT_LANGUAGE)).svg
+def render_sheet(sheet: Mapping[str, Any], *, lang: Lang | None = None, **render: Any) -> str:
+    """The SVG text of a sheet of the API's shape with its players' names (``app.rules.sheet``'s,
+    each player with ``name``) and the other arguments of ``app.render.draw_sheet``, in
+    Russian unless ``lang`` says otherwise."""
+    names = [str(p.get("name", f"#{p['seat']}")) for p in sorted(sheet["players"], key=lambda p: p["seat"])]
+    drawing = {"sheet": ExactSheet.from_dict(sheet), "names": names, **render}
+    return sheet_drawing(drawing, lang or language(DEFAULT_LANGUAGE)).svg
 
 
 # --- what the workers run (module-level functions: a spawned worker imports them by name)
@@ -110,6 +113,20 @@ def draw_both(render: dict[str, Any], lang: str, max_pixels: int) -> tuple[Drawn
     return svg, draw_png(svg, max_pixels)
 
 
+class DrawnCache(Kept[str, Any]):
+    """Pictures already drawn, by ETag: a picture is drawn once per revision of its table,
+    however many viewers poll it. Least recently used first out, bounded by the total size
+    of the pictures kept in bytes (each weighed by ``len``: the SVG's UTF-8 and the PNG's
+    bytes) and by their number (app/kit/caching.py). When several requests want a picture
+    that is not drawn yet, one draws it and the others wait for it."""
+
+    def __init__(self, max_bytes: int = 32 * 1024 * 1024, max_items: int = 512):
+        super().__init__(max_items, max_weight=max_bytes, weigh=len)
+
+    def get_or_draw(self, key: str, draw: Callable[[], Any]) -> Any:
+        return self.get_or_make(key, draw)
+
+
 class Pictures:
     """The pictures of one app: their cache and the workers that draw them."""
 
@@ -121,11 +138,7 @@ class Pictures:
         self.max_deals = settings.picture_max_deals
         self.max_pixels = settings.picture_max_pixels
         self.inline_deals = settings.picture_inline_deals
-        # Pictures already drawn, by ETag: one drawing per revision of a table however many
-        # viewers poll it; bounded by their number and by their bytes (the SVG's UTF-8, the
-        # PNG's bytes), the least recently used first out. When several requests want a
-        # picture not drawn yet, one draws it and the others wait for it.
-        self.cache: Kept[str, bytes] = Kept(4096, max_weight=settings.picture_cache_bytes, weigh=len)
+        self.cache = DrawnCache(max_bytes=settings.picture_cache_bytes, max_items=4096)
         self._slots = threading.BoundedSemaphore(self.workers)
         self._lock = threading.Lock()
         self._waiting = 0
@@ -159,7 +172,7 @@ class Pictures:
         its table's drawing data."""
         with self._lock:
             if self._waiting >= self.queue and self.queue_full():
-                raise Busy("too many pictures are waiting to be drawn; retry shortly")
+                raise DrawingBusy("too many pictures are waiting to be drawn; retry shortly")
             self._waiting += 1
         try:
             free = self._slots.acquire(timeout=self.wait)
@@ -167,7 +180,7 @@ class Pictures:
             with self._lock:
                 self._waiting -= 1
         if not free:
-            raise Busy(
+            raise DrawingBusy(
                 Sentence("every picture worker was busy for {wait:g} s; retry shortly", wait=self.wait)
             )
         try:
@@ -177,14 +190,14 @@ class Pictures:
             except FutureTimeout:
                 # pebble has killed the worker and started another in its place
                 log.warning("a picture took more than %g s to draw; its worker was replaced", self.timeout)
-                raise Busy(
+                raise DrawingBusy(
                     Sentence("the picture took more than {timeout:g} s to draw", timeout=self.timeout)
                 ) from None
             except ProcessExpired as exc:
                 log.warning("a picture worker stopped: %s", exc)
-                raise Busy("the picture's worker stopped; retry shortly") from None
+                raise DrawingBusy("the picture's worker stopped; retry shortly") from None
             except CancelledError:  # the pool was stopped (the app is shutting down)
-                raise Busy("the service is stopping; retry shortly") from None
+                raise DrawingBusy("the service is stopping; retry shortly") from None
         finally:
             self._slots.release()
 
@@ -227,7 +240,7 @@ class Pictures:
             return self.run(draw_svg, lambda: (render(), lang))
 
         if fmt == "svg":
-            return self.cache.get_or_make(svg_key, svg)
+            return self.cache.get_or_draw(svg_key, svg)
 
         def png() -> bytes:
             done = self.cache.get(svg_key)
@@ -237,4 +250,4 @@ class Pictures:
             self.cache.put(svg_key, svg_body)
             return png_body
 
-        return self.cache.get_or_make(png_key, png)
+        return self.cache.get_or_draw(png_key, png)

@@ -27,8 +27,8 @@ from app.kit.problem_schemas import problem_responses
 from app.kit.problems import problem
 from app.kit.versions import Seen
 from app.render import LAYOUTS
-from app.sharing.drawing import Busy, Pictures
-from app.sharing.pictures import Sheet, sheet_picture
+from app.sharing.drawing import DrawingBusy, Pictures
+from app.sharing.pictures import SheetAddress, sheet_picture
 
 router = APIRouter()
 
@@ -77,7 +77,7 @@ PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 m
 def picture_response(
     db: Database,
     pictures: Pictures,
-    of: Sheet,
+    of: SheetAddress,
     seen: Seen | None,
     lang: Lang,
     layout: str,
@@ -88,7 +88,7 @@ def picture_response(
     worker is busy (a table too long to draw is the service's Conflict: 409)."""
     try:
         drawn = sheet_picture(db, pictures, of, fmt=fmt, lang=lang, layout=layout, seen=seen)
-    except Busy as exc:
+    except DrawingBusy as exc:
         return problem(
             503, exc.detail, scope=scope, title=exc.title, headers={"Retry-After": str(exc.retry_after)}
         )
@@ -112,7 +112,7 @@ def _keyed_picture(fmt: str) -> Callable[..., Response]:
         return picture_response(
             db,
             pictures,
-            Sheet(owner=owner, table_id=table_id),
+            SheetAddress(owner=owner, table_id=table_id),
             seen,
             lang,
             layout.value,
@@ -134,7 +134,7 @@ def _shared_picture(fmt: str) -> Callable[..., Response]:
         layout: LayoutQuery = Layout.phone,
     ) -> Response:
         return picture_response(
-            db, pictures, Sheet(token=token), seen, lang, layout.value, fmt, request.scope
+            db, pictures, SheetAddress(token=token), seen, lang, layout.value, fmt, request.scope
         )
 
     return picture
@@ -231,7 +231,7 @@ def get_scorer_sheet_svg(
     return picture_response(
         db,
         pictures,
-        Sheet(owner=scorer.owner, table_id=scorer.table_id),
+        SheetAddress(owner=scorer.owner, table_id=scorer.table_id),
         seen,
         lang,
         layout.value,
