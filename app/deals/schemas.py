@@ -179,8 +179,10 @@ class _Penalty(Request):
     reason: Reason = Field(description="why the penalty was given")
 
 
-class ContractDeal(_DealCommon, _Contract):
+class ContractDealBody(_DealCommon, _Contract, title="ContractDeal"):
     """A contract was bid: the declarer played it (or both defenders passed)."""
+
+    __qualname__ = "ContractDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {
         "type": "contract",
@@ -205,8 +207,10 @@ class ContractDeal(_DealCommon, _Contract):
         )
 
 
-class MisereDeal(_DealCommon, _Misere):
+class MisereDealBody(_DealCommon, _Misere, title="MisereDeal"):
     """A misère: the declarer tries to take no trick."""
+
+    __qualname__ = "MisereDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {"type": "misere", "declarer": 0, "tricks": {"0": 1, "1": 5, "2": 4}}
 
@@ -217,8 +221,10 @@ class MisereDeal(_DealCommon, _Misere):
         )
 
 
-class RemiseDeal(_DealCommon, _Remise):
+class RemiseDealBody(_DealCommon, _Remise, title="RemiseDeal"):
     """A remise ("without three"): the declarer concedes the contract unplayed."""
+
+    __qualname__ = "RemiseDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {"type": "remise", "declarer": 2, "contract": "8S"}
 
@@ -228,8 +234,10 @@ class RemiseDeal(_DealCommon, _Remise):
         return engine.RemiseDeal(declarer=self.declarer, level=level, strain=strain, **self._common())
 
 
-class AllpassDeal(_DealCommon, _Allpass):
+class AllpassDealBody(_DealCommon, _Allpass, title="AllpassDeal"):
     """All passed: every player's tricks."""
+
+    __qualname__ = "AllpassDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
 
@@ -238,9 +246,11 @@ class AllpassDeal(_DealCommon, _Allpass):
         return engine.AllpassDeal(tricks=_pairs(self.tricks), **self._common())
 
 
-class CloseDeal(_DealCommon, _Close):
+class CloseDealBody(_DealCommon, _Close, title="CloseDeal"):
     """The caller ends the game: only where the table is played for a number of deals
     (``end_of_game: deals``); it writes nothing."""
+
+    __qualname__ = "CloseDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {"type": "close"}
 
@@ -249,8 +259,10 @@ class CloseDeal(_DealCommon, _Close):
         return engine.CloseDeal(**self._common())
 
 
-class PenaltyDeal(_DealCommon, _Penalty):
+class PenaltyDealBody(_DealCommon, _Penalty, title="PenaltyDeal"):
     """A judge's penalty written between deals: it does not move the deal on (docs/rules.md §15)."""
+
+    __qualname__ = "PenaltyDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {
         "type": "penalty",
@@ -274,14 +286,26 @@ class PenaltyDeal(_DealCommon, _Penalty):
         )
 
 
-DEAL_VARIANTS = (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal, PenaltyDeal)
+DEAL_VARIANTS = (
+    ContractDealBody,
+    MisereDealBody,
+    RemiseDealBody,
+    AllpassDealBody,
+    CloseDealBody,
+    PenaltyDealBody,
+)
 assert tuple(v.model_fields["type"].default for v in DEAL_VARIANTS) == tuple(m.value for m in DealType)
 
 
 class DealInput(
     RootModel[
         Annotated[
-            ContractDeal | MisereDeal | RemiseDeal | AllpassDeal | CloseDeal | PenaltyDeal,
+            ContractDealBody
+            | MisereDealBody
+            | RemiseDealBody
+            | AllpassDealBody
+            | CloseDealBody
+            | PenaltyDealBody,
             Field(discriminator="type"),
         ]
     ]
