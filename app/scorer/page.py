@@ -3,7 +3,8 @@ through the table's scorer link, sees the refusal reason in place when a deal do
 the live sheet, and undoes or corrects deals.
 
 The page is one template (``templates/score.html``; app/kit/pages.py: Jinja2, autoescaped)
-with an inline script run by CSP nonce, as the share page is. It reads only ``/v1/score/{token}/...``; the choices it offers are the
+with its script and styles in static files (app/static/score.js, score.css, and the pages'
+common.js and base.css), as the share page is. It reads only ``/v1/score/{token}/...``; the choices it offers are the
 table's (``choices`` of ``GET /v1/score/{token}``). Its words come from the catalogues in
 the language asked for (``?lang=``, else Accept-Language) and are handed to the script as
 JSON."""
@@ -19,6 +20,8 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.deals.schemas import StoredDeal
+from app.kit.assets import VERSION as ASSETS_VERSION
+from app.kit.assets import asset_url
 from app.kit.deps import DB, ScorerAccess
 from app.kit.i18n import N_, Lang
 from app.kit.lang import PageLang
@@ -31,8 +34,14 @@ from app.tables.service import get_table
 
 router = APIRouter()
 PAGE = template("app.scorer/score.html")
-# The service worker: hand-written, served under the link so that its scope is the link's.
-WORKER = resources.files("app.scorer").joinpath("templates", "sw.js").read_text(encoding="utf-8")
+# The service worker: hand-written, served under the link so that its scope is the link's,
+# with the page's static files to keep (their names change with their content: so does it).
+PAGE_ASSETS = ("base.css", "score.css", "common.js", "score.js")
+WORKER = (
+    f"const ASSETS = {json.dumps([asset_url(name) for name in PAGE_ASSETS])};\n"
+    f"const VERSION = {json.dumps(ASSETS_VERSION)};\n"
+    + resources.files("app.scorer").joinpath("templates", "sw.js").read_text(encoding="utf-8")
+)
 FIRST_DEALS = 200  # the deals written into the page; the script reads the rest (next)
 
 # Every word the script writes, by msgid (the English text).
