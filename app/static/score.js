@@ -113,25 +113,61 @@ function saveDraft() {
 }
 
 // --- the form ---------------------------------------------------------------------------
-let focusAfter = null; // the control tapped: focused again once the form is redrawn
-function option(label, pressed, onclick, attrs) {
-  const b = el("button");
-  b.type = "button";
-  if (typeof label === "string") b.textContent = label; else b.append(label);
-  b.setAttribute("aria-pressed", pressed ? "true" : "false");
-  for (const [k, v] of Object.entries(attrs || {})) b.setAttribute(k, v);
-  b.addEventListener("click", () => {
-    focusAfter = Object.entries(attrs || {}).find(([k]) => k.startsWith("data-"));
-    onclick(); hideProblem(); hideConfirm(); draw();
+let focusAfter = null; // a control made anew by a draw (a check box's): focused again after it
+// Taps made before the kept draft was read: made again on the draft (a tap as the page becomes
+// ready is not lost to it).
+let earlyTaps = [];
+// The children of ``box`` by key, updated in place: a child already there is kept, so that
+// the focus and a tap in progress (pressed, not yet released) stay on it when the sheet
+// changes; a new one is made, one no longer wanted removed. ``items``: [key, make, update].
+function keyed(box, items) {
+  const have = new Map();
+  for (const c of box.children) have.set(c.dataset.key, c);
+  const wanted = items.map(([key, make, update]) => {
+    let node = have.get(key);
+    if (!node) { node = make(); node.dataset.key = key; }
+    update(node);
+    return node;
   });
-  return b;
+  wanted.forEach((node, i) => { if (box.children[i] !== node) box.insertBefore(node, box.children[i] || null); });
+  while (box.children.length > wanted.length) box.lastElementChild.remove();
+}
+// A button of the form, as a keyed item: its label (a string, or a node made from it once),
+// whether it is pressed, what a tap does, its attributes (the first data- one is its key).
+function option(label, pressed, onclick, attrs, extra) {
+  attrs = attrs || {};
+  const key = Object.entries(attrs).find(([k]) => k.startsWith("data-")).join("=");
+  const text = typeof label === "string" ? label : label.text;
+  const make = () => {
+    const b = el("button");
+    b.type = "button";
+    b.addEventListener("click", () => b.tap());
+    return b;
+  };
+  const update = (b) => {
+    if (b.dataset.label !== text) {
+      if (typeof label === "string") b.textContent = label; else b.replaceChildren(label.node());
+      b.dataset.label = text;
+    }
+    const value = pressed ? "true" : "false";
+    if (b.getAttribute("aria-pressed") !== value) b.setAttribute("aria-pressed", value);
+    for (const [k, v] of Object.entries(attrs)) if (b.getAttribute(k) !== v) b.setAttribute(k, v);
+    const disabled = !!(extra && extra.disabled);
+    if (b.disabled !== disabled) b.disabled = disabled;
+    for (const cls of ["strain", "implied"]) b.classList.toggle(cls, !!(extra && extra[cls]));
+    b.tap = () => {
+      if (!started) earlyTaps.push(onclick);
+      onclick(); hideProblem(); hideConfirm(); draw();
+    };
+  };
+  return [key, make, update];
 }
 function refocus() {
   if (!focusAfter) return;
   const [k, v] = focusAfter;
   focusAfter = null;
   const b = document.querySelector("[" + k + '="' + CSS.escape(v) + '"]');
-  if (b && !b.disabled && !b.closest("[hidden]")) b.focus({preventScroll: true});
+  if (b && b !== document.activeElement && !b.disabled && !b.closest("[hidden]")) b.focus({preventScroll: true});
 }
 function whisted() { return Object.values(form.defence).includes("whist"); }
 function oneWhister() {
@@ -178,135 +214,146 @@ function defenceChoices(ctx, seat, index) {
   if (form.level === 10 && !table.choices.whisted_tens) return ["pass"];
   return out;
 }
+// A row of a seat's choices: its name, and the group of buttons it labels.
+function seatRow(id, cls) {
+  const row = el("div", null, "row");
+  const label = el("div", null, "seat-name");
+  label.id = id;
+  const opts = el("div", null, cls);
+  opts.setAttribute("role", "group");
+  opts.setAttribute("aria-labelledby", id);
+  row.append(label, opts);
+  return row;
+}
+function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
 function draw() {
   const ctx = context();
   const f = document.getElementById("form");
   f.hidden = table.sheet.finished && !editing && !fixing;
-  document.getElementById("form-title").textContent = editing ? W("Correct deal {n}", {n: editing.number}) : W("New deal");
+  setText(document.getElementById("form-title"), editing ? W("Correct deal {n}", {n: editing.number}) : W("New deal"));
   const sitsOut = n() === 4 ? W("{name} deals and sits out", {name: who(ctx.dealer)}) : W("{name} deals", {name: who(ctx.dealer)});
-  document.getElementById("context").textContent = W("Deal {n}", {n: ctx.number}) + " · " + sitsOut;
-  document.getElementById("submit").textContent = editing ? W("Save the correction") : W("Record the deal");
+  setText(document.getElementById("context"), W("Deal {n}", {n: ctx.number}) + " · " + sitsOut);
+  setText(document.getElementById("submit"), editing ? W("Save the correction") : W("Record the deal"));
   document.getElementById("cancel").hidden = !editing && !fixing;
 
   const kinds = ctx.compulsory ? ["allpass"] : table.choices.kinds;
   // a game is the usual deal: chosen already (one tap fewer)
   if (form.kind === null) form.kind = kinds.length === 1 ? kinds[0] : (kinds.includes("contract") ? "contract" : null);
   const kindBox = document.getElementById("kinds");
-  kindBox.replaceChildren(...kinds.map(k => option(W(KIND_WORDS[k]), form.kind === k, () => {
+  keyed(kindBox, kinds.map(k => option(W(KIND_WORDS[k]), form.kind === k, () => {
     const keep = form.declarer;
     form = blank(); form.kind = k;
     if (k !== "allpass" && k !== "close") form.declarer = keep;
   }, {"data-kind": k})));
   const kindNote = document.getElementById("kind-note");
   kindNote.hidden = form.kind !== "remise";
-  kindNote.textContent = form.kind === "remise" ? W("A remise: the declarer gives up the game unplayed and is written three tricks short.") : "";
+  setText(kindNote, form.kind === "remise" ? W("A remise: the declarer gives up the game unplayed and is written three tricks short.") : "");
 
   const withDeclarer = ["contract", "misere", "remise"].includes(form.kind);
   document.getElementById("declarer-row").hidden = !withDeclarer;
   const seats = active(ctx.dealer);
   if (form.declarer !== null && !seats.includes(form.declarer)) form.declarer = null;
-  document.getElementById("declarers").replaceChildren(...seats.map(s => option(who(s), form.declarer === s, () => {
+  keyed(document.getElementById("declarers"), seats.map(s => option(who(s), form.declarer === s, () => {
     form.declarer = s; form.defence = {}; form.tricks = {};
   }, {"data-declarer": String(s)})));
 
   const withContract = form.kind === "contract" || form.kind === "remise";
   document.getElementById("contract-row").hidden = !withContract || form.declarer === null;
-  document.getElementById("levels").replaceChildren(...table.choices.levels.map(l => {
-    const b = option(String(l), form.level === l, () => { form.level = l; form.defence = {}; form.tricks = {}; }, {"data-level": String(l)});
-    b.disabled = l < ctx.min;
-    return b;
-  }));
+  keyed(document.getElementById("levels"), table.choices.levels.map(l => option(String(l), form.level === l,
+    () => { form.level = l; form.defence = {}; form.tricks = {}; }, {"data-level": String(l)}, {disabled: l < ctx.min})));
   const levelNote = document.getElementById("level-note");
   levelNote.hidden = ctx.min <= 6;
   levelNote.textContent = ctx.min > 6 ? W("After the all-pass the lowest game is {n}; the lower levels are closed.", {n: ctx.min}) : "";
-  document.getElementById("strains").replaceChildren(...table.choices.strains.map(s => {
-    const b = option(strainNode(s), form.strain === s, () => { form.strain = s; form.defence = {}; }, {"data-strain": s});
-    b.classList.add("strain");
-    b.setAttribute("aria-label", s === "NT" ? W("NT") : ({S: "♠", C: "♣", D: "♦", H: "♥"})[s]);
-    return b;
-  }));
+  keyed(document.getElementById("strains"), table.choices.strains.map(s => option({text: s, node: () => strainNode(s)},
+    form.strain === s, () => { form.strain = s; form.defence = {}; },
+    {"data-strain": s, "aria-label": s === "NT" ? W("NT") : SUITS[s]}, {strain: true})));
 
-  const defence = document.getElementById("defence");
-  defence.replaceChildren();
   const showDefence = form.kind === "contract" && form.declarer !== null && form.level !== null && form.strain !== null;
   document.getElementById("defence-row").hidden = !showDefence;
-  if (showDefence) {
-    defenders(ctx.dealer, form.declarer).forEach((seat, i) => {
-      const allowed = defenceChoices(ctx, seat, i);
-      if (form.defence[seat] && !allowed.includes(form.defence[seat])) delete form.defence[seat];
-      if (allowed.length === 1) form.defence[seat] = allowed[0];
-      const row = el("div", null, "row");
-      const label = el("div", who(seat), "seat-name");
-      label.id = "defence-" + seat;
-      row.append(label);
-      const opts = el("div", null, "opts");
-      opts.setAttribute("role", "group");
-      opts.setAttribute("aria-labelledby", label.id);
-      opts.append(...allowed.map(a => option(W(DEFENCE_WORDS[a]), form.defence[seat] === a, () => {
+  keyed(document.getElementById("defence"), (showDefence ? defenders(ctx.dealer, form.declarer) : []).map((seat, i) => {
+    const allowed = defenceChoices(ctx, seat, i);
+    if (form.defence[seat] && !allowed.includes(form.defence[seat])) delete form.defence[seat];
+    if (allowed.length === 1) form.defence[seat] = allowed[0];
+    return ["defence-" + seat, () => seatRow("defence-" + seat, "opts"), row => {
+      setText(row.firstChild, who(seat));
+      keyed(row.lastChild, allowed.map(a => option(W(DEFENCE_WORDS[a]), form.defence[seat] === a, () => {
         form.defence[seat] = a;
         if (i === 0 && a !== "pass") {
           const second = defenders(ctx.dealer, form.declarer)[1];
           if (form.defence[second] === "half_whist") delete form.defence[second];
         }
       }, {"data-defence": seat + ":" + a})));
-      row.append(opts);
-      defence.append(row);
-    });
-  }
+    }];
+  }));
   drawTricks(ctx);
   drawExtras(ctx);
   refocus();
   saveDraft();
 }
 function drawTricks(ctx) {
-  const tricks = document.getElementById("tricks");
-  tricks.replaceChildren();
   const showTricks = needsTricks();
   document.getElementById("tricks-row").hidden = !showTricks;
-  document.getElementById("tricks-label").textContent = form.kind === "allpass" ? W("Tricks taken on the all-pass") : W("Tricks");
+  setText(document.getElementById("tricks-label"), form.kind === "allpass" ? W("Tricks taken on the all-pass") : W("Tricks"));
   const wanted = showTricks ? trickSeats(ctx) : [];
   for (const s of Object.keys(form.tricks)) if (!wanted.includes(+s)) delete form.tricks[s];
   const filled = implied(ctx);
   const passer = form.kind === "contract" && oneWhister() && !table.choices.passer_tricks
     ? defenders(ctx.dealer, form.declarer).find(s => form.defence[s] === "pass") : undefined;
-  for (const seat of wanted) {
-    const row = el("div", null, "row");
+  keyed(document.getElementById("tricks"), wanted.map(seat => ["tricks-" + seat, () => seatRow("tricks-" + seat, "opts tricks"), row => {
     const sitsOut = !active(ctx.dealer).includes(seat);
     let note = sitsOut ? " — " + W("deals, sits out") : "";
     if (seat === passer) note = " — " + W("pass: counted with the whist, may be left out");
     else if (filled[seat] !== undefined) note = " — " + W("the rest: {n}", {n: filled[seat]});
-    const label = el("div", who(seat) + note, "seat-name");
-    label.id = "tricks-" + seat;
-    row.append(label);
+    setText(row.firstChild, who(seat) + note);
     const top = topTricks(ctx, seat);
-    const opts = el("div", null, "opts tricks");
-    opts.setAttribute("role", "group");
-    opts.setAttribute("aria-labelledby", label.id);
-    for (let t = 0; t <= 10; t++) {
-      const b = option(String(t), form.tricks[seat] === t, () => { form.tricks[seat] = t; },
-        {"data-tricks": seat + ":" + t, "aria-label": W("{name}, tricks: {n}", {name: who(seat), n: t})});
-      if (form.tricks[seat] === undefined && filled[seat] === t) b.classList.add("implied");
-      b.disabled = t > top;
-      opts.append(b);
-    }
-    row.append(opts);
-    tricks.append(row);
-  }
+    keyed(row.lastChild, [...Array(11).keys()].map(n => option(String(n), form.tricks[seat] === n, () => { form.tricks[seat] = n; },
+      {"data-tricks": seat + ":" + n, "aria-label": W("{name}, tricks: {n}", {name: who(seat), n: n})},
+      {implied: form.tricks[seat] === undefined && filled[seat] === n, disabled: n > top})));
+  }]));
   const all = tricksOf(ctx);
   const sum = wanted.reduce((a, s) => a + (all[s] || 0), 0);
   const sumBox = document.getElementById("sum");
-  sumBox.textContent = form.kind === "misere" || !wanted.length ? "" : W("{n} of 10", {n: sum});
+  setText(sumBox, form.kind === "misere" || !wanted.length ? "" : W("{n} of 10", {n: sum}));
   sumBox.className = "sum" + (wanted.every(s => all[s] !== undefined) && sum !== 10 && form.kind !== "misere" ? " bad" : "");
 }
+// A check box of the extras, as a keyed item (kept in place as the buttons are).
 function check(label, on, set, attr) {
-  const l = el("label", null, "check");
-  const box = document.createElement("input");
-  box.type = "checkbox";
-  box.checked = on;
-  box.setAttribute("data-extra", attr);
-  box.addEventListener("change", () => { set(box.checked); focusAfter = ["data-extra", attr]; hideProblem(); draw(); });
-  l.append(box, document.createTextNode(label));
-  return l;
+  const make = () => {
+    const l = el("label", null, "check");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.setAttribute("data-extra", attr);
+    box.addEventListener("change", () => { l.set(box.checked); focusAfter = ["data-extra", attr]; hideProblem(); draw(); });
+    l.append(box, document.createTextNode(""));
+    return l;
+  };
+  return ["extra-" + attr, make, l => {
+    l.set = set;
+    if (l.firstChild.checked !== on) l.firstChild.checked = on;
+    if (l.lastChild.data !== label) l.lastChild.data = label;
+  }];
+}
+// A choice of the extras (a select), as a keyed item: its options written again only when
+// they change; ``choices``: [value, text].
+function choice(label, cls, attr, choices, chosen, set) {
+  const make = () => {
+    const l = el("label", null, cls);
+    const sel = document.createElement("select");
+    sel.setAttribute("data-extra", attr);
+    sel.addEventListener("change", () => { l.set(sel.value); saveDraft(); });
+    l.append(document.createTextNode(""), sel);
+    return l;
+  };
+  return ["extra-" + attr, make, l => {
+    l.set = set;
+    if (l.firstChild.data !== label + " ") l.firstChild.data = label + " ";
+    const sel = l.lastChild, written = JSON.stringify(choices);
+    if (sel.dataset.choices !== written) {
+      sel.replaceChildren(...choices.map(([value, text]) => Object.assign(el("option", text), {value})));
+      sel.dataset.choices = written;
+    }
+    if (sel.value !== chosen) sel.value = chosen;
+  }];
 }
 function toggleWriteoff(seat, on) {
   form.writeoff = form.writeoff.filter(s => s !== seat);
@@ -314,26 +361,25 @@ function toggleWriteoff(seat, on) {
 }
 function drawExtras(ctx) {
   // only the choices the table's rules allow, and only when they apply to this deal
-  const c = table.choices, box = document.getElementById("extras");
-  box.replaceChildren();
+  const c = table.choices, items = [];
   const tricks = tricksOf(ctx);
   const played = form.kind === "contract" && form.level !== null && form.strain !== null && defenders(ctx.dealer, form.declarer ?? 0).every(s => form.defence[s]);
   const unwhisted = played && !whisted() && !Object.values(form.defence).includes("half_whist");
   const made = played && whisted() && tricks[form.declarer] !== undefined && tricks[form.declarer] >= form.level;
   const cleanMisere = form.kind === "misere" && tricks[form.declarer] === 0;
   if (form.declarer !== null && ((c.unwhisted_writeoff && (unwhisted || cleanMisere)) || (c.made_game_writeoff && made))) {
-    box.append(check(who(form.declarer) + ": " + W("write off the mountain"), form.writeoff.includes(form.declarer), v => toggleWriteoff(form.declarer, v), "writeoff:" + form.declarer));
+    items.push(check(who(form.declarer) + ": " + W("write off the mountain"), form.writeoff.includes(form.declarer), v => toggleWriteoff(form.declarer, v), "writeoff:" + form.declarer));
   }
   if (form.kind === "allpass" && c.clean_writeoff) {
     for (const s of active(ctx.dealer)) if (tricks[s] === 0) {
-      box.append(check(who(s) + ": " + W("write off the mountain"), form.writeoff.includes(s), v => toggleWriteoff(s, v), "writeoff:" + s));
+      items.push(check(who(s) + ": " + W("write off the mountain"), form.writeoff.includes(s), v => toggleWriteoff(s, v), "writeoff:" + s));
     }
   }
   // 4 players: after pass and half-whist the dealer may whist (dealer_half_whist); the game is then played
   const [first, second] = form.kind === "contract" && form.declarer !== null ? defenders(ctx.dealer, form.declarer) : [];
   const overHalf = n() === 4 && first !== undefined && form.defence[first] === "pass" && form.defence[second] === "half_whist";
   if (c.dealer_whist && overHalf) {
-    box.append(check(W("the dealer whists"), form.defence[ctx.dealer] === "whist", v => {
+    items.push(check(W("the dealer whists"), form.defence[ctx.dealer] === "whist", v => {
       if (v) form.defence[ctx.dealer] = "whist"; else delete form.defence[ctx.dealer];
     }, "dealer_whist"));
   } else if (n() === 4 && form.defence[ctx.dealer] !== undefined) {
@@ -341,22 +387,12 @@ function drawExtras(ctx) {
   }
   const withTalon = (form.kind === "contract" && played) || (form.kind === "misere" && form.declarer !== null);
   if (withTalon && c.talon_bonuses.length && (form.kind === "contract" || c.misere_talon_bonus)) {
-    const sel = document.createElement("select");
-    sel.setAttribute("data-extra", "bonus");
-    for (const b of [null, ...c.talon_bonuses]) {
-      const o = el("option", b ? W(TALON_WORDS[b]) : W("none"));
-      o.value = b || "";
-      o.selected = form.bonus === b;
-      sel.append(o);
-    }
-    sel.addEventListener("change", () => { form.bonus = sel.value || null; saveDraft(); });
-    const l = el("label", W("Talon") + " ", "check");
-    l.append(sel);
-    box.append(l);
-    if (c.talon_discard) box.append(check(W("talon discarded"), form.discarded, v => { form.discarded = v; }, "discarded"));
+    items.push(choice(W("Talon"), "check", "bonus", [null, ...c.talon_bonuses].map(b => [b || "", b ? W(TALON_WORDS[b]) : W("none")]),
+      form.bonus || "", v => { form.bonus = v || null; }));
+    if (c.talon_discard) items.push(check(W("talon discarded"), form.discarded, v => { form.discarded = v; }, "discarded"));
   }
-  if (withTalon && c.return_talon) box.append(check(W("talon returned"), form.returned, v => { form.returned = v; }, "returned"));
-  if (played && c.over_misere && form.level >= 9) box.append(check(W("outbid a misère"), form.over_misere, v => { form.over_misere = v; }, "over_misere"));
+  if (withTalon && c.return_talon) items.push(check(W("talon returned"), form.returned, v => { form.returned = v; }, "returned"));
+  if (played && c.over_misere && form.level >= 9) items.push(check(W("outbid a misère"), form.over_misere, v => { form.over_misere = v; }, "over_misere"));
   // Where a game overflows the declarer's pool: the rules send the rest to the largest open
   // pool; the choice is offered only when it can go elsewhere (two open pools or more).
   const value = form.kind === "misere" ? 10 : ({6: 2, 7: 4, 8: 6, 9: 8, 10: 10})[form.level] || 0;
@@ -364,21 +400,13 @@ function drawExtras(ctx) {
   const overflow = form.declarer !== null && declarerMakes && table.sheet.players[form.declarer].pool + value > table.pool_target;
   const open = table.sheet.players.filter(p => p.seat !== form.declarer && p.pool < table.pool_target).map(p => p.seat);
   if (c.help && overflow && open.length > 1) {
-    const sel = document.createElement("select");
-    sel.setAttribute("data-extra", "help");
-    for (const s of [null, ...open]) {
-      const o = el("option", s === null ? W("the largest open pool, as the rules say") : who(s));
-      o.value = s === null ? "" : String(s);
-      o.selected = form.help === s;
-      sel.append(o);
-    }
-    sel.addEventListener("change", () => { form.help = sel.value === "" ? null : +sel.value; saveDraft(); });
-    const l = el("label", W("The points beyond the closed pool close the pool of") + " ", "check small");
-    l.append(sel);
-    box.append(l);
+    items.push(choice(W("The points beyond the closed pool close the pool of"), "check small", "help",
+      [null, ...open].map(s => [s === null ? "" : String(s), s === null ? W("the largest open pool, as the rules say") : who(s)]),
+      form.help === null ? "" : String(form.help), v => { form.help = v === "" ? null : +v; }));
   } else {
     form.help = null;
   }
+  keyed(document.getElementById("extras"), items);
 }
 function body() {
   const ctx = context();
@@ -951,7 +979,11 @@ async function start() {
   outbox = entries;
   if (draft && draft.form) { form = draft.form; fixing = outbox.some(e => e.key === draft.fixing) ? draft.fixing : null; editing = draft.editing || null; }
   started = true;
-  if (!fresh || outbox.length || (draft && draft.form && JSON.stringify(draft.form) !== JSON.stringify(blank()))) drawAll();
+  // a tap made meanwhile (the page was up, the draft not yet read): made again on the draft
+  const tapped = earlyTaps.length > 0;
+  for (const tap of earlyTaps) tap();
+  earlyTaps = [];
+  if (!fresh || outbox.length || tapped || (draft && draft.form && JSON.stringify(draft.form) !== JSON.stringify(blank()))) drawAll();
   drawSheet();
   window.addEventListener("online", () => { refresh().then(() => { stream(); flush(); }, () => offline()); });
   window.addEventListener("offline", () => offline());
