@@ -556,16 +556,43 @@ async function undoConfirmed() {
 }
 
 // --- the outbox -----------------------------------------------------------------------------
-async function dropEntry(key) {
-  const i = outbox.findIndex(e => e.key === key);
-  if (i < 0) return;
-  const [gone] = outbox.splice(i, 1);
-  // the deal after it now follows the one before it
-  const next = outbox.slice(i).find(e => e.state !== "recorded");
-  if (next && next.base === null) { next.base = gone.base; await saveEntry(next); }
-  if (fixing === key) fixing = null;
-  await forget(key);
+function dropEntry(key) {
+  return underLock(async () => {
+    await reread();
+    const i = outbox.findIndex(e => e.key === key);
+    if (i < 0) return;
+    const [gone] = outbox.splice(i, 1);
+    // the deal after it now follows the one before it
+    const next = outbox.slice(i).find(e => e.state !== "recorded");
+    if (next && next.base === null) { next.base = gone.base; await saveEntry(next); }
+    if (fixing === key) fixing = null;
+    await forget(key);
+    tell();
+  });
 }
+
+// --- one outbox for the tabs of this link ---------------------------------------------------
+// The tabs open on one scorer link share the outbox kept on the phone (IndexedDB): each change
+// of it is made under one lock (Web Locks), on the outbox as stored, and told to the other tabs
+// (BroadcastChannel), which read it again. So two tabs offline number their deals one after
+// the other, and one tab at a time sends them.
+const LOCK = "prefscore-outbox:" + TOKEN;
+const TABS = window.BroadcastChannel ? new BroadcastChannel(LOCK) : null;
+function underLock(work, options) {
+  if (!navigator.locks) return work(true);
+  return navigator.locks.request(LOCK, options || {}, lock => work(lock !== null));
+}
+function tell() { if (TABS) TABS.postMessage("outbox"); }
+async function reread() {
+  // the outbox as stored; a deal this tab saw recorded stays (its confirmation by the button)
+  const entries = await keptOutbox();
+  const stored = new Set(entries.map(e => e.key)), known = new Map(outbox.map(e => [e.key, e]));
+  outbox = outbox.filter(e => e.state === "recorded" && !stored.has(e.key))
+    .concat(entries.map(e => Object.assign(known.get(e.key) || {}, e)))
+    .sort((a, b) => a.seq - b.seq);
+  if (fixing && !stored.has(fixing)) fixing = null;
+}
+if (TABS) TABS.onmessage = () => { if (started) underLock(reread).then(() => drawAll()); };
 function drawOutbox() {
   const box = document.getElementById("outbox");
   const shown = outbox.filter(e => e.state !== "recorded" || e.key === confirmation);
@@ -617,8 +644,17 @@ async function flush() {
   // the kept deals, in order, each once (its Idempotency-Key), each on the sheet it was
   // entered on (If-Match): a refused one stops the queue until it is fixed or dropped
   if (flushing) return flushing;
-  flushing = (async () => {
-    let recorded = 0;
+  // one tab at a time: another one sending, this one tries again later (and is told meanwhile)
+  flushing = underLock(held => held && sendKept(), {ifAvailable: true}).then(() => {
+    clearTimeout(retryTimer);
+    if (outbox.some(e => e.state === "pending")) retryTimer = setTimeout(flush, RETRY_MS);
+  });
+  try { await flushing; } finally { flushing = null; }
+}
+async function sendKept() {
+  await reread();
+  let recorded = 0, refused = false;
+  try {
     for (const e of outbox.slice()) {
       if (closed || e.state === "refused") break;
       if (e.state === "recorded") continue;
@@ -662,6 +698,7 @@ async function flush() {
         e.problem = problem;
       }
       e.state = "refused";
+      refused = true;
       await saveEntry(e);
       if (confirmation === e.key && !fixing && !editing) {
         // the deal just entered: back in the form, the reason in place
@@ -671,12 +708,11 @@ async function flush() {
       }
       break;
     }
-    if (recorded) { await refresh().catch(() => offline()); }
-    drawAll();
-    clearTimeout(retryTimer);
-    if (outbox.some(e => e.state === "pending")) retryTimer = setTimeout(flush, RETRY_MS);
-  })();
-  try { await flushing; } finally { flushing = null; }
+  } finally {
+    if (recorded || refused) tell();
+  }
+  if (recorded) { await refresh().catch(() => offline()); }
+  drawAll();
 }
 
 // --- entering a deal ----------------------------------------------------------------------
@@ -711,23 +747,29 @@ async function submit(ev) {
     return;
   }
   if (editing) { await correct(); return; }
-  // kept on the phone first, then sent: nothing entered is lost whatever the network
-  const before = waiting().filter(e => e.key !== fixing);
-  const entry = {key: newKey(), seq: Date.now(), body: body(), number: ctx.number, dealer: ctx.dealer,
-                 base: before.length ? null : etag, state: "pending", problem: null};
-  const old = fixing ? outbox.findIndex(e => e.key === fixing) : -1;
-  if (old >= 0) {
-    // a fixed deal takes the place of the refused one, on the sheet as it is now
-    const was = outbox[old];
-    entry.seq = was.seq;
-    entry.base = outbox.slice(0, old).some(e => e.state !== "recorded") ? null : etag;
-    outbox[old] = entry;
-    await forget(was.key);
-  } else {
-    entry.seq = Math.max(Date.now(), ...outbox.map(e => e.seq + 1));
-    outbox.push(entry);
-  }
-  await saveEntry(entry);
+  // kept on the phone first, then sent: nothing entered is lost whatever the network; on the
+  // outbox as stored, under the lock (another tab's deals come first)
+  const entry = await underLock(async () => {
+    await reread();
+    const ctx = context(), before = waiting().filter(e => e.key !== fixing);
+    const entry = {key: newKey(), seq: Date.now(), body: body(), number: ctx.number, dealer: ctx.dealer,
+                   base: before.length ? null : etag, state: "pending", problem: null};
+    const old = fixing ? outbox.findIndex(e => e.key === fixing) : -1;
+    if (old >= 0) {
+      // a fixed deal takes the place of the refused one, on the sheet as it is now
+      const was = outbox[old];
+      entry.seq = was.seq;
+      entry.base = outbox.slice(0, old).some(e => e.state !== "recorded") ? null : etag;
+      outbox[old] = entry;
+      await forget(was.key);
+    } else {
+      entry.seq = Math.max(Date.now(), ...outbox.map(e => e.seq + 1));
+      outbox.push(entry);
+    }
+    await saveEntry(entry);
+    tell();
+    return entry;
+  });
   fixing = null;
   form = blank();
   confirmation = entry.key;
