@@ -209,7 +209,17 @@ async def score_manifest(token: str, scorer: ScorerAccess, lang: PageLang) -> Re
         "display": "standalone",
         "background_color": "#f4f1ea",
         "theme_color": "#14213d",
-        "icons": [{"src": f"{page}/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
+        "icons": [{"src": f"{page}/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}]
+        + [
+            {
+                "src": asset_url(f"icon{kind}-{size}.png"),
+                "sizes": f"{size}x{size}",
+                "type": "image/png",
+                "purpose": purpose,
+            }
+            for kind, purpose in (("", "any"), ("-maskable", "maskable"))
+            for size in ICON_SIZES
+        ],
     }
     return Response(
         json.dumps(manifest, ensure_ascii=False),
@@ -218,6 +228,10 @@ async def score_manifest(token: str, scorer: ScorerAccess, lang: PageLang) -> Re
     )
 
 
+# The PNG icons (app/static/icon-{size}.png, icon-maskable-{size}.png): the SVG icon drawn once
+# by Chromium (docs/scoring-page.md says how); the maskable ones fill the square, the spade
+# inside the safe zone.
+ICON_SIZES = (192, 512)
 ICON = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 96 96"><rect width="96" height="96" rx="16" fill="#14213d"/>'
     '<text x="48" y="66" font-size="56" text-anchor="middle" fill="#fff" font-family="sans-serif">\u2660</text></svg>'

@@ -127,6 +127,15 @@ def test_the_page_installs_under_its_link(api, client):
         body["scope"] == page and body["start_url"] == page + "?lang=en" and body["display"] == "standalone"
     )
     assert client.get(body["icons"][0]["src"]).headers["content-type"].startswith("image/svg+xml")
+    # PNG icons of 192 and 512 pixels, for any use and maskable (filling the square)
+    pngs = {(i["sizes"], i["purpose"]): i["src"] for i in body["icons"] if i["type"] == "image/png"}
+    assert set(pngs) == {(f"{n}x{n}", p) for n in (192, 512) for p in ("any", "maskable")}
+    for (sizes, _purpose), src in pngs.items():
+        icon = client.get(src)
+        assert icon.headers["content-type"] == "image/png" and icon.content[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(icon.content[16:20], "big"), int.from_bytes(icon.content[20:24], "big")
+        assert f"{width}x{height}" == sizes
+        assert icon.headers["cache-control"] == "public, max-age=31536000, immutable"
     worker = client.get(page + "/sw.js")
     assert worker.status_code == 200 and worker.headers["content-type"].startswith("text/javascript")
     assert worker.headers["Service-Worker-Allowed"] == page and worker.headers["Cache-Control"] == "no-cache"
