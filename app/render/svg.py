@@ -374,7 +374,7 @@ def draw_sheet(
     finished = bool(sheet.get("finished"))
     d = Drawing()
     inner_w = width - 2 * PAD
-    y = PAD
+    y: float = PAD
 
     def paragraph(text: str, size: float, cls: str, indent: float = PAD) -> None:
         nonlocal y
