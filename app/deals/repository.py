@@ -5,9 +5,9 @@ deal, the whole log, and the writes of an undo or a correction."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, CursorResult, Row, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.kit.db import DealRow, IdempotencyRow, TableRow
@@ -95,7 +95,7 @@ _KEPT = select(_IDEMPOTENCY.c.request_hash, _IDEMPOTENCY.c.response).where(
 )
 
 
-def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
+def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row[*tuple[Any, ...]]:
     """The table row a post writes, locked, with its registered seats (``registered``)."""
     row = conn.execute(
         _POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}
@@ -120,7 +120,7 @@ def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool, hooked:
         conn.execute(ENQUEUE_POSTED, params)
 
 
-def kept_answer(conn: Connection, table_id: str, key: str) -> Row | None:
+def kept_answer(conn: Connection, table_id: str, key: str) -> Row[*tuple[Any, ...]] | None:
     """The record of an Idempotency-Key at a table: its request's hash and kept answer."""
     return conn.execute(_KEPT, {"table_id": table_id, "key": key}).one_or_none()
 
@@ -148,7 +148,8 @@ def expire_keys(conn: Session | Connection, table_id: str, key: str, cutoff: dat
 def delete_expired(session: Session, cutoff: datetime, batch: int) -> int:
     """At most ``batch`` idempotency records older than ``cutoff``; how many."""
     rows = select(_IDEMPOTENCY.c.id).where(_IDEMPOTENCY.c.created_at < cutoff).limit(batch)
-    return session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery()))).rowcount
+    deleted = session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery())))
+    return cast("CursorResult[Any]", deleted).rowcount  # a DML statement's result is a cursor's
 
 
 # One page of a table's log: the deal columns, the (table_id, number) unique index in order.
@@ -160,7 +161,7 @@ _PAGE = (
 )
 
 
-def page_rows(session: Session, table_id: str, *, after: int, rows: int) -> list[Row]:
+def page_rows(session: Session, table_id: str, *, after: int, rows: int) -> list[Row[*tuple[Any, ...]]]:
     """At most ``rows`` deals numbered above ``after``, in order; the deals before are never read."""
     return list(session.execute(_PAGE, {"table_id": table_id, "after": after, "rows": rows}).all())
 
@@ -182,12 +183,12 @@ _LOG = select(
 )
 
 
-def log(session: Session, table_id: str) -> list[Row]:
+def log(session: Session, table_id: str) -> list[Row[*tuple[Any, ...]]]:
     """The whole log of a table, in order, with each row's id."""
     return list(session.execute(_LOG.where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number)).all())
 
 
-def penalty_rows(session: Session, table_ids: list[str]) -> list[Row]:
+def penalty_rows(session: Session, table_ids: list[str]) -> list[Row[*tuple[Any, ...]]]:
     """The penalties of these tables' logs (the body's type read in SQL), by table and number."""
     query = (
         select(

@@ -4,6 +4,7 @@ characters as an indexed prefix (app/keys/service.py)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, Row, select
 from sqlalchemy.orm import Session
@@ -38,12 +39,12 @@ def mark_revoked(session: Session, key_id: int, now: datetime) -> ApiKey | None:
     return row
 
 
-def key_states(conn: Connection, key_ids: list[int]) -> list[Row]:
+def key_states(conn: Connection, key_ids: list[int]) -> list[Row[*tuple[Any, ...]]]:
     """(id, hash, revoked_at) of those of ``key_ids`` that are stored."""
     return conn.execute(select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))).all()  # type: ignore[return-value]
 
 
-def working_with_prefix(conn: Connection, prefix: str) -> list[Row]:
+def working_with_prefix(conn: Connection, prefix: str) -> list[Row[*tuple[Any, ...]]]:
     """(id, owner, hash, is_admin) of the keys not revoked whose prefix is ``prefix``."""
     return conn.execute(  # type: ignore[return-value]
         select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(

@@ -22,7 +22,7 @@ _DEALS = DealRow.__table__
 
 
 def count_players(session: Session, owner: str) -> int:
-    return session.scalar(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner))
+    return session.scalars(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner)).one()
 
 
 def player_of_external_id(session: Session, owner: str, external_id: str) -> str | None:
@@ -37,14 +37,14 @@ def owned_player_id(session: Session, owner: str, player_id: str) -> str | None:
     return session.scalar(select(_PLAYERS.c.id).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner))
 
 
-def find_player(session: Session, owner: str, player_id: str) -> Row | None:
+def find_player(session: Session, owner: str, player_id: str) -> Row[*tuple[Any, ...]] | None:
     """One of ``owner``'s players (id, name, external_id, created_at, updated_at)."""
     return session.execute(
         select(_PLAYERS).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner)
     ).one_or_none()
 
 
-def players_after(session: Session, owner: str, after: str | None, limit: int) -> list[Row]:
+def players_after(session: Session, owner: str, after: str | None, limit: int) -> list[Row[*tuple[Any, ...]]]:
     """At most ``limit`` of ``owner``'s players in id order, those after ``after`` when given."""
     query = select(_PLAYERS).where(_PLAYERS.c.owner == owner)
     if after is not None:
@@ -119,7 +119,7 @@ def seated_players(session: Session | Connection, table_id: str) -> dict[int, st
     return {r.seat: r.player_id for r in session.execute(_SEATED, {"table_id": table_id})}
 
 
-def linked_seat_rows(session: Session, table_id: str) -> list[Row]:
+def linked_seat_rows(session: Session, table_id: str) -> list[Row[*tuple[Any, ...]]]:
     """The table's registered seats' rows: (id, seat, tally)."""
     return session.execute(_LINKED_AT, {"table_id": table_id}).all()  # type: ignore[return-value]
 
@@ -138,7 +138,7 @@ def stat_rows(
     convention: str | None,
     since: datetime | None,
     before: datetime | None,
-) -> list[Row]:
+) -> list[Row[*tuple[Any, ...]]]:
     """The player's rows (deal_count, finished, balance, tally) of the tables of ``convention``
     created from ``since`` up to (not including) ``before``, each bound when given; one fetchall."""
     query = select(_ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
@@ -153,7 +153,7 @@ def stat_rows(
     return session.execute(query).all()  # type: ignore[return-value]
 
 
-def seat_rows(session: Session, table_id: str) -> list[Row]:
+def seat_rows(session: Session, table_id: str) -> list[Row[*tuple[Any, ...]]]:
     """The table's rows as stored: seat, deal_count, finished, balance, tally."""
     return list(
         session.execute(

@@ -3,6 +3,8 @@ token's prefix (with their table's owner, while the owner has a working key)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Row, func, select, update
 from sqlalchemy.orm import Session
 
@@ -15,11 +17,11 @@ _TABLES = TableRow.__table__
 
 
 def active_links(session: Session, table_id: str) -> int:
-    return session.scalar(
+    return session.scalars(
         select(func.count())
         .select_from(ScorerLinkRow)
         .where(ScorerLinkRow.table_id == table_id, ScorerLinkRow.revoked_at.is_(None))
-    )
+    ).one()
 
 
 def add_link(session: Session, table_id: str, prefix: str, digest: str) -> ScorerLinkRow:
@@ -53,7 +55,7 @@ def revoke(session: Session, row: ScorerLinkRow, table_id: str, revision: int) -
     session.flush()
 
 
-def links_with_prefix(conn, prefix: str) -> list[Row]:  # noqa: ANN001
+def links_with_prefix(conn, prefix: str) -> list[Row[*tuple[Any, ...]]]:  # noqa: ANN001
     """(id, hash, table_id, owner) of the working links whose token starts with ``prefix``."""
     return list(
         conn.execute(

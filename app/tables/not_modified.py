@@ -52,7 +52,7 @@ class SheetNotModified:
             match = self.route.path_regex.match(scope.get("path", ""))
             seen = scope.get(CALLER_SCOPE_KEY) if match else None
             if_none_match = header(scope, b"if-none-match") if seen else None
-            if if_none_match is not None and seen[1]:
+            if seen is not None and if_none_match is not None and seen[1]:
                 try:
                     unchanged = await sheet_not_modified(
                         self.db, seen[1].owner, match["table_id"], if_none_match.decode("latin-1")

@@ -40,7 +40,7 @@ def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> Tabl
 
 def load_table(
     session: Session | Connection, owner: str, table_id: str, *, lock: bool, statement: Any = None
-) -> Row:
+) -> Row[*tuple[Any, ...]]:
     """``load_row`` as a plain row (no ORM object): for the use cases that write with Core
     statements. Same checks, same lock. ``statement``: a select of the row built once, with
     the parameters ``table_id`` and ``owner`` (posting's, which reads a column more)."""
@@ -64,7 +64,7 @@ def shared_row(session: Session, token: str) -> TableRow:
     return row
 
 
-def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
+def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[Row[*tuple[Any, ...]]]:
     """The rows of these tables, whoever owns them, in one statement; an id that names no
     table (or cannot be one) is absent."""
     ids = [t for t in table_ids if TABLE_ID_RE.fullmatch(t)]
@@ -73,7 +73,7 @@ def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
     return list(conn.execute(select(_TABLES).where(_TABLES.c.id.in_(ids))).all())
 
 
-def versions_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
+def versions_by_ids(conn: Connection, table_ids: list[str]) -> list[Row[*tuple[Any, ...]]]:
     """(id, revision, deal_count) of these tables, whoever owns them, in one statement; an id
     that names no table (or cannot be one) is absent."""
     ids = [t for t in table_ids if TABLE_ID_RE.fullmatch(t)]
@@ -87,7 +87,7 @@ def versions_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
 
 
 def count_tables(session: Session, owner: str) -> int:
-    return session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
+    return session.scalars(select(func.count()).select_from(TableRow).where(TableRow.owner == owner)).one()
 
 
 def fresh(session: Session, table_id: str) -> TableRow:
@@ -99,7 +99,7 @@ def change_table(session: Session, table_id: str, values: dict[str, Any]) -> Non
     session.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(**values))
 
 
-def set_locked(session: Session, table_ids: list[str], reason: str | None) -> list[Row]:
+def set_locked(session: Session, table_ids: list[str], reason: str | None) -> list[Row[*tuple[Any, ...]]]:
     """Lock (``reason``) or unlock (None) these tables, each one's revision moved on (a change
     of the log worked out before the lock is then not written: app/deals/service.py
     ``_refold``); their (id, owner, revision) as now stored."""
@@ -197,7 +197,7 @@ def listed_rows(
     player: str | None,
     after: str | None,
     rows: int,
-) -> list[Row]:
+) -> list[Row[*tuple[Any, ...]]]:
     """At most ``rows`` of the owner's tables, latest activity first (updated_at, then id,
     descending), keyset-paged on the index (owner, updated_at, id). Without ``status``: every
     table but the archived. Only the listed columns are read: the state and the options (what
@@ -242,12 +242,12 @@ _VERSION = select(TableRow.revision, TableRow.deal_count).where(
 )
 
 
-def sheet_version(conn: Connection, owner: str, table_id: str) -> Row | None:
+def sheet_version(conn: Connection, owner: str, table_id: str) -> Row[*tuple[Any, ...]] | None:
     """(revision, deal_count) of the owner's table, or None."""
     return conn.execute(_VERSION, {"table_id": table_id, "owner": owner}).one_or_none()
 
 
-async def sheet_version_on_loop(db: Database, owner: str, table_id: str) -> tuple | None:  # type: ignore[type-arg]
+async def sheet_version_on_loop(db: Database, owner: str, table_id: str) -> tuple[Any, ...] | None:
     """The same, read from the event loop (Database.read_one_async; raises LoopReadUnavailable
     when that read is not to be had)."""
     return await db.read_one_async(_VERSION_SQL, (table_id, owner))

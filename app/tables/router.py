@@ -14,11 +14,12 @@ from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from app.kit.limits import TABLES_PAGE_MAX
 from app.kit.preconditions import IfNoneMatch, TableIfMatch, not_modified_response
 from app.kit.problem_schemas import problem_responses
+from app.kit.schemas import ConventionName
 from app.kit.settings import Settings
 from app.kit.stake import StakeQuery, parse_stake
 from app.players.service import SeatLink
 from app.ratings import service as ratings
-from app.rules import CONVENTION_NAMES, settle
+from app.rules import settle
 from app.tables import service as svc
 from app.tables.model import UNSET, Limits
 from app.tables.not_modified import SHEET_CHANGED, sheet_not_modified
@@ -29,7 +30,7 @@ router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
 
 
 Status = Literal["active", "finished", "archived"]
-ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
+ConventionQuery = ConventionName
 
 
 @router.get(

@@ -8,7 +8,7 @@ engine state after its last deal so that posting a deal reads one row.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     UniqueConstraint,
     text,
 )
@@ -42,6 +43,8 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    # Every model is one declared table (to the ORM's types a class's table is any FROM clause).
+    __table__: ClassVar[Table]
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
