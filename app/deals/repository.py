@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, CursorResult, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.deals.model import DealInfo, deal_info
@@ -177,7 +177,8 @@ def expire_keys(conn: Session | Connection, table_id: str, key: str, cutoff: dat
 def delete_expired(session: Session, cutoff: datetime, batch: int) -> int:
     """At most ``batch`` idempotency records older than ``cutoff``; how many."""
     rows = select(_IDEMPOTENCY.c.id).where(_IDEMPOTENCY.c.created_at < cutoff).limit(batch)
-    return session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery()))).rowcount
+    deleted = session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery())))
+    return cast("CursorResult[Any]", deleted).rowcount  # a DML statement's result is a cursor's
 
 
 # One page of a table's log: the deal columns, the (table_id, number) unique index in order.

@@ -254,7 +254,7 @@ def link_seats(
                     now=utcnow(),
                 )
             ids[seat] = found
-    dup = {}
+    dup: dict[str, int] = {}
     for seat, pid in sorted(ids.items()):
         if pid in dup:
             raise Unprocessable(

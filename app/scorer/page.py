@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import time
 from importlib import resources
+from typing import Any
 
 from fastapi import APIRouter, Response
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.deals.schemas import StoredDeal
 from app.kit.assets import VERSION as ASSETS_VERSION
 from app.kit.assets import asset_url
 from app.kit.deps import DB, ScorerAccess
@@ -173,7 +173,7 @@ async def score_page(token: str, scorer: ScorerAccess, db: DB, lang: PageLang) -
     )
 
 
-def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, object]:
+def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, Any]:
     """What ``GET /v1/score/{token}`` and the first page of its deals answer, with the ETag
     and the time it was read (the script keeps the newer of this and its own copy)."""
     table = get_table(db, scorer.owner, scorer.table_id)
@@ -183,15 +183,13 @@ def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, object]:
     return {
         "table": ScorerTable.of(table, settlement).model_dump(mode="json"),
         "etag": table.etag,
-        "deals": [
-            ScorerDeal(dealer=d.dealer, deal=StoredDeal.of(d)).model_dump(mode="json") for d in page.deals
-        ],
+        "deals": [ScorerDeal.of(d).model_dump(mode="json") for d in page.deals],
         "next": nxt,
         "read_at": int(time.time() * 1000),
     }
 
 
-def page_values(token: str, title: str, lang: Lang) -> dict[str, object]:
+def page_values(token: str, title: str, lang: Lang) -> dict[str, Any]:
     """What the template writes: the title, and the script's token and words."""
     return {"lang": lang.code, "title": title, "token": token, "words": score_words(lang)}
 
