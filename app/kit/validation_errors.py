@@ -155,9 +155,9 @@ def _word_reason(field: str, last: str, ctx: dict[str, Any], name: str) -> str:
 def _range_reason(kind: str, ctx: dict[str, Any], name: str, what: str | None) -> str:
     """A number out of its range."""
     if what in _RANGES:
-        low, high = _RANGES[what]
+        least, most = _RANGES[what]
         return Sentence(
-            "{name} must be {what} from {low} to {high}", name=name, what=what, low=low, high=high
+            "{name} must be {what} from {low} to {high}", name=name, what=what, low=least, high=most
         )
     if "ge" in ctx and kind == "greater_than_equal":
         low = _bound(ctx, "ge")

@@ -15,8 +15,10 @@ slot held by another waiting thread.
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import ExceptionContext, make_url
 
 from app.kit.settings import Settings
 
@@ -28,7 +30,7 @@ LOOKUP = "prefscore_lookup"
 
 def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy (the "begin" event below) decide when transactions start.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -41,7 +43,7 @@ def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
             cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn):  # noqa: ANN001
+    def _on_begin(conn: Connection) -> None:
         if conn.get_execution_options().get(LOOKUP):
             return  # one statement, in SQLite's own autocommit mode: it is its own transaction
         if conn.get_execution_options().get(READONLY):
@@ -87,7 +89,7 @@ def make_engine(settings: Settings) -> Engine:
 
 def _pg_events(engine: Engine) -> None:
     @event.listens_for(engine, "handle_error")
-    def _read_only_is_gone(context):  # noqa: ANN001
+    def _read_only_is_gone(context: ExceptionContext) -> None:
         # "cannot execute ... in a read-only transaction": a failover demoted the server this
         # pool reached (or it is a standby). Its connections are dropped like lost ones, so
         # that the next ones are made afresh, through the balancer, to the new leader.

@@ -72,7 +72,7 @@ class Database:
         self._writer = sessionmaker(engine, expire_on_commit=False)
         self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
         self._reader = sessionmaker(engine.execution_options(**{READONLY: True}), expire_on_commit=False)
-        lookup = {READONLY: True, LOOKUP: True}
+        lookup: dict[str, Any] = {READONLY: True, LOOKUP: True}
         if self.dialect != "sqlite":
             # Not on SQLite: pysqlite's AUTOCOMMIT would be reset to its own transaction handling
             # on check-in, which the BEGIN IMMEDIATE recipe (dialects.py) switches off.
@@ -133,10 +133,10 @@ class Database:
     def reads_on_loop(self) -> bool:
         return self._sqlite_path is not None or self._pg_conninfo is not None
 
-    def _sqlite_read_one(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+    def _sqlite_read_one(self, path: str, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
         conn = getattr(self._loop_conns, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self._sqlite_path, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {int(self._loop_busy_timeout_ms)}")
             conn.execute("PRAGMA query_only = ON")
             self._loop_conns.conn = conn
@@ -153,14 +153,14 @@ class Database:
         pool (``reads_on_loop`` false, busy, an error)."""
         if self._sqlite_path is not None:
             try:
-                return self._sqlite_read_one(sql, params)
+                return self._sqlite_read_one(self._sqlite_path, sql, params)
             except sqlite3.Error as exc:
                 raise LoopReadUnavailable(str(exc)) from exc
         if self._pg_conninfo is None:
             raise LoopReadUnavailable("no reads on the loop for this database")
         import psycopg
 
-        pool = await self._loop_pool()
+        pool = await self._loop_pool(self._pg_conninfo)
         try:
             async with pool.connection(timeout=self._loop_connection_wait) as conn:
                 cur = await conn.execute(sql.replace("?", "%s"), params)
@@ -170,14 +170,14 @@ class Database:
             raise LoopReadUnavailable(str(exc)) from exc
         return rows[0] if rows else None
 
-    async def _loop_pool(self):  # noqa: ANN202
+    async def _loop_pool(self, conninfo: str) -> Any:
         from psycopg_pool import AsyncConnectionPool
 
         loop = asyncio.get_running_loop()
         pool = self._pg_pools.get(loop)
         if pool is None:
             pool = AsyncConnectionPool(
-                self._pg_conninfo,
+                conninfo,
                 kwargs={"autocommit": True, "connect_timeout": 5, **self._pg_prepare},
                 # Made when asked for (a process that never answers a 304 opens none),
                 # at most pg_loop_connections, closed after 10 idle minutes.
@@ -367,7 +367,7 @@ class Database:
                         )
                     return "read-only", f"a write cannot be committed: {why}"
                 finally:
-                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(busy)}")
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(busy or 0)}")
         finally:
             lock.release()
         return None
