@@ -131,18 +131,18 @@ def reason(error: dict[str, Any], field: str) -> str:
                 "{name} must be {what} from {low} to {high}", name=name, what=what, low=low, high=high
             )
         if "ge" in ctx and kind == "greater_than_equal":
-            low = _bound(ctx, "ge")
+            least = _bound(ctx, "ge")
             return (
-                Sentence("{name} must be at least {low} ({what})", name=name, low=low, what=what)
+                Sentence("{name} must be at least {low} ({what})", name=name, low=least, what=what)
                 if what
-                else Sentence("{name} must be at least {low}", name=name, low=low)
+                else Sentence("{name} must be at least {low}", name=name, low=least)
             )
         if kind == "less_than_equal":
-            high = _bound(ctx, "le")
+            most = _bound(ctx, "le")
             return (
-                Sentence("{name} must be at most {high} ({what})", name=name, high=high, what=what)
+                Sentence("{name} must be at most {high} ({what})", name=name, high=most, what=what)
                 if what
-                else Sentence("{name} must be at most {high}", name=name, high=high)
+                else Sentence("{name} must be at most {high}", name=name, high=most)
             )
         if kind == "greater_than":
             return Sentence("{name} must be above {low}", name=name, low=_bound(ctx, "gt"))
