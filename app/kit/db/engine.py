@@ -23,11 +23,11 @@ import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.kit.db.outage import is_outage
@@ -35,13 +35,16 @@ from app.kit.db.replicas import NEVER, current_visit, parse_position, replayed_e
 from app.kit.observability import metrics
 from app.kit.settings import Settings, default_of
 
+if TYPE_CHECKING:
+    from psycopg_pool import AsyncConnectionPool
+
 _READONLY = "prefscore_readonly"
 _LOOKUP = "prefscore_lookup"
 
 
 def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy (the "begin" event below) decide when transactions start.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -54,7 +57,7 @@ def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
             cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn):  # noqa: ANN001
+    def _on_begin(conn: Connection) -> None:
         if conn.get_execution_options().get(_LOOKUP):
             return  # one statement, in SQLite's own autocommit mode: it is its own transaction
         if conn.get_execution_options().get(_READONLY):
@@ -100,7 +103,7 @@ def make_engine(settings: Settings) -> Engine:
 
 def _pg_events(engine: Engine) -> None:
     @event.listens_for(engine, "handle_error")
-    def _read_only_is_gone(context):  # noqa: ANN001
+    def _read_only_is_gone(context: ExceptionContext) -> None:
         # "cannot execute ... in a read-only transaction": a failover demoted the server this
         # pool reached (or it is a standby). Its connections are dropped like lost ones, so
         # that the next ones are made afresh, through the balancer, to the new leader.
@@ -174,7 +177,7 @@ class Database:
         self._writer = sessionmaker(engine, expire_on_commit=False)
         self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
         self._reader = sessionmaker(engine.execution_options(**{_READONLY: True}), expire_on_commit=False)
-        lookup = {_READONLY: True, _LOOKUP: True}
+        lookup: dict[str, Any] = {_READONLY: True, _LOOKUP: True}
         if self.dialect != "sqlite":
             # Not on SQLite: pysqlite's AUTOCOMMIT would be reset to its own transaction handling
             # on check-in, which the BEGIN IMMEDIATE recipe above switches off.
@@ -219,9 +222,10 @@ class Database:
     def reads_on_loop(self) -> bool:
         return self._sqlite_path is not None or self._pg_conninfo is not None
 
-    def _sqlite_read_one(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+    def _sqlite_read_one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
         conn = getattr(self._loop_conns, "conn", None)
         if conn is None:
+            assert self._sqlite_path is not None  # read_one_async asks only then
             conn = sqlite3.connect(self._sqlite_path, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {int(self._loop_busy_timeout_ms)}")
             conn.execute("PRAGMA query_only = ON")
@@ -230,10 +234,10 @@ class Database:
                 self._loop_all.append(conn)
         # fetchall() steps the statement to its end, which ends its implicit read transaction
         # at once (a statement left open would pin an old snapshot of the file).
-        rows = conn.execute(sql, params).fetchall()
+        rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
         return rows[0] if rows else None
 
-    async def read_one_async(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+    async def read_one_async(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """One row of one read-only statement (raw DB-API SQL, ``?`` parameters), read on the
         event loop, or None; raises LoopReadUnavailable when the caller should use the thread
         pool (``reads_on_loop`` false, busy, an error)."""
@@ -256,12 +260,13 @@ class Database:
             raise LoopReadUnavailable(str(exc)) from exc
         return rows[0] if rows else None
 
-    async def _loop_pool(self):  # noqa: ANN202
+    async def _loop_pool(self) -> AsyncConnectionPool[Any]:
         from psycopg_pool import AsyncConnectionPool
 
         loop = asyncio.get_running_loop()
         pool = self._pg_pools.get(loop)
         if pool is None:
+            assert self._pg_conninfo is not None  # read_one_async asks only then
             pool = AsyncConnectionPool(
                 self._pg_conninfo,
                 kwargs={"autocommit": True, "connect_timeout": 5, **self._pg_prepare},
@@ -428,7 +433,7 @@ class Database:
         try:
             # No BEGIN from the "begin" event: the probe sets a short busy timeout first.
             with self.engine.connect().execution_options(**{_LOOKUP: True}) as conn:
-                busy = conn.exec_driver_sql("PRAGMA busy_timeout").scalar()
+                busy = conn.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0
                 conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(self._write_probe_busy_ms)}")
                 try:
                     conn.exec_driver_sql("BEGIN IMMEDIATE")
