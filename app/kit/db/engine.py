@@ -144,10 +144,10 @@ class Database:
                 self._loop_all.append(conn)
         # fetchall() steps the statement to its end, which ends its implicit read transaction
         # at once (a statement left open would pin an old snapshot of the file).
-        rows = conn.execute(sql, params).fetchall()
+        rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
         return rows[0] if rows else None
 
-    async def read_one_async(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+    async def read_one_async(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """One row of one read-only statement (raw DB-API SQL, ``?`` parameters), read on the
         event loop, or None; raises LoopReadUnavailable when the caller should use the thread
         pool (``reads_on_loop`` false, busy, an error)."""
@@ -176,6 +176,7 @@ class Database:
         loop = asyncio.get_running_loop()
         pool = self._pg_pools.get(loop)
         if pool is None:
+            assert self._pg_conninfo is not None  # read_one_async asks only then
             pool = AsyncConnectionPool(
                 conninfo,
                 kwargs={"autocommit": True, "connect_timeout": 5, **self._pg_prepare},
