@@ -12,7 +12,7 @@ from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.deals.model import DealInfo, deal_info
-from app.kit.db import DealRow, IdempotencyRow, TableRow
+from app.deals.orm import DealRow, IdempotencyRow
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
 from app.kit.etags import checked_table_id
@@ -21,6 +21,7 @@ from app.kit.repository import NOTIFY
 from app.players import service as players
 from app.rules import Sentence
 from app.tables.model import StoredTable, stored
+from app.tables.orm import TableRow
 
 _TABLES = TableRow.__table__
 _DEALS = DealRow.__table__

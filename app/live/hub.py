@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.kit.limits import EVENT_QUEUE_MAX
+from app.live.limits import EVENT_QUEUE_MAX
 
 log = logging.getLogger("prefscore.events")
 

@@ -43,7 +43,6 @@ from app.keys.service import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, ScorerAccess
 from app.kit.errors import NotFound, Unprocessable
 from app.kit.i18n import N_
-from app.kit.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
 from app.kit.openapi import name_schemas
 from app.kit.problem_schemas import problem_responses
 from app.kit.problems import problem
@@ -64,6 +63,7 @@ from app.live.hub import (
     TooManySubscriptions,
     TournamentEvent,
 )
+from app.live.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
 from app.rules import Sentence

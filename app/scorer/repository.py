@@ -9,9 +9,10 @@ from datetime import datetime
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.kit.db import ScorerLinkRow, TableRow
+from app.keys.repository import owner_has_a_key
 from app.kit.db.models import utcnow
-from app.kit.repository import owner_has_a_key
+from app.scorer.orm import ScorerLinkRow
+from app.tables.orm import TableRow
 
 _LINKS = ScorerLinkRow.__table__
 _TABLES = TableRow.__table__

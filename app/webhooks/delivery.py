@@ -48,13 +48,13 @@ from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.db.outage import Pause
 from app.kit.etags import sheet_etag
-from app.kit.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.kit.observability import metrics
 from app.kit.outbox import TEST_EVENT, TOURNAMENT_EVENTS
 from app.kit.settings import Settings
 from app.rules import Sentence
 from app.webhooks import addresses
 from app.webhooks import repository as repo
+from app.webhooks.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.webhooks.model import message_id
 
 log = logging.getLogger("prefscore.webhooks")

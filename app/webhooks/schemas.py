@@ -6,9 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from app.kit.limits import WEBHOOK_TABLES_MAX, WEBHOOK_URL_MAX
 from app.kit.outbox import EVENT_TYPES
 from app.kit.schemas import Answer, Request, UtcTime
+from app.webhooks.limits import WEBHOOK_TABLES_MAX, WEBHOOK_URL_MAX
 from app.webhooks.model import Created, Delivery, Endpoint
 
 EventType = Literal[tuple(EVENT_TYPES)]  # type: ignore[valid-type]
