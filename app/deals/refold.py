@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.deals import repository as repo
 from app.deals.model import Changed, DealInfo, deal_info, entries_to_json, kept_answer
 from app.deals.refusals import refusal, refuse_archived, refuse_locked
-from app.kit.changes import announce
+from app.events.changes import announce
 from app.kit.db import Database
 from app.kit.errors import Conflict, NotFound
 from app.kit.etags import sheet_etag

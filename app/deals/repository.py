@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, CursorResult, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.deals.model import DealInfo, deal_info
 from app.deals.orm import DealRow, IdempotencyRow
+from app.events.repository import ENQUEUE_POSTED, has_endpoints
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
 from app.kit.etags import checked_table_id
-from app.kit.outbox import ENQUEUE_POSTED, has_endpoints
 from app.kit.repository import NOTIFY
 from app.players import service as players
 from app.rules import Sentence
@@ -65,7 +65,7 @@ _KEEP_ANSWER = insert(_IDEMPOTENCY).values(
     created_at=bindparam("posted_at"),
 )
 # PostgreSQL: the deal, the table row, the kept answer (with a key), the webhooks' deliveries
-# (when the owner has an active endpoint: app/kit/outbox.py) and the notification in one
+# (when the owner has an active endpoint: app/events/outbox.py) and the notification in one
 # statement (data-modifying CTEs, which SQLite does not have): one round trip where
 # there were three or four, most of what a post costs this process beyond the framework.
 _POSTED_PG = {
@@ -177,7 +177,8 @@ def expire_keys(conn: Session | Connection, table_id: str, key: str, cutoff: dat
 def delete_expired(session: Session, cutoff: datetime, batch: int) -> int:
     """At most ``batch`` idempotency records older than ``cutoff``; how many."""
     rows = select(_IDEMPOTENCY.c.id).where(_IDEMPOTENCY.c.created_at < cutoff).limit(batch)
-    return session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery()))).rowcount
+    deleted = session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery())))
+    return cast("CursorResult[Any]", deleted).rowcount  # a DML statement's result is a cursor's
 
 
 # One page of a table's log: the deal columns, the (table_id, number) unique index in order.

@@ -3,7 +3,7 @@ union, with its number, the entries it wrote and when), and the answers that car
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 
@@ -15,9 +15,9 @@ from app.kit.schemas import (
     PlainText,
     Request,
     Seat,
+    SeatMap,
     Tricks,
     absent_when_none,
-    seat_map,
     timestamp,
 )
 from app.rules import Entry, InvalidDeal, Sentence
@@ -40,17 +40,25 @@ from app.tables.model import TableInfo
 from app.tables.sheet_schemas import Sheet
 
 ContractCode = Annotated[str, Field(pattern=CONTRACT_PATTERN, description=CONTRACT_HELP)]
-Defence = Literal[DEFENCE]  # type: ignore[valid-type]
-BonusWord = Literal[tuple(TALON_BONUSES)]  # type: ignore[valid-type]
+# Closed sets made at run time: Literals to pydantic, strings to the type checker.
+if TYPE_CHECKING:
+    Defence = str
+    BonusWord = str
+    KindWord = str
+    Destination = str
+    ViolationWord = str
+else:
+    Defence = Literal[DEFENCE]
+    BonusWord = Literal[tuple(TALON_BONUSES)]
+    KindWord = Literal[tuple(m.value for m in EntryKind)]
+    Destination = Literal[PENALTY_DESTINATIONS]
+    ViolationWord = Literal[VIOLATIONS]
 Note = Annotated[str, Field(max_length=DEAL_NOTE_MAX), PlainText]
-KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
-Destination = Literal[PENALTY_DESTINATIONS]  # type: ignore[valid-type]
-ViolationWord = Literal[VIOLATIONS]  # type: ignore[valid-type]
 PenaltyAmount = Annotated[int, Field(ge=1, le=PENALTY_AMOUNT_MAX)]
 Clause = Annotated[str, Field(min_length=1, max_length=PENALTY_CLAUSE_MAX), PlainText]
 Reason = Annotated[str, Field(min_length=1, max_length=DEAL_NOTE_MAX), PlainText]
-DefenceMap = seat_map(Defence)
-TricksMap = seat_map(Tricks)
+DefenceMap = SeatMap[Defence]
+TricksMap = SeatMap[Tricks]
 
 
 # --- the deal as posted --------------------------------------------------------------------

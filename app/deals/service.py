@@ -24,13 +24,13 @@ from app.deals import repository as repo
 from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_json, kept_answer, replayed
 from app.deals.refold import correct_deal, outcome, undo_last
 from app.deals.refusals import refusal, refuse_archived, refuse_locked
-from app.kit.changes import committed, notification
+from app.events.changes import committed, notification
+from app.events.outbox import enqueue, event_params
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.etags import sheet_etag
 from app.kit.i18n import N_
-from app.kit.outbox import enqueue, event_params
 from app.kit.versions import Expected, Seen, check_expected, still_held
 from app.players import service as player_stats
 from app.ratings import service as ratings

@@ -174,7 +174,7 @@ def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
     cache = _cache_of(db)
     cached = cache.get(digest)
     if cached is not None:
-        return cached or None
+        return cached if isinstance(cached, Caller) else None  # else INVALID
     with db.lookup() as conn:
         rows = repository.working_with_prefix(conn, token[:KEY_PREFIX_LENGTH])
     if not rows:

@@ -1,4 +1,4 @@
-"""The live updates' SQL: listening to PostgreSQL's notifications of changes (app/kit/changes.py
+"""The live updates' SQL: listening to PostgreSQL's notifications of changes (app/events/changes.py
 sends them in the writer's transaction), and the hub's reads of the watched tables'
 revisions and of the open streams' scorer links."""
 

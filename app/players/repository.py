@@ -65,7 +65,7 @@ _PLAYER_COLUMNS = (
 
 
 def count_players(session: Session, owner: str) -> int:
-    return session.scalar(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner))
+    return session.scalars(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner)).one()
 
 
 def player_of_external_id(session: Session, owner: str, external_id: str) -> str | None:

@@ -94,6 +94,7 @@ def count_deal(
         elif deal.tricks is None:  # nobody whisted, or a half-whist: a made game
             short = 0
         else:
+            assert deal.level is not None  # a contract's
             short = max(0, deal.level - deal.tricks_of(seat))
         if short:
             counts[2] += 1

@@ -44,11 +44,11 @@ def _info(row: ScorerLinkRow) -> LinkInfo:
 
 
 def active_links(session: Session, table_id: str) -> int:
-    return session.scalar(
+    return session.scalars(
         select(func.count())
         .select_from(ScorerLinkRow)
         .where(ScorerLinkRow.table_id == table_id, ScorerLinkRow.revoked_at.is_(None))
-    )
+    ).one()
 
 
 def add_link(session: Session, table_id: str, prefix: str, digest: str) -> LinkInfo:

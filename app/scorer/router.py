@@ -16,7 +16,7 @@ from fastapi import APIRouter, Path, Query, Response
 from app.deals import answers
 from app.deals import service as deals
 from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
-from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
+from app.deals.schemas import DealCorrected, DealWithSheet
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
@@ -150,9 +150,7 @@ def list_scorer_deals(
     page = links.scorer_log(db, scorer, after=after, limit=limit)
     response.headers["Cache-Control"] = "no-store"
     nxt = f"/v1/score/{token}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
-    return ScorerDealPage(
-        items=[ScorerDeal(dealer=deal.dealer, deal=StoredDeal.of(deal)) for deal in page.deals], next=nxt
-    )
+    return ScorerDealPage(items=[ScorerDeal.of(deal) for deal in page.deals], next=nxt)
 
 
 @router.post(

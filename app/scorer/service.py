@@ -16,9 +16,9 @@ import secrets
 from dataclasses import dataclass
 
 from app.deals.service import DealLogPage, list_deals
+from app.events.changes import announce
 from app.keys.limits import KEY_PREFIX_LENGTH
 from app.keys.service import hash_key
-from app.kit.changes import announce
 from app.kit.db import Database
 from app.kit.errors import Conflict, NotFound
 from app.rules import Sentence

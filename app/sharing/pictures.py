@@ -155,11 +155,11 @@ def sheet_picture(
         return done is not None
 
     with db.read() as session:
-        row = (
-            shared_row(session, of.token)
-            if of.token is not None
-            else load_row(session, of.owner, of.table_id, lock=False)
-        )
+        if of.token is not None:
+            row = shared_row(session, of.token)
+        else:
+            assert of.owner is not None and of.table_id is not None  # the owner's table
+            row = load_row(session, of.owner, of.table_id, lock=False)
         picture = _picture(session, row, current)
     etag = tag(picture.table)
     if still_held(seen, etag):

@@ -36,7 +36,15 @@ SVG = "image/svg+xml"
 PNG = "image/png"
 from app.sharing.limits import SHARED_PAGE_MAX  # noqa: E402
 
-Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
+
+class Layout(StrEnum):
+    """The picture's layouts, the renderer's (LAYOUTS)."""
+
+    phone = "phone"
+    wide = "wide"
+
+
+assert {layout.value for layout in Layout} == set(LAYOUTS), "the layouts the renderer draws"
 LayoutQuery = Annotated[
     Layout, Query(description="phone: 360 units wide (the default); wide: 640, for a desktop at its own size")
 ]

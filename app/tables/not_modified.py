@@ -53,7 +53,7 @@ class SheetNotModified:
             match = self.route.path_regex.match(scope.get("path", ""))
             caller = scope.get(CALLER_SCOPE_KEY) if match else None
             if_none_match = header(scope, b"if-none-match") if caller else None
-            if if_none_match is not None and caller[1]:
+            if caller is not None and if_none_match is not None and caller[1]:
                 try:
                     unchanged = await sheet_not_modified(
                         self.db,

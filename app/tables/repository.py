@@ -136,7 +136,7 @@ def versions_by_ids(conn: Connection, table_ids: list[str]) -> list[TableVersion
 
 
 def count_tables(session: Session, owner: str) -> int:
-    return session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
+    return session.scalars(select(func.count()).select_from(TableRow).where(TableRow.owner == owner)).one()
 
 
 def fresh(session: Session, table_id: str) -> StoredTable:
@@ -293,7 +293,7 @@ def sheet_version(conn: Connection, owner: str, table_id: str) -> tuple[int, int
     return None if row is None else (row.revision, row.deal_count)
 
 
-async def sheet_version_on_loop(db: Database, owner: str, table_id: str) -> tuple | None:  # type: ignore[type-arg]
+async def sheet_version_on_loop(db: Database, owner: str, table_id: str) -> tuple[Any, ...] | None:
     """The same, read from the event loop (Database.read_one_async; raises LoopReadUnavailable
     when that read is not to be had)."""
     return await db.read_one_async(_VERSION_SQL, (table_id, owner))

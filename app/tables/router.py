@@ -11,13 +11,18 @@ from app.kit.bodies import BodyRoute
 from app.kit.db import Database
 from app.kit.deps import DB, Owner, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
-from app.kit.preconditions import SeenVersions, TablePrecondition, not_modified_response
+from app.kit.preconditions import (
+    SeenVersions,
+    TablePrecondition,
+    not_modified_response,
+)
 from app.kit.problem_schemas import problem_responses
+from app.kit.schemas import ConventionName
 from app.kit.settings import Settings
 from app.kit.stake import StakeQuery, parse_stake
 from app.players.service import SeatLink
 from app.ratings import service as ratings
-from app.rules import CONVENTION_NAMES, settle
+from app.rules import settle
 from app.tables import service as svc
 from app.tables.limits import TABLES_PAGE_MAX
 from app.tables.model import UNSET, Limits
@@ -29,7 +34,7 @@ router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
 
 
 Status = Literal["active", "finished", "archived"]
-ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
+ConventionQuery = ConventionName
 
 
 @router.get(

@@ -12,7 +12,7 @@ from typing import Any
 
 from anyio import to_thread
 
-from app.kit.changes import announce
+from app.events.changes import announce
 from app.kit.db import Database
 from app.kit.db.engine import LoopReadUnavailable
 from app.kit.db.models import utcnow

@@ -29,8 +29,8 @@ from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
 from app.deals import service as deals
+from app.events.changes import add_sink, announce, remove_sink
 from app.kit.built import Built
-from app.kit.changes import add_sink, announce, remove_sink
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
@@ -165,7 +165,7 @@ def close_if_finished(db: Database, table_id: str) -> None:
 
 def watch_finished_tables(db: Database) -> Callable[[], None]:
     """Close a round as soon as its last table finishes: a sink of the committed changes
-    (app/kit/changes.py) that looks at a posted deal's table as stored (no read unless the
+    (app/events/changes.py) that looks at a posted deal's table as stored (no read unless the
     deal finished the table). Returns the function that stops watching."""
 
     def sink(table_id: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:

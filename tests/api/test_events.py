@@ -148,7 +148,7 @@ def test_the_owner_wide_stream_carries_every_table_of_the_owner(owner, server, r
     e = r.next_table_event()
     if e.data["revision"] == 0:
         # The post's own signal reached this process's hub just before its COMMIT
-        # (app/kit/changes.py): read too early, a table new to the hub is sent as it was
+        # (app/events/changes.py): read too early, a table new to the hub is sent as it was
         # at creation; the notification of the commit follows.
         e = r.next_table_event()
     assert e.data["table"] == c and e.data["sheet"]["deal_count"] == 1
@@ -355,7 +355,8 @@ def test_the_streams_of_a_key_revoked_through_this_server_end_at_once(settings, 
     app = create_app(settings.model_copy(update={"events_heartbeat": 600}), db=db)
     with served(app, lifespan="on") as url:
         name, key = new_owner_key(client, admin_headers)
-        table = Api(httpx.Client(base_url=url, timeout=10), key, name).table()
+        with httpx.Client(base_url=url, timeout=10) as http:
+            table = Api(http, key, name).table()
         streams = _streams(url, key, table)
         try:
             r = httpx.delete(

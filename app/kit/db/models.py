@@ -11,7 +11,7 @@ leaves the kit for the events' home.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -23,6 +23,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -41,6 +42,8 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    # Every model is one declared table (to the ORM's types a class's table is any FROM clause).
+    __table__: ClassVar[Table]
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
@@ -57,7 +60,7 @@ class RateLimitRow(Base):
 
 class WebhookEndpointRow(Base):
     """An owner's webhook endpoint (app/webhooks): where to send, which event types (a bit
-    each, app/kit/outbox.EVENT_TYPES), all tables or the listed ones (webhook_endpoint_tables).
+    each, app/events/catalogue.WEBHOOK_BITS), all tables or the listed ones (webhook_endpoint_tables).
     The secret is kept as given out (``whsec_``…): the server signs with it. During a rotation's
     overlap the previous one signs too, until ``previous_until``."""
 
