@@ -115,11 +115,11 @@ def _rerate(session: Session, table: TableInfo) -> None:
     """After an undo or a correction of a rated table: its players' ratings follow (nothing
     changes unless its finish or its ranking did)."""
     seated = player_stats.seated_players(session, table.id)
-    outcome = None
+    finish = None
     if table.state.finished and len(seated) == len(table.players):
         balances = [exact(b) for b in final_balances(table.rules, table.state)]
-        outcome = outcome(table.id, table.owner, table.convention, balances, seated)
-    ratings.on_table_changed(session, table.id, outcome)
+        finish = outcome(table.id, table.owner, table.convention, balances, seated)
+    ratings.on_table_changed(session, table.id, finish)
 
 
 def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:

@@ -121,7 +121,7 @@ def post_deal(
         revision = row.revision + 1
         table = replace(info(row, rules, result.state), deal_count=number, revision=revision, updated_at=now)
         written = DealInfo(number, canonical, tuple(result.entries), now, state.next_dealer)
-        params = _post_params(conn.dialect.name, row, state, result, table, written)
+        params = _post_params(conn.dialect.name, row, state, result, table, written, now)
         if idempotency_key is not None:  # the answer kept with the key, in the same statement
             params.update(
                 idempotency_key=idempotency_key,
@@ -138,12 +138,12 @@ def post_deal(
 
 
 def _post_params(
-    dialect: str, row: Any, state: Any, result: Any, table: TableInfo, written: DealInfo
+    dialect: str, row: Any, state: Any, result: Any, table: TableInfo, written: DealInfo, now: datetime
 ) -> dict[str, Any]:
     """The parameters of the post's writes (app/deals/repository.write_post): the deal, the
     table after it, the notification (PostgreSQL) and the webhooks'
     deliveries (an owner with an endpoint), in the same statement on PostgreSQL."""
-    number, revision, now = written.number, table.revision, written.created_at
+    number, revision = written.number, table.revision
     params: dict[str, Any] = {
         "table_id": row.id,
         "number": number,
