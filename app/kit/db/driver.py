@@ -45,7 +45,8 @@ class Driver:
         self._dialect = conn.dialect
         self.dialect = conn.dialect.name
         self._dbapi = conn.dialect.loaded_dbapi
-        self._raw = conn.connection.driver_connection
+        # The driver's own connection (psycopg's or sqlite3's): each driver its own type.
+        self._raw: Any = conn.connection.driver_connection
 
     def bound(self, column: Column[Any], value: Any) -> Any:
         """``value`` as SQLAlchemy would bind it to ``column`` (a date's text on SQLite, a
@@ -82,7 +83,8 @@ class Driver:
     def rows(self, sql: str | Mapping[str, str], params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         text = self._text(sql)
         with self._translated(text, params):
-            return self._raw.execute(text, params).fetchall()
+            found: list[tuple[Any, ...]] = self._raw.execute(text, params).fetchall()
+            return found
 
     def run(self, sql: str | Mapping[str, str], params: Mapping[str, Any] | Sequence[Any]) -> None:
         text = self._text(sql)

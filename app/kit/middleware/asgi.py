@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from starlette.types import Scope, Send
@@ -14,7 +15,8 @@ from app.kit.problems import PROBLEM, problem_body, problem_lang
 
 
 def header(scope: Scope, name: bytes) -> bytes | None:
-    for key, value in scope.get("headers", ()):
+    headers: Iterable[tuple[bytes, bytes]] = scope.get("headers", ())
+    for key, value in headers:
         if key == name:
             return value
     return None
