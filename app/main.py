@@ -17,7 +17,8 @@ from app.keys.service import configure_key_cache
 from app.kit import assets, docs_ui, health, middleware, openapi, problems
 from app.kit.callers import Lookups
 from app.kit.db import Database, make_database
-from app.kit.middleware import trailing_slash
+from app.kit.middleware import Links, trailing_slash
+from app.kit.middleware.rate_limit import KIT_PUBLIC_ROUTES, TokenLink
 from app.kit.middleware.read_your_writes import ReadYourWrites
 from app.kit.settings import Settings
 from app.live import router as events
@@ -28,14 +29,17 @@ from app.records import router as records
 from app.scorer import page as score_page
 from app.scorer import router as scorer
 from app.scorer import service as scorer_service
+from app.scorer.limits import SCORER_LINK_NAME, SCORER_LINK_PATHS
 from app.sharing import page as shared_page
 from app.sharing import router as sharing
 from app.sharing.drawing import Pictures
+from app.sharing.limits import SHARE_LINK_NAME, SHARE_LINK_PATHS
 from app.tables import router as tables
 from app.tables.not_modified import SheetNotModified
 from app.tournaments import page as tournament_page
 from app.tournaments import router as tournaments
 from app.tournaments import service as tournament_service
+from app.tournaments.limits import TOURNAMENT_PAGE_PATHS
 from app.webhooks import router as webhooks
 from app.webhooks.delivery import Deliverer
 
@@ -61,6 +65,41 @@ ROUTERS = (
     tournaments.router,
     tournament_page.router,
 )
+
+# The links that carry a token in place of a key, as their domains declare them: a share
+# link's (a tournament's page included) is a read capability, counted per token; a scorer
+# link's a write one, looked up and counted as a key. The gate counts them and the logs mask
+# their tokens (app/kit/middleware).
+LINKS = Links(
+    read=(TokenLink(SHARE_LINK_PATHS + TOURNAMENT_PAGE_PATHS, SHARE_LINK_NAME),),
+    write=(TokenLink(SCORER_LINK_PATHS, SCORER_LINK_NAME),),
+)
+# Every route answered without a key, and what it is counted against besides its address: a
+# share token's budget (the share links, the tournament's page and JSON), a scorer link's
+# (counted as a key once it is found), or the address's alone (the kit's own: the API's
+# documents and the probes, the probes unbudgeted). tests/hardening/test_public_routes.py
+# walks the app's routes against it.
+PUBLIC_ROUTES: dict[str, str] = {
+    "/v1/shared/{token}": "share link",
+    "/v1/shared/{token}/sheet.svg": "share link",
+    "/v1/shared/{token}/sheet.png": "share link",
+    "/v1/shared/{token}/deals": "share link",
+    "/v1/shared/{token}/events": "share link",
+    "/v1/shared/{token}/tournament": "share link",
+    "/v1/shared/{token}/tournament/events": "share link",
+    "/shared/{token}": "share link",
+    "/tournament/{token}": "share link",
+    "/v1/score/{token}": "scorer link",
+    "/v1/score/{token}/deals": "scorer link",
+    "/v1/score/{token}/deals/{number}": "scorer link",
+    "/v1/score/{token}/sheet.svg": "scorer link",
+    "/v1/score/{token}/events": "scorer link",
+    "/score/{token}": "scorer link",
+    "/score/{token}/manifest.webmanifest": "scorer link",
+    "/score/{token}/icon.svg": "scorer link",
+    "/score/{token}/sw.js": "scorer link",
+    **KIT_PUBLIC_ROUTES,
+}
 
 
 class PrefscoreAPI(FastAPI):
@@ -160,7 +199,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         app.add_middleware(ReadYourWrites, routes=REPLICA_READS, cookie_seconds=settings.read_after_seconds)
     # Inside the rate limit: the sheet's 304 before the framework's routing.
     app.add_middleware(SheetNotModified, db=database, routes=app.router.routes)
-    middleware.install(app, settings, records.body_limits(settings))
+    middleware.install(app, settings, records.body_limits(settings), LINKS)
     # The record import reads its body under its own limit (app/records/router.py); it is
     # included first, so that /v1/tables/import is not taken for a table's id.
     app.router.include_router(records.router, max_body_size=settings.max_record_bytes)

@@ -1,11 +1,13 @@
 """Every table of the schema, gathered: importing this module declares each domain's tables
-(its ``orm.py``) on the one metadata (app/kit/db/models.Base), for Alembic's environment
+(its ``orm.py``, and the events' home's: the webhook endpoints and the outbox) on the one
+metadata (app/kit/db/models.Base), for Alembic's environment
 (migrations/env.py) and for whatever needs the whole schema at once. The kit knows no domain,
 so the gathering lives here, above the domains."""
 
 from __future__ import annotations
 
 from app.deals import orm as deals
+from app.events import orm as events
 from app.keys import orm as keys
 from app.kit.db.models import Base
 from app.players import orm as players
@@ -16,4 +18,15 @@ from app.tournaments import orm as tournaments
 
 metadata = Base.metadata
 
-__all__ = ["Base", "deals", "keys", "metadata", "players", "ratings", "scorer", "tables", "tournaments"]
+__all__ = [
+    "Base",
+    "deals",
+    "events",
+    "keys",
+    "metadata",
+    "players",
+    "ratings",
+    "scorer",
+    "tables",
+    "tournaments",
+]

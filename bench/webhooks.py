@@ -218,8 +218,8 @@ def _fill(url: str, count: int, receiver: str) -> None:
 async def delivering(url: str, count: int, port: int) -> dict[str, Any]:
     from sqlalchemy import func, select
 
+    from app.events.orm import WebhookDeliveryRow
     from app.kit.db import make_database
-    from app.kit.db.models import WebhookDeliveryRow
     from app.kit.settings import Settings
     from app.webhooks.delivery import Deliverer
 

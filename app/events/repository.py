@@ -30,7 +30,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from app.kit.db.models import WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
+from app.events.orm import WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
 
 _E = WebhookEndpointRow.__table__
 _ET = WebhookEndpointTableRow.__table__

@@ -16,7 +16,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
-from app.kit.callers import Caller
+from app.kit.callers import Caller, Lookups
 from app.kit.db import Database
 from app.kit.errors import Forbidden, NotFound, Unauthorized
 from app.kit.middleware.rate_limit import (
@@ -57,8 +57,10 @@ async def current_caller(
     admin_key = request.app.state.settings.admin_key
     seen = request.scope.get(CALLER_SCOPE_KEY)
     # The rate limit identified this key already (app/kit/middleware/rate_limit.py).
-    lookups = request.app.state.lookups
-    caller = seen[1] if seen is not None and seen[0] == token else lookups.known_caller(db, token, admin_key)
+    lookups: Lookups = request.app.state.lookups
+    caller: Caller | str | None = (
+        seen[1] if seen is not None and seen[0] == token else lookups.known_caller(db, token, admin_key)
+    )
     if caller is None:
         caller = await run_in_threadpool(lookups.identify, db, token, admin_key)
     if not isinstance(caller, Caller):  # None, or INVALID from the cache

@@ -7,8 +7,8 @@ from ``X-Request-ID`` when the client sends a sane one, else generated), or null
 request. The id lives in a context variable, which Starlette copies into the worker thread of
 a sync endpoint, so lines logged by the services carry it too. uvicorn's own access log is
 switched off: the middleware writes one access line per request, with the id, the route
-template, the status and the duration (never a header, a key or a query string; share tokens
-in paths are masked).
+template, the status and the duration (never a header, a key or a query string; the tokens
+in paths are masked, ``mask_tokens``).
 
 Metrics (prometheus-client): requests by method, route template and status; latency by
 method and route template; requests in progress; deals posted; rate-limited requests;
@@ -33,7 +33,9 @@ from app.kit.limits import REQUEST_ID_MAX
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("prefscore_request_id", default=None)
 _REQUEST_ID_RE = re.compile(rf"^[A-Za-z0-9._:@/+=-]{{1,{REQUEST_ID_MAX}}}$")
-_SHARED_RE = re.compile(r"^/(v1/)?(shared|score)/[^/]+")
+# The path prefixes whose next segment is a token (a capability in place of a key): the
+# domains declare them, app/main.py hands them in (``mask_tokens``).
+_TOKEN_PREFIXES: tuple[str, ...] = ()
 
 
 def request_id_from(header: str | None) -> str:
@@ -44,10 +46,21 @@ def request_id_from(header: str | None) -> str:
     return uuid.uuid4().hex
 
 
+def mask_tokens(paths: tuple[str, ...]) -> None:
+    """Mask in the logs the token of every path under these templates (each ends in
+    ``{token}``): a token in a path is a capability, a read or a write one."""
+    global _TOKEN_PREFIXES
+    _TOKEN_PREFIXES = tuple(p.removesuffix("{token}") for p in paths)
+
+
 def loggable_path(path: str) -> str:
-    """The request path as logged: a share token is a read capability and a scorer token a
-    write one, so both are masked."""
-    return _SHARED_RE.sub(lambda m: f"/{m.group(1) or ''}{m.group(2)}/***", path)
+    """The request path as logged, its token masked when it carries one (``mask_tokens``)."""
+    for prefix in _TOKEN_PREFIXES:
+        if path.startswith(prefix):
+            token, slash, rest = path[len(prefix) :].partition("/")
+            if token:
+                return f"{prefix}***{slash}{rest}"
+    return path
 
 
 # --------------------------------------------------------------------------- logging

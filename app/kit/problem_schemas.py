@@ -18,23 +18,20 @@ class FieldProblem(BaseModel):
     reason: str = Field(description="why, in a sentence")
 
 
+# The example of a validation problem: the schema's own, and the 422's in the answers' examples.
+_INVALID_EXAMPLE: dict[str, Any] = {
+    "type": "https://prefscore.example/problems/invalid",
+    "title": "Invalid request",
+    "status": 422,
+    "detail": "the request is not valid: declarer",
+    "errors": [{"field": "declarer", "reason": "declarer must be a seat number from 0 to 3"}],
+}
+
+
 class Problem(BaseModel):
     """What went wrong. Validation problems list each refused field in ``errors``."""
 
-    model_config = ConfigDict(
-        extra="allow",
-        json_schema_extra={
-            "examples": [
-                {
-                    "type": "https://prefscore.example/problems/invalid",
-                    "title": "Invalid request",
-                    "status": 422,
-                    "detail": "the request is not valid: declarer",
-                    "errors": [{"field": "declarer", "reason": "declarer must be a seat number from 0 to 3"}],
-                }
-            ]
-        },
-    )
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [_INVALID_EXAMPLE]})
 
     type: str = Field(description="a URI naming the kind of problem")
     title: str
@@ -138,7 +135,7 @@ EXAMPLES: dict[int, dict[str, Any]] = {
         "status": 413,
         "detail": "the request body is larger than 65536 bytes",
     },
-    422: Problem.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
+    422: _INVALID_EXAMPLE,
     429: {
         "type": _TYPE + "429",
         "title": "Too many requests",

@@ -20,3 +20,8 @@ TOURNAMENTS_PAGE_MAX = 200
 """Tournaments on one page of GET /v1/tournaments."""
 AUDIT_PAGE_MAX = 200
 """Entries on one page of a tournament's audit."""
+
+TOURNAMENT_PAGE_PATHS = ("/tournament/{token}",)
+"""The public tournament page's path: its token is the tournament's share link, counted per
+token as every share link is (app/kit/middleware/rate_limit.py, handed in by app/main.py)
+and masked in the logs."""

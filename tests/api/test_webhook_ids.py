@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from sqlalchemy import update
 
-from app.kit.db.models import WebhookDeliveryRow, utcnow
+from app.events.orm import WebhookDeliveryRow
+from app.kit.db.models import utcnow
 from app.webhooks import service
 from app.webhooks.delivery import Deliverer
 from app.webhooks.model import message_id

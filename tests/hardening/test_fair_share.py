@@ -19,6 +19,7 @@ import pytest
 from app.kit.limiter import Busy, FairShare
 from app.kit.middleware.rate_limit import RateLimit
 from app.kit.settings import Settings
+from app.main import LINKS  # the links that carry a token, as the app hands them to the gate
 
 ADMIN = "fair-share-admin-key"
 
@@ -167,7 +168,7 @@ def gate(inner: Held, **overrides: Any) -> RateLimit:
         share_rate_limit=0,
         **{"max_requests_in_progress": 1, "request_queue": 1, "request_queue_wait": 5, **overrides},
     )
-    return RateLimit(inner, settings=settings, db=None)  # type: ignore[arg-type]
+    return RateLimit(inner, settings=settings, db=None, links=LINKS)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """Every route is budgeted unless declared otherwise (app/kit/middleware/rate_limit.py): a
-route answered without a key is public only when ``PUBLIC_ROUTES`` declares it, and every
+route answered without a key is public only when ``PUBLIC_ROUTES`` (app/main.py) declares it, and every
 public route but the declared ``UNBUDGETED`` probes goes through the anonymous budget. The
 app's routes are walked (an included router's, a mount's), so a new route cannot forget it.
 
@@ -53,7 +53,8 @@ def _without_a_key(app: Any) -> dict[str, Any]:
 
 def test_a_route_is_public_only_when_declared_so(app):
     from app.kit.deps import current_scorer
-    from app.kit.middleware.rate_limit import PUBLIC_ROUTES, UNBUDGETED
+    from app.kit.middleware.rate_limit import UNBUDGETED
+    from app.main import PUBLIC_ROUTES
 
     public = _without_a_key(app)
     assert sorted(set(public) - set(PUBLIC_ROUTES)) == [], (
@@ -77,8 +78,7 @@ def _request(path: str, route: Any) -> tuple[str, str]:
 
 @pytest.mark.parametrize("kind", ["share link", "scorer link", "address"])
 def test_every_public_route_spends_the_anonymous_budget(settings, db, app, kind, an_hour_long_window):
-    from app.kit.middleware.rate_limit import PUBLIC_ROUTES
-    from app.main import create_app
+    from app.main import PUBLIC_ROUTES, create_app
 
     limited = create_app(
         settings.model_copy(

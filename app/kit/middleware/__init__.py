@@ -31,7 +31,7 @@ from starlette.types import ASGIApp
 from app.kit import observability as obs
 from app.kit.middleware.body_guard import BodyGuard, BodyLimit, BodyLimitProblem, check_json
 from app.kit.middleware.outer_layer import OuterLayer
-from app.kit.middleware.rate_limit import RateLimit
+from app.kit.middleware.rate_limit import Links, RateLimit
 from app.kit.middleware.request_context import RequestContext
 from app.kit.middleware.security_headers import SecurityHeaders
 from app.kit.settings import Settings
@@ -41,6 +41,7 @@ __all__ = [
     "BodyGuard",
     "BodyLimit",
     "BodyLimitProblem",
+    "Links",
     "RateLimit",
     "RequestContext",
     "SecurityHeaders",
@@ -58,10 +59,12 @@ def wrap(stack: ASGIApp, settings: Settings, body_limits: dict[str, int]) -> ASG
     return OuterLayer(stack, settings=settings, path_limits=body_limits)
 
 
-def install(app: FastAPI, settings: Settings, body_limits: dict[str, int]) -> None:
+def install(app: FastAPI, settings: Settings, body_limits: dict[str, int], links: Links) -> None:
     """Middleware (Starlette applies the last added outermost) and /metrics; ``body_limits``
-    as ``wrap``'s."""
+    as ``wrap``'s; ``links``, the paths that carry a token in place of a key (the domains
+    name them; app/main.py gathers them): the gate counts them, the logs mask their tokens."""
     obs.configure_logging(settings.log_format, settings.log_level)
+    obs.mask_tokens(links.paths())
     app.add_middleware(
         BodyGuard,
         max_json_depth=settings.max_json_depth,
@@ -75,6 +78,7 @@ def install(app: FastAPI, settings: Settings, body_limits: dict[str, int]) -> No
         db=app.state.db,
         lookups=app.state.lookups,
         body_limits=body_limits,
+        links=links,
     )
     if settings.cors_origins:
         from starlette.middleware.cors import CORSMiddleware

@@ -1,9 +1,9 @@
 """Who is calling, and rate limits, before any of the request's body is read: the one gate
-of ``/v1`` and the share and scorer pages. Answers 401 and 404 as the routes' dependencies
+of ``/v1`` and the pages and links answered without a key. Answers 401 and 404 as the routes' dependencies
 would (app/kit/deps.py), 429 problem+json with Retry-After.
 
-Authentication comes first: a route that needs a key (all of ``/v1`` but the share and
-scorer links) is answered 401 here when the request has no valid key, and a scorer link
+Authentication comes first: a route that needs a key (all of ``/v1`` but the links that
+carry a token) is answered 401 here when the request has no valid key, and a write link
 that is unknown or revoked 404, before the body is received -- a request nobody may make
 costs no parse of its body (this layer sits outside app/kit/middleware/body_guard.py and
 the framework, which read it). The caller found is left in the request's scope for the
@@ -13,28 +13,31 @@ Counting, in this order:
 
 - per client address, in this process's memory (never a database write): every request
   that does not carry a key this process already knows to be valid (app.keys.service'
-  cache), and every request to a share or scorer link, pages included. This count comes
-  before any database lookup of what the request presents (a key, a scorer link), so that
+  cache), and every request to a read or write link, pages included. This count comes
+  before any database lookup of what the request presents (a key, a write link), so that
   made-up keys and links cost at most the address's budget of lookups; a key that proves
   valid gives its unit back (it is counted as a key), and a key known valid is never
   refused for its address;
 - per key, in the database so that every process shares one count
   (app.kit.limiter.RateLimiter), once the key is known valid;
-- per share link (``/v1/shared/{token}...``, the pages ``/shared/{token}`` and
-  ``/tournament/{token}``): per token, in memory;
-- per scorer link (``/v1/score/{token}...`` and the page ``/score/{token}``): a valid one as a
-  key, counted in the database per link.
+- per read link (``Links.read``: a path that carries a read capability in place of a key,
+  such as a link shared for reading): per token, in memory;
+- per write link (``Links.write``: a write capability, looked up with ``Lookups.scorer``): a
+  valid one as a key, counted in the database per link.
 
-Every route is budgeted unless declared otherwise: a path outside ``/v1`` is counted against
-its address whatever it names (a page, a picture, the manifest, the service worker, the API's
-documents, a path no route serves), but for the few declared in ``UNBUDGETED``. The routes
-answered without a key are declared in ``PUBLIC_ROUTES``; a test walks the app's routes
-against it and sends each more than the budget (tests/hardening/test_public_routes.py).
+The kit names no link: the domains declare their paths, and app/main.py hands them in
+(``Links``). Every route is budgeted unless declared otherwise: a path outside ``/v1`` is
+counted against its address whatever it names (a page, a picture, the manifest, the service
+worker, the API's documents, a path no route serves), but for the few declared in
+``UNBUDGETED``. The routes answered without a key are declared in app/main.py's
+``PUBLIC_ROUTES``; a test walks the app's routes against it and sends each more than the budget
+(tests/hardening/test_public_routes.py).
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -60,47 +63,70 @@ from app.rules import Sentence, sentence
 
 # Where the caller of a request's key, once identified here, is left for app/kit/deps.py.
 CALLER_SCOPE_KEY = "prefscore.caller"
-# Where the scorer link of a request, once looked up here, is left for app/kit/deps.py.
+# Where the write link of a request, once looked up here, is left for app/kit/deps.py.
 SCORER_SCOPE_KEY = "prefscore.scorer"
-_SHARED = re.compile(r"^/(?:(?:v1/)?shared|tournament)/([^/]+)")
-_SCORER = re.compile(r"^/(?:v1/)?score/([^/]+)")
-# Event streams are left out of the fair share: they last, and have caps of their own (app/live).
+# Event streams are left out of the fair share: they last, and have caps of their own.
 _STREAM = "/events"
 
 # The operators' probes, declared outside every budget: a load balancer asks them of one
 # address without pause, and they look up nothing a request presents.
 UNBUDGETED = frozenset({"/health", "/metrics"})
-# Every route answered without a key, and what it is counted against besides its address:
-# a share token's budget (the share links, the tournament's page and JSON), a scorer link's
-# (counted as a key once it is found), or the address's alone.
-PUBLIC_ROUTES: dict[str, str] = {
-    "/v1/shared/{token}": "share link",
-    "/v1/shared/{token}/sheet.svg": "share link",
-    "/v1/shared/{token}/sheet.png": "share link",
-    "/v1/shared/{token}/deals": "share link",
-    "/v1/shared/{token}/events": "share link",
-    "/v1/shared/{token}/tournament": "share link",
-    "/v1/shared/{token}/tournament/events": "share link",
-    "/shared/{token}": "share link",
-    "/tournament/{token}": "share link",
-    "/v1/score/{token}": "scorer link",
-    "/v1/score/{token}/deals": "scorer link",
-    "/v1/score/{token}/deals/{number}": "scorer link",
-    "/v1/score/{token}/sheet.svg": "scorer link",
-    "/v1/score/{token}/events": "scorer link",
-    "/score/{token}": "scorer link",
-    "/score/{token}/manifest.webmanifest": "scorer link",
-    "/score/{token}/icon.svg": "scorer link",
-    "/score/{token}/sw.js": "scorer link",
+# The kit's own routes answered without a key (the API's documents, the pages' files and the
+# probes), and what each is counted against: the address's budget alone, or none. app/main.py
+# adds the domains'.
+KIT_PUBLIC_ROUTES: dict[str, str] = {
     "/openapi.json": "address",
     "/docs": "address",
     "/docs/assets": "address",
     "/docs/oauth2-redirect": "address",
     "/docs/redoc.standalone.js": "address",
     "/redoc": "address",
+    "/static/{name}": "address",  # the pages' scripts, styles and icons (app/kit/assets.py)
     "/health": "unbudgeted",
     "/metrics": "unbudgeted",
 }
+
+
+@dataclass(frozen=True)
+class TokenLink:
+    """A link whose path carries a token in place of a key, as a domain declares it: ``paths``,
+    templates that end in ``{token}`` (each matches its path and every path under it), and
+    ``name``, the link as a refusal names it ("this ... link")."""
+
+    paths: tuple[str, ...]
+    name: str
+
+    def match(self, path: str) -> str | None:
+        """The token of ``path`` when it is one of this link's, else None."""
+        for template in self.paths:
+            prefix = template.removesuffix("{token}")
+            if path.startswith(prefix):
+                token = path[len(prefix) :].split("/", 1)[0]
+                if token:
+                    return token
+        return None
+
+
+@dataclass(frozen=True)
+class Links:
+    """The links answered without a key, handed in by app/main.py: ``read``, read
+    capabilities, counted per token in memory; ``write``, write capabilities, looked up
+    (``Lookups.scorer``) and counted as a key once found."""
+
+    read: Sequence[TokenLink] = field(default_factory=tuple)
+    write: Sequence[TokenLink] = field(default_factory=tuple)
+
+    def paths(self) -> tuple[str, ...]:
+        return tuple(p for link in (*self.read, *self.write) for p in link.paths)
+
+
+def _match(links: Sequence[TokenLink], path: str) -> tuple[TokenLink, str] | None:
+    for link in links:
+        token = link.match(path)
+        if token is not None:
+            return link, token
+    return None
+
 
 # The refusals, here and in the dependencies (app/kit/deps.py), word for word.
 KEY_REQUIRED = N_("an API key is required: Authorization: Bearer <key>")
@@ -142,8 +168,10 @@ class RateLimit:
         db: Database,
         lookups: Lookups = ADMIN_KEY_ONLY,
         body_limits: dict[str, int] | None = None,
+        links: Links | None = None,
     ):
         self.app = app
+        self.links = links or Links()
         self.db = db
         self.lookups = lookups
         # The routes with a body limit of their own (app/kit/middleware/__init__.py): a
@@ -187,18 +215,17 @@ class RateLimit:
         path = _route_path(scope)
         holder: tuple[str, str] | None = None  # (what, who) the request is counted against in the fair share
         try:
-            shared = _SHARED.match(path)
-            scorer = _SCORER.match(path) if shared is None else None
+            shared = _match(self.links.read, path)
+            scorer = _match(self.links.write, path) if shared is None else None
             if shared is not None:
+                link, token = shared
                 self._address(scope)
-                self._count(
-                    self.by_share.hit(shared.group(1)) if self.by_share is not None else None,
-                    Sentence("this share link"),
-                )
-                holder = (Sentence("this share link"), shared.group(1))
+                self._count(self.by_share.hit(token) if self.by_share is not None else None, link.name)
+                holder = (link.name, token)
             elif scorer is not None:
-                await self._scorer(scope, scorer.group(1))
-                holder = (Sentence("this scorer link"), scorer.group(1))
+                link, token = scorer
+                await self._scorer(scope, token, link.name)
+                holder = (link.name, token)
             elif path.startswith("/v1/"):
                 holder = (Sentence("this key"), await self._caller(scope))
             elif path not in UNBUDGETED:
@@ -313,8 +340,8 @@ class RateLimit:
                 await anyio.to_thread.run_sync(database_unavailable, Request(scope), exc)
             ) from None
 
-    async def _scorer(self, scope: Scope, token: str) -> None:
-        """A scorer link: the address is counted before the link is looked up (links are
+    async def _scorer(self, scope: Scope, token: str, name: str) -> None:
+        """A write link: the address is counted before the link is looked up (links are
         never cached: a revoked one is refused at once); an unknown or revoked one is 404
         here, a valid one counted as a key is (in the database, shared by every process)."""
         self._address(scope)
@@ -322,7 +349,7 @@ class RateLimit:
         scope[SCORER_SCOPE_KEY] = (token, found)
         if found is None:
             raise _Refused(service_problem(NotFound(NO_SCORER_LINK), scope))
-        await self._by_key(token, Sentence("this scorer link"))
+        await self._by_key(token, name)
 
     async def _caller(self, scope: Scope) -> str:
         """A route that needs a key: 401 unless the request has a valid one, which is
