@@ -97,6 +97,7 @@ PUBLIC_ROUTES: dict[str, str] = {
     "/docs/assets": "address",
     "/docs/oauth2-redirect": "address",
     "/docs/redoc.standalone.js": "address",
+    "/static/{name}": "address",  # the pages' scripts, styles and icons (app/kit/assets.py)
     "/redoc": "address",
     "/health": "unbudgeted",
     "/metrics": "unbudgeted",
