@@ -2,7 +2,7 @@
 people at the table, in their language (``?lang=``, else ``Accept-Language``), kept up to
 date while it is open; no key is needed and nothing can be changed from it.
 
-Plain HTML with a small inline script, no front-end build, mobile-first: on a phone the
+Plain HTML with a small script (app/static/shared.js), no front-end build, mobile-first: on a phone the
 picture takes the width (its phone layout, 360 units) with the balances and the log below;
 from 680 px on, the wide picture (640 units) at its own size, and from 1000 px on the
 balances and the log beside it. It stays live through the share link's event stream (an EventSource): each change
@@ -13,7 +13,7 @@ When the stream fails it polls ``sheet.svg`` every 2 s with
 ``If-None-Match`` and tries the stream again now and then.
 
 The page is the template ``templates/shared.html`` (app/kit/pages.py: Jinja2, autoescaped,
-the nonce and the headers shared with the scoring page). Every word is in the catalogues:
+the policy and the headers shared with the scoring page). Every word is in the catalogues:
 the page's own are written in it by the server, the script's are handed to it as JSON
 (``lang.words``), with the language's number symbols and its time pattern from Babel, so
 that times are 24-hour in Russian.

@@ -106,9 +106,10 @@ async function keptOutbox() {
   return all.filter(e => e.token === TOKEN).sort((a, b) => a.seq - b.seq);
 }
 let started = false;
+let storing = false;  // a deal entered is being kept: the draft (the deal) is not yet blank
 function saveDraft() {
   // at each tap: a reload (or a closed tab) right after it keeps the deal half entered
-  if (!started) return;  // not before the kept draft was read
+  if (!started || storing) return;  // not before the kept draft was read
   keep("draft", {form, fixing, editing});
 }
 
@@ -747,14 +748,23 @@ async function submit(ev) {
     return;
   }
   if (editing) { await correct(); return; }
+  // the deal as entered, and the form ready for the next one at once: a tap made while the
+  // deal is being kept goes to the next deal (the draft is kept again once the deal is)
+  const entered = body(), fixed = fixing;
+  storing = true;
+  fixing = null;
+  form = blank();
+  hideConfirm();
+  drawAll();
+  document.getElementById("submit").focus({preventScroll: true});
   // kept on the phone first, then sent: nothing entered is lost whatever the network; on the
   // outbox as stored, under the lock (another tab's deals come first)
   const entry = await underLock(async () => {
     await reread();
-    const ctx = context(), before = waiting().filter(e => e.key !== fixing);
-    const entry = {key: newKey(), seq: Date.now(), body: body(), number: ctx.number, dealer: ctx.dealer,
+    const ctx = context(), before = waiting().filter(e => e.key !== fixed);
+    const entry = {key: newKey(), seq: Date.now(), body: entered, number: ctx.number, dealer: ctx.dealer,
                    base: before.length ? null : etag, state: "pending", problem: null};
-    const old = fixing ? outbox.findIndex(e => e.key === fixing) : -1;
+    const old = fixed ? outbox.findIndex(e => e.key === fixed) : -1;
     if (old >= 0) {
       // a fixed deal takes the place of the refused one, on the sheet as it is now
       const was = outbox[old];
@@ -769,12 +779,10 @@ async function submit(ev) {
     await saveEntry(entry);
     tell();
     return entry;
-  });
-  fixing = null;
-  form = blank();
+  }).finally(() => { storing = false; });
+  saveDraft();
   confirmation = entry.key;
   drawAll();
-  document.getElementById("submit").focus({preventScroll: true});
   await flush();
 }
 async function correct() {

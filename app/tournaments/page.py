@@ -5,7 +5,8 @@ and the round history; in the language asked for (``?lang=``, else ``Accept-Lang
 key needed, nothing changed from it.
 
 Written by the server whole (the template ``templates/tournament.html``; app/kit/pages.py:
-Jinja2, autoescaped, a nonce for its one inline script), so that it reads without a script.
+Jinja2, autoescaped; its script and styles static files, app/static/), so that it reads
+without a script.
 The script keeps it current cheaply: it listens to the event streams of the current round's
 tables (their share links', at most ``LIVE_TABLES_MAX`` of them: a browser holds only a few
 connections to one server) and, after a deal is posted, undone or corrected at one of them,
@@ -42,8 +43,8 @@ PAGE = template("app.tournaments/tournament.html")
 LIVE_TABLES_MAX = 4
 HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 # The pages written, by share token and language: once per version of the tournament's view
-# (app/tournaments/service.py public_view), bounded by number and size; each answer gets its
-# own script nonce (app/kit/pages.py built_page_response).
+# (app/tournaments/service.py public_view), bounded by number and size; answered as written
+# (app/kit/pages.py built_page_response: its scripts are static files, no nonce to fill in).
 _PAGES: Built[bytes] = Built(64, max_bytes=32 * 1024 * 1024, weigh=len)
 
 SCRIPT_WORDS = [

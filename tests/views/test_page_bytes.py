@@ -76,4 +76,7 @@ def test_scoring_page_bytes_first_and_repeat_load(browser, app, api):  # noqa: F
         repeat = load()
     print(f"\nfirst load: page {first[0]} B, data {first[1]} B; {first[2]}")
     print(f"repeat load: page {repeat[0]} B, data {repeat[1]} B; {repeat[2]}")
-    assert first[0] > 0 and repeat[0] > 0
+    static = [path for path in first[2] if path.endswith((".js", ".css")) and path != "sw.js"]
+    assert len(static) == 4  # base.css, score.css, common.js, score.js: each sent once
+    assert not [path for path in repeat[2] if path in static]  # kept for good: not sent again
+    assert repeat[0] < first[0] / 4

@@ -80,8 +80,8 @@ KIT_PUBLIC_ROUTES: dict[str, str] = {
     "/docs/assets": "address",
     "/docs/oauth2-redirect": "address",
     "/docs/redoc.standalone.js": "address",
-    "/redoc": "address",
     "/static/{name}": "address",  # the pages' scripts, styles and icons (app/kit/assets.py)
+    "/redoc": "address",
     "/health": "unbudgeted",
     "/metrics": "unbudgeted",
 }
