@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from app.deals import repository as repo
 from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_json, kept_answer, replayed
 from app.kit import etags
-from app.kit.changes import announce, committed, notification
+from app.kit.changes import announce, committed, hand_over, notification
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
@@ -48,7 +48,7 @@ from app.rules import (
 )
 from app.rules.settlement import balances as final_balances
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
-from app.tables.service import load_row, load_table, shared_row
+from app.tables.service import load_row, load_table, shared_row, table_finished
 
 __all__ = ["Changed", "DealInfo", "Posted", "deal_info", "entries_to_json", "penalties_at", "stored_log"]
 
@@ -220,8 +220,12 @@ def post_deal(
             if row.rated and result.state.finished and len(row.registered) == len(row.players):
                 seated = {seat: player for _, seat, _, player in row.registered}
                 ratings.on_table_finished(conn, _outcome(row.id, row.owner, row.convention, balances, seated))
+        # The post that finishes the table: whoever follows its finish writes in this
+        # transaction (a tournament closes the table's round).
+        later = table_finished(conn, row.id) if result.state.finished and not state.finished else []
     # Committed: this process's streams get the table as stored, without reading it back.
     committed(table.id, table.owner, revision, "deal.posted", table)
+    hand_over(later)
     return Posted(table, written)
 
 
@@ -311,21 +315,22 @@ def _refold(
                 row = load_table(session, owner, table_id, lock=True)
                 if row.revision != work.revision:
                     continue
-                _write(session, row.id, work)
+                _write(session, row, work)
                 return work
         with db.write() as session:
             row = load_table(session, owner, table_id, lock=True)
             work = plan(session, row)
-            _write(session, row.id, work)
+            _write(session, row, work)
             return work
     raise AssertionError("unreachable")
 
 
-def _write(session: Session, table_id: str, work: _Refold) -> None:
+def _write(session: Session, row: Any, work: _Refold) -> None:
     # An undo or a correction retires the keys that posted the deal: their answer is not
     # what is stored any more, and a post with one of them is a new deal. The keys of later
     # deals a correction re-scored keep working (those deals are still stored: a retry must
     # not post them again), with their answers made again.
+    table_id = row.id
     repo.write_refold(
         session,
         table_id,
@@ -342,6 +347,8 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
     if work.table.rated:
         _rerate(session, work.table)
     announce(session, table_id, work.table.owner, work.table.revision, work.kind, deal=work.deal.number)
+    if work.table.state.finished and not state_of(row).finished:  # a correction that ends the game
+        table_finished(session, table_id)
 
 
 def _outcome(

@@ -11,7 +11,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Row, bindparam, func, insert, select, text, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.kit.db import (
@@ -338,3 +339,19 @@ def tournament_of_table(session: Session, table_id: str) -> Row | None:
             _TABLES.c.table_id == table_id
         )
     ).first()
+
+
+# How long a director's close waits for a table's lock on PostgreSQL before it gives way
+# (app/tournaments/service.py ``_close``); SQLite has one writer, and nobody to wait for.
+_LOCK_WAIT = text("SET LOCAL lock_timeout = '200ms'")
+_LOCK_NOT_AVAILABLE = "55P03"
+
+
+def wait_briefly_for_locks(session: Session) -> None:
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(_LOCK_WAIT)
+
+
+def waited_too_long(exc: BaseException) -> bool:
+    """Whether ``exc`` is PostgreSQL's refusal to wait longer for a lock (lock_timeout)."""
+    return isinstance(exc, OperationalError) and getattr(exc.orig, "sqlstate", None) == _LOCK_NOT_AVAILABLE

@@ -20,7 +20,7 @@ import logging
 import secrets
 import threading
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 
 from app.deals import service as deals
 from app.kit.built import Built
-from app.kit.changes import add_sink, announce, remove_sink
+from app.kit.changes import announce
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
@@ -140,48 +140,62 @@ def _finished_round(t: Tournament, now: dict[str, TableInfo]) -> Round | None:
 
 
 def _read(db: Database, owner: str, tournament_id: str) -> tuple[Tournament, dict[str, TableInfo]]:
-    """The tournament and its unclosed tables; a round whose tables have all finished is
-    closed first (so that its results are locked from the moment anyone looks)."""
-    with db.read() as session:
-        t = _load(session, owner, tournament_id)
-    now = _tables_now(db, t)
-    done = _finished_round(t, now)
-    if done is None:
-        return t, now
-    try:
-        _close(db, owner, tournament_id, done.number, BY_TABLES, only_if_finished=True)
-    except Conflict:
-        pass  # a deal undone meanwhile: the round plays on
+    """The tournament and its unclosed tables, as stored: a read writes nothing (a round whose
+    tables have all finished was closed by the write that finished the last of them)."""
     with db.read() as session:
         t = _load(session, owner, tournament_id)
     return t, _tables_now(db, t)
 
 
-def close_if_finished(db: Database, table_id: str) -> None:
-    """After a deal finished ``table_id``: if it is a tournament's table and every table of
-    its round has finished, the round is closed now (its results locked)."""
+def _closed_if_finished(db: Database, owner: str, tournament_id: str) -> Tournament:
+    """The tournament, its last round closed first (in a write of its own) when every table of
+    it has finished but no write closed it (a round stored so before rounds closed in the
+    write that finishes them): a write that draws the next round needs it closed."""
+    t, now = _read(db, owner, tournament_id)
+    done = _finished_round(t, now)
+    if done is None:
+        return t
+    try:
+        _close(db, owner, tournament_id, done.number, BY_TABLES, only_if_finished=True)
+    except Conflict:
+        return t  # a deal undone meanwhile: the round plays on
     with db.read() as session:
-        found = repo.tournament_of_table(session, table_id)
-        owner = repo.owner_of(session, found.tournament_id) if found is not None else None
-    if found is not None and owner is not None:
-        _read(db, owner, found.tournament_id)
+        return _load(session, owner, tournament_id)
 
 
-def watch_finished_tables(db: Database) -> Callable[[], None]:
-    """Close a round as soon as its last table finishes: a sink of the committed changes
-    (app/kit/changes.py) that looks at a posted deal's table as stored (no read unless the
-    deal finished the table). Returns the function that stops watching."""
+def close_finished_round(session: Session, table_id: str) -> None:
+    """In the write that has just finished ``table_id`` (a post, a penalty, a correction; its
+    row locked): when it is a table of its tournament's last round, open and never reopened,
+    and every other table of that round has finished too, the round is closed in this write.
 
-    def sink(table_id: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:
-        if kind != "deal.posted" or stored is None or not stored.state.finished:
-            return
-        try:
-            close_if_finished(db, table_id)
-        except Exception:  # noqa: BLE001 - the deal is stored; the next read of the tournament closes the round
-            log.exception("tournaments: the round of table %s could not be closed", table_id)
+    The tournament's row is locked before the other tables are read, so two writes that
+    finish a round's last two tables take turns: the second sees the first's table finished
+    (the other tables are read, not locked, until the round is closed: a write at one of them
+    that is not finishing it never waits on the tournament)."""
+    found = repo.tournament_of_table(session, table_id)
+    owner = repo.owner_of(session, found.tournament_id) if found is not None else None
+    if found is None or owner is None:
+        return
+    t = _load(session, owner, found.tournament_id, lock=True)
+    last = t.last_round
+    if last is None or last.number != found.round or last.status != OPEN:
+        return
+    if all(_finished(session, owner, at, table_id) for at in last.tables):
+        _close_in(session, t, last.number, BY_TABLES, only_if_finished=True)
 
-    add_sink(sink)
-    return lambda: remove_sink(sink)
+
+def _finished(session: Session, owner: str, at: TableAtRound, finishing: str) -> bool:
+    if at.table_id == finishing:
+        return True
+    if at.table_id is None:
+        return False
+    try:
+        return loaded(tables.load_row(session, owner, at.table_id, lock=False)).state.finished
+    except NotFound:
+        return False
+
+
+tables.watch_finishes(close_finished_round)
 
 
 def get_tournament(
@@ -525,7 +539,7 @@ def draw_round(
 ) -> tuple[Tournament, Round, dict[int, str]]:
     """Draw the next round and open its tables, each with a scorer link. Returns the
     tournament, the round, and each table's scorer link token (shown this once)."""
-    t, _ = _read(db, owner, tournament_id)
+    t = _closed_if_finished(db, owner, tournament_id)
     _refuse_open_round(t)
     number = t.next_round
     if number > t.rounds_planned:
@@ -788,6 +802,11 @@ def _lock_reason(t: Tournament, round_number: int) -> str:
     )
 
 
+# A director's close waits this long at most for a table's lock (PostgreSQL): the write that
+# holds it may be finishing the round and waiting for the tournament's row the close holds.
+CLOSE_ATTEMPTS = 10
+
+
 def _close(
     db: Database,
     owner: str,
@@ -797,43 +816,60 @@ def _close(
     *,
     only_if_finished: bool = False,
 ) -> None:
-    with db.write() as session:
-        t = _load(session, owner, tournament_id, lock=True)
-        r = _round(t, round_number)
-        if r.locked:
-            if only_if_finished:
-                return
-            raise Conflict(
-                Sentence("round {round_number} is closed already", round_number=round_number),
-                [FieldError("round", "closed already")],
-                reason="round_closed",
-            )
-        if only_if_finished and r.reopened:
+    """Close the round in a write of its own: the tournament's row locked, then its tables'.
+    A table's lock is waited for briefly only, and the close tried again: rather than wait for
+    each other, the close gives way to a write that finishes the round meanwhile."""
+    for _ in range(CLOSE_ATTEMPTS):
+        try:
+            with db.write() as session:
+                repo.wait_briefly_for_locks(session)
+                t = _load(session, owner, tournament_id, lock=True)
+                _close_in(session, t, round_number, by, only_if_finished=only_if_finished)
             return
-        ids = []
-        for at in r.tables:
-            if at.table_id is None:
-                continue
-            try:
-                row = tables.load_row(session, owner, at.table_id, lock=True)
-            except NotFound:
-                continue
-            table = loaded(row)
-            if only_if_finished and not table.state.finished:
-                raise Conflict("a table of the round plays on", reason="changed")
-            balances = settle(table.rules, table.state).balances
-            repo.set_table(
-                session,
-                t.id,
-                round_number,
-                at.number,
-                {"balances": [amounts.exact_text(b) for b in balances]},
-            )
-            ids.append(at.table_id)
-        tables.lock_tables(session, ids, _lock_reason(t, round_number))
-        repo.set_round(session, t.id, round_number, {"closed_at": utcnow()})
-        repo.audit(session, t.id, by, "lock", {"round": round_number})
-        _moved(session, t)
+        except Exception as exc:
+            if not repo.waited_too_long(exc):
+                raise
+    raise Conflict("a table of the round is being written; close it again", reason="changed")
+
+
+def _close_in(session: Session, t: Tournament, round_number: int, by: str, *, only_if_finished: bool) -> None:
+    """In the caller's write, the tournament's row locked: the round's tables locked as they
+    stand, their balances stored (a table not finished counts as if its game ended now)."""
+    r = _round(t, round_number)
+    if r.locked:
+        if only_if_finished:
+            return
+        raise Conflict(
+            Sentence("round {round_number} is closed already", round_number=round_number),
+            [FieldError("round", "closed already")],
+            reason="round_closed",
+        )
+    if only_if_finished and r.reopened:
+        return
+    ids = []
+    for at in r.tables:
+        if at.table_id is None:
+            continue
+        try:
+            row = tables.load_row(session, t.owner, at.table_id, lock=True)
+        except NotFound:
+            continue
+        table = loaded(row)
+        if only_if_finished and not table.state.finished:
+            raise Conflict("a table of the round plays on", reason="changed")
+        balances = settle(table.rules, table.state).balances
+        repo.set_table(
+            session,
+            t.id,
+            round_number,
+            at.number,
+            {"balances": [amounts.exact_text(b) for b in balances]},
+        )
+        ids.append(at.table_id)
+    tables.lock_tables(session, ids, _lock_reason(t, round_number))
+    repo.set_round(session, t.id, round_number, {"closed_at": utcnow()})
+    repo.audit(session, t.id, by, "lock", {"round": round_number})
+    _moved(session, t)
 
 
 def reopen_round(
@@ -1185,17 +1221,12 @@ def standings(
 
     with db.read() as session:
         row = repo.row_of(session, owner, tournament_id)
-        rounds, open_tables = repo.version(session, row.id)
+        _, open_tables = repo.version(session, row.id)
     now = (
         tables.get_tables(db, [r.table_id for r in open_tables if r.table_id is not None])
         if open_tables
         else {}
     )
-    last = rounds[-1] if rounds else None
-    if last is not None and last.closed_at is None and not last.reopened:
-        ids = [r.table_id for r in open_tables if r.round == last.number]
-        if ids and all(i is not None and i in now and now[i].state.finished for i in ids):
-            return _computed(db, owner, tournament_id, after_round, seen)  # closes the round first
     etag = _etag(row.id, row.revision, now, after_round)
     if none_match(seen, etag):
         return etag
@@ -1287,8 +1318,7 @@ def _public_version(db: Database, token: str) -> str:
     moves it: a round drawn, closed or reopened, a swap, an adjustment, an entry) and the
     (revision, deals) of every table of a round not closed and of the current round (a deal,
     an undo, a rename, a new share link of a table move them). Its tables' states are not
-    read: a view kept at this version was built from these very tables, and the build
-    closed the last round if they had all finished (``_read``)."""
+    read: a view kept at this version was built from these very tables."""
     with db.read() as session:
         row = repo.shared_row(session, token)
         rounds, open_tables = repo.version(session, row.id)
