@@ -14,7 +14,7 @@ from fastapi import Depends, Header
 from starlette.responses import Response
 
 from app.kit import etags
-from app.kit.versions import Expected, Seen
+from app.kit.versions import Expected, Seen, still_held
 
 IfMatch = Annotated[
     str | None,
@@ -29,6 +29,13 @@ IfNoneMatch = Annotated[
     str | None,
     Header(alias="If-None-Match", description="an ETag of this answer: 304 when it is still current"),
 ]
+
+
+def unchanged_response(seen: Seen | None, etag: str) -> Response | None:
+    """The 304 of an answer whose current ``etag`` the client holds (``SeenVersions``), else None."""
+    if still_held(seen, etag):
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
+    return None
 
 
 def not_modified_response(if_none_match: str | None, etag: str) -> Response | None:

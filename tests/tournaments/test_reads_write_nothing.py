@@ -141,3 +141,31 @@ def test_the_reads_write_nothing(api, db):
     assert seen == []
     assert api.get(f"/v1/tournaments/{tid}/standings").headers["ETag"] == before
     assert round_status(db, tid) == "closed"
+
+
+def test_two_writes_finishing_a_rounds_last_tables_at_once_close_it(api, db):
+    """The last two tables finish at the same moment: whichever write comes second sees the
+    first's table finished (the tournament's row taken in turn) and closes the round."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    for _ in range(3):
+        body = {
+            "name": "Two tables",
+            "convention": "sochi",
+            "pool_target": 3,
+            "game_end": {"kind": "pool"},
+            "rounds": 2,
+            "entrants": [f"P{i}" for i in range(6)],
+        }
+        tid = api.post("/v1/tournaments", json=body).json()["id"]
+        drawn = api.post(f"/v1/tournaments/{tid}/rounds", json={"seed": 2}).json()
+        table_ids = [t["table_id"] for t in drawn["rounds"][0]["tables"]]
+        for table_id in table_ids:
+            api.deal(table_id, six_spades(0))
+            api.deal(table_id, six_spades(1))
+        with ThreadPoolExecutor(2) as pool:
+            posted = list(
+                pool.map(lambda x: api.post(f"/v1/tables/{x}/deals", json=contract(2, "8S")), table_ids)
+            )
+        assert [r.status_code for r in posted] == [201, 201], [r.text for r in posted]
+        assert round_status(db, tid) == "closed"
