@@ -191,9 +191,10 @@ async def fanning_out(url: str, endpoints: int, deals: int, receiver: str) -> di
 
 def _fill(url: str, count: int, receiver: str) -> None:
     """One owner, one endpoint, ``count`` pending deliveries written by the posts' statement."""
+    from app.events.outbox import event_params
+    from app.events.repository import ENQUEUE_POSTED
     from app.kit.db import make_database
     from app.kit.db.models import utcnow
-    from app.kit.outbox import ENQUEUE_POSTED, event_params
     from app.kit.settings import Settings
     from app.webhooks import service
     from app.webhooks.addresses import networks

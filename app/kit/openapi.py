@@ -15,8 +15,10 @@ generated:
   ``WWW-Authenticate`` on 401, ``Retry-After`` and ``RateLimit-*`` on 429;
 - an optional parameter's schema is not nullable (it is left out, never sent as null);
 - ``HTTPValidationError`` and ``ValidationError`` are gone from the components;
-- the shapes named with ``name_schemas`` (no route's body nor answer, e.g. the JSON of an
-  event stream's events) are added to them.
+- the shapes named with ``name_schemas`` or ``name_schema`` (no route's body nor answer, e.g.
+  the JSON of an event stream's events) are added to them;
+- the requests this service makes to its users' servers (``declare_webhooks``: OpenAPI 3.1's
+  ``webhooks``) are declared beside the paths.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ _FASTAPI_ONLY = ("HTTPValidationError", "ValidationError")
 _LINK_TOO_MANY = "too many requests through this link or from this address; retry after Retry-After seconds"
 # The shapes the document names though no route takes or answers one as its body.
 _NAMED: list[Any] = []
+_NAMED_AS: dict[str, dict[str, Any]] = {}
+_WEBHOOKS: dict[str, dict[str, Any]] = {}
 _METHODS = ("get", "put", "post", "delete", "patch", "options", "head")
 
 
@@ -83,6 +87,17 @@ def name_schemas(*types: Any) -> None:
     _NAMED.extend(t for t in types if t not in _NAMED)
 
 
+def name_schema(name: str, schema: dict[str, Any]) -> None:
+    """Name a schema made by hand (one that points at another component by its name)."""
+    _NAMED_AS[name] = schema
+
+
+def declare_webhooks(webhooks: dict[str, dict[str, Any]]) -> None:
+    """Declare the requests this service sends to its users' servers, by name: each a path
+    item (``{"post": operation}``) of the document's ``webhooks``."""
+    _WEBHOOKS.update(webhooks)
+
+
 def _named_schemas() -> dict[str, Any]:
     schemas: dict[str, Any] = {}
     for named in _NAMED:
@@ -91,7 +106,7 @@ def _named_schemas() -> dict[str, Any]:
         )
         schemas.update(schema.pop("$defs", {}))
         schemas[named.__name__] = schema
-    return schemas
+    return {**schemas, **_NAMED_AS}
 
 
 def _explain_stream(path: str, operation: dict[str, Any]) -> None:
@@ -145,6 +160,8 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
     for name, schema in _named_schemas().items():
         schemas.setdefault(name, schema)  # a shape a route already names stays as it is
     document["components"]["schemas"] = dict(sorted(schemas.items()))
+    if _WEBHOOKS:
+        document["webhooks"] = dict(_WEBHOOKS)
     return document
 
 

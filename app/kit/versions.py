@@ -44,17 +44,17 @@ class Expected:
         """Strong comparison, as If-Match asks."""
         return "*" in self.tags or current in self.tags
 
-    def check(self, current: str, what: str = "the sheet") -> None:
+    def check(self, current: str) -> None:
         if not self.admits(current):
             raise PreconditionFailed(
-                f"{what} has changed since that ETag (If-Match); fetch it again", current_etag=current
+                "the sheet has changed since that ETag (If-Match); fetch it again", current_etag=current
             )
 
 
-def check_expected(expected: Expected | None, current: str, what: str = "the sheet") -> None:
+def check_expected(expected: Expected | None, current: str) -> None:
     """No precondition asked: nothing to check."""
     if expected is not None:
-        expected.check(current, what)
+        expected.check(current)
 
 
 @dataclass(frozen=True)

@@ -18,173 +18,22 @@ its cap (``Hub.caps``); a stream gives its slots back when it ends.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from app.kit.limits import EVENT_QUEUE_MAX
+from app.events.catalogue import INTERRUPTED, RESUMED, STANDINGS, TOURNAMENT_KINDS
+from app.live.subscription import (
+    Current,
+    Holder,
+    StreamNotice,
+    Subscription,
+    TableEvent,
+    TooManySubscriptions,
+    TournamentEvent,
+)
 
 log = logging.getLogger("prefscore.events")
-
-# The kinds of a table's events. ``sheet`` is the current state without saying what changed
-# (the first event of a stream, a resumed stream, several changes seen at once).
-KINDS = (
-    "sheet",
-    "deal.posted",
-    "deal.undone",
-    "deal.corrected",
-    "table.renamed",
-    "table.archived",
-    "table.deleted",
-)
-# A tournament's standings changed (app/tournaments): sent to its owner's owner-wide streams
-# without a read (the event names the tournament; its standings are one GET away), and to the
-# streams of its share link after one read of its revision and share token per change.
-TOURNAMENT_KINDS = ("tournament.standings",)
-# Events of the stream itself (no id: a reconnecting client resumes from its last table event).
-INTERRUPTED = "stream.interrupted"
-RESUMED = "stream.resumed"
-
-
-@dataclass(frozen=True)
-class Current:
-    """A table as its streams show it."""
-
-    table_id: str
-    owner: str
-    revision: int
-    deal_count: int
-    etag: str
-    sheet: dict[str, Any]
-    # Which share link reads the table now: a stream opened through another one ends.
-    share_token: str | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class TableEvent:
-    kind: str
-    table_id: str
-    revision: int
-    etag: str | None = None
-    sheet: dict[str, Any] | None = None
-    share_token: str | None = field(default=None, compare=False, repr=False)  # never sent
-    # The event as sent, by id style: encoded once, however many streams send it.
-    wire: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
-
-    @classmethod
-    def of(cls, kind: str, current: Current) -> TableEvent:
-        return cls(kind, current.table_id, current.revision, current.etag, current.sheet, current.share_token)
-
-    def data(self) -> str:
-        body: dict[str, Any] = {"kind": self.kind, "table": self.table_id, "revision": self.revision}
-        if self.etag is not None:
-            body["etag"] = self.etag
-        if self.sheet is not None:
-            body["sheet"] = self.sheet
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-
-
-@dataclass(frozen=True)
-class StreamNotice:
-    """An event about the stream itself (the database connection lost, regained)."""
-
-    kind: str
-    detail: str
-
-    def data(self) -> str:
-        return json.dumps({"kind": self.kind, "detail": self.detail}, ensure_ascii=False)
-
-
-class TournamentEvent(StreamNotice):
-    """A change of a tournament's standings, on its owner's owner-wide streams and on the
-    streams of its share link (there with its revision as the event id)."""
-
-    def __init__(self, kind: str, tournament_id: str, revision: int):
-        super().__init__(kind, tournament_id)
-        object.__setattr__(self, "revision", revision)
-
-    def data(self) -> str:
-        return json.dumps(
-            {"kind": self.kind, "tournament": self.detail, "revision": self.revision}, separators=(",", ":")
-        )
-
-
-# Whose slots a stream takes (``Subscription.holders``): each holder may keep at most its
-# cap of streams open in a process (``Hub.caps``), so no one holder fills the process.
-SHARE_TOKEN = "share_token"
-SCORER_LINK = "scorer_link"
-KEY = "key"
-ADDRESS = "address"
-Holder = tuple[str, str]  # (SHARE_TOKEN | SCORER_LINK | KEY | ADDRESS, who)
-
-
-@dataclass(eq=False)
-class Subscription:
-    """One open stream: the tables it watches (``tables``), or every table of ``owner``
-    (``tables`` None), and the stored key it was opened with (``key_id``; None for the share
-    link and the environment's admin key). Events wait in a short queue until the stream
-    sends them; ``ended`` says the stream must end now (its key or link was revoked).
-
-    ``holders``: whose slots it takes (its key, share token, scorer link, client address).
-    ``link_id``: opened through that scorer link, it is sent an event only once the hub has
-    seen the link still works (one lookup per change for every stream of the link).
-    ``share_token``: opened through that share link, it ends when its table is read with
-    another share token (the link was replaced).
-    ``tournament``: the stream of a tournament's share link (``tables`` empty): it is sent the
-    tournament's standings changes, and ends when the tournament is read with another share
-    token or is gone."""
-
-    owner: str | None
-    tables: frozenset[str] | None
-    key_id: int | None = None
-    ended: bool = False
-    holders: tuple[Holder, ...] = ()
-    link_id: int | None = None
-    share_token: str | None = None
-    tournament: str | None = None
-    _subscribed: bool = False
-    _queue: deque[Any] = field(default_factory=deque)
-    _wake: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def end(self) -> None:
-        self.ended = True
-        self._wake.set()
-
-    def push(self, item: Any) -> None:
-        self._queue.append(item)
-        if len(self._queue) > EVENT_QUEUE_MAX:
-            self._coalesce()
-        self._wake.set()
-
-    def _coalesce(self) -> None:
-        """A subscriber that does not read keeps only the newest event of each table (and of
-        each tournament): it still gets the current state, not a growing backlog."""
-        newest: dict[Any, Any] = {}
-        other = []
-        for item in self._queue:
-            if isinstance(item, (TableEvent, TournamentEvent)):
-                key = item.table_id if isinstance(item, TableEvent) else ("tournament", item.detail)
-                newest.pop(key, None)
-                newest[key] = item
-            else:
-                other = [item]
-        self._queue = deque(other + list(newest.values())[-EVENT_QUEUE_MAX:])
-
-    async def next(self, timeout: float | None = None) -> list[Any]:
-        """The events waiting, after waiting for one at most ``timeout`` seconds."""
-        if not self._queue:
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout)
-            except TimeoutError:
-                return []
-        self._wake.clear()
-        items = list(self._queue)
-        self._queue.clear()
-        return items
-
 
 # Reads the hub makes in the thread pool: the current state of some tables (absent: gone),
 # and the (owner, revision, deal_count) of some tables and of every table of some owners.
@@ -194,20 +43,10 @@ LoadRevisions = Callable[[list[str], list[str]], dict[str, tuple[str, int, int]]
 LoadRevoked = Callable[[list[int]], set[int]]
 # (revision, share_token) of some tournaments (absent: gone).
 LoadTournaments = Callable[[list[str]], dict[str, tuple[int, str]]]
-# A table as the write that changed it stored it (app.kit.changes.committed), as its
+# A table as the write that changed it stored it (app.events.changes.committed), as its
 # streams show it.
 FromStored = Callable[[Any], Current]
 RunSync = Callable[..., Awaitable[Any]]
-
-
-class TooManySubscriptions(Exception):
-    """No slot for one more stream: ``cap`` names the bound reached (a holder's kind, or
-    None for the process's), ``limit`` its value."""
-
-    def __init__(self, cap: str | None = None, limit: int = 0):
-        super().__init__(cap or "process", limit)
-        self.cap = cap
-        self.limit = limit
 
 
 class Hub:
@@ -419,7 +258,7 @@ class Hub:
     def changed_threadsafe(
         self, table: str, owner: str, revision: int, kind: str, stored: Any = None
     ) -> None:
-        """``changed`` from a writer's thread (app.kit.changes's sink)."""
+        """``changed`` from a writer's thread (app.events.changes's sink)."""
         loop = self.loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self.changed, table, owner, revision, kind, stored)
@@ -642,7 +481,7 @@ class Hub:
             event = None
             if revision > self._tournament_known.get(tournament, -1):
                 self._tournament_known[tournament] = revision
-                event = TournamentEvent(TOURNAMENT_KINDS[0], tournament, revision)
+                event = TournamentEvent(STANDINGS, tournament, revision)
             for sub in followers:
                 if sub.share_token is not None and sub.share_token != share_token:
                     sub.end()  # the link was replaced: the old one stops at once

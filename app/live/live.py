@@ -9,15 +9,16 @@ from functools import partial
 import anyio.to_thread
 from sqlalchemy.engine import make_url
 
+from app.events.changes import add_sink, remove_sink
 from app.keys.service import revoked_among
-from app.kit.changes import add_sink, remove_sink
 from app.kit.db import Database
 from app.kit.settings import Settings
-from app.live.hub import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN, Hub
+from app.live.hub import Hub
 from app.live.key_watcher import KeyWatcher
 from app.live.pg_listener import PgListener
 from app.live.reads import current, load_current, load_revisions, load_revoked_links
 from app.live.revision_watcher import RevisionWatcher
+from app.live.subscription import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN
 from app.tournaments.service import versions as tournament_versions
 
 

@@ -1,5 +1,5 @@
 """PostgreSQL: one dedicated connection per process LISTENs to the channel every write
-NOTIFYs in its own transaction (app.kit.changes), and hands each notification to the hub.
+NOTIFYs in its own transaction (app.events.changes), and hands each notification to the hub.
 
 When the connection is lost (a database restart, a network cut), the streams are told
 (``stream.interrupted``); the listener connects again with a growing pause, and once it
@@ -15,7 +15,7 @@ import logging
 
 import psycopg
 
-from app.kit.changes import origin
+from app.events.changes import origin
 from app.live.hub import Hub
 from app.live.repository import listen, ping
 
@@ -78,5 +78,5 @@ class PgListener:
         except (ValueError, TypeError):
             return
         if rest and rest[0] == origin():
-            return  # this process's own write: handed over in-process already (app.kit.changes)
+            return  # this process's own write: handed over in-process already (app.events.changes)
         self.hub.changed(str(table), str(owner), int(revision), str(kind))

@@ -1,4 +1,4 @@
-"""The live updates' SQL: listening to PostgreSQL's notifications of changes (app/kit/changes.py
+"""The live updates' SQL: listening to PostgreSQL's notifications of changes (app/events/changes.py
 sends them in the writer's transaction), and the hub's reads of the watched tables'
 revisions and of the open streams' scorer links."""
 
@@ -8,8 +8,10 @@ from typing import Any
 
 from sqlalchemy import Connection, or_, select
 
-from app.kit.db import ScorerLinkRow, TableRow
-from app.kit.repository import CHANNEL, owner_has_a_key
+from app.keys.repository import owner_has_a_key
+from app.kit.repository import CHANNEL
+from app.scorer.orm import ScorerLinkRow
+from app.tables.orm import TableRow
 
 _TABLES = TableRow.__table__
 _LINKS = ScorerLinkRow.__table__

@@ -30,52 +30,43 @@ import asyncio
 import math
 import re
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope
-from typing_extensions import TypedDict
 
+from app.events.catalogue import STANDINGS
 from app.keys.service import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, ScorerAccess
 from app.kit.errors import NotFound, Unprocessable
 from app.kit.i18n import N_
-from app.kit.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
-from app.kit.openapi import name_schemas
-from app.kit.problem_schemas import problem_responses
 from app.kit.problems import problem
-from app.live.hub import (
+from app.live.documents import stream_responses, tournament_stream_responses
+from app.live.hub import Hub
+from app.live.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
+from app.live.live import LiveUpdates
+from app.live.reads import current, load_current, load_owner_tables, load_revisions
+from app.live.subscription import (
     ADDRESS,
-    INTERRUPTED,
     KEY,
-    KINDS,
-    RESUMED,
     SCORER_LINK,
     SHARE_TOKEN,
-    TOURNAMENT_KINDS,
     Holder,
-    Hub,
     StreamNotice,
     Subscription,
     TableEvent,
     TooManySubscriptions,
     TournamentEvent,
 )
-from app.live.live import LiveUpdates
-from app.live.reads import current, load_current, load_owner_tables, load_revisions
 from app.rules import Sentence
 from app.tables import service as svc
 from app.tables.model import TABLE_ID_RE
-from app.tables.sheet_schemas import Sheet
 from app.tournaments import service as tournaments
 
 router = APIRouter(prefix="/v1", tags=["events"])
-
-EVENT_STREAM = "text/event-stream"
-
 
 # A Last-Event-ID read as a revision; anything else is not one of ours and is ignored.
 _REVISION = re.compile(rf"[0-9]{{1,{LAST_EVENT_ID_DIGITS}}}")
@@ -109,111 +100,6 @@ def live(request: Request) -> LiveUpdates:
     return updates
 
 
-_EXAMPLE = (
-    "id: 7\nevent: deal.posted\n"
-    'data: {"kind":"deal.posted","table":"9f0c...","revision":7,"etag":"\\"5d1e...\\"","sheet":{"deal_count":7,...}}\n\n'
-    ": ping\n\n"
-)
-
-
-class TableChange(TypedDict):
-    """The JSON ``data`` of a table's event: what happened, the table's revision and, but for
-    ``table.deleted``, the new sheet and its ETag."""
-
-    kind: Literal[KINDS]  # type: ignore[valid-type]
-    table: str
-    revision: int
-    etag: NotRequired[str]
-    sheet: NotRequired[Sheet]
-
-
-class StreamChange(TypedDict):
-    """The JSON ``data`` of an event about the stream itself: the database connection lost
-    (``stream.interrupted``) or regained (``stream.resumed``)."""
-
-    kind: Literal[INTERRUPTED, RESUMED]  # type: ignore[valid-type]
-    detail: str
-
-
-class TournamentChange(TypedDict):
-    """The JSON ``data`` of a tournament's event: its standings changed (a round drawn, closed,
-    reopened, an adjustment, an entrant in or out); they are one GET of the tournament away."""
-
-    kind: Literal[TOURNAMENT_KINDS]  # type: ignore[valid-type]
-    tournament: str
-    revision: int
-
-
-name_schemas(TableChange, StreamChange, TournamentChange)
-_DATA = [{"$ref": "#/components/schemas/TableChange"}, {"$ref": "#/components/schemas/StreamChange"}]
-# One event of the stream as an EventSource reads it (the schema of an event stream's media
-# type describes each event, as OpenAPI 3.2's itemSchema does); ": ping" comments are not events.
-_EVENT = {
-    "type": "object",
-    "required": ["event", "data"],
-    "properties": {
-        "event": {
-            "type": "string",
-            "enum": [*KINDS, INTERRUPTED, RESUMED],
-            "description": "the kind of change (the data's kind)",
-        },
-        "id": {
-            "type": "string",
-            "description": "the table's revision, {table}:{revision} on the owner-wide stream (stream.* events set none)",
-        },
-        "data": {
-            "type": "string",
-            "description": "JSON: a TableChange, or a StreamChange for stream.interrupted and stream.resumed",
-            "contentMediaType": "application/json",
-            "contentSchema": {"oneOf": _DATA},
-        },
-        "retry": {"type": "integer", "minimum": 0},
-    },
-}
-_stream_description = (
-    "an event stream: `event` is the kind (sheet, deal.posted, deal.undone, deal.corrected, "
-    "table.renamed, table.archived, table.deleted; stream.interrupted and stream.resumed about "
-    "the stream itself), `id` the revision, `data` JSON: kind, table, revision, etag and sheet "
-    "(the Sheet schema) for sheet changes (the TableChange schema), kind and detail about the "
-    "stream (the StreamChange schema). The schema describes one event."
-)
-
-
-# The owner-wide stream carries its tournaments' standings changes too (app/tournaments).
-_OWNER_EVENT = {
-    **_EVENT,
-    "properties": {
-        **_EVENT["properties"],
-        "event": {
-            "type": "string",
-            "enum": [*KINDS, *TOURNAMENT_KINDS, INTERRUPTED, RESUMED],
-            "description": "the kind of change (the data's kind)",
-        },
-        "data": {
-            "type": "string",
-            "description": "JSON: a TableChange, a TournamentChange for tournament.standings, or a StreamChange for stream.interrupted and stream.resumed",
-            "contentMediaType": "application/json",
-            "contentSchema": {"oneOf": [*_DATA, {"$ref": "#/components/schemas/TournamentChange"}]},
-        },
-    },
-}
-
-
-def stream_responses(*errors: int, owner_wide: bool = False) -> dict[int | str, dict[str, Any]]:
-    description = _stream_description
-    if owner_wide:
-        description += " The owner-wide stream also carries tournament.standings: kind, tournament and revision (the TournamentChange schema)."
-    return {
-        200: {
-            "description": description,
-            "content": {
-                EVENT_STREAM: {"schema": _OWNER_EVENT if owner_wide else _EVENT, "example": _EXAMPLE}
-            },
-        },
-        **problem_responses(*errors),
-    }
-
-
 LastEventId = Annotated[
     str | None,
     Header(alias="Last-Event-ID", description="the id of the last event received: resume after it"),
@@ -221,52 +107,6 @@ LastEventId = Annotated[
 After = Annotated[
     int | None, Query(ge=0, le=2**62, description="the revision the client has (as Last-Event-ID)")
 ]
-
-
-_TOURNAMENT_EXAMPLE = (
-    "id: 12\nevent: tournament.standings\n"
-    'data: {"kind":"tournament.standings","tournament":"3b7a...","revision":12}\n\n'
-    ": ping\n\n"
-)
-_TOURNAMENT_EVENT = {
-    "type": "object",
-    "required": ["event", "data"],
-    "properties": {
-        "event": {
-            "type": "string",
-            "enum": [*TOURNAMENT_KINDS, INTERRUPTED, RESUMED],
-            "description": "the kind of change (the data's kind)",
-        },
-        "id": {"type": "string", "description": "the tournament's revision (stream.* events set none)"},
-        "data": {
-            "type": "string",
-            "description": "JSON: a TournamentChange, or a StreamChange for stream.interrupted and stream.resumed",
-            "contentMediaType": "application/json",
-            "contentSchema": {
-                "oneOf": [
-                    {"$ref": "#/components/schemas/TournamentChange"},
-                    {"$ref": "#/components/schemas/StreamChange"},
-                ]
-            },
-        },
-        "retry": {"type": "integer", "minimum": 0},
-    },
-}
-
-
-def tournament_stream_responses(*errors: int) -> dict[int | str, dict[str, Any]]:
-    return {
-        200: {
-            "description": (
-                "an event stream: `event` is tournament.standings (stream.interrupted and "
-                "stream.resumed about the stream itself), `id` the tournament's revision, `data` "
-                "JSON: kind, tournament and revision (the TournamentChange schema), or kind and "
-                "detail about the stream (the StreamChange schema). The schema describes one event."
-            ),
-            "content": {EVENT_STREAM: {"schema": _TOURNAMENT_EVENT, "example": _TOURNAMENT_EXAMPLE}},
-        },
-        **problem_responses(*errors),
-    }
 
 
 def resume_revision(last_event_id: str | None, after: int | None) -> int | None:
@@ -603,7 +443,7 @@ async def stream_shared_tournament_events(
     revision = version[0]
     updates.hub.seed_tournament(found.tournament_id, revision)
     have = resume_revision(last_event_id, after)
-    first = [] if have == revision else [TournamentEvent(TOURNAMENT_KINDS[0], found.tournament_id, revision)]
+    first = [] if have == revision else [TournamentEvent(STANDINGS, found.tournament_id, revision)]
     return _Stream(updates, sub, _tournament_events(sub, first, revision, updates.hub))
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.events.outbox import enqueue_with_data, is_hooked
 from app.kit.db import Database
 from app.kit.db.models import utcnow
-from app.kit.outbox import enqueue_with_data, is_hooked
 from app.ratings import repository as repo
 from app.ratings.model import (
     ALL_CONVENTIONS,

@@ -3,7 +3,7 @@ each post commits, from a task of its event loop started with the app.
 
 The post that finishes a rated table only takes the table's place in the owner's finishing
 order, pending (app/ratings/service.py ``on_table_finished``), so that rating never slows a
-post down. This process's committed posts wake the rater at once (app/kit/changes.py's
+post down. This process's committed posts wake the rater at once (app/events/changes.py's
 sinks); it then rates the owner's pending tables in one write transaction, in finishing
 order. Nothing depends on it for being right, only for being early: every read of the
 ratings rates what is still pending first (``caught_up``), and a sweep every
@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio.to_thread
 
-from app.kit.changes import add_sink, remove_sink
+from app.events.changes import add_sink, remove_sink
 from app.kit.db import Database
 from app.kit.db.outage import Pause, is_outage
 from app.ratings import repository as repo

@@ -250,11 +250,12 @@ def chances_at_tables(
 def _seated(
     s: SeatedTable, before: dict[tuple[str, str], Any], stored: dict[str, Any]
 ) -> list[Rating] | None:
-    if all((s.table_id, p) in before for p in s.players):
-        rows = [before[(s.table_id, p)] for p in s.players]
+    players = [p for p in s.players if p is not None]  # a complete seating: a player at every seat
+    if s.table_id is not None and all((s.table_id, p) in before for p in players):
+        rows = [before[(s.table_id, p)] for p in players]
         ratings = [Rating(r.mu_before, r.sigma_before, r.games - 1) for r in rows]
     else:
-        ratings = [_rating(stored.get(p)) for p in s.players]
+        ratings = [_rating(stored.get(p)) for p in players]
     return ratings if all(r.games > 0 for r in ratings) else None
 
 

@@ -11,11 +11,11 @@ from app.kit import etags
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner
 from app.kit.headers import CACHE_CONTROL, ETAG, not_modified
-from app.kit.limits import RATING_HISTORY_MAX, RATINGS_PAGE_MAX
-from app.kit.preconditions import SeenVersions, unchanged_response
+from app.kit.preconditions import SeenVersions, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.schemas import ConventionName
 from app.ratings import service as svc
+from app.ratings.limits import RATING_HISTORY_MAX, RATINGS_PAGE_MAX
 from app.ratings.schemas import LeaderboardOut, PlayerRatingOut, PredictIn, PredictionOut, PredictOut
 
 router = APIRouter(prefix="/v1", tags=["ratings"], route_class=BodyRoute)
@@ -80,7 +80,7 @@ def get_leaderboard(
     """The owner's rated players by ordinal (mu − 3·sigma), the highest first, keyset-paged:
     follow ``next``. ``ETag``; ``If-None-Match`` answers 304."""
     board = svc.leaderboard(db, owner, convention=convention, after=after, limit=limit)
-    if (unchanged := unchanged_response(seen, board.etag)) is not None:
+    if (unchanged := not_modified_response(seen, board.etag)) is not None:
         return unchanged
     response.headers["ETag"] = board.etag
     response.headers["Cache-Control"] = etags.CACHE

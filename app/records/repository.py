@@ -9,7 +9,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from app.deals.model import DealInfo, deal_info
-from app.kit.db import DealRow, TableRow
+from app.deals.orm import DealRow
+from app.tables.orm import TableRow
 
 
 def deals(session: Session, table_id: str) -> list[DealInfo]:

@@ -16,17 +16,25 @@ from app.kit.deps import DB, Owner, get_settings
 from app.kit.errors import Unprocessable
 from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from app.kit.middleware.body_guard import json_problem_off_loop
-from app.kit.preconditions import SeenVersions, unchanged_response
+from app.kit.preconditions import SeenVersions, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
 from app.records import service as svc
 from app.records.schemas import Record
 from app.rules import FieldError, Sentence
-from app.tables.model import Limits
+from app.tables.model import Limits, TableInfo
 from app.tables.schemas import TableOut
 from app.tables.service import current_etag
 
 router = APIRouter(prefix="/v1/tables", tags=["records"], route_class=BodyRoute)
+
+
+def body_limits(settings: Settings) -> dict[str, int]:
+    """The routes with a body limit of their own, by path: the record import (a long table's
+    record is larger than any other body)."""
+    return {"/v1/tables/import": settings.max_record_bytes}
+
+
 CSV = "text/csv"
 
 
@@ -74,7 +82,7 @@ def export_table(
     """The table as an open game record (docs/record.md): its rules, players, deals with their
     entries and the final sheet. ``?format=csv``: the deals and entries for a spreadsheet."""
     etag = etags.record_etag(current_etag(db, owner, table_id), format)
-    if (unchanged := unchanged_response(seen, etag)) is not None:
+    if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
     if format == "csv":
@@ -105,7 +113,7 @@ async def import_table(
     may be up to ``PREFSCORE_MAX_RECORD_BYTES`` (4 MiB); its deals at most the deal limit.
     The body is parsed and validated in the thread pool, as is the rest."""
 
-    def store() -> object:
+    def store() -> TableInfo:
         return svc.import_record(db, owner, record.model_dump(mode="json"), limits=Limits.of(settings))
 
     table = await run_in_threadpool(store)

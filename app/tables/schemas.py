@@ -9,7 +9,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
 from app.kit import amounts
-from app.kit.limits import TABLE_NOTE_MAX, TITLE_MAX
 from app.kit.schemas import (
     Amount,
     Answer,
@@ -18,18 +17,19 @@ from app.kit.schemas import (
     PlainText,
     Request,
     absent_when_none,
-    bounded_map,
+    at_most,
     timestamp,
 )
 from app.players.schemas import SeatIn
 from app.ratings.schemas import SeatRatingOut
 from app.ratings.service import TableRating
 from app.rules import FIELD_NAMES, Settlement
+from app.tables.limits import TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import ListedTable, TableInfo, TablePage
 from app.tables.sheet_schemas import Sheet
 
 # A table's options name fields of the rule table, each once.
-Options = bounded_map(len(FIELD_NAMES))
+Options = Annotated[dict[str, Any], Field(max_length=len(FIELD_NAMES)), at_most(len(FIELD_NAMES))]
 
 
 def _seat_tag(value: Any) -> str:

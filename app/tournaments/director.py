@@ -10,10 +10,10 @@ from typing import Any
 from app.deals import service as deals
 from app.kit.db import Database
 from app.kit.errors import Conflict, Unprocessable
-from app.kit.limits import TOURNAMENT_ADJUSTMENTS_MAX
 from app.rules import FieldError, PenaltyDeal, Sentence, amounts
 from app.tables.model import DEFAULT_LIMITS, Limits
 from app.tournaments import repository as repo
+from app.tournaments.limits import TOURNAMENT_ADJUSTMENTS_MAX
 from app.tournaments.model import AdjustmentInfo, TableAtRound, Tournament
 from app.tournaments.reading import _load, _moved, _round
 
@@ -136,7 +136,7 @@ def post_penalty(
 
     def audited(conn: Any, written: deals.DealInfo) -> None:
         entry = written.entries[0] if written.entries else None
-        detail = {"round": round_number, "table": table, "entrant": entrant, "seat": seat}
+        detail: dict[str, Any] = {"round": round_number, "table": table, "entrant": entrant, "seat": seat}
         detail.update(deal=written.number, amount=deal.amount, to=entry.kind if entry is not None else None)
         detail.update(violation=deal.violation, clause=deal.clause, reason=deal.reason)
         repo.audit(conn, t.id, by, "penalty", detail)

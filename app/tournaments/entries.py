@@ -12,15 +12,12 @@ from typing import Any
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import (
-    TOURNAMENT_ENTRANTS_MAX,
-    TOURNAMENTS_PER_OWNER,
-)
 from app.kit.repository import lock_owner
 from app.players.service import get_player, new_player_id, player_name
 from app.rules import FieldError, InvalidTable, Sentence, make_rules, sentence
 from app.tables.model import check_names
 from app.tournaments import repository as repo
+from app.tournaments.limits import TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
 from app.tournaments.model import (
     SCORING_PRESETS,
     Entrant,
@@ -239,7 +236,7 @@ def create_tournament(
                 "convention": convention,
                 "pool_target": pool_target,
                 "options": options,
-                "table_sizes": sorted(sizes),  # type: ignore[arg-type]
+                "table_sizes": sorted(sizes),
                 "game_end": game_end.stored(),
                 "rounds": rounds,
                 "scoring": scoring_stored(scoring, scoring_preset),

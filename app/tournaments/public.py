@@ -10,12 +10,10 @@ from typing import Any
 from app.deals import service as deals
 from app.kit.built import Built
 from app.kit.db import Database
-from app.kit.limits import (
-    REVISIONS_CHUNK,
-)
 from app.kit.versions import strong_etag
 from app.ratings import service as ratings
 from app.tables import service as tables
+from app.tables.limits import REVISIONS_CHUNK
 from app.tables.model import TableInfo
 from app.tournaments import repository as repo
 from app.tournaments.model import (

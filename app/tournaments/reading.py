@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
-from app.kit.changes import announce
+from app.events.changes import announce
 from app.kit.db import Database
 from app.kit.errors import NotFound
 from app.rules import Sentence, settle

@@ -17,14 +17,6 @@ from sqlalchemy import Connection, Row, bindparam, func, insert, select, text, u
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from app.kit.db import (
-    TournamentAdjustmentRow,
-    TournamentAuditRow,
-    TournamentEntrantRow,
-    TournamentRoundRow,
-    TournamentRow,
-    TournamentTableRow,
-)
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
 from app.rules import FieldError, Sentence
@@ -37,6 +29,14 @@ from app.tournaments.model import (
     Tournament,
     TournamentGameEnd,
     scoring_of,
+)
+from app.tournaments.orm import (
+    TournamentAdjustmentRow,
+    TournamentAuditRow,
+    TournamentEntrantRow,
+    TournamentRoundRow,
+    TournamentRow,
+    TournamentTableRow,
 )
 
 _T = TournamentRow.__table__
@@ -127,7 +127,7 @@ def versions(session: Session, tournament_ids: list[str]) -> dict[str, tuple[int
     return {r.id: (r.revision, r.share_token) for r in rows}
 
 
-def _entrant(r: Row) -> Entrant:
+def _entrant(r: Row[*tuple[Any, ...]]) -> Entrant:
     return Entrant(r.number, r.name, r.player_id, r.joined_round, r.withdrawn_round, r.created_at)
 
 
@@ -195,7 +195,7 @@ def add_tournament(session: Session, values: dict[str, Any]) -> None:
 
 
 def count_tournaments(session: Session, owner: str) -> int:
-    return session.scalar(select(func.count()).select_from(_T).where(_T.c.owner == owner))
+    return session.scalars(select(func.count()).select_from(_T).where(_T.c.owner == owner)).one()
 
 
 def changed(session: Session, tournament_id: str, revision: int) -> None:

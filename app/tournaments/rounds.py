@@ -229,10 +229,11 @@ def _swapped(r: Round, a: int, b: int) -> tuple[dict[int, list[int]], list[int],
     seats = {at.number: list(at.seats) for at in r.tables}
     byes = list(r.byes)
     # where each one sits (or sits out), found before either place is written
-    places = {
-        n: (seats[where[n]], seats[where[n]].index(n)) if where[n] is not None else (byes, byes.index(n))
-        for n in (a, b)
-    }
+    places: dict[int, tuple[list[int], int]] = {}
+    for n in (a, b):
+        at = where[n]
+        row = seats[at] if at is not None else byes
+        places[n] = (row, row.index(n))
     for n, other in ((a, b), (b, a)):
         row, index = places[n]
         row[index] = other

@@ -18,18 +18,18 @@ from app.kit.built import Built
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION, not_modified
-from app.kit.limits import (
-    AUDIT_PAGE_MAX,
-    TOURNAMENT_ENTRANTS_MAX,
-    TOURNAMENT_ROUNDS_MAX,
-    TOURNAMENTS_PAGE_MAX,
-)
-from app.kit.preconditions import SeenVersions, unchanged_response
+from app.kit.preconditions import SeenVersions, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
 from app.tables.model import Limits
 from app.tournaments import export
 from app.tournaments import service as svc
+from app.tournaments.limits import (
+    AUDIT_PAGE_MAX,
+    TOURNAMENT_ENTRANTS_MAX,
+    TOURNAMENT_ROUNDS_MAX,
+    TOURNAMENTS_PAGE_MAX,
+)
 from app.tournaments.schemas import (
     AdjustmentIn,
     AdjustmentOut,
@@ -365,7 +365,7 @@ def get_standings(
     ``If-None-Match`` answers 304."""
     result = svc.standings(db, caller.owner, tournament_id, after_round=after_round, seen=seen)
     etag = result if isinstance(result, str) else result.etag
-    if (unchanged := unchanged_response(seen, etag)) is not None:
+    if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
     with _ANSWERS_LOCK:
@@ -440,7 +440,7 @@ def get_shared_tournament(
     ``If-None-Match`` answers 304."""
     view = svc.public_view(db, token)
     etag = view.etag
-    if (unchanged := unchanged_response(seen, etag)) is not None:
+    if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
     body = _SHARED.get_or_build(token, view.built_at, lambda: _shared_body(view))

@@ -12,12 +12,6 @@ from pydantic import BeforeValidator, Discriminator, Field, StringConstraints, T
 from app.deals.schemas import Clause, DealWithSheet, Destination, PenaltyAmount, StoredDeal, ViolationWord
 from app.deals.schemas import Reason as PenaltyReason
 from app.kit.errors import Unprocessable
-from app.kit.limits import (
-    REASON_MAX,
-    TOURNAMENT_ENTRANTS_MAX,
-    TOURNAMENT_NAME_MAX,
-    TOURNAMENT_ROUNDS_MAX,
-)
 from app.kit.schemas import (
     Answer,
     ConventionName,
@@ -26,7 +20,6 @@ from app.kit.schemas import (
     Request,
     absent_when_none,
     at_most,
-    bounded_map,
 )
 from app.rules import FIELD_NAMES, FieldError, Sentence, said
 from app.tables.sheet_schemas import Sheet
@@ -48,6 +41,12 @@ from app.tournaments.answer_schemas import (
     TournamentOut,
     TournamentSummary,
 )
+from app.tournaments.limits import (
+    REASON_MAX,
+    TOURNAMENT_ENTRANTS_MAX,
+    TOURNAMENT_NAME_MAX,
+    TOURNAMENT_ROUNDS_MAX,
+)
 from app.tournaments.model import (
     DIRECTOR_GAME_DEALS,
     SCORING_PRESETS,
@@ -57,7 +56,7 @@ from app.tournaments.model import (
 from app.tournaments.scoring import TIE_BREAKS, TRANSFORMS, Scoring, Transform
 from app.tournaments.service import EntrantSpec, PenaltyPosted
 
-Options = bounded_map(len(FIELD_NAMES))
+Options = Annotated[dict[str, Any], Field(max_length=len(FIELD_NAMES)), at_most(len(FIELD_NAMES))]
 # An exact amount: an integer, or text such as "7/2", "3.5", "-12" (one check, so that a
 # refusal names the field itself, not a member of a union).
 _EXACT_TEXT = re.compile(r"^-?[0-9]{1,9}(/[1-9][0-9]{0,8}|\.[0-9]{1,6})?$")

@@ -1,4 +1,4 @@
-"""The deliverer: every serving process sends the outbox's due deliveries (app/kit/outbox.py)
+"""The deliverer: every serving process sends the outbox's due deliveries (app/events/outbox.py)
 from a task of its event loop, started with the app. No other kind of process.
 
 One round: a look (a read: is anything due?), claims of up to ``PREFSCORE_WEBHOOKS_BATCH``
@@ -20,163 +20,38 @@ A process that dies with
 claimed deliveries leaves them due again once their lease is over: each is delivered at least
 once, with the same ``webhook-id`` on a repeat.
 
-The process's own committed changes wake it at once (app/kit/changes.py's sinks); another
+The process's own committed changes wake it at once (app/events/changes.py's sinks); another
 process's are seen at the next look (``PREFSCORE_WEBHOOKS_POLL_INTERVAL``)."""
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import functools
-import json
 import logging
-import random
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio.to_thread
 import httpx
 from sqlalchemy.exc import InterfaceError, OperationalError
-from standardwebhooks.webhooks import Webhook
 
-from app.kit.changes import add_sink, remove_sink
+from app.events.changes import add_sink, remove_sink
+from app.events.payloads import utc
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.db.outage import Pause
-from app.kit.etags import sheet_etag
-from app.kit.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.kit.observability import metrics
-from app.kit.outbox import TEST_EVENT, TOURNAMENT_EVENTS
 from app.kit.settings import Settings
-from app.rules import Sentence
-from app.webhooks import addresses
+from app.webhooks import addresses, sending
 from app.webhooks import repository as repo
-from app.webhooks.model import message_id
+from app.webhooks.sending import wait_before_retry
 
 log = logging.getLogger("prefscore.webhooks")
 _SILENT_BEFORE_BACKOFF = 3  # answers missed in a row before an endpoint is backed off
 _BACKOFF_FIRST = 5.0  # seconds of its first pause; each next one doubles
 _BACKOFF_MOST = 60.0
-_TIMED_OUT = "no answer within"
-_LINKED = (
-    "deal.posted",
-    "deal.undone",
-    "deal.corrected",
-    "table.finished",
-    "table.renamed",
-    "table.archived",
-)
-
-
-def utc(value: datetime | None) -> datetime | None:
-    """SQLite gives the stored UTC times back without their zone."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
-
-
-def payload(row: Any, base: str) -> str:
-    """The delivery's body, made from its outbox row alone: the same bytes on every attempt."""
-    at = utc(row.occurred_at).isoformat().replace("+00:00", "Z")
-    if row.type == TEST_EVENT:
-        data: dict[str, Any] = {"webhook": row.endpoint_id}
-    elif row.type in TOURNAMENT_EVENTS:
-        data = _tournament_data(row.table_id, row.revision, base)
-    elif row.type == "rating.changed":
-        data = _rating_data(row.table_id, row.revision, row.data or {}, base)
-    else:
-        table = row.table_id
-        data = {
-            "table_id": table,
-            "revision": row.revision,
-            "deal_number": row.deal_number,
-            "etag": sheet_etag(table, row.revision, row.deal_count) if row.deal_count is not None else None,
-        }
-        if row.type in _LINKED:
-            links = {
-                "table": f"{base}/v1/tables/{table}",
-                "sheet": f"{base}/v1/tables/{table}/sheet",
-                "png": f"{base}/v1/tables/{table}/sheet.png",
-            }
-            if row.deal_number is not None and row.type != "deal.undone":
-                links["deal"] = f"{base}/v1/tables/{table}/deals/{row.deal_number}"
-            data["links"] = links
-    return json.dumps({"type": row.type, "timestamp": at, "data": data}, separators=(",", ":"))
-
-
-def _tournament_data(tournament: str, revision: int | None, base: str) -> dict[str, Any]:
-    """A tournament's event: the tournament (its id in the row's table_id) at its revision."""
-    links = {
-        "tournament": f"{base}/v1/tournaments/{tournament}",
-        "standings": f"{base}/v1/tournaments/{tournament}/standings",
-    }
-    return {"tournament_id": tournament, "revision": revision, "links": links}
-
-
-def _rating_data(table: str, version: int | None, stored: dict[str, Any], base: str) -> dict[str, Any]:
-    """A rated table's event: its players' ratings before and after it (as stored with the
-    event), each with the link to the player's rating now."""
-    players = [
-        {**p, "links": {"rating": f"{base}/v1/players/{p['player_id']}/rating"}}
-        for p in stored.get("players", ())
-    ]
-    return {
-        "table_id": table,
-        "version": version,
-        "rated": stored.get("rated", False),
-        "players": players,
-        "links": {"table": f"{base}/v1/tables/{table}", "settlement": f"{base}/v1/tables/{table}/settlement"},
-    }
-
-
-@functools.lru_cache(maxsize=1024)
-def _signer(secret: str) -> Webhook:
-    return Webhook(secret)
-
-
-def signature(row: Any, msg_id: str, at: datetime, body: str) -> str:
-    """``v1,<base64>``, and the previous secret's beside it (space-separated) during a rotation's overlap."""
-    signed = _signer(row.secret).sign(msg_id, at, body)
-    until = utc(row.previous_until)
-    if row.previous_secret and until is not None and until > at:
-        signed += " " + _signer(row.previous_secret).sign(msg_id, at, body)
-    return signed
-
-
-def retry_after(value: str | None, now: datetime) -> float | None:
-    """Seconds of a Retry-After (seconds or an HTTP date), or None."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - now).total_seconds())
-
-
-def wait_before_retry(
-    attempts: int,
-    schedule: tuple[float, ...],
-    jitter: float,
-    asked: float | None,
-    rand: Callable[[], float] = random.random,
-) -> float:
-    """Seconds before the next attempt after ``attempts`` failed ones: the schedule's step
-    (its last repeats), moved by up to ``jitter`` of it either way; a receiver's Retry-After
-    instead when it gave one, at most ``WEBHOOK_RETRY_AFTER_MAX``."""
-    if asked is not None:
-        return min(asked, WEBHOOK_RETRY_AFTER_MAX)
-    step = schedule[min(attempts, len(schedule)) - 1]
-    return step * (1 + jitter * (2 * rand() - 1))
 
 
 class Deliverer:
@@ -454,7 +329,7 @@ class Deliverer:
         self._settle(row, *outcome)
         # Only a timeout holds a place long: a refused connection fails at once, and is left to the retries.
         self._breaker(
-            endpoint, answered=not (outcome[0] is None and (outcome[1] or "").startswith(_TIMED_OUT))
+            endpoint, answered=not (outcome[0] is None and (outcome[1] or "").startswith(sending.TIMED_OUT))
         )
         self._pump_owner(owner, endpoint)
         # Its queue ran dry: claim more now rather than at the next look; not while its owner
@@ -480,81 +355,10 @@ class Deliverer:
             self.released.extend({"delivery": row.id, "due": due} for row in queue)
             self.waiting.get(self.owner_of.get(endpoint, ""), {}).pop(endpoint, None)
 
-    async def send(self, row: Any) -> tuple[int | None, str | None, float | None, float]:
+    async def send(self, row: Any) -> sending.Outcome:
         """POST the delivery: (status, error, Retry-After seconds, duration in seconds)."""
-        msg_id = message_id(row.id)
-        body = payload(row, self.base)
-        at = self.clock()
-        headers = {
-            "content-type": "application/json",
-            "user-agent": "prefscore-webhooks",
-            "webhook-id": msg_id,
-            "webhook-timestamp": str(int(at.timestamp())),
-            "webhook-signature": signature(row, msg_id, at, body),
-        }
-        started = time.monotonic()
-        try:
-            async with asyncio.timeout(self.settings.webhooks_timeout):
-                target, extensions, host = await self._target(row.url)
-                headers["host"] = host
-                assert self._client is not None
-                async with self._client.stream(
-                    "POST", target, content=body.encode(), headers=headers, extensions=extensions
-                ) as answer:
-                    kept = bytearray()
-                    async for chunk in answer.aiter_raw():
-                        kept += chunk[: self.settings.webhooks_response_bytes - len(kept)]
-                        if len(kept) >= self.settings.webhooks_response_bytes:
-                            break
-                    status = answer.status_code
-                    wait = (
-                        retry_after(answer.headers.get("retry-after"), at)
-                        if status in (429, 503) or status >= 500
-                        else None
-                    )
-        except addresses.Refused as exc:
-            return None, f"url refused: {exc}", None, time.monotonic() - started
-        except TimeoutError:
-            return (
-                None,
-                f"{_TIMED_OUT} {self.settings.webhooks_timeout:g} s",
-                None,
-                time.monotonic() - started,
-            )
-        except httpx.HTTPError as exc:
-            return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
-        except OSError as exc:
-            return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
-        duration = time.monotonic() - started
-        if 200 <= status < 300:
-            return status, None, None, duration
-        if 300 <= status < 400:
-            return status, f"answered {status}: redirects are not followed", None, duration
-        text = bytes(kept).decode("utf-8", "replace").strip()
-        return status, f"answered {status}" + (f": {text[:200]}" if text else ""), wait, duration
-
-    async def _target(self, url: str) -> tuple[str, dict[str, Any], str]:
-        """The URL with its host replaced by the checked address, the TLS server name, the Host header."""
-        scheme, host, port = addresses.split(url)
-        ip = addresses.literal(host)
-        if ip is not None:
-            addresses.check(ip, self.allowed)
-        else:
-            loop = asyncio.get_running_loop()
-            try:
-                infos = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
-            except OSError as exc:
-                raise addresses.Refused(
-                    Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)
-                ) from None
-            ip = addresses.checked(infos, self.allowed)
-        parts = urlsplit(url)
-        shown = f"[{ip}]" if ip.version == 6 else str(ip)
-        target = urlunsplit((scheme, f"{shown}:{port}", parts.path or "/", parts.query, ""))
-        default = port == (443 if scheme == "https" else 80)
-        host_header = (f"[{host}]" if ":" in host else host) + ("" if default else f":{port}")
-        extensions = {"sni_hostname": host} if scheme == "https" and addresses.literal(host) is None else {}
-        return target, extensions, host_header
+        assert self._client is not None
+        return await sending.post(self._client, row, self.base, self.allowed, self.settings, self.clock())
 
     def _settle(
         self, row: Any, status: int | None, error: str | None, asked: float | None, duration: float

@@ -12,13 +12,13 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from app.events.catalogue import TEST_EVENT
 from app.kit.db.models import (
     WebhookAttemptRow,
     WebhookDeliveryRow,
     WebhookEndpointRow,
     WebhookEndpointTableRow,
 )
-from app.kit.outbox import TEST_EVENT
 
 _E = WebhookEndpointRow.__table__
 _ET = WebhookEndpointTableRow.__table__
@@ -45,14 +45,16 @@ def set_tables(session: Session, endpoint_id: int, tables: list[str] | None) -> 
         session.execute(insert(_ET), [{"endpoint_id": endpoint_id, "table_id": t} for t in tables])
 
 
-def endpoint_row(session: Session, owner: str, endpoint_id: int, *, lock: bool = False) -> Row | None:
+def endpoint_row(
+    session: Session, owner: str, endpoint_id: int, *, lock: bool = False
+) -> Row[*tuple[Any, ...]] | None:
     query = select(_E).where(_E.c.id == endpoint_id, _E.c.owner == owner)
     if lock:
         query = query.with_for_update()
     return session.execute(query).one_or_none()
 
 
-def endpoint_rows(session: Session, owner: str) -> list[Row]:
+def endpoint_rows(session: Session, owner: str) -> list[Row[*tuple[Any, ...]]]:
     return list(session.execute(select(_E).where(_E.c.owner == owner).order_by(_E.c.id)).all())
 
 
@@ -86,7 +88,7 @@ def delete_endpoint(session: Session, endpoint_id: int) -> None:
 # --- the delivery log -------------------------------------------------------------------------
 
 
-def insert_test_delivery(session: Session, endpoint: Row, at: datetime) -> int:
+def insert_test_delivery(session: Session, endpoint: Row[*tuple[Any, ...]], at: datetime) -> int:
     return session.execute(
         insert(_D)
         .values(
@@ -102,7 +104,9 @@ def insert_test_delivery(session: Session, endpoint: Row, at: datetime) -> int:
     ).scalar_one()
 
 
-def delivery_rows(session: Session, endpoint_id: int, *, before: int | None, rows: int) -> list[Row]:
+def delivery_rows(
+    session: Session, endpoint_id: int, *, before: int | None, rows: int
+) -> list[Row[*tuple[Any, ...]]]:
     """The endpoint's deliveries, newest first, ids below ``before`` (keyset paging)."""
     query = select(_D).where(_D.c.endpoint_id == endpoint_id)
     if before is not None:
@@ -110,15 +114,17 @@ def delivery_rows(session: Session, endpoint_id: int, *, before: int | None, row
     return list(session.execute(query.order_by(_D.c.id.desc()).limit(rows)).all())
 
 
-def delivery_row(session: Session, endpoint_id: int, delivery_id: int) -> Row | None:
+def delivery_row(session: Session, endpoint_id: int, delivery_id: int) -> Row[*tuple[Any, ...]] | None:
     return session.execute(
         select(_D).where(_D.c.id == delivery_id, _D.c.endpoint_id == endpoint_id)
     ).one_or_none()
 
 
-def attempts_of(session: Session, delivery_ids: list[int], latest: int) -> dict[int, list[Row]]:
+def attempts_of(
+    session: Session, delivery_ids: list[int], latest: int
+) -> dict[int, list[Row[*tuple[Any, ...]]]]:
     """The latest ``latest`` attempts of each delivery, oldest first."""
-    out: dict[int, list[Row]] = defaultdict(list)
+    out: dict[int, list[Row[*tuple[Any, ...]]]] = defaultdict(list)
     if not delivery_ids:
         return out
     rows = session.execute(
@@ -177,17 +183,26 @@ def claim_order(
         .all()
     )
     if len(owners) <= 1:
-        # One owner due (the usual case): its oldest, the endpoints' turns made here; the
-        # ranking below reads every due row, this only the first ones by the due index.
-        query = select(_D.c.id, _D.c.endpoint_id).join(_E, _E.c.id == _D.c.endpoint_id).where(*where)
-        found = conn.execute(query.order_by(_D.c.due_at, _D.c.id).limit(rows)).all()
-        nth: Counter[int] = Counter()
-        turns = []
-        for place, (delivery, endpoint) in enumerate(found):
-            nth[endpoint] += 1
-            if nth[endpoint] <= per_endpoint:
-                turns.append((nth[endpoint], place, delivery))
-        return [delivery for _n, _p, delivery in sorted(turns)]
+        return _one_owners_turns(conn, where, rows, per_endpoint)
+    return _owners_turns(conn, where, rows, per_endpoint)
+
+
+def _one_owners_turns(conn: Connection, where: list[Any], rows: int, per_endpoint: int) -> list[int]:
+    """One owner due (the usual case): its oldest, the endpoints' turns made here; the
+    ranking of ``_owners_turns`` reads every due row, this only the first ones by the due index."""
+    query = select(_D.c.id, _D.c.endpoint_id).join(_E, _E.c.id == _D.c.endpoint_id).where(*where)
+    found = conn.execute(query.order_by(_D.c.due_at, _D.c.id).limit(rows)).all()
+    nth: Counter[int] = Counter()
+    turns = []
+    for place, (delivery, endpoint) in enumerate(found):
+        nth[endpoint] += 1
+        if nth[endpoint] <= per_endpoint:
+            turns.append((nth[endpoint], place, delivery))
+    return [delivery for _n, _p, delivery in sorted(turns)]
+
+
+def _owners_turns(conn: Connection, where: list[Any], rows: int, per_endpoint: int) -> list[int]:
+    """Several owners due: each endpoint's due rows ranked, then each owner's, in SQL."""
     due = (
         select(
             _D.c.id,
@@ -251,7 +266,7 @@ _CLAIMABLE = (
 _LEASE = update(_D).where(_D.c.id == bindparam("claimed")).values(due_at=bindparam("lease_until"))
 
 
-def claim_candidates(conn: Connection, now: datetime, ids: list[int]) -> list[Row]:
+def claim_candidates(conn: Connection, now: datetime, ids: list[int]) -> list[Row[*tuple[Any, ...]]]:
     """These deliveries (``claim_order``'s) if still due, in that order, locked (rows another
     claim holds are skipped); the claimer takes some of them (``lease``) and leaves the rest
     to the next claim."""

@@ -1,7 +1,7 @@
 """Webhooks: register an endpoint (its ``whsec_`` secret given out once), list, read, change
 (URL, event types, tables, pause and resume), delete, rotate the secret (the previous one
 signs beside it for ``PREFSCORE_WEBHOOKS_SECRET_OVERLAP``), the delivery log, a redelivery,
-a test event. Deliveries themselves are written by the changes (app/kit/outbox.py) and sent
+a test event. Deliveries themselves are written by the changes (app/events/outbox.py) and sent
 by delivery.py."""
 
 from __future__ import annotations
@@ -12,17 +12,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from app.events.catalogue import TOURNAMENT_HOOKS
+from app.events.outbox import mask, names
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import WEBHOOK_ATTEMPTS_SHOWN, WEBHOOKS_PER_OWNER
-from app.kit.outbox import EVENT_TYPES, TOURNAMENT_EVENTS, mask, names
 from app.rules import FieldError, Sentence, said, sentence
 from app.webhooks import addresses
 from app.webhooks import repository as repo
+from app.webhooks.limits import WEBHOOK_ATTEMPTS_SHOWN, WEBHOOKS_PER_OWNER
 from app.webhooks.model import Attempt, Created, Delivery, Endpoint
 
-__all__ = ["EVENT_TYPES", "Created", "Delivery", "Endpoint"]
+__all__ = ["Created", "Delivery", "Endpoint"]
 
 UNSET: Any = object()
 
@@ -193,8 +194,8 @@ def _delivery(row: Any, attempts: list[Any]) -> Delivery:
         id=row.id,
         type=row.type,
         # A tournament's event keeps the tournament's id where a table's keeps the table's.
-        table_id=None if row.type in TOURNAMENT_EVENTS else row.table_id,
-        tournament_id=row.table_id if row.type in TOURNAMENT_EVENTS else None,
+        table_id=None if row.type in TOURNAMENT_HOOKS else row.table_id,
+        tournament_id=row.table_id if row.type in TOURNAMENT_HOOKS else None,
         revision=row.revision,
         deal_number=row.deal_number,
         occurred_at=row.occurred_at,

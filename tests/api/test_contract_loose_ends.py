@@ -110,8 +110,9 @@ def test_the_event_streams_declare_each_event_and_its_json(api, doc):
     from jsonschema import Draft202012Validator
     from sse_starlette import ServerSentEvent
 
-    from app.live.hub import RESUMED, Current, StreamNotice, TableEvent, TournamentEvent
+    from app.events.catalogue import RESUMED
     from app.live.router import _sse
+    from app.live.subscription import Current, StreamNotice, TableEvent, TournamentEvent
 
     table = api.table()
     api.deal(table["id"], {"type": "allpass", "tricks": {"0": 4, "1": 3, "2": 3}})

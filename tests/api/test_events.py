@@ -148,7 +148,7 @@ def test_the_owner_wide_stream_carries_every_table_of_the_owner(owner, server, r
     e = r.next_table_event()
     if e.data["revision"] == 0:
         # The post's own signal reached this process's hub just before its COMMIT
-        # (app/kit/changes.py): read too early, a table new to the hub is sent as it was
+        # (app/events/changes.py): read too early, a table new to the hub is sent as it was
         # at creation; the notification of the commit follows.
         e = r.next_table_event()
     assert e.data["table"] == c and e.data["sheet"]["deal_count"] == 1
@@ -189,7 +189,7 @@ def test_a_table_that_disappears_ends_its_streams(owner, server, readers, db):
     # revision watcher (every 0.1 s on SQLite, 0.3 s under LISTEN here) finds it gone.
     from sqlalchemy import delete
 
-    from app.kit.db import TableRow
+    from app.tables.orm import TableRow
 
     table = owner.table()
     keyed = EventReader(f"{server}/v1/tables/{table['id']}/events?after=0", owner.headers)
@@ -317,7 +317,7 @@ def test_the_streams_of_a_key_revoked_elsewhere_end_within_the_heartbeat(
 ):
     from sqlalchemy import update
 
-    from app.kit.db import ApiKey
+    from app.keys.orm import ApiKey
     from app.kit.db.models import utcnow
 
     table = owner.table()
@@ -355,7 +355,8 @@ def test_the_streams_of_a_key_revoked_through_this_server_end_at_once(settings, 
     app = create_app(settings.model_copy(update={"events_heartbeat": 600}), db=db)
     with served(app, lifespan="on") as url:
         name, key = new_owner_key(client, admin_headers)
-        table = Api(httpx.Client(base_url=url, timeout=10), key, name).table()
+        with httpx.Client(base_url=url, timeout=10) as http:
+            table = Api(http, key, name).table()
         streams = _streams(url, key, table)
         try:
             r = httpx.delete(

@@ -7,8 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-from app.kit.limits import EVENT_QUEUE_MAX as QUEUE_MAX
-from app.live.hub import Current, Hub, Subscription, TableEvent
+from app.live.hub import Hub
+from app.live.limits import EVENT_QUEUE_MAX as QUEUE_MAX
+from app.live.subscription import Current, Subscription, TableEvent
 
 
 class FakeDatabase:
@@ -119,7 +120,7 @@ def test_a_table_gone_is_table_deleted_for_its_streams_and_the_owners():
 
 
 def test_a_change_this_process_wrote_is_sent_as_stored_without_a_read():
-    """A post hands its hub the table as it stored it (app.kit.changes.committed): the
+    """A post hands its hub the table as it stored it (app.events.changes.committed): the
     streams get that state with no read of the database. A signal without it (another
     process's notification) is read; a stale one (its revision already sent) is dropped."""
 
@@ -150,10 +151,10 @@ def test_a_change_this_process_wrote_is_sent_as_stored_without_a_read():
 
 
 def test_the_listener_skips_its_own_processs_notifications():
-    """A notification names the process that wrote (app.kit.changes.origin): that
+    """A notification names the process that wrote (app.events.changes.origin): that
     process's listener leaves it, its write was handed over in-process; another process's
     is passed on, and so is one without the member (written by an older version)."""
-    from app.kit.changes import origin
+    from app.events.changes import origin
     from app.live.pg_listener import PgListener
 
     seen = []
@@ -194,7 +195,7 @@ def test_each_holder_keeps_at_most_its_cap_and_gets_its_slots_back():
     """Slots are shared fairly: a holder (share token, scorer link, key, client address) at
     its cap is refused with the cap named while every other holder still gets one; a stream
     counts against each of its holders, and ending it gives every slot back (once)."""
-    from app.live.hub import ADDRESS, SHARE_TOKEN, TooManySubscriptions
+    from app.live.subscription import ADDRESS, SHARE_TOKEN, TooManySubscriptions
 
     hub = _hub(FakeDatabase())
     hub.caps = {SHARE_TOKEN: 2, ADDRESS: 3}

@@ -85,7 +85,7 @@ def test_the_posts_own_statement_notifies_every_listener(api, db, database_url):
     import psycopg
     from sqlalchemy.engine import make_url
 
-    from app.kit.changes import origin
+    from app.events.changes import origin
     from app.live import CHANNEL
 
     t = api.table()

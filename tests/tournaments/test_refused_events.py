@@ -2,7 +2,7 @@
 (a round drawn meanwhile; the tournament changed meanwhile) are dropped without a webhook
 delivery or a live event, and the tables a draw makes have their title from the start (no
 ``table.renamed`` after). Counted in the outbox (an endpoint of the owner subscribed to every
-type, not delivering) and on this process's live changes (app/kit/changes.py sinks)."""
+type, not delivering) and on this process's live changes (app/events/changes.py sinks)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from app.kit.changes import add_sink, remove_sink
-from app.kit.outbox import EVENT_TYPES
+from app.events.catalogue import WEBHOOK_BITS as EVENT_TYPES
+from app.events.changes import add_sink, remove_sink
 from app.tournaments import rounds
 from app.tournaments import service as svc
 from tests.conftest import Api, new_owner_key
@@ -173,7 +173,7 @@ def test_a_swap_refused_at_a_table_with_a_deal_leaves_no_event(owner, live, db, 
         now = real_tables_now(db_, t_)
         if not calls:  # the swap's look at the tables: none has a deal yet; then one gets one
             calls.append(1)
-            from app.kit.db.models import TableRow
+            from app.tables.orm import TableRow
 
             with db_.write() as session:
                 session.query(TableRow).filter(TableRow.id == late).update({"deal_count": 1})

@@ -6,7 +6,7 @@ to this process's hub once the write has committed (no round trip through the da
 the subscribers of the process that wrote).
 
 Every database: the webhooks' outbox gets the deliveries of the change in the same
-transaction (app/kit/outbox.py), so that a committed change is delivered at least once.
+transaction (app/events/outbox.py), so that a committed change is delivered at least once.
 
 A write through a Session calls ``announce`` inside its transaction and the hand-over follows
 its commit. Posting a deal writes on a plain Connection with its notification in its own
@@ -26,8 +26,8 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
+from app.events.outbox import enqueue, event_params
 from app.kit.db.models import utcnow
-from app.kit.outbox import enqueue, event_params
 from app.kit.repository import CHANNEL, NOTIFY, notify
 
 log = logging.getLogger("prefscore.events")
@@ -65,9 +65,10 @@ def notification(table_id: str, owner: str, revision: int, kind: str) -> str:
 def announce(
     session: Session, table_id: str, owner: str, revision: int, kind: str, *, deal: int | None = None
 ) -> None:
-    """Announce that ``table_id`` is at ``revision`` after a change of ``kind`` (one of
-    app.live.KINDS; ``deal``: the deal it undid or corrected), once this transaction commits.
-    The webhooks' deliveries of the change are written in this transaction (app/kit/outbox.py)."""
+    """Announce that ``table_id`` is at ``revision`` after a change of ``kind`` (a kind of the
+    catalogue, app/events/catalogue.py; ``deal``: the deal it undid or corrected), once this
+    transaction commits. The webhooks' deliveries of the change are written in this
+    transaction (app/events/outbox.py)."""
     enqueue(session, event_params(owner, table_id, revision, kind, utcnow(), deal=deal))
     if session.get_bind().dialect.name == "postgresql":
         notify(session, notification(table_id, owner, revision, kind))

@@ -1,6 +1,6 @@
-"""The webhooks' outbox as a write sees it: the event types an endpoint may subscribe to, and
-the statement that writes one delivery per matching endpoint in the transaction of the change
-it announces (app/webhooks delivers them after the commit).
+"""The outbox's SQL: the statement that writes one webhook delivery per matching endpoint in
+the transaction of the change it announces (outbox.py makes its parameters; app/webhooks
+delivers them after the commit).
 
 The statement is an ``INSERT … SELECT`` from the owner's endpoints: with no active endpoint
 that wants the event it writes nothing, and costs one indexed lookup (on PostgreSQL it rides
@@ -8,8 +8,8 @@ in the deal post's one statement as a CTE, no round trip of its own)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
+from typing import cast as typed
 
 from sqlalchemy import (
     JSON,
@@ -17,61 +17,28 @@ from sqlalchemy import (
     DateTime,
     Integer,
     String,
+    Table,
     and_,
     bindparam,
     cast,
+    column,
     exists,
     insert,
     literal,
     or_,
     select,
+    table,
     type_coerce,
 )
 from sqlalchemy.orm import Session
 
-from app.kit.db.models import TableRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
-
-# Every event type a webhook endpoint may subscribe to, with its bit in the endpoint's
-# ``types`` (stored: a bit is never reused; a new type takes the next one). The kinds of
-# change of app/kit/changes.py carry these names; a change of another kind ("sheet": a scorer
-# link revoked) is no event of the webhooks.
-EVENT_TYPES: dict[str, int] = {
-    "deal.posted": 1 << 0,
-    "deal.undone": 1 << 1,
-    "deal.corrected": 1 << 2,
-    "table.finished": 1 << 3,
-    "table.renamed": 1 << 4,
-    "table.archived": 1 << 5,
-    "table.deleted": 1 << 6,
-    # A tournament moved on (app/tournaments: a round drawn, closed by its director or by its
-    # last table finishing, reopened, an adjustment, ...), announced like a table's change
-    # (app/kit/changes.announce). Its deliveries' ``table_id`` is the tournament's id,
-    # ``revision`` its revision.
-    "tournament.standings": 1 << 7,
-    # A finished rated table moved its players' ratings, or its undo, correction or deletion
-    # rated it (and the tables after it) again (app/ratings). ``data``: its players' ratings.
-    "rating.changed": 1 << 8,
-}
-# The event types that are no table's: an endpoint limited to listed tables gets none of them.
-TOURNAMENT_EVENTS = ("tournament.standings",)
-# Sent to one endpoint on its owner's request (POST /v1/webhooks/{id}/test); never subscribed to.
-TEST_EVENT = "webhook.test"
+from app.kit.db.models import WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
 
 _E = WebhookEndpointRow.__table__
 _ET = WebhookEndpointTableRow.__table__
-_D = WebhookDeliveryRow.__table__
-_TABLES = TableRow.__table__
-
-
-def mask(types: list[str] | tuple[str, ...]) -> int:
-    out = 0
-    for name in types:
-        out |= EVENT_TYPES[name]
-    return out
-
-
-def names(bits: int) -> list[str]:
-    return [name for name, bit in EVENT_TYPES.items() if bits & bit]
+# A Table (a Core insert: under a Session an ORM entity's would be the ORM's bulk insert).
+_D = typed(Table, WebhookDeliveryRow.__table__)
+_TABLES = table("tables", column("id"), column("deal_count"))  # app/tables/orm.py, by its name
 
 
 # Typed, not CAST: SQLite would read CAST(… AS DATETIME) as a number; psycopg sends a
@@ -160,53 +127,3 @@ def is_hooked(conn: Session | Connection, owner: str) -> bool:
     """Whether ``owner`` has an active endpoint now (a write that announces several events
     asks once, and writes nothing for an owner without one)."""
     return bool(conn.execute(_HOOKED, {"hooked_owner": owner}).scalar())
-
-
-def event_params(
-    owner: str,
-    table_id: str,
-    revision: int,
-    kind: str,
-    at: datetime,
-    *,
-    deal: int | None = None,
-    deal_count: int | None = None,
-) -> dict[str, Any] | None:
-    """The statement's parameters for a change of ``kind``, or None when no endpoint can want it."""
-    bit = EVENT_TYPES.get(kind)
-    if bit is None:
-        return None
-    return {
-        "event_owner": owner,
-        "event_type": kind,
-        "event_table": table_id,
-        "event_revision": revision,
-        "event_deal": deal,
-        "event_count": deal_count,
-        "event_at": at,
-        "event_bit": bit,
-    }
-
-
-def enqueue(conn: Session | Connection, params: dict[str, Any] | None, *, posted: bool = False) -> None:
-    """Write the deliveries of one event in the caller's transaction."""
-    if params is not None:
-        conn.execute(ENQUEUE_POSTED if posted else ENQUEUE_CHANGED, params)
-
-
-def enqueue_with_data(
-    conn: Session | Connection,
-    owner: str,
-    table_id: str,
-    kind: str,
-    at: datetime,
-    data: dict[str, Any],
-    *,
-    revision: int | None = None,
-) -> None:
-    """Write the deliveries of one event that carries ``data`` (a JSON object stored with each
-    delivery: its payload is the same on every attempt, whatever changed since)."""
-    params = event_params(owner, table_id, revision or 0, kind, at)
-    if params is not None:
-        params.update(event_revision=revision, event_data=data)
-        conn.execute(ENQUEUE_WITH_DATA, params)

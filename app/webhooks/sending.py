@@ -1,0 +1,166 @@
+"""One attempt of a delivery: its body (the catalogue's payload of its kind, made from its
+outbox row alone: the same bytes on every attempt), its signature, the POST to the checked
+address (no redirect followed, the answer read up to a bound), and when to try again."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import functools
+import json
+import random
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from standardwebhooks.webhooks import Webhook
+
+from app.events.catalogue import KINDS, ByWebhooks
+from app.events.payloads import utc
+from app.kit.settings import Settings
+from app.rules import Sentence
+from app.webhooks import addresses
+from app.webhooks.limits import WEBHOOK_RETRY_AFTER_MAX
+from app.webhooks.model import message_id
+
+TIMED_OUT = "no answer within"
+# (status, error, Retry-After seconds, duration in seconds); no status when no answer came.
+Outcome = tuple[int | None, str | None, float | None, float]
+
+
+def payload(row: Any, base: str) -> str:
+    """The delivery's body: its kind's payload (app/events/catalogue.py) made from its outbox row."""
+    how = KINDS[row.type].webhooks
+    assert isinstance(how, ByWebhooks), row.type
+    at = utc(row.occurred_at)
+    assert at is not None
+    data = how.payload.of_row(row, base).wire()
+    timestamp = at.isoformat().replace("+00:00", "Z")
+    return json.dumps({"type": row.type, "timestamp": timestamp, "data": data}, separators=(",", ":"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _signer(secret: str) -> Webhook:
+    return Webhook(secret)
+
+
+def signature(row: Any, msg_id: str, at: datetime, body: str) -> str:
+    """``v1,<base64>``, and the previous secret's beside it (space-separated) during a rotation's overlap."""
+    signed = _signer(row.secret).sign(msg_id, at, body)
+    until = utc(row.previous_until)
+    if row.previous_secret and until is not None and until > at:
+        signed += " " + _signer(row.previous_secret).sign(msg_id, at, body)
+    return signed
+
+
+def retry_after(value: str | None, now: datetime) -> float | None:
+    """Seconds of a Retry-After (seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+def wait_before_retry(
+    attempts: int,
+    schedule: tuple[float, ...],
+    jitter: float,
+    asked: float | None,
+    rand: Callable[[], float] = random.random,
+) -> float:
+    """Seconds before the next attempt after ``attempts`` failed ones: the schedule's step
+    (its last repeats), moved by up to ``jitter`` of it either way; a receiver's Retry-After
+    instead when it gave one, at most ``WEBHOOK_RETRY_AFTER_MAX``."""
+    if asked is not None:
+        return min(asked, WEBHOOK_RETRY_AFTER_MAX)
+    step = schedule[min(attempts, len(schedule)) - 1]
+    return step * (1 + jitter * (2 * rand() - 1))
+
+
+async def post(
+    client: httpx.AsyncClient, row: Any, base: str, allowed: Any, settings: Settings, at: datetime
+) -> Outcome:
+    """POST the delivery at ``at``: (status, error, Retry-After seconds, duration in seconds)."""
+    msg_id = message_id(row.id)
+    body = payload(row, base)
+    headers = {
+        "content-type": "application/json",
+        "user-agent": "prefscore-webhooks",
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(at.timestamp())),
+        "webhook-signature": signature(row, msg_id, at, body),
+    }
+    started = time.monotonic()
+    try:
+        async with asyncio.timeout(settings.webhooks_timeout):
+            target, extensions, host = await connect_to(row.url, allowed)
+            headers["host"] = host
+            async with client.stream(
+                "POST", target, content=body.encode(), headers=headers, extensions=extensions
+            ) as answer:
+                kept = bytearray()
+                async for chunk in answer.aiter_raw():
+                    kept += chunk[: settings.webhooks_response_bytes - len(kept)]
+                    if len(kept) >= settings.webhooks_response_bytes:
+                        break
+                status = answer.status_code
+                wait = (
+                    retry_after(answer.headers.get("retry-after"), at)
+                    if status in (429, 503) or status >= 500
+                    else None
+                )
+    except addresses.Refused as exc:
+        return None, f"url refused: {exc}", None, time.monotonic() - started
+    except TimeoutError:
+        return (
+            None,
+            f"{TIMED_OUT} {settings.webhooks_timeout:g} s",
+            None,
+            time.monotonic() - started,
+        )
+    except httpx.HTTPError as exc:
+        return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
+    except OSError as exc:
+        return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
+    duration = time.monotonic() - started
+    if 200 <= status < 300:
+        return status, None, None, duration
+    if 300 <= status < 400:
+        return status, f"answered {status}: redirects are not followed", None, duration
+    text = bytes(kept).decode("utf-8", "replace").strip()
+    return status, f"answered {status}" + (f": {text[:200]}" if text else ""), wait, duration
+
+
+async def connect_to(url: str, allowed: Any) -> tuple[str, dict[str, Any], str]:
+    """The URL with its host replaced by the checked address, the TLS server name, the Host header."""
+    scheme, host, port = addresses.split(url)
+    ip = addresses.literal(host)
+    if ip is not None:
+        addresses.check(ip, allowed)
+    else:
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
+        except OSError as exc:
+            raise addresses.Refused(
+                Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)
+            ) from None
+        ip = addresses.checked(infos, allowed)
+    parts = urlsplit(url)
+    shown = f"[{ip}]" if ip.version == 6 else str(ip)
+    target = urlunsplit((scheme, f"{shown}:{port}", parts.path or "/", parts.query, ""))
+    default = port == (443 if scheme == "https" else 80)
+    host_header = (f"[{host}]" if ":" in host else host) + ("" if default else f":{port}")
+    extensions = {"sni_hostname": host} if scheme == "https" and addresses.literal(host) is None else {}
+    return target, extensions, host_header
