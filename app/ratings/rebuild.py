@@ -11,11 +11,12 @@ from typing import Any
 
 from app.kit.db import Database
 from app.kit.db.models import utcnow
-from app.ratings import repository as repo
+from app.ratings import rebuild_repository as rebuild_repo
 from app.ratings.hooks import _current, caught_up, rate_pending
 from app.ratings.model import (
     INITIAL,
     Outcome,
+    RateableSeat,
     Rating,
     pools_of,
     rate,
@@ -43,8 +44,8 @@ def _outcomes(conn: Any, owner: str, stored: list[Any]) -> list[Outcome]:
     """The owner's rateable tables (rated, finished, every seat a registered player, from the
     seats' stored balances), in finishing order: the stored order, and any table missing from
     it after, by when it changed last."""
-    seats: dict[str, list[repo.RateableSeat]] = {}
-    for r in repo.rateable_seats(conn, owner):
+    seats: dict[str, list[RateableSeat]] = {}
+    for r in rebuild_repo.rateable_seats(conn, owner):
         seats.setdefault(r.id, []).append(r)
     outcomes: dict[str, Outcome] = {}
     changed_at: dict[str, Any] = {}
@@ -67,7 +68,7 @@ def _outcomes(conn: Any, owner: str, stored: list[Any]) -> list[Outcome]:
 
 def recompute(conn: Any, owner: str) -> Recomputed:
     """Every rating of one owner from the rated tables alone, in finishing order."""
-    stored = repo.all_rated(conn, owner)
+    stored = rebuild_repo.all_rated(conn, owner)
     outcomes = _outcomes(conn, owner, stored)
     finished_at = {r.table_id: r.finished_at for r in stored}
     result = Recomputed(stored=stored)
@@ -162,7 +163,7 @@ def _rating_differences(
             c.games,
             places.get(c.table_id),
         )
-        for c in repo.all_changes(conn, owner)
+        for c in rebuild_repo.all_changes(conn, owner)
     }
     for key in (
         [] if stored_changes == computed.changes else sorted(set(stored_changes) | set(computed.changes))
@@ -177,7 +178,7 @@ def _rating_differences(
     seq_of = {r.seq: places[r.table_id] for r in stored_rated}
     stored_current = {
         (c.pool, c.player_id): (c.mu, c.sigma, c.games, seq_of.get(c.seq))
-        for c in repo.all_current(conn, owner)
+        for c in rebuild_repo.all_current(conn, owner)
     }
     for rated in (
         [] if stored_current == computed.current else sorted(set(stored_current) | set(computed.current))
@@ -189,7 +190,7 @@ def _rating_differences(
                 stored=stored_current.get(rated),
                 recomputed=computed.current.get(rated),
             )
-    for c in repo.all_current(conn, owner):
+    for c in rebuild_repo.all_current(conn, owner):
         if c.ordinal != c.mu - 3 * c.sigma:
             yield _worded(
                 "rating {rated}: ordinal {ordinal!r} is not mu - 3 sigma",
@@ -213,7 +214,7 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
     """Recompute every owner's ratings from the rated tables, report how the stored ones
     differ, and (``write``) store the recomputed ones, one owner per transaction."""
     with db.read() as session:
-        owners = repo.owners(session)
+        owners = rebuild_repo.owners(session)
     found: list[str] = []
     tables = count = 0
     for owner in owners:
@@ -228,8 +229,8 @@ def rebuild(db: Database, *, write: bool = True) -> Rebuilt:
                 diff += 1
             count += diff
             if write and diff:
-                repo.forget_owner(session, owner)
-                repo.insert_all(
+                rebuild_repo.forget_owner(session, owner)
+                rebuild_repo.insert_all(
                     session,
                     computed.rated,
                     [
