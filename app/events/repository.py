@@ -9,7 +9,6 @@ in the deal post's one statement as a CTE, no round trip of its own)."""
 from __future__ import annotations
 
 from typing import Any
-from typing import cast as typed
 
 from sqlalchemy import (
     JSON,
@@ -17,7 +16,6 @@ from sqlalchemy import (
     DateTime,
     Integer,
     String,
-    Table,
     and_,
     bindparam,
     cast,
@@ -36,8 +34,8 @@ from app.kit.db.models import WebhookDeliveryRow, WebhookEndpointRow, WebhookEnd
 
 _E = WebhookEndpointRow.__table__
 _ET = WebhookEndpointTableRow.__table__
-# A Table (a Core insert: under a Session an ORM entity's would be the ORM's bulk insert).
-_D = typed(Table, WebhookDeliveryRow.__table__)
+# The Table (a Core insert: under a Session an ORM entity's would be the ORM's bulk insert).
+_D = WebhookDeliveryRow.__table__
 _TABLES = table("tables", column("id"), column("deal_count"))  # app/tables/orm.py, by its name
 
 

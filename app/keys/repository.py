@@ -18,18 +18,6 @@ _KEYS = ApiKey.__table__
 # The owner the environment admin key acts for (app/keys/service.py): it has no stored key.
 
 
-def owner_has_a_key(owner_column: Any) -> Any:
-    """A condition on ``owner_column``: the owner has a working key. A scorer link works only
-    while its table's owner has one: revoking every key of an owner ends the owner's links
-    too (a new key brings them back). The environment admin key's owner has no stored key
-    and always has that one; no key can be made for it."""
-    keys = _KEYS
-    return or_(
-        owner_column == ADMIN_OWNER,
-        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
-    )
-
-
 @dataclass(frozen=True)
 class StoredKey:
     """A stored key as the service reads it (its hash, never its secret)."""
@@ -63,6 +51,18 @@ class WorkingKey:
 def _stored(row: ApiKey) -> StoredKey:
     return StoredKey(
         row.id, row.owner, row.prefix, row.hash, bool(row.is_admin), row.created_at, row.revoked_at
+    )
+
+
+def owner_has_a_key(owner_column: Any) -> Any:
+    """A condition on ``owner_column``: the owner has a working key. A scorer link works only
+    while its table's owner has one: revoking every key of an owner ends the owner's links
+    too (a new key brings them back). The environment admin key's owner has no stored key
+    and always has that one; no key can be made for it."""
+    keys = _KEYS
+    return or_(
+        owner_column == ADMIN_OWNER,
+        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
     )
 
 

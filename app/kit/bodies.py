@@ -43,7 +43,8 @@ REFUSED = _Refused()
 
 def loop_parse_bytes(request: Request) -> int:
     settings = getattr(request.app.state, "settings", None)
-    return getattr(settings, "loop_parse_bytes", default_of("loop_parse_bytes"))
+    limit: int = getattr(settings, "loop_parse_bytes", default_of("loop_parse_bytes"))
+    return limit
 
 
 def is_json(content_type: str | None) -> bool:

@@ -37,11 +37,13 @@ _bearer = HTTPBearer(auto_error=False, description="an API key: `Authorization: 
 
 
 async def get_db(request: Request) -> Database:
-    return request.app.state.db
+    db: Database = request.app.state.db
+    return db
 
 
 async def get_settings(request: Request) -> Settings:
-    return request.app.state.settings
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 async def current_caller(
@@ -59,9 +61,9 @@ async def current_caller(
     caller = seen[1] if seen is not None and seen[0] == token else lookups.known_caller(db, token, admin_key)
     if caller is None:
         caller = await run_in_threadpool(lookups.identify, db, token, admin_key)
-    if not caller:  # None, or INVALID from the cache
+    if not isinstance(caller, Caller):  # None, or INVALID from the cache
         raise Unauthorized(KEY_NOT_VALID)
-    return caller  # type: ignore[return-value]
+    return caller
 
 
 async def current_owner(caller: Annotated[Caller, Depends(current_caller)]) -> str:

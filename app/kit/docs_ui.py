@@ -75,7 +75,8 @@ def install(app: FastAPI) -> None:
     parameters = {**(app.swagger_ui_parameters or {}), "validatorUrl": None}
 
     def assets(request: Request) -> str:
-        return request.scope.get("root_path", "") + ASSETS_URL
+        root: str = request.scope.get("root_path", "")
+        return root + ASSETS_URL
 
     @app.get(docs_url, include_in_schema=False)
     def swagger_ui(request: Request) -> HTMLResponse:

@@ -43,7 +43,7 @@ def checked_table_id(table_id: str) -> str:
 
 def none_match(header: str | None, etag: str) -> bool:
     """If-None-Match matches ``etag`` (the weak comparison: W/"x" matches "x"; * matches).
-    Kept for the routes that still hand on the header's text (app/tournaments, app/records);
+    Kept for the code that still hands on the header's text (app/tournaments, app/records);
     the others take a ``Seen`` (app/kit/preconditions.SeenVersions)."""
     seen = Seen.parse(header)
     return seen is not None and seen.holds(etag)

@@ -35,7 +35,7 @@ IfNoneMatch = Annotated[
 def not_modified_response(seen: Seen | str | None, etag: str) -> Response | None:
     """The 304 of an answer whose current ``etag`` the client has (``seen``, its
     If-None-Match), else None. A header's text is still taken from the routes that do not
-    yet declare ``SeenVersions``."""
+    yet declare ``SeenVersions`` (app/tournaments/router.py, app/ratings/router.py)."""
     if isinstance(seen, str):
         seen = Seen.parse(seen)
     if still_held(seen, etag):

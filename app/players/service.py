@@ -211,6 +211,34 @@ def check_links(links: dict[int, SeatLink]) -> list[FieldError]:
     return errors
 
 
+def _owned_player(session: Session, owner: str, seat: int, player: str) -> str:
+    """A seat's registered player, one of the owner's."""
+    found = repository.owned_player_id(session, owner, player) if PLAYER_ID_RE.fullmatch(player) else None
+    if found is None:
+        raise Unprocessable(
+            Sentence("no player {player!r}", player=player[:40]),
+            [FieldError(f"players.{seat}.player", "no such player of this key's owner")],
+        )
+    return found
+
+
+def _refuse_twice_seated(ids: dict[int, str]) -> None:
+    """A player linked to two seats (an id and an external id of the same player) is refused."""
+    dup: dict[str, int] = {}
+    for seat, pid in sorted(ids.items()):
+        if pid in dup:
+            raise Unprocessable(
+                "one player at two seats",
+                [
+                    FieldError(
+                        f"players.{seat}",
+                        Sentence("player {pid} already sits at seat {dup}", pid=pid, dup=dup[pid]),
+                    )
+                ],
+            )
+        dup[pid] = seat
+
+
 def link_seats(
     session: Session,
     owner: str,
@@ -227,17 +255,7 @@ def link_seats(
     registered: int | None = None  # the owner's players, counted once a seat registers one
     for seat, link in sorted(links.items()):
         if link.player is not None:
-            found = (
-                repository.owned_player_id(session, owner, link.player)
-                if PLAYER_ID_RE.fullmatch(link.player)
-                else None
-            )
-            if found is None:
-                raise Unprocessable(
-                    Sentence("no player {player!r}", player=link.player[:40]),
-                    [FieldError(f"players.{seat}.player", "no such player of this key's owner")],
-                )
-            ids[seat] = found
+            ids[seat] = _owned_player(session, owner, seat, link.player)
         else:
             found = repository.player_of_external_id(session, owner, link.external_id)  # type: ignore[arg-type]
             if found is None:
@@ -254,19 +272,7 @@ def link_seats(
                     now=utcnow(),
                 )
             ids[seat] = found
-    dup: dict[str, int] = {}
-    for seat, pid in sorted(ids.items()):
-        if pid in dup:
-            raise Unprocessable(
-                "one player at two seats",
-                [
-                    FieldError(
-                        f"players.{seat}",
-                        Sentence("player {pid} already sits at seat {dup}", pid=pid, dup=dup[pid]),
-                    )
-                ],
-            )
-        dup[pid] = seat
+    _refuse_twice_seated(ids)
     empty = Tally().to_json()
     repository.insert_seat_rows(
         session,

@@ -271,15 +271,7 @@ def player_stats(
         if row.finished:
             finished += 1
             balance += int(row.balance) if "/" not in row.balance else Fraction(row.balance)
-        for key, c in tally["declared"].items():
-            mine = declared.get(key)
-            if mine is None:
-                declared[key] = list(c)
-            else:
-                mine[0] += c[0]
-                mine[1] += c[1]
-                mine[2] += c[2]
-                mine[3] += c[3]
+        _add_declared(declared, tally["declared"])
         m, a = tally["misere"], tally["allpass"]
         misere[0] += m[0]
         misere[1] += m[1]
@@ -299,6 +291,19 @@ def player_stats(
         long_streaks=streaks,
     )
     return PlayerStats(tables, finished, deals, Fraction(balance), total)
+
+
+def _add_declared(declared: dict[str, list[int]], more: dict[str, list[int]]) -> None:
+    """A row's declared contracts (by contract, four counts each) added to the sum."""
+    for key, c in more.items():
+        mine = declared.get(key)
+        if mine is None:
+            declared[key] = list(c)
+        else:
+            mine[0] += c[0]
+            mine[1] += c[1]
+            mine[2] += c[2]
+            mine[3] += c[3]
 
 
 def _sum_amounts(values: list[Any]) -> Fraction | int:

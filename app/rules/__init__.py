@@ -9,6 +9,7 @@ to the entries the deal writes and the new state. No I/O, no web, no database.
     settle(rules, state, stake=Fraction(1, 2))                 # -> Settlement
 """
 
+from app.rules.amounts import Amount, amount_from_json, amount_to_json, exact
 from app.rules.conventions import (
     ALIASES,
     CONVENTION_NAMES,
@@ -59,16 +60,12 @@ from app.rules.sentences import Sentence, joined, said, sentence
 from app.rules.settlement import Settlement, Transfer, settle
 from app.rules.state import (
     AllpassInfo,
-    Amount,
     Bonus,
     Entry,
     ExactSheet,
     MatchInfo,
     SeatSheet,
     TableState,
-    amount_from_json,
-    amount_to_json,
-    exact,
     exact_sheet,
     sheet,
 )

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from app.rules.amounts import exact
 from app.rules.checks import check_choices, check_tricks
 from app.rules.deal import AllpassDeal
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.fields import AllpassScoring, CleanDealer, CleanPlayer
 from app.rules.sheet import WorkingSheet
-from app.rules.state import exact
 
 
 def score_allpass(sheet: WorkingSheet, deal: AllpassDeal) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from app.rules.amounts import Amount, exact
 from app.rules.checks import check_choices, check_declarer, check_level, check_talon, check_tricks
 from app.rules.deal import TALON_BONUSES, ContractDeal, MisereDeal, RemiseDeal
 from app.rules.errors import FieldError, InvalidDeal
@@ -22,7 +23,6 @@ from app.rules.fields import (
 )
 from app.rules.sentences import Sentence
 from app.rules.sheet import DEFENDERS, WorkingSheet
-from app.rules.state import Amount, exact
 
 
 def half(value: Amount) -> Amount:

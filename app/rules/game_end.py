@@ -8,10 +8,11 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
+from app.rules.amounts import exact
 from app.rules.deal import Deal
 from app.rules.fields import AllpassScoring, FixedDealerScope, GameEnd, Rules
 from app.rules.sheet import WorkingSheet
-from app.rules.state import Bonus, TableState, exact
+from app.rules.state import Bonus, TableState
 
 
 def next_streak(rules: Rules, state: TableState, deal: Deal, exits: bool) -> int:

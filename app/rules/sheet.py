@@ -11,11 +11,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from app.rules.amounts import Amount, exact
 from app.rules.deal import Deal
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.fields import MadeGameWriteoff, PoolOverflow, Rules
 from app.rules.sentences import Sentence
-from app.rules.state import Amount, Entry, TableState, exact
+from app.rules.state import Entry, TableState
 
 # The active seats and the (first, second) defenders of each declarer, by table size and dealer:
 # at 4 players the dealer sits out; defenders are ordered from the declarer's left.

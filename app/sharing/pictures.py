@@ -24,8 +24,7 @@ from app.kit.versions import Seen, still_held
 from app.render import Played
 from app.rules import exact_sheet, settle
 from app.sharing.drawing import DrawnSvg, Pictures, sheet_drawing
-from app.tables.model import TableInfo, loaded
-from app.tables.orm import TableRow
+from app.tables.model import StoredTable, TableInfo, loaded
 from app.tables.service import load_row, shared_row
 
 
@@ -36,7 +35,7 @@ class Picture:
     games: tuple[int | None, ...] | None = None  # piter_races: the game each deal was played in (as stored)
 
 
-def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], bool]) -> Picture:
+def _picture(session: Session, row: StoredTable, current: Callable[[TableInfo], bool]) -> Picture:
     table = loaded(row)
     if current(table):
         return Picture(table, None)

@@ -25,7 +25,7 @@ from app.kit.repository import lock_owner
 from app.kit.versions import Expected, check_expected
 from app.players.service import SeatLink, check_links, link_seats, player_name
 from app.ratings import service as ratings
-from app.rules import RULES_VERSION, FieldError, InvalidTable, Sentence, TableState, make_rules, settle
+from app.rules import RULES_VERSION, FieldError, InvalidTable, Rules, Sentence, TableState, make_rules, settle
 from app.tables import repository as repo
 from app.tables.limits import GAMES_MAX
 from app.tables.model import (
@@ -67,6 +67,33 @@ def make_room_for_a_table(session: Any, owner: str, limits: Limits) -> None:
         )
 
 
+def _checked_rules(
+    names: list[str],
+    links: dict[int, SeatLink],
+    convention: str,
+    pool_target: int | None,
+    first_dealer: int,
+    options: dict[str, Any],
+) -> Rules:
+    """The rules of a new table's settings, or every reason they do not fit (Unprocessable)."""
+    errors: list[FieldError] = [*check_links(links), *check_names(names)]
+    games = options.get("games")
+    if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
+        errors.append(
+            FieldError("options.games", Sentence("must be at most {games_max}", games_max=GAMES_MAX))
+        )
+    rules = None
+    try:
+        rules = make_rules(convention, players=len(names), pool_target=pool_target, options=options)
+    except InvalidTable as exc:
+        errors.extend(exc.errors)
+    if not 0 <= first_dealer < len(names):
+        errors.append(FieldError("first_dealer", Sentence("must be a seat 0-{last}", last=len(names) - 1)))
+    if errors or rules is None:
+        raise Unprocessable("the table's settings do not fit", errors)
+    return rules
+
+
 def create_table(
     db: Database,
     owner: str,
@@ -82,27 +109,11 @@ def create_table(
 ) -> TableInfo:
     """A new table (``title``: its title from the start, no rename after). Nothing is
     announced: a table is first heard of by its first change."""
-    errors: list[FieldError] = []
     # A seat given as a registered player or an external id is linked to the registry (docs/api.md,
     # "Players and statistics"); a plain name is not.
     links = {seat: p for seat, p in enumerate(players) if isinstance(p, SeatLink)}
     names = [player_name(p.name if isinstance(p, SeatLink) else p) for p in players]
-    errors.extend(check_links(links))
-    errors.extend(check_names(names))
-    games = (options or {}).get("games")
-    if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
-        errors.append(
-            FieldError("options.games", Sentence("must be at most {games_max}", games_max=GAMES_MAX))
-        )
-    try:
-        rules = make_rules(convention, players=len(names), pool_target=pool_target, options=options or {})
-    except InvalidTable as exc:
-        errors.extend(exc.errors)
-        rules = None
-    if not 0 <= first_dealer < len(names):
-        errors.append(FieldError("first_dealer", Sentence("must be a seat 0-{last}", last=len(names) - 1)))
-    if errors or rules is None:
-        raise Unprocessable("the table's settings do not fit", errors)
+    rules = _checked_rules(names, links, convention, pool_target, first_dealer, options or {})
     state = TableState.new(rules, first_dealer=first_dealer)
     row = TableRow(
         id=uuid.uuid4().hex,

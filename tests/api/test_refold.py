@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-import app.deals.service as deals_service
+import app.deals.refold as refold  # where an undo and a correction fold the log
 
 from .samples import ALLPASS, pass_6s
 
@@ -14,7 +14,7 @@ from .samples import ALLPASS, pass_6s
 def _during_the_first_fold(monkeypatch, action):
     """Run ``action`` in another thread while the first fold runs, waiting up to 5 s for it;
     True if it finished during the fold."""
-    real = deals_service.replay
+    real = refold.replay
     finished: list[bool] = []
     started: list[bool] = []
 
@@ -27,7 +27,7 @@ def _during_the_first_fold(monkeypatch, action):
             finished.append(not worker.is_alive())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(deals_service, "replay", replay)
+    monkeypatch.setattr(refold, "replay", replay)
     return finished
 
 

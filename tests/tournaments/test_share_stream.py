@@ -109,6 +109,7 @@ def test_a_replaced_share_token_ends_the_stream_and_is_not_found(owner, server):
     finally:
         r.close()
     gone = EventReader(f"{server}/v1/shared/{old}/tournament/events")
+    gone.close()
     assert gone.status == 404 and "problem+json" in gone.content_type
     fresh = EventReader(f"{server}/v1/shared/{new}/tournament/events")
     try:

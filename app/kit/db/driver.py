@@ -45,7 +45,9 @@ class Driver:
         self._dialect = conn.dialect
         self.dialect = conn.dialect.name
         self._dbapi = conn.dialect.loaded_dbapi
-        self._raw = conn.connection.driver_connection
+        raw = conn.connection.driver_connection
+        assert raw is not None  # a checked-out connection holds its driver's
+        self._raw: Any = raw
 
     def bound(self, column: Column[Any], value: Any) -> Any:
         """``value`` as SQLAlchemy would bind it to ``column`` (a date's text on SQLite, a
@@ -82,7 +84,8 @@ class Driver:
     def rows(self, sql: str | Mapping[str, str], params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         text = self._text(sql)
         with self._translated(text, params):
-            return self._raw.execute(text, params).fetchall()
+            found: list[tuple[Any, ...]] = self._raw.execute(text, params).fetchall()
+            return found
 
     def run(self, sql: str | Mapping[str, str], params: Mapping[str, Any] | Sequence[Any]) -> None:
         text = self._text(sql)

@@ -17,6 +17,7 @@ behind at most). With SQLite, or no ``read_database_url``, none of this runs.
 from __future__ import annotations
 
 import re
+from collections.abc import MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +50,7 @@ def format_position(position: int) -> str:
 class Visit:
     """What the database layer knows of the request it serves."""
 
-    scope: dict[str, Any]  # the request's ASGI scope (its method, and its route once routed)
+    scope: MutableMapping[str, Any]  # the request's ASGI scope (its method, and its route once routed)
     routes: frozenset[str]
     position: int | None = None  # the client's last write, as it told
     written: int | None = None  # this request's last write (the leader's position after it)

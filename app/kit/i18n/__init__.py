@@ -18,14 +18,17 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date, time
+from datetime import datetime as _datetime
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 from babel import Locale
 from babel.dates import format_date, format_datetime, format_time
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
@@ -45,11 +48,11 @@ def N_(msgid: str) -> str:
     return msgid
 
 
-def _po_path(code: str):
+def _po_path(code: str) -> Traversable:
     return resources.files(__package__).joinpath("locales", code, "LC_MESSAGES", f"{DOMAIN}.po")
 
 
-def load_catalog(code: str):
+def load_catalog(code: str) -> Catalog:
     """The catalogue of a language as Babel reads it (the .po file, msgids and msgstrs)."""
     with _po_path(code).open("rb") as po:
         return read_po(po, locale=code, domain=DOMAIN)
@@ -113,13 +116,14 @@ class Lang:
         text = format_decimal(abs(exact), format=pattern, locale=self.locale)
         return (MINUS + text) if exact < 0 else text
 
-    def datetime(self, moment: datetime) -> str:
+    # (the module's datetime: this class's own names shadow it below)
+    def datetime(self, moment: _datetime) -> str:
         return format_datetime(moment, "medium", locale=self.locale)
 
-    def date(self, day: date | datetime) -> str:
+    def date(self, day: date | _datetime) -> str:
         return format_date(day, "medium", locale=self.locale)
 
-    def time(self, moment: time | datetime) -> str:
+    def time(self, moment: time | _datetime) -> str:
         return format_time(moment, "short", locale=self.locale)
 
 

@@ -57,9 +57,9 @@ def extract() -> Catalog:
         str(APP), METHODS, keywords=KEYWORDS, comment_tags=("Translators:",), strip_comment_tags=True
     ):
         template.add(message)
-    for _path, _line, message in refusals():
-        if message is not None:
-            template.add(message)
+    for _path, _line, refusal in refusals():
+        if refusal is not None:
+            template.add(refusal)
     return template
 
 

@@ -14,6 +14,7 @@ from app.kit.problems import PROBLEM, problem_body, problem_lang
 
 
 def header(scope: Scope, name: bytes) -> bytes | None:
+    value: bytes
     for key, value in scope.get("headers", ()):
         if key == name:
             return value

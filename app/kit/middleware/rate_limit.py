@@ -120,8 +120,8 @@ def bearer_token(scope: Scope) -> str | None:
 
 
 def _route_path(scope: Scope) -> str:
-    path = scope.get("path", "")
-    root = scope.get("root_path", "")
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root) else path
 
 
