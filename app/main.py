@@ -38,7 +38,6 @@ from app.tables import router as tables
 from app.tables.not_modified import SheetNotModified
 from app.tournaments import page as tournament_page
 from app.tournaments import router as tournaments
-from app.tournaments import service as tournament_service
 from app.tournaments.limits import TOURNAMENT_PAGE_PATHS
 from app.webhooks import router as webhooks
 from app.webhooks.delivery import Deliverer
@@ -156,13 +155,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         if settings.webhooks_deliver:  # the outbox's deliveries, sent by this process (app/webhooks)
             _app.state.webhooks.start()
         _app.state.rater.start()  # the finished rated tables' ratings, after their posts (app/ratings)
-        stop_watching = tournament_service.watch_finished_tables(
-            database
-        )  # a round closes when its last table finishes
         try:
             yield
         finally:
-            stop_watching()
             await _app.state.rater.stop()
             await _app.state.webhooks.stop()
         await anyio.to_thread.run_sync(_app.state.pictures.close)  # the drawing workers, if started

@@ -25,8 +25,8 @@ from app.players import service as player_stats
 from app.ratings import service as ratings
 from app.rules import Deal, ReplayError, Sentence, exact, replay
 from app.rules.settlement import balances as final_balances
-from app.tables.model import TableInfo, info, rules_of
-from app.tables.service import load_table
+from app.tables.model import TableInfo, info, rules_of, state_of
+from app.tables.service import load_table, table_finished
 
 
 @dataclass(frozen=True)
@@ -69,21 +69,22 @@ def _refold(
                 row = load_table(session, owner, table_id, lock=True)
                 if row.revision != work.revision:
                     continue
-                _write(session, row.id, work)
+                _write(session, row, work)
                 return work
         with db.write() as session:
             row = load_table(session, owner, table_id, lock=True)
             work = plan(session, row)
-            _write(session, row.id, work)
+            _write(session, row, work)
             return work
     raise AssertionError("unreachable")
 
 
-def _write(session: Session, table_id: str, work: _Refold) -> None:
+def _write(session: Session, row: Any, work: _Refold) -> None:
     # An undo or a correction retires the keys that posted the deal: their answer is not
     # what is stored any more, and a post with one of them is a new deal. The keys of later
     # deals a correction re-scored keep working (those deals are still stored: a retry must
     # not post them again), with their answers made again.
+    table_id = row.id
     repo.write_refold(
         session,
         table_id,
@@ -100,6 +101,8 @@ def _write(session: Session, table_id: str, work: _Refold) -> None:
     if work.table.rated:
         _rerate(session, work.table)
     announce(session, table_id, work.table.owner, work.table.revision, work.kind, deal=work.deal.number)
+    if work.table.state.finished and not state_of(row).finished:  # a correction that ends the game
+        table_finished(session, table_id)
 
 
 def outcome(

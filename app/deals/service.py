@@ -24,7 +24,7 @@ from app.deals import repository as repo
 from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_json, kept_answer, replayed
 from app.deals.refold import correct_deal, outcome, undo_last
 from app.deals.refusals import refusal, refuse_archived, refuse_locked
-from app.events.changes import committed, notification
+from app.events.changes import committed, hand_over, notification
 from app.events.outbox import enqueue, event_params
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -43,7 +43,7 @@ from app.rules import (
     deal_game,
 )
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
-from app.tables.service import load_row, shared_row
+from app.tables.service import load_row, shared_row, table_finished
 
 __all__ = [
     "Changed",
@@ -132,8 +132,12 @@ def post_deal(
         if also is not None:
             also(conn, written)
         _after_post(conn, row, rules, deal, state, result, revision, now)
+        # The post that finishes the table: whoever follows its finish writes in this
+        # transaction (a tournament closes the table's round).
+        later = table_finished(conn, row.id) if result.state.finished and not state.finished else []
     # Committed: this process's streams get the table as stored, without reading it back.
     committed(table.id, table.owner, revision, "deal.posted", table)
+    hand_over(later)
     return Posted(table, written)
 
 

@@ -85,6 +85,21 @@ def committed(table_id: str, owner: str, revision: int, kind: str, stored: Any =
         log.exception("live updates: a committed change of table %s could not be handed over", table_id)
 
 
+def taken(session: Session) -> list[tuple[str, str, int, str, Any]]:
+    """The changes ``session`` announced, taken from it: for a Session that writes inside a
+    plain Connection's transaction (its commit is the Connection's, which no Session event
+    follows), whose writer hands them over with ``hand_over`` once it has committed."""
+    return list(session.info.pop(_PENDING, None) or ())
+
+
+def hand_over(changes: list[tuple[str, str, int, str, Any]]) -> None:
+    """``committed`` for changes ``taken`` from a Session: never raises."""
+    try:
+        _hand_over(changes)
+    except Exception:  # noqa: BLE001
+        log.exception("live updates: committed changes could not be handed over")
+
+
 def add_sink(sink: Sink) -> None:
     if sink not in _sinks:
         _sinks.append(sink)
@@ -119,7 +134,9 @@ __all__ = [
     "add_sink",
     "announce",
     "committed",
+    "hand_over",
     "notification",
     "origin",
     "remove_sink",
+    "taken",
 ]

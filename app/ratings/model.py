@@ -14,7 +14,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from fractions import Fraction
+from typing import Any
 
 from openskill.models import PlackettLuce
 
@@ -123,3 +125,69 @@ def predicted_places(ratings: Sequence[Rating]) -> list[int]:
 def pools_of(convention: str) -> tuple[str, str]:
     """The pools a table of ``convention`` counts in: the owner's overall one and its convention's."""
     return (ALL_CONVENTIONS, convention)
+
+
+# --- the ratings as stored, as the repository hands them back: frozen records, each with its
+# query's columns (the rest left at their defaults)
+
+
+@dataclass(frozen=True)
+class StoredRating:
+    """A player's current rating in a pool, as stored."""
+
+    player_id: str
+    mu: float
+    sigma: float
+    games: int
+    pool: str = ""
+    owner: str = ""
+    ordinal: float = 0.0
+    seq: int = 0
+    name: str = ""  # the leaderboard's: the player's name
+
+
+@dataclass(frozen=True)
+class StoredChange:
+    """A rated table's change of one player's rating in a pool, as stored."""
+
+    player_id: str
+    mu: float
+    sigma: float
+    games: int
+    mu_before: float = 0.0
+    sigma_before: float = 0.0
+    seq: int = 0
+    table_id: str = ""
+    pool: str = ""
+    owner: str = ""
+    id: int = 0
+    finished_at: datetime | None = None  # the player's history: when the table finished
+
+
+@dataclass(frozen=True)
+class RatedTable:
+    """A rated table's place in its owner's finishing order, and its outcome as rated."""
+
+    table_id: str
+    convention: str
+    seq: int
+    outcome: list[Any]
+    owner: str = ""
+    finished_at: datetime | None = None
+    stamp: int = 0
+    pending: bool = False
+
+
+@dataclass(frozen=True)
+class RateableSeat:
+    """A seat of a rated table, as the rebuild reads it (table id, convention, the table's
+    number of seats, when it changed last, the seat, its player, finished, its balance)."""
+
+    id: str
+    convention: str
+    seats: int
+    updated_at: datetime
+    seat: int
+    player_id: str
+    finished: bool
+    balance: Any

@@ -1,12 +1,13 @@
 """The ratings' SQL: the owner's ratings lock, the rated tables in finishing order, each
 table's changes to its players' ratings, the current ratings and the leaderboard's keyset
 range. Every function runs in the caller's unit of work (a Session or a Connection); the
-hot path's statements (a table finishing) are built once."""
+hot path's statements (a table finishing) are built once. The rebuild's own SQL is in
+rebuild_repository.py."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     Boolean,
@@ -29,6 +30,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from app.kit.db.driver import Driver, for_drivers
+from app.ratings.model import RatedTable, StoredChange, StoredRating
 from app.ratings.orm import PlayerRatingRow, RatedTableRow, RatingChangeRow
 
 _RATED = RatedTableRow.__table__
@@ -59,6 +61,14 @@ _TABLES = table(
 CHUNK = 500
 
 Unit = Session | Connection
+
+R = TypeVar("R")
+
+
+def _records(kind: type[R], rows: Iterable[Row]) -> list[R]:
+    """Each row as its frozen record (the record's fields are the query's columns)."""
+    return [kind(**r._mapping) for r in rows]
+
 
 _LOCK = for_drivers("SELECT pg_advisory_xact_lock(hashtextextended(:name, 24))")
 
@@ -95,17 +105,9 @@ _CHANGE_FIELDS = (
 )
 _CURRENT_FIELDS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
 _PG_TYPES = {
-    "owner": "text",
-    "pool": "text",
-    "table_id": "text",
-    "player_id": "text",
-    "seq": "integer",
-    "games": "integer",
-    "mu_before": "float8",
-    "sigma_before": "float8",
-    "mu": "float8",
-    "sigma": "float8",
-    "ordinal": "float8",
+    **dict.fromkeys(("owner", "pool", "table_id", "player_id"), "text"),
+    **dict.fromkeys(("seq", "games"), "integer"),
+    **dict.fromkeys(("mu_before", "sigma_before", "mu", "sigma", "ordinal"), "float8"),
 }
 
 
@@ -180,10 +182,10 @@ _CURRENT_OF = select(*_CURRENT_COLUMNS_READ).where(
 
 def current(
     conn: Unit, pools: Iterable[str], player_ids: Iterable[str]
-) -> dict[tuple[str, str], Row[*tuple[Any, ...]]]:
+) -> dict[tuple[str, str], StoredRating]:
     """The current ratings of these players in these pools, by (pool, player id)."""
     rows = conn.execute(_CURRENT_OF, {"pools": list(pools), "ids": list(player_ids)}).all()
-    return {(r.pool, r.player_id): r for r in rows}
+    return {(r.pool, r.player_id): StoredRating(**r._mapping) for r in rows}
 
 
 # --- a table finishing: the post's hot path --------------------------------------------------
@@ -238,10 +240,10 @@ _PENDING = (
 _ANY_PENDING = select(_RATED.c.seq).where(_RATED.c.pending, _RATED.c.owner == bindparam("owner")).limit(1)
 
 
-def pending_tables(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
+def pending_tables(conn: Unit, owner: str) -> list[RatedTable]:
     """The owner's finished rated tables whose ratings are not written yet, in finishing order
     (always the last ones: whatever rates a table rates every pending one before it)."""
-    return list(conn.execute(_PENDING, {"owner": owner}).all())
+    return _records(RatedTable, conn.execute(_PENDING, {"owner": owner}))
 
 
 def any_pending(conn: Unit, owner: str) -> bool:
@@ -260,8 +262,9 @@ def mark_rated(conn: Unit, table_id: str) -> None:
     conn.execute(_MARK_RATED, {"rated_table": table_id})
 
 
-def rated_row(conn: Unit, table_id: str) -> Row[*tuple[Any, ...]] | None:
-    return conn.execute(select(_RATED).where(_RATED.c.table_id == table_id)).one_or_none()
+def rated_row(conn: Unit, table_id: str) -> RatedTable | None:
+    row = conn.execute(select(_RATED).where(_RATED.c.table_id == table_id)).one_or_none()
+    return None if row is None else RatedTable(**row._mapping)
 
 
 def set_outcome(conn: Unit, table_id: str, outcome: list[Any]) -> None:
@@ -276,12 +279,12 @@ def _in_pool(query: Any, pool: str) -> Any:
     return query if pool == "" else query.where(_RATED.c.convention == pool)
 
 
-def rated_from(conn: Unit, owner: str, pool: str, seq: int) -> list[Row[*tuple[Any, ...]]]:
+def rated_from(conn: Unit, owner: str, pool: str, seq: int) -> list[RatedTable]:
     """The owner's rated tables of ``pool`` from place ``seq`` of the finishing order on, in order."""
     query = select(_RATED.c.table_id, _RATED.c.convention, _RATED.c.seq, _RATED.c.outcome).where(
         _RATED.c.owner == owner, _RATED.c.seq >= seq
     )
-    return list(conn.execute(_in_pool(query, pool).order_by(_RATED.c.seq)).all())
+    return _records(RatedTable, conn.execute(_in_pool(query, pool).order_by(_RATED.c.seq)))
 
 
 def players_changed_from(conn: Unit, owner: str, pool: str, seq: int) -> set[str]:
@@ -300,9 +303,9 @@ def delete_changes_from(conn: Unit, owner: str, pool: str, seq: int) -> None:
     )
 
 
-def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row[*tuple[Any, ...]]]:
+def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, StoredChange]:
     """Each player's latest stored change in ``pool`` (mu, sigma, games, seq): their rating as it stands."""
-    found: dict[str, Row[*tuple[Any, ...]]] = {}
+    found: dict[str, StoredChange] = {}
     ids = sorted(set(player_ids))
     later = _CHANGES.alias("later")
     for start in range(0, len(ids), CHUNK):
@@ -317,7 +320,7 @@ def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, 
                 _CHANGES.c.player_id, _CHANGES.c.mu, _CHANGES.c.sigma, _CHANGES.c.games, _CHANGES.c.seq
             ).where(_CHANGES.c.pool == pool, _CHANGES.c.player_id.in_(chunk), _CHANGES.c.seq == newest)
         ).all()
-        found.update((r.player_id, r) for r in rows)
+        found.update((r.player_id, StoredChange(**r._mapping)) for r in rows)
     return found
 
 
@@ -349,20 +352,20 @@ def owned_players(conn: Unit, owner: str, player_ids: Iterable[str]) -> set[str]
     )
 
 
-def rating_of(conn: Unit, pool: str, player_id: str) -> Row[*tuple[Any, ...]] | None:
-    return conn.execute(
-        select(_CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games).where(
+def rating_of(conn: Unit, pool: str, player_id: str) -> StoredRating | None:
+    row = conn.execute(
+        select(_CURRENT.c.player_id, _CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games).where(
             _CURRENT.c.pool == pool, _CURRENT.c.player_id == player_id
         )
     ).one_or_none()
+    return None if row is None else StoredRating(**row._mapping)
 
 
-def history(
-    conn: Unit, pool: str, player_id: str, *, before: int | None, rows: int
-) -> list[Row[*tuple[Any, ...]]]:
+def history(conn: Unit, pool: str, player_id: str, *, before: int | None, rows: int) -> list[StoredChange]:
     """The player's changes in ``pool``, the latest first, those before place ``before`` when given."""
     query = (
         select(
+            _CHANGES.c.player_id,
             _CHANGES.c.seq,
             _CHANGES.c.table_id,
             _CHANGES.c.mu_before,
@@ -377,7 +380,7 @@ def history(
     )
     if before is not None:
         query = query.where(_CHANGES.c.seq < before)
-    return list(conn.execute(query.order_by(_CHANGES.c.seq.desc()).limit(rows)).all())
+    return _records(StoredChange, conn.execute(query.order_by(_CHANGES.c.seq.desc()).limit(rows)))
 
 
 _BOARD = select(
@@ -392,21 +395,21 @@ _BOARD = select(
 
 def leaderboard(
     conn: Unit, owner: str, pool: str, *, after: tuple[float, str] | None, rows: int
-) -> list[Row[*tuple[Any, ...]]]:
+) -> list[StoredRating]:
     """At most ``rows`` of the pool's ratings by ordinal, the highest first (ties by player id, descending),
     those after ``after`` (ordinal, id) when given: one range of the (owner, pool, ordinal, id) index."""
     query = _BOARD.where(_CURRENT.c.owner == owner, _CURRENT.c.pool == pool)
     if after is not None:
         # One row-value comparison: the index range starts right after the cursor.
         query = query.where(tuple_(_CURRENT.c.ordinal, _CURRENT.c.player_id) < tuple_(*after))
-    return list(
-        conn.execute(query.order_by(_CURRENT.c.ordinal.desc(), _CURRENT.c.player_id.desc()).limit(rows)).all()
-    )
+    ordered = query.order_by(_CURRENT.c.ordinal.desc(), _CURRENT.c.player_id.desc()).limit(rows)
+    return _records(StoredRating, conn.execute(ordered))
 
 
-def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row[*tuple[Any, ...]]]:
+def table_changes(conn: Unit, table_id: str, pool: str) -> list[StoredChange]:
     """A rated table's changes in ``pool``: player_id, mu_before, sigma_before, mu, sigma, games."""
-    return list(
+    return _records(
+        StoredChange,
         conn.execute(
             select(
                 _CHANGES.c.player_id,
@@ -416,130 +419,38 @@ def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row[*tuple[Any, 
                 _CHANGES.c.sigma,
                 _CHANGES.c.games,
             ).where(_CHANGES.c.table_id == table_id, _CHANGES.c.pool == pool)
-        ).all()
+        ),
     )
 
 
-def before_tables(
-    conn: Unit, table_ids: Iterable[str], pool: str
-) -> dict[tuple[str, str], Row[*tuple[Any, ...]]]:
+def before_tables(conn: Unit, table_ids: Iterable[str], pool: str) -> dict[tuple[str, str], StoredChange]:
     """The ratings the players of these rated tables had before them in ``pool``, by (table
     id, player id): player_id, mu_before, sigma_before, games (after the table)."""
     ids = list(table_ids)
-    found: dict[tuple[str, str], Row[*tuple[Any, ...]]] = {}
+    found: dict[tuple[str, str], StoredChange] = {}
     for start in range(0, len(ids), CHUNK):
         query = select(
             _CHANGES.c.table_id,
             _CHANGES.c.player_id,
             _CHANGES.c.mu_before,
             _CHANGES.c.sigma_before,
+            _CHANGES.c.mu,
+            _CHANGES.c.sigma,
             _CHANGES.c.games,
         ).where(_CHANGES.c.pool == pool, _CHANGES.c.table_id.in_(ids[start : start + CHUNK]))
-        found.update({(r.table_id, r.player_id): r for r in conn.execute(query).all()})
+        found.update({(r.table_id, r.player_id): StoredChange(**r._mapping) for r in conn.execute(query)})
     return found
 
 
-def current_in_pool(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row[*tuple[Any, ...]]]:
+def current_in_pool(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, StoredRating]:
     """The current ratings of these players in one pool, by player id (read in chunks)."""
     ids = list(player_ids)
-    found: dict[str, Row[*tuple[Any, ...]]] = {}
+    found: dict[str, StoredRating] = {}
     for start in range(0, len(ids), CHUNK):
-        found.update(
-            {
-                r.player_id: r
-                for r in conn.execute(_CURRENT_OF, {"pools": [pool], "ids": ids[start : start + CHUNK]}).all()
-            }
-        )
+        rows = conn.execute(_CURRENT_OF, {"pools": [pool], "ids": ids[start : start + CHUNK]})
+        found.update({r.player_id: StoredRating(**r._mapping) for r in rows})
     return found
 
 
 def rated_stamp(conn: Unit, table_id: str) -> int | None:
     return conn.execute(select(_RATED.c.stamp).where(_RATED.c.table_id == table_id)).scalar_one_or_none()
-
-
-# --- the rebuild -----------------------------------------------------------------------------
-
-
-def owners(conn: Unit) -> list[str]:
-    """Every owner with a rated table, or a rating stored."""
-    found = set(conn.execute(select(_TABLES.c.owner).where(_TABLES.c.rated.is_(True)).distinct()).scalars())
-    found |= set(conn.execute(select(_RATED.c.owner).distinct()).scalars())
-    found |= set(conn.execute(select(_CURRENT.c.owner).distinct()).scalars())
-    return sorted(found)
-
-
-def rateable_seats(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
-    """Every seat row of the owner's rated tables: table id, convention, the table's number of
-    seats, updated_at, seat, player id, finished, balance."""
-    return list(
-        conn.execute(
-            select(
-                _TABLES.c.id,
-                _TABLES.c.convention,
-                func.json_array_length(_TABLES.c.players).label("seats"),
-                _TABLES.c.updated_at,
-                _SEATS.c.seat,
-                _SEATS.c.player_id,
-                _SEATS.c.finished,
-                _SEATS.c.balance,
-            )
-            .join(_SEATS, _SEATS.c.table_id == _TABLES.c.id)
-            .where(_TABLES.c.owner == owner, _TABLES.c.rated.is_(True))
-            .order_by(_TABLES.c.id, _SEATS.c.seat)
-        ).all()
-    )
-
-
-def all_rated(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
-    return list(conn.execute(select(_RATED).where(_RATED.c.owner == owner).order_by(_RATED.c.seq)).all())
-
-
-def all_changes(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
-    return list(conn.execute(select(_CHANGES).where(_CHANGES.c.owner == owner)).all())
-
-
-def all_current(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
-    return list(conn.execute(select(_CURRENT).where(_CURRENT.c.owner == owner)).all())
-
-
-def _bulk_insert(conn: Unit, table: Any, rows: list[dict[str, Any]], columns: tuple[str, ...]) -> None:
-    """Many rows of plain values (no JSON) in one executemany of the driver's own: a rebuild
-    writes hundreds of thousands, and SQLAlchemy's parameter processing per row cost more
-    than the database's insert."""
-    if not rows:
-        return
-    connection = conn.connection() if isinstance(conn, Session) else conn
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})"
-    connection.exec_driver_sql(sql, [tuple(r[c] for c in columns) for r in rows])
-
-
-_CHANGE_COLUMNS = (
-    "owner",
-    "pool",
-    "seq",
-    "table_id",
-    "player_id",
-    "mu_before",
-    "sigma_before",
-    "mu",
-    "sigma",
-    "games",
-)
-_CURRENT_COLUMNS = ("pool", "player_id", "owner", "mu", "sigma", "ordinal", "games", "seq")
-
-
-def insert_all(
-    conn: Unit, rated: list[dict[str, Any]], changes: list[dict[str, Any]], current: list[dict[str, Any]]
-) -> None:
-    """Every rating row of an owner, written anew (the rebuild, after ``forget_owner``)."""
-    insert_rated(conn, rated)
-    _bulk_insert(conn, _CHANGES, changes, _CHANGE_COLUMNS)
-    _bulk_insert(conn, _CURRENT, current, _CURRENT_COLUMNS)
-
-
-def forget_owner(conn: Unit, owner: str) -> None:
-    """Every rating row of the owner (the rebuild writes them all again)."""
-    conn.execute(delete(_CHANGES).where(_CHANGES.c.owner == owner))
-    conn.execute(delete(_CURRENT).where(_CURRENT.c.owner == owner))
-    conn.execute(delete(_RATED).where(_RATED.c.owner == owner))

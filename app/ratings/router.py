@@ -11,7 +11,7 @@ from app.kit import etags
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner
 from app.kit.headers import CACHE_CONTROL, ETAG, not_modified
-from app.kit.preconditions import IfNoneMatch, not_modified_response
+from app.kit.preconditions import SeenVersions, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.schemas import ConventionName
 from app.ratings import service as svc
@@ -75,12 +75,12 @@ def get_leaderboard(
         str | None, Query(description="the cursor of the next page (from next)", max_length=200)
     ] = None,
     limit: Annotated[int, Query(ge=1, le=RATINGS_PAGE_MAX, description="players per page")] = 50,
-    if_none_match: IfNoneMatch = None,
+    seen: SeenVersions = None,
 ) -> LeaderboardOut | Response:
     """The owner's rated players by ordinal (mu − 3·sigma), the highest first, keyset-paged:
     follow ``next``. ``ETag``; ``If-None-Match`` answers 304."""
     board = svc.leaderboard(db, owner, convention=convention, after=after, limit=limit)
-    if (unchanged := not_modified_response(if_none_match, board.etag)) is not None:
+    if (unchanged := not_modified_response(seen, board.etag)) is not None:
         return unchanged
     response.headers["ETag"] = board.etag
     response.headers["Cache-Control"] = etags.CACHE

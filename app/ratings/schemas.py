@@ -9,7 +9,7 @@ from pydantic import Field, StringConstraints
 
 from app.kit.schemas import Answer, ConventionName, Request, absent_when_none, timestamp
 from app.ratings.model import PROVISIONAL_TABLES, Rating
-from app.ratings.service import Change, Leaderboard, PlayerRating, Prediction, Standing, TableRating
+from app.ratings.service import Change, Leaderboard, LeaderboardEntry, PlayerRating, Prediction, TableRating
 
 PlayerId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
@@ -76,7 +76,7 @@ class LeaderboardEntryOut(Answer):
     rating: RatingOut
 
     @classmethod
-    def of(cls, s: Standing) -> LeaderboardEntryOut:
+    def of(cls, s: LeaderboardEntry) -> LeaderboardEntryOut:
         return cls(player=s.player_id, name=s.name, rating=RatingOut.of(s.rating))
 
 

@@ -8,15 +8,15 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
+from app.deals.model import DealInfo, deal_info
 from app.deals.orm import DealRow
 from app.tables.orm import TableRow
 
 
-def deal_rows(session: Session, table_id: str) -> list[DealRow]:
+def deals(session: Session, table_id: str) -> list[DealInfo]:
     """The table's deals in order."""
-    return list(
-        session.scalars(select(DealRow).where(DealRow.table_id == table_id).order_by(DealRow.number)).all()
-    )
+    rows = session.scalars(select(DealRow).where(DealRow.table_id == table_id).order_by(DealRow.number))
+    return [deal_info(r) for r in rows]
 
 
 def insert_table(session: Session, row: TableRow, deals: list[dict[str, Any]]) -> None:

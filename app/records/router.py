@@ -16,7 +16,7 @@ from app.kit.deps import DB, Owner, get_settings
 from app.kit.errors import Unprocessable
 from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
 from app.kit.middleware.body_guard import json_problem_off_loop
-from app.kit.preconditions import IfNoneMatch
+from app.kit.preconditions import SeenVersions, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
 from app.records import service as svc
@@ -77,14 +77,14 @@ def export_table(
         Literal["json", "csv"],
         Query(description="json (the record, docs/record.md) or csv (one row per entry)"),
     ] = "json",
-    if_none_match: IfNoneMatch = None,
+    seen: SeenVersions = None,
 ) -> Record | Response:
     """The table as an open game record (docs/record.md): its rules, players, deals with their
     entries and the final sheet. ``?format=csv``: the deals and entries for a spreadsheet."""
     etag = etags.record_etag(current_etag(db, owner, table_id), format)
+    if (unchanged := not_modified_response(seen, etag)) is not None:
+        return unchanged
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
-    if etags.none_match(if_none_match, etag):
-        return Response(status_code=304, headers=headers)
     if format == "csv":
         text = svc.export_csv(db, owner, table_id)
         headers["Content-Disposition"] = f'attachment; filename="prefscore-{table_id}.csv"'

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from app.deals.model import DealInfo, deal_info, entries_to_json
+from app.deals.model import DealInfo, entries_to_json
 from app.kit import amounts
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -100,7 +100,7 @@ def _read(db: Database, owner: str, table_id: str) -> tuple[TableInfo, list[Deal
     with db.read() as session:
         row = load_row(session, owner, table_id, lock=False)
         table = info(row, rules_of(row), state_of(row))
-        return table, [deal_info(r) for r in repository.deal_rows(session, row.id)]
+        return table, repository.deals(session, row.id)
 
 
 def document(table: TableInfo, deals: list[DealInfo]) -> dict[str, Any]:
@@ -225,6 +225,31 @@ def import_record(
     again from the convention, options and rules version and compared field by field with
     the record's, its deals re-scored and compared entry by entry, then the final sheet."""
     meta = record["table"]
+    names = _players(record)
+    rules = _rules(meta, len(names))
+    _check_rule_fields(meta, rules)
+    deals_in = record["deals"]
+    parsed = _deals(deals_in, limits)
+    folded = _rescored(rules, meta["first_dealer"], parsed, deals_in)
+    now = utcnow()
+    row = _table_row(owner, meta, names, rules, folded, len(parsed), now)
+    table = info(row, rules, folded.state)
+    if record["sheet"] != exact_sheet(table):
+        raise _refused(
+            Sentence("the record's sheet is not the sheet its deals make"),
+            "sheet",
+            Sentence("the final sheet differs from the re-scored one"),
+        )
+    rows = _deal_rows(row.id, deals_in, parsed, folded, now)
+    with db.write() as session:
+        make_room_for_a_table(session, owner, limits)
+        repository.insert_table(session, row, rows)
+        result = info(row, rules, folded.state)
+    return result
+
+
+def _players(record: dict[str, Any]) -> list[str]:
+    """The players' names, seat 0 first; seats not 0..n-1 or names not allowed are refused."""
     names = [player_name(p["name"]) for p in sorted(record["players"], key=lambda p: p["seat"])]
     if [p["seat"] for p in sorted(record["players"], key=lambda p: p["seat"])] != list(range(len(names))):
         raise _refused(
@@ -235,6 +260,11 @@ def import_record(
     errors = check_names(names)
     if errors:
         raise Unprocessable(Sentence("the record's players do not fit"), errors)
+    return names
+
+
+def _rules(meta: dict[str, Any], players: int) -> Rules:
+    """The rules the record's convention, options and rules version make for its players."""
     games = meta["options"].get("games")
     if isinstance(games, int) and not isinstance(games, bool) and games > GAMES_MAX:
         raise _refused(
@@ -245,7 +275,7 @@ def import_record(
     try:
         rules = make_rules(
             meta["convention"],
-            players=len(names),
+            players=players,
             pool_target=meta["pool_target"],
             options=meta["options"],
             rules_version=meta["rules_version"],
@@ -255,12 +285,17 @@ def import_record(
             Sentence("the record's table does not fit"),
             [FieldError(f"table.{e.field}", e.reason) for e in exc.errors],
         ) from exc
-    if not 0 <= meta["first_dealer"] < len(names):
+    if not 0 <= meta["first_dealer"] < players:
         raise _refused(
             Sentence("the record's table does not fit"),
             "table.first_dealer",
-            Sentence("must be a seat 0-{last}", last=len(names) - 1),
+            Sentence("must be a seat 0-{last}", last=players - 1),
         )
+    return rules
+
+
+def _check_rule_fields(meta: dict[str, Any], rules: Rules) -> None:
+    """Every rule field the record states is what its rules make, and it states no other."""
     values = rule_values(rules)
     for name in FIELD_NAMES:
         if meta["rules"].get(name, values[name]) != values[name] or (
@@ -286,7 +321,10 @@ def import_record(
             f"table.rules.{unknown[0]}",
             Sentence("not a rule field (docs/rules.md)"),
         )
-    deals_in = record["deals"]
+
+
+def _deals(deals_in: list[dict[str, Any]], limits: Limits) -> list[Deal]:
+    """The record's deals as the engine takes them, numbered 1..n, at most a table's worth."""
     if len(deals_in) > limits.deals_per_table:
         raise _refused(
             Sentence("the record holds {count} deals, more than a table may hold", count=len(deals_in)),
@@ -322,8 +360,13 @@ def import_record(
                 where,
                 deal=i + 1,
             ) from exc
+    return parsed
+
+
+def _rescored(rules: Rules, first_dealer: int, parsed: list[Deal], deals_in: list[dict[str, Any]]) -> Any:
+    """The deals folded again; every deal's entries are the record's."""
     try:
-        folded = replay(rules, meta["first_dealer"], parsed)
+        folded = replay(rules, first_dealer, parsed)
     except ReplayError as exc:
         raise _refused(
             Sentence(
@@ -346,7 +389,18 @@ def import_record(
                 Sentence("these entries are not what the deal scores under the record's rules"),
                 deal=i + 1,
             )
-    now = utcnow()
+    return folded
+
+
+def _table_row(
+    owner: str,
+    meta: dict[str, Any],
+    names: list[str],
+    rules: Rules,
+    folded: Any,
+    deal_count: int,
+    now: datetime,
+) -> TableRow:
     row = TableRow(
         id=uuid.uuid4().hex,
         owner=owner,
@@ -358,23 +412,22 @@ def import_record(
         share_token=secrets.token_urlsafe(24),
         state=folded.state.to_dict(),
         rules_version=rules.rules_version,
-        deal_count=len(parsed),
+        deal_count=deal_count,
         revision=0,
         title=(meta["title"] or "").strip()[:TITLE_MAX] or None,
         note=(meta["note"] or "")[:TABLE_NOTE_MAX] or None,
         created_at=now,
         updated_at=now,
     )
-    table = info(row, rules, folded.state)
-    if record["sheet"] != exact_sheet(table):
-        raise _refused(
-            Sentence("the record's sheet is not the sheet its deals make"),
-            "sheet",
-            Sentence("the final sheet differs from the re-scored one"),
-        )
+    return row
+
+
+def _deal_rows(
+    table_id: str, deals_in: list[dict[str, Any]], parsed: list[Deal], folded: Any, now: datetime
+) -> list[dict[str, Any]]:
     rows = [
         {
-            "table_id": row.id,
+            "table_id": table_id,
             "number": i + 1,
             "body": deal.to_dict(),
             "entries": entries_to_json(entries),
@@ -388,11 +441,7 @@ def import_record(
             )  # the game number (migration 0009)
         )
     ]
-    with db.write() as session:
-        make_room_for_a_table(session, owner, limits)
-        repository.insert_table(session, row, rows)
-        result = info(row, rules, folded.state)
-    return result
+    return rows
 
 
 def example_record() -> dict[str, Any]:

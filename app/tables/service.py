@@ -7,12 +7,15 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from anyio import to_thread
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
-from app.events.changes import announce
+from app.events.changes import announce, taken
 from app.kit.db import Database
 from app.kit.db.engine import LoopReadUnavailable
 from app.kit.db.models import utcnow
@@ -338,6 +341,41 @@ def lock_tables(session: Any, table_ids: list[str], reason: str | None) -> None:
         announce(session, row.id, row.owner, row.revision, "sheet")
 
 
+# --- a table's finish, followed by the domains above in the write that finishes it -------------
+
+# (session, table id) -> None: run inside the transaction of the write that turned the table
+# from playing to finished (a post, a penalty, a correction, an undo), its row locked. A
+# tournament closes the table's round there (app/tournaments), so no read ever has to.
+FinishWatcher = Callable[[Session, str], None]
+_finish_watchers: list[FinishWatcher] = []
+
+
+def watch_finishes(watcher: FinishWatcher) -> None:
+    if watcher not in _finish_watchers:
+        _finish_watchers.append(watcher)
+
+
+def table_finished(bind: Session | Connection, table_id: str) -> list[Any]:
+    """In the transaction of the write that has just finished ``table_id``: the watchers'
+    writes, in it. A write on a plain Connection (posting a deal) gets a Session joined to
+    its transaction, and the changes the watchers announced back, to hand over once it has
+    committed (app/kit/changes.py ``hand_over``); a Session's are handed over by its commit."""
+    if not _finish_watchers:
+        return []
+    if isinstance(bind, Session):
+        for watcher in list(_finish_watchers):
+            watcher(bind, table_id)
+        return []
+    session = Session(bind=bind)  # joins the Connection's transaction; never commits it
+    try:
+        for watcher in list(_finish_watchers):
+            watcher(session, table_id)
+        session.flush()
+    finally:
+        later = taken(session)
+    return later
+
+
 # --- the sheet's ETag alone (a conditional request reads no more) ---------------------------
 
 
@@ -390,5 +428,7 @@ __all__ = [
     "make_room_for_a_table",
     "rotate_share_token",
     "shared_row",
+    "table_finished",
     "update_table",
+    "watch_finishes",
 ]

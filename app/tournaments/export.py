@@ -116,6 +116,29 @@ def _settings(t: Tournament) -> dict[str, Any]:
     }
 
 
+def _round_records(db: Database, owner: str, t: Tournament) -> list[dict[str, Any]]:
+    """Every round with its tables' records (app/records), for the export as a record."""
+    return [
+        {
+            "number": r.number,
+            "seed": r.seed,
+            "status": r.status,
+            "byes": list(r.byes),
+            "tables": [
+                {
+                    "number": at.number,
+                    "seats": list(at.seats),
+                    "record": records.export_record(db, owner, at.table_id)
+                    if at.table_id is not None
+                    else None,
+                }
+                for at in r.tables
+            ],
+        }
+        for r in t.rounds
+    ]
+
+
 def export(db: Database, owner: str, tournament_id: str, fmt: str, part: str) -> tuple[str, str]:
     """(media type, text) of the export asked for."""
     st = svc.standings(db, owner, tournament_id)
@@ -153,27 +176,5 @@ def export(db: Database, owner: str, tournament_id: str, fmt: str, part: str) ->
         ],
     }
     if fmt == "record":
-        document = {
-            "format": RECORD_FORMAT,
-            **document,
-            "rounds": [
-                {
-                    "number": r.number,
-                    "seed": r.seed,
-                    "status": r.status,
-                    "byes": list(r.byes),
-                    "tables": [
-                        {
-                            "number": at.number,
-                            "seats": list(at.seats),
-                            "record": records.export_record(db, owner, at.table_id)
-                            if at.table_id is not None
-                            else None,
-                        }
-                        for at in r.tables
-                    ],
-                }
-                for r in t.rounds
-            ],
-        }
+        document = {"format": RECORD_FORMAT, **document, "rounds": _round_records(db, owner, t)}
     return "application/json", json.dumps(document, ensure_ascii=False, indent=1)

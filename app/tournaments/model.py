@@ -40,7 +40,7 @@ def key(number: int) -> str:
 
 
 @dataclass(frozen=True)
-class GameEnd:
+class TournamentGameEnd:
     kind: str  # one of GAME_ENDS
     deals: int | None = None  # "deals" only
 
@@ -56,7 +56,7 @@ class GameEnd:
         return {"kind": self.kind, **({"deals": self.deals} if self.deals is not None else {})}
 
     @classmethod
-    def of(cls, stored: dict[str, Any]) -> GameEnd:
+    def of(cls, stored: dict[str, Any]) -> TournamentGameEnd:
         return cls(stored["kind"], stored.get("deals"))
 
 
@@ -207,7 +207,7 @@ class Tournament:
     pool_target: int | None
     options: dict[str, Any]
     table_sizes: tuple[int, ...]
-    game_end: GameEnd
+    game_end: TournamentGameEnd
     rounds_planned: int
     scoring: Scoring
     scoring_stored: dict[str, Any]

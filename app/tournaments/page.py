@@ -32,7 +32,7 @@ from app.kit.i18n import LANGUAGES, N_, Lang
 from app.kit.lang import PageLang
 from app.kit.pages import built_page, built_page_response, page_response, template
 from app.tournaments import service as svc
-from app.tournaments.model import CLOSED, REOPENED, PlayedTable, Round
+from app.tournaments.model import CLOSED, REOPENED, PlayedTable, Round, Tournament
 
 router = APIRouter()
 PAGE = template("app.tournaments/tournament.html")
@@ -268,16 +268,6 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
     current, history = (rounds[0], rounds[1:]) if rounds else (None, [])
     playing = [tb.stream for tb in (current.tables if current else ()) if tb.stream]
     streams = playing[:LIVE_TABLES_MAX]
-    unit = lang._("in whists") if t.scoring.kind == "whists" else lang._("in points")
-    preset = t.scoring_stored.get("preset")
-    scoring = {
-        "whists": lang._("by whists"),
-        "gambler_ru": lang._("by whists, capped as gambler.ru caps them"),
-        "playelephant_lt": lang._("by whists, capped as playelephant.lt caps them"),
-        "places": lang._("by places at the table"),
-    }.get(
-        preset or "", lang._("by whists") if t.scoring.kind == "whists" else lang._("by places at the table")
-    )
     return {
         "found": True,
         "lang": lang.code,
@@ -292,57 +282,76 @@ def page_values(token: str, view: svc.PublicView, lang: Lang) -> dict[str, objec
         "streams": streams,
         "revision": t.revision,
         "unfollowed": len(playing) - len(streams),  # tables playing whose streams the page does not hold
-        "summary": lang._(
-            "{players} · rounds drawn: {rounds} of {planned} · scoring {scoring}",
-            players=lang.ngettext("{n} player", "{n} players", len(t.entrants)),
-            rounds=len(t.rounds),
-            planned=t.rounds_planned,
-            scoring=scoring,
-        ),
+        "summary": _summary(lang, t),
         "rows": rows,
         "round_numbers": list(range(1, view.standings.rounds + 1)),
         "adjustments": adjustments,
         "penalties": _penalties(lang, view, names),
         "current": current,
         "history": history,
-        "words": {
-            "language": lang._("Language"),
-            "refresh": lang._("Refresh"),
-            "standings": lang._("Standings"),
-            "standings_caption": lang.ngettext(
-                "Standings after {n} round, {unit}",
-                "Standings after {n} rounds, {unit}",
-                view.standings.rounds,
-                unit=unit,
-            ),
-            "place": lang._("Place"),
-            "player": lang._("Player"),
-            "round_short": lang._("R{n}"),
-            "round_n": lang._("round {n}"),
-            "adjustment": lang._("Adj."),
-            "adjustment_long": lang._("Adjustments"),
-            "penalties": lang._("Penalties"),
-            "total": lang._("Total"),
-            "bye": lang._("bye"),
-            "withdrawn": lang._("withdrawn"),
-            "no_rounds": lang._("No round has been drawn yet."),
-            # the tournament over (its planned rounds drawn, the last closed): its last round
-            "current_round": lang._("Last round")
-            if view.current is not None and view.current.locked and len(t.rounds) >= t.rounds_planned
-            else lang._("Current round"),
-            "history": lang._("Round history"),
-            "table": lang._("Table {n}"),
-            "table_column": lang._("Table"),
-            "balance": lang._("Balance"),
-            "score": lang._("Round score"),
-            "chance": lang._("Chance"),
-            "chance_long": lang._(
-                "The chance to finish first at the table, from the players' ratings before it"
-            ),
-            "sheet": lang._("Live sheet of table {n}"),
-            "sheet_short": lang._("Live sheet"),
-            "byes": lang._("Sitting out (bye):"),
-        },
+        "words": _words(lang, view),
+    }
+
+
+def _summary(lang: Lang, t: Tournament) -> str:
+    """The tournament in a line: its players, the rounds drawn, how it is scored."""
+    preset = t.scoring_stored.get("preset")
+    scoring = {
+        "whists": lang._("by whists"),
+        "gambler_ru": lang._("by whists, capped as gambler.ru caps them"),
+        "playelephant_lt": lang._("by whists, capped as playelephant.lt caps them"),
+        "places": lang._("by places at the table"),
+    }.get(
+        preset or "", lang._("by whists") if t.scoring.kind == "whists" else lang._("by places at the table")
+    )
+    return lang._(
+        "{players} · rounds drawn: {rounds} of {planned} · scoring {scoring}",
+        players=lang.ngettext("{n} player", "{n} players", len(t.entrants)),
+        rounds=len(t.rounds),
+        planned=t.rounds_planned,
+        scoring=scoring,
+    )
+
+
+def _words(lang: Lang, view: svc.PublicView) -> dict[str, str]:
+    """The page's words in the reader's language."""
+    t = view.tournament
+    unit = lang._("in whists") if t.scoring.kind == "whists" else lang._("in points")
+    return {
+        "language": lang._("Language"),
+        "refresh": lang._("Refresh"),
+        "standings": lang._("Standings"),
+        "standings_caption": lang.ngettext(
+            "Standings after {n} round, {unit}",
+            "Standings after {n} rounds, {unit}",
+            view.standings.rounds,
+            unit=unit,
+        ),
+        "place": lang._("Place"),
+        "player": lang._("Player"),
+        "round_short": lang._("R{n}"),
+        "round_n": lang._("round {n}"),
+        "adjustment": lang._("Adj."),
+        "adjustment_long": lang._("Adjustments"),
+        "penalties": lang._("Penalties"),
+        "total": lang._("Total"),
+        "bye": lang._("bye"),
+        "withdrawn": lang._("withdrawn"),
+        "no_rounds": lang._("No round has been drawn yet."),
+        # the tournament over (its planned rounds drawn, the last closed): its last round
+        "current_round": lang._("Last round")
+        if view.current is not None and view.current.locked and len(t.rounds) >= t.rounds_planned
+        else lang._("Current round"),
+        "history": lang._("Round history"),
+        "table": lang._("Table {n}"),
+        "table_column": lang._("Table"),
+        "balance": lang._("Balance"),
+        "score": lang._("Round score"),
+        "chance": lang._("Chance"),
+        "chance_long": lang._("The chance to finish first at the table, from the players' ratings before it"),
+        "sheet": lang._("Live sheet of table {n}"),
+        "sheet_short": lang._("Live sheet"),
+        "byes": lang._("Sitting out (bye):"),
     }
 
 

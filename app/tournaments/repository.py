@@ -7,11 +7,14 @@ from __future__ import annotations
 import base64
 import re
 import secrets
+from dataclasses import dataclass
+from datetime import datetime
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Row, bindparam, func, insert, select, text, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.kit.db.models import utcnow
@@ -21,10 +24,10 @@ from app.tournaments.model import (
     AdjustmentInfo,
     AuditEntry,
     Entrant,
-    GameEnd,
     Round,
     TableAtRound,
     Tournament,
+    TournamentGameEnd,
     scoring_of,
 )
 from app.tournaments.orm import (
@@ -68,7 +71,7 @@ _ADJUSTMENTS_OF = (
 )
 
 
-def row_of(session: Session, owner: str, tournament_id: str, *, lock: bool = False) -> Row[*tuple[Any, ...]]:
+def _row_of(session: Session, owner: str, tournament_id: str, *, lock: bool = False) -> Row:
     """The owner's tournament row, locked for update when asked; another owner's is not found."""
     if not TOURNAMENT_ID_RE.fullmatch(tournament_id):
         raise NotFound(Sentence("no tournament {tournament_id!r}", tournament_id=tournament_id[:40]))
@@ -78,13 +81,42 @@ def row_of(session: Session, owner: str, tournament_id: str, *, lock: bool = Fal
     return row
 
 
-def shared_row(session: Session, token: str) -> Row[*tuple[Any, ...]]:
+def _shared_row(session: Session, token: str) -> Row:
     if not SHARE_TOKEN_RE.fullmatch(token):
         raise NotFound("no shared tournament with this token")
     row = session.execute(select(_T).where(_T.c.share_token == token)).one_or_none()
     if row is None or not secrets.compare_digest(row.share_token, token):
         raise NotFound("no shared tournament with this token")
     return row
+
+
+@dataclass(frozen=True)
+class TournamentHead:
+    """A tournament as its version and its share link need it, read without its rounds."""
+
+    id: str
+    owner: str
+    revision: int
+    share_token: str
+
+
+def _head(row: Row) -> TournamentHead:
+    return TournamentHead(row.id, row.owner, row.revision, row.share_token)
+
+
+def head_of(session: Session, owner: str, tournament_id: str) -> TournamentHead:
+    """The owner's tournament without its rounds; another owner's is not found."""
+    return _head(_row_of(session, owner, tournament_id))
+
+
+def shared_head(session: Session, token: str) -> TournamentHead:
+    """The tournament of a share token without its rounds (an unknown token is not found)."""
+    return _head(_shared_row(session, token))
+
+
+def load(session: Session, owner: str, tournament_id: str, *, lock: bool = False) -> Tournament:
+    """The owner's whole tournament, its row locked for update when asked."""
+    return _tournament(session, _row_of(session, owner, tournament_id, lock=lock))
 
 
 def versions(session: Session, tournament_ids: list[str]) -> dict[str, tuple[int, str]]:
@@ -110,7 +142,7 @@ def _balances(stored: list[Any] | None) -> tuple[Fraction, ...] | None:
     return None if stored is None else tuple(_exact(b) for b in stored)
 
 
-def tournament(session: Session, row: Row[*tuple[Any, ...]]) -> Tournament:
+def _tournament(session: Session, row: Row) -> Tournament:
     """The whole tournament of its row: entrants, rounds with their tables, adjustments."""
     tid = row.id
     entrants = tuple(_entrant(r) for r in session.execute(_ENTRANTS_OF, {"tid": tid}))
@@ -143,7 +175,7 @@ def tournament(session: Session, row: Row[*tuple[Any, ...]]) -> Tournament:
         pool_target=row.pool_target,
         options=dict(row.options),
         table_sizes=tuple(row.table_sizes),
-        game_end=GameEnd.of(row.game_end),
+        game_end=TournamentGameEnd.of(row.game_end),
         rounds_planned=row.rounds,
         scoring=scoring_of(row.scoring),
         scoring_stored=dict(row.scoring),
@@ -287,11 +319,36 @@ def _decode_cursor(cursor: str) -> str:
     return value
 
 
-def listed_rows(session: Session, owner: str, *, after: str | None, rows: int) -> list[Row[*tuple[Any, ...]]]:
+def listed(session: Session, owner: str, *, after: str | None, limit: int) -> tuple[list[Tournament], bool]:
+    """A page of the owner's tournaments, newest first, after the cursor ``after``; and whether
+    more follow."""
     query = select(_T).where(_T.c.owner == owner)
     if after is not None:
         query = query.where(_T.c.id < _decode_cursor(after))
-    return list(session.execute(query.order_by(_T.c.id.desc()).limit(rows)).all())
+    rows = list(session.execute(query.order_by(_T.c.id.desc()).limit(limit + 1)).all())
+    return [_tournament(session, r) for r in rows[:limit]], len(rows) > limit
+
+
+@dataclass(frozen=True)
+class RoundState:
+    number: int
+    closed_at: datetime | None
+    reopened: bool
+
+
+@dataclass(frozen=True)
+class OpenTable:
+    """A table of a round not closed."""
+
+    round: int
+    table_id: str | None
+
+
+@dataclass(frozen=True)
+class TableOfTournament:
+    tournament_id: str
+    round: int
+    number: int
 
 
 _ROUND_STATES = (
@@ -308,15 +365,12 @@ _OPEN_TABLES = (
 )
 
 
-def version(
-    session: Session, tournament_id: str
-) -> tuple[list[Row[*tuple[Any, ...]]], list[Row[*tuple[Any, ...]]]]:
+def version(session: Session, tournament_id: str) -> tuple[list[RoundState], list[OpenTable]]:
     """What the standings' version is made of, without the tournament: its rounds' states
     (number, closed_at, reopened) and the (round, table_id) of the rounds not closed."""
     params = {"tid": tournament_id}
-    return list(session.execute(_ROUND_STATES, params).all()), list(
-        session.execute(_OPEN_TABLES, params).all()
-    )
+    rounds = [RoundState(r.number, r.closed_at, r.reopened) for r in session.execute(_ROUND_STATES, params)]
+    return rounds, [OpenTable(r.round, r.table_id) for r in session.execute(_OPEN_TABLES, params)]
 
 
 def round_table_ids(session: Session, tournament_id: str, round_number: int) -> list[str]:
@@ -333,10 +387,27 @@ def owner_of(session: Session, tournament_id: str) -> str | None:
     return session.scalar(select(_T.c.owner).where(_T.c.id == tournament_id))
 
 
-def tournament_of_table(session: Session, table_id: str) -> Row[*tuple[Any, ...]] | None:
-    """(tournament_id, round, number) of the round table played at ``table_id``, if any."""
-    return session.execute(
+def tournament_of_table(session: Session, table_id: str) -> TableOfTournament | None:
+    """The tournament, round and number of the round table played at ``table_id``, if any."""
+    found = session.execute(
         select(_TABLES.c.tournament_id, _TABLES.c.round, _TABLES.c.number).where(
             _TABLES.c.table_id == table_id
         )
     ).first()
+    return None if found is None else TableOfTournament(found.tournament_id, found.round, found.number)
+
+
+# How long a director's close waits for a table's lock on PostgreSQL before it gives way
+# (app/tournaments/closing.py ``_close``); SQLite has one writer, and nobody to wait for.
+_LOCK_WAIT = text("SET LOCAL lock_timeout = '200ms'")
+_LOCK_NOT_AVAILABLE = "55P03"
+
+
+def wait_briefly_for_locks(session: Session) -> None:
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(_LOCK_WAIT)
+
+
+def waited_too_long(exc: BaseException) -> bool:
+    """Whether ``exc`` is PostgreSQL's refusal to wait longer for a lock (lock_timeout)."""
+    return isinstance(exc, OperationalError) and getattr(exc.orig, "sqlstate", None) == _LOCK_NOT_AVAILABLE

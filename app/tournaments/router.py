@@ -18,7 +18,7 @@ from app.kit.built import Built
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION, not_modified
-from app.kit.preconditions import IfNoneMatch, not_modified_response
+from app.kit.preconditions import SeenVersions, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
 from app.tables.model import Limits
@@ -359,13 +359,13 @@ def get_standings(
     after_round: Annotated[
         int | None, Query(ge=1, le=TOURNAMENT_ROUNDS_MAX, description="the standings after this round")
     ] = None,
-    if_none_match: IfNoneMatch = None,
+    seen: SeenVersions = None,
 ) -> StandingsOut | Response:
     """The standings: per round and total, with the adjustments and their reasons. ``ETag``;
     ``If-None-Match`` answers 304."""
-    result = svc.standings(db, caller.owner, tournament_id, after_round=after_round, seen=if_none_match)
+    result = svc.standings(db, caller.owner, tournament_id, after_round=after_round, seen=seen)
     etag = result if isinstance(result, str) else result.etag
-    if (unchanged := not_modified_response(if_none_match, etag)) is not None:
+    if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
     with _ANSWERS_LOCK:
@@ -432,7 +432,7 @@ def export_tournament(
     openapi_extra=NO_KEY,
 )
 def get_shared_tournament(
-    token: str, db: DB, response: Response, if_none_match: IfNoneMatch = None
+    token: str, db: DB, response: Response, seen: SeenVersions = None
 ) -> SharedTournament | Response:
     """The tournament's read-only share link: its settings, rounds, standings and the current
     round's tables with their share pages and live streams (and each seat's chance to finish
@@ -440,7 +440,7 @@ def get_shared_tournament(
     ``If-None-Match`` answers 304."""
     view = svc.public_view(db, token)
     etag = view.etag
-    if (unchanged := not_modified_response(if_none_match, etag)) is not None:
+    if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
     body = _SHARED.get_or_build(token, view.built_at, lambda: _shared_body(view))

@@ -349,6 +349,20 @@ def standings(
     count = rounds if rounds is not None else max(numbers, default=0)
 
     tallies: dict[str, _Tally] = {name: _Tally(count) for name in players}
+    by_round = _tally_tables(scoring, kept, tallies, count)
+    _tally_byes(scoring, kept_byes, by_round, tallies, count)
+    for adjustment in kept_adjustments:
+        tally = tallies.get(adjustment.player)
+        if tally is None:
+            tally = tallies[adjustment.player] = _Tally(count)
+        tally.adjustments.append(adjustment)
+    return _ranked(scoring, tallies)
+
+
+def _tally_tables(
+    scoring: Scoring, kept: list[TableResult], tallies: dict[str, _Tally], count: int
+) -> dict[int, list[TableResult]]:
+    """Each table's scores, balances and firsts added to its players' tallies; the results by round."""
     by_round: dict[int, list[TableResult]] = {}
     for result in kept:
         by_round.setdefault(result.round, []).append(result)
@@ -370,6 +384,17 @@ def standings(
             )
             if balance == top:
                 tally.firsts += 1
+    return by_round
+
+
+def _tally_byes(
+    scoring: Scoring,
+    kept_byes: dict[int, tuple[str, ...]],
+    by_round: dict[int, list[TableResult]],
+    tallies: dict[str, _Tally],
+    count: int,
+) -> None:
+    """Each bye's score added to its player's tally (a bye and a score in one round are refused)."""
     for number in sorted(kept_byes):
         score = _small(bye_score(scoring, by_round.get(number, [])))
         for name in kept_byes[number]:
@@ -386,13 +411,10 @@ def standings(
                 )
             tally.rounds[number - 1] = score
             tally.byes += 1
-    for adjustment in kept_adjustments:
-        tally = tallies.get(adjustment.player)
-        if tally is None:
-            tally = tallies[adjustment.player] = _Tally(count)
-        tally.adjustments.append(adjustment)
 
-    # ordered on the small values, and each Standing made once with its place
+
+def _ranked(scoring: Scoring, tallies: dict[str, _Tally]) -> list[Standing]:
+    """The tallies ordered on their small values, each Standing made once with its place."""
     merits = []
     for index, (name, tally) in enumerate(tallies.items()):
         played = [score for score in tally.rounds if score is not None]

@@ -15,6 +15,7 @@ from sqlalchemy import text
 
 from app.events.catalogue import WEBHOOK_BITS as EVENT_TYPES
 from app.events.changes import add_sink, remove_sink
+from app.tournaments import rounds
 from app.tournaments import service as svc
 from tests.conftest import Api, new_owner_key
 from tests.tournaments.test_api import draw, tournament
@@ -82,17 +83,17 @@ def test_a_drawn_table_has_its_title_from_the_start(owner, live, db):
 
 def test_a_draw_refused_after_its_tables_were_made_leaves_no_event(owner, live, db, monkeypatch):
     t = tournament(owner, rounds=2)
-    real = svc.open_round_tables
+    real = rounds.open_round_tables
     made: list[str] = []
 
     def drawn_meanwhile(db_, t_, number, seating, **kw):
         tables = real(db_, t_, number, seating, **kw)
         made.extend(table_id for _, table_id, _ in tables)
-        monkeypatch.setattr(svc, "open_round_tables", real)
+        monkeypatch.setattr(rounds, "open_round_tables", real)
         svc.draw_round(db_, t_.owner, t_.id, by="another director", seed=9)  # wins the race
         return tables
 
-    monkeypatch.setattr(svc, "open_round_tables", drawn_meanwhile)
+    monkeypatch.setattr(rounds, "open_round_tables", drawn_meanwhile)
     before, live_before = len(_outbox(db, owner)), len(live)
     r = owner.post(f"/v1/tournaments/{t['id']}/rounds", json={"seed": 3})
     assert r.status_code == 409, r.text
@@ -115,7 +116,7 @@ def test_a_swap_refused_after_its_tables_were_made_leaves_no_event(owner, live, 
     body = draw(owner, t["id"], seed=3)
     first = body["rounds"][0]["tables"]
     a, b = first[0]["seats"][0]["entrant"], first[1]["seats"][0]["entrant"]
-    real = svc._open_table
+    real = rounds._open_table
     made: list[str] = []
 
     def changed_meanwhile(db_, t_, *args):
@@ -134,7 +135,7 @@ def test_a_swap_refused_after_its_tables_were_made_leaves_no_event(owner, live, 
             )
         return table_id, token
 
-    monkeypatch.setattr(svc, "_open_table", changed_meanwhile)
+    monkeypatch.setattr(rounds, "_open_table", changed_meanwhile)
     before, live_before = len(_outbox(db, owner)), len(live)
     r = owner.post(f"/v1/tournaments/{t['id']}/rounds/1/swap", json={"a": a, "b": b})
     assert r.status_code == 409, r.text
@@ -156,7 +157,7 @@ def test_a_swap_refused_at_a_table_with_a_deal_leaves_no_event(owner, live, db, 
     a, b = first[0]["seats"][0]["entrant"], first[1]["seats"][0]["entrant"]
     # the second of the swapped tables gets the deal (the first is dropped before it)
     late = first[1]["table_id"]
-    real = svc._open_table
+    real = rounds._open_table
     made: list[str] = []
 
     def dealt_meanwhile(db_, t_, *args):
@@ -164,8 +165,8 @@ def test_a_swap_refused_at_a_table_with_a_deal_leaves_no_event(owner, live, db, 
         made.append(table_id)
         return table_id, token
 
-    monkeypatch.setattr(svc, "_open_table", dealt_meanwhile)
-    real_tables_now = svc._tables_now
+    monkeypatch.setattr(rounds, "_open_table", dealt_meanwhile)
+    real_tables_now = rounds._tables_now
     calls = []
 
     def after_the_look(db_, t_):
@@ -178,7 +179,7 @@ def test_a_swap_refused_at_a_table_with_a_deal_leaves_no_event(owner, live, db, 
                 session.query(TableRow).filter(TableRow.id == late).update({"deal_count": 1})
         return now
 
-    monkeypatch.setattr(svc, "_tables_now", after_the_look)
+    monkeypatch.setattr(rounds, "_tables_now", after_the_look)
     before, live_before = len(_outbox(db, owner)), len(live)
     r = owner.post(f"/v1/tournaments/{t['id']}/rounds/1/swap", json={"a": a, "b": b})
     assert r.status_code == 409, r.text

@@ -12,8 +12,8 @@ import time
 
 from app.kit.built import Built
 from app.tournaments import page as page_module
+from app.tournaments import public
 from app.tournaments import router as router_module
-from app.tournaments import service as svc
 from tests.tournaments.test_api import draw, play, six_spades, tournament
 from tests.tournaments.test_page import page, rows
 from tests.tournaments.test_page_chances import _chances, _rated_players
@@ -21,7 +21,7 @@ from tests.tournaments.test_page_chances import _chances, _rated_players
 
 def _builds() -> tuple[int, int, int]:
     """(views, pages, JSON answers) built so far in this process."""
-    return svc._PUBLIC_VIEWS.builds, page_module._PAGES.builds, router_module._SHARED.builds
+    return public._PUBLIC_VIEWS.builds, page_module._PAGES.builds, router_module._SHARED.builds
 
 
 def _shared(api, token: str) -> dict:
@@ -164,7 +164,7 @@ def test_the_chances_follow_a_rating_moved_outside_the_tournament(api):
 
 
 def test_an_unknown_token_is_not_kept(api):
-    before = len(svc._PUBLIC_VIEWS)
+    before = len(public._PUBLIC_VIEWS)
     assert api.client.get("/tournament/" + "x" * 32).status_code == 404
     assert api.client.get("/v1/shared/" + "x" * 32 + "/tournament").status_code == 404
-    assert len(svc._PUBLIC_VIEWS) <= before
+    assert len(public._PUBLIC_VIEWS) <= before
