@@ -5,6 +5,7 @@ languages, and carried by the open record both ways."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -195,12 +196,19 @@ def test_the_share_and_scorer_pages_list_penalties(api):
     t = api.table()
     api.deal(t["id"], penalty())
     page = api.client.get(f"/shared/{t['share_token']}?lang=ru").text
-    assert '"penalty": "штраф"' in page and 'd.type === "penalty"' in page
+    assert '"penalty": "штраф"' in page and 'd.type === "penalty"' in _scripts(api, page)
     shared = api.client.get(f"/v1/shared/{t['share_token']}/deals").json()["items"]
     assert shared[0]["type"] == "penalty" and shared[0]["clause"] == "10.3"
     link = api.post(f"/v1/tables/{t['id']}/scorer-link").json()["link"]
     scorer = api.client.get(f"{link}?lang=ru").text
-    assert '"penalty": "штраф"' in scorer and 'd.type === "penalty"' in scorer
+    assert '"penalty": "штраф"' in scorer and 'd.type === "penalty"' in _scripts(api, scorer)
+
+
+def _scripts(api, page: str) -> str:
+    """The page's scripts, as the browser fetches them (the static files it names)."""
+    names = re.findall(r'<script src="(/static/[^"]+)"', page)
+    assert names, "the page names its scripts"
+    return "\n".join(api.client.get(name).text for name in names)
 
 
 def test_the_clients_log_writes_a_penalty():
