@@ -36,13 +36,16 @@ from app.players import service as player_stats
 from app.ratings import service as ratings
 from app.rules import (
     Deal,
+    DealResult,
     FieldError,
     InvalidDeal,
+    Rules,
     Sentence,
+    TableState,
     apply_deal,
     deal_game,
 )
-from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, info, loaded, rules_of, state_of
+from app.tables.model import DEFAULT_LIMITS, Limits, StoredTable, TableInfo, info, loaded, rules_of, state_of
 from app.tables.service import load_row, shared_row, table_finished
 
 __all__ = [
@@ -107,16 +110,10 @@ def post_deal(
             earlier = _kept_post(conn, row.id, idempotency_key, request_hash, limits, now)
             if earlier is not None:
                 return earlier
-        refuse_archived(row)
-        refuse_locked(row)
-        _refuse_full(row, limits)
+        _refuse_unpostable(row, limits, expected)
         rules = rules_of(row)
-        check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
         state = state_of(row)
-        try:
-            result = apply_deal(rules, state, deal)
-        except InvalidDeal as exc:
-            raise refusal(exc, N_("the deal does not fit the table")) from exc
+        result = _scored(rules, state, deal)
         number = row.deal_count + 1
         revision = row.revision + 1
         table = replace(info(row, rules, result.state), deal_count=number, revision=revision, updated_at=now)
@@ -139,6 +136,21 @@ def post_deal(
     committed(table.id, table.owner, revision, "deal.posted", table)
     hand_over(later)
     return Posted(table, written)
+
+
+def _refuse_unpostable(row: StoredTable, limits: Limits, expected: Expected | None) -> None:
+    """A table that takes no deal now: archived, locked, full, or not the version expected."""
+    refuse_archived(row)
+    refuse_locked(row)
+    _refuse_full(row, limits)
+    check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
+
+
+def _scored(rules: Rules, state: TableState, deal: Deal) -> DealResult:
+    try:
+        return apply_deal(rules, state, deal)
+    except InvalidDeal as exc:
+        raise refusal(exc, N_("the deal does not fit the table")) from exc
 
 
 def _post_params(
