@@ -32,13 +32,13 @@ REFUSALS = "prefscore.body_refusals"
 """The scope key of the refusals found in the thread pool (a list of pydantic errors)."""
 
 
-class _Refused:
+class _RefusedBody:
     """The body as FastAPI sees it when the thread pool refused it: no model takes it."""
 
     __slots__ = ()
 
 
-REFUSED = _Refused()
+REFUSED = _RefusedBody()
 
 
 def loop_parse_bytes(request: Request) -> int:

@@ -4,10 +4,8 @@ round, swap players, close and reopen a round; adjustments and the audit; the st
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated
 
-from cachetools import LRUCache
 from fastapi import APIRouter, Body, Depends, Path, Query, Response
 
 from app.deals.answers import IdempotencyKey, checked_key
@@ -15,6 +13,7 @@ from app.deals.model import request_hash
 from app.kit import etags
 from app.kit.bodies import BodyRoute
 from app.kit.built import Built
+from app.kit.caching import Kept
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION, not_modified
@@ -52,8 +51,7 @@ from app.tournaments.schemas import (
 
 router = APIRouter(prefix="/v1", tags=["tournaments"], route_class=BodyRoute)
 # The standings' answers by ETag, bounded (app/tournaments/service.py keeps the standings).
-_ANSWERS: LRUCache[str, bytes] = LRUCache(maxsize=128)
-_ANSWERS_LOCK = threading.Lock()
+_ANSWERS: Kept[str, bytes] = Kept(128)
 # The share link's answers, by share token: built once per version of the tournament's view
 # (app/tournaments/service.py public_view), bounded by number and size.
 _SHARED: Built[bytes] = Built(64, max_bytes=32 * 1024 * 1024, weigh=len)
@@ -368,14 +366,12 @@ def get_standings(
     if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
-    with _ANSWERS_LOCK:
-        body = _ANSWERS.get(etag)
+    body = _ANSWERS.get(etag)
     if body is None:
         # The answer of a version, made once: a federation's standings are read far more
         # often than they change (the ETag names the tournament and the version).
         body = StandingsOut.of(result).model_dump_json().encode()  # type: ignore[arg-type]
-        with _ANSWERS_LOCK:
-            _ANSWERS[etag] = body
+        _ANSWERS.put(etag, body)
     return Response(content=body, media_type="application/json", headers=headers)
 
 

@@ -4,11 +4,9 @@ version."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
-from cachetools import LRUCache
-
+from app.kit.caching import Kept
 from app.kit.db import Database
 from app.kit.versions import Seen, still_held, strong_etag
 from app.rules import settle
@@ -86,10 +84,7 @@ class Standings:
 # the tournament's revision (every change of the tournament moves it) and the version of each
 # table of a round not closed (a closed round's tables are locked), so standings found here
 # are the standings a recomputation gives. Per process, bounded.
-_COMPUTED: LRUCache[tuple[str, str], Standings] = LRUCache(maxsize=32)
-
-
-_COMPUTED_LOCK = threading.Lock()
+_COMPUTED: Kept[tuple[str, str], Standings] = Kept(32)
 
 
 def standings(
@@ -112,8 +107,7 @@ def standings(
     etag = _etag(row.id, row.revision, now, after_round)
     if still_held(seen, etag):
         return etag
-    with _COMPUTED_LOCK:
-        found = _COMPUTED.get((row.id, etag))
+    found = _COMPUTED.get((row.id, etag))
     return found if found is not None else _computed(db, owner, tournament_id, after_round, seen)
 
 
@@ -125,8 +119,7 @@ def _computed(
     if still_held(seen, etag):
         return etag
     result = _standings_of(t, now, after_round, etag)
-    with _COMPUTED_LOCK:
-        _COMPUTED[(t.id, etag)] = result
+    _COMPUTED.put((t.id, etag), result)
     return result
 
 

@@ -19,27 +19,27 @@ from app.rules import Sentence
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
-class Refused(ValueError):
+class AddressRefused(ValueError):
     """Why a URL may not be a webhook's (the message names what is wrong with it)."""
 
 
 def split(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) of a webhook URL, or Refused."""
+    """(scheme, host, port) of a webhook URL, or AddressRefused."""
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise Refused(Sentence("not a URL: {exc}", exc=exc)) from None
+        raise AddressRefused(Sentence("not a URL: {exc}", exc=exc)) from None
     if parts.scheme not in ("http", "https"):
-        raise Refused(Sentence("must be an http or https URL"))
+        raise AddressRefused(Sentence("must be an http or https URL"))
     if not parts.hostname:
-        raise Refused(Sentence("must name a host"))
+        raise AddressRefused(Sentence("must name a host"))
     if parts.username is not None or parts.password is not None:
-        raise Refused(Sentence("must not carry a user name or password"))
+        raise AddressRefused(Sentence("must not carry a user name or password"))
     if parts.fragment:
-        raise Refused(Sentence("must not carry a fragment"))
+        raise AddressRefused(Sentence("must not carry a fragment"))
     if port == 0:
-        raise Refused(Sentence("must not name port 0"))
+        raise AddressRefused(Sentence("must not name port 0"))
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
@@ -83,7 +83,7 @@ def _allowed(address: IPAddress, allowed: tuple) -> bool:  # noqa: ANN001
 def check(address: IPAddress, allowed: tuple) -> None:  # noqa: ANN001
     if public(address) or _allowed(address, allowed):
         return
-    raise Refused(
+    raise AddressRefused(
         Sentence(
             "resolves to {address}, a loopback, private, link-local or reserved address", address=address
         )
@@ -102,14 +102,14 @@ def checked(infos: list[tuple], allowed: tuple) -> IPAddress:  # noqa: ANN001
     address among public ones is refused: which one a connection gets is not ours to choose)."""
     addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
     if not addresses:
-        raise Refused(Sentence("does not resolve"))
+        raise AddressRefused(Sentence("does not resolve"))
     for address in addresses:
         check(address, allowed)
     return addresses[0]
 
 
 def resolve(url: str, allowed: tuple) -> IPAddress:
-    """Blocking: the checked address a webhook URL is sent to, or Refused."""
+    """Blocking: the checked address a webhook URL is sent to, or AddressRefused."""
     _scheme, host, port = split(url)
     ip = literal(host)
     if ip is not None:
@@ -118,5 +118,5 @@ def resolve(url: str, allowed: tuple) -> IPAddress:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
-        raise Refused(Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)) from None
+        raise AddressRefused(Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)) from None
     return checked(infos, allowed)

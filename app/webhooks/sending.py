@@ -120,7 +120,7 @@ async def post(
                     if status in (429, 503) or status >= 500
                     else None
                 )
-    except addresses.Refused as exc:
+    except addresses.AddressRefused as exc:
         return None, f"url refused: {exc}", None, time.monotonic() - started
     except TimeoutError:
         return (
@@ -153,7 +153,7 @@ async def connect_to(url: str, allowed: Any) -> tuple[str, dict[str, Any], str]:
         try:
             infos = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
         except OSError as exc:
-            raise addresses.Refused(
+            raise addresses.AddressRefused(
                 Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)
             ) from None
         ip = addresses.checked(infos, allowed)

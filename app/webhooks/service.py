@@ -46,7 +46,7 @@ def check_url(url: str, policy: Policy) -> None:
     """The URL may be a webhook's (addresses.py), or 422 naming ``url``."""
     try:
         addresses.resolve(url, policy.allowed)
-    except addresses.Refused as exc:
+    except addresses.AddressRefused as exc:
         raise Unprocessable(
             Sentence("the webhook's url is refused: {reason}", reason=sentence(said(exc))),
             [FieldError("url", said(exc))],

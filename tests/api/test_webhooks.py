@@ -171,11 +171,11 @@ def test_an_embedded_address_is_refused_at_delivery_too():
         "::ffff:127.0.0.1",
         "2001:0:4136:e378:8000:63bf:3fff:fdd2",
     ):
-        with pytest.raises(addresses.Refused):
+        with pytest.raises(addresses.AddressRefused):
             addresses.check(addresses.literal(host), ())
     for host in ("64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888"):
         addresses.check(addresses.literal(host), ())
-    with pytest.raises(addresses.Refused, match="port 0"):
+    with pytest.raises(addresses.AddressRefused, match="port 0"):
         addresses.split("https://example.org:0/")
 
 

@@ -151,7 +151,7 @@ def _route_path(scope: Scope) -> str:
     return path[len(root) :] if root and path.startswith(root) else path
 
 
-class _Refused(Exception):
+class _AnsweredAtTheGate(Exception):
     """The answer to send instead of calling the app."""
 
     def __init__(self, response: Response | None = None, decision: Decision | None = None, what: str = ""):
@@ -234,7 +234,7 @@ class RateLimit:
                 await self._turn(holder, scope)
             else:
                 holder = None
-        except _Refused as refused:
+        except _AnsweredAtTheGate as refused:
             limit = self.body_limits.get(path)
             answer = self._answer(refused)
             await (answer if limit is None else RequestBodyLimitMiddleware(answer, limit))(
@@ -255,7 +255,7 @@ class RateLimit:
             await self.fair_share.enter(holder)  # type: ignore[union-attr]
         except Busy as busy:
             obs.metrics().rate_limited.inc()
-            raise _Refused(
+            raise _AnsweredAtTheGate(
                 problem(
                     429,
                     Sentence(
@@ -272,7 +272,7 @@ class RateLimit:
                 )
             ) from None
 
-    def _answer(self, refused: _Refused) -> ASGIApp:
+    def _answer(self, refused: _AnsweredAtTheGate) -> ASGIApp:
         """The ASGI app that answers a refusal."""
 
         async def answer(scope: Scope, receive: Receive, send: Send) -> None:
@@ -308,7 +308,7 @@ class RateLimit:
     @staticmethod
     def _count(decision: Decision | None, what: str) -> None:
         if decision is not None and not decision.allowed:
-            raise _Refused(decision=decision, what=what)
+            raise _AnsweredAtTheGate(decision=decision, what=what)
 
     def _address(self, scope: Scope) -> str:
         """Count the request against its client address; refused when over the budget.
@@ -336,7 +336,7 @@ class RateLimit:
         except (sa_exc.TimeoutError, sa_exc.DBAPIError) as exc:
             if isinstance(exc, sa_exc.DBAPIError) and not is_connection_error(exc):
                 raise
-            raise _Refused(
+            raise _AnsweredAtTheGate(
                 await anyio.to_thread.run_sync(database_unavailable, Request(scope), exc)
             ) from None
 
@@ -348,7 +348,7 @@ class RateLimit:
         found = await self._lookup(scope, self.lookups.scorer, self.db, token)
         scope[SCORER_SCOPE_KEY] = (token, found)
         if found is None:
-            raise _Refused(service_problem(NotFound(NO_SCORER_LINK), scope))
+            raise _AnsweredAtTheGate(service_problem(NotFound(NO_SCORER_LINK), scope))
         await self._by_key(token, name)
 
     async def _caller(self, scope: Scope) -> str:
@@ -359,11 +359,11 @@ class RateLimit:
         if not caller:
             address = self._address(scope)  # before any lookup of the key
             if token is None:
-                raise _Refused(service_problem(Unauthorized(KEY_REQUIRED), scope))
+                raise _AnsweredAtTheGate(service_problem(Unauthorized(KEY_REQUIRED), scope))
             if caller is None:
                 caller = await self._lookup(scope, self.lookups.identify, self.db, token, self.admin_key)
             if not caller:  # None, or INVALID from the cache
-                raise _Refused(service_problem(Unauthorized(KEY_NOT_VALID), scope))
+                raise _AnsweredAtTheGate(service_problem(Unauthorized(KEY_NOT_VALID), scope))
             if self.by_address is not None:
                 self.by_address.refund(address)  # a valid key is counted as a key
         # The dependency that authenticates the request (app/kit/deps.py) takes this
