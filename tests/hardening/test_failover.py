@@ -20,7 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import exc as sa_exc
 
-from app.kit import changes
+from app.events import changes
 from app.kit.db import make_database
 from app.kit.db.outage import Pause, is_outage
 from app.main import create_app

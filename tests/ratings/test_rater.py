@@ -13,7 +13,7 @@ import time
 import pytest
 from sqlalchemy import func, select
 
-from app.kit import changes
+from app.events import changes
 from app.kit.db import PlayerRatingRow, RatedTableRow, RatingChangeRow
 from app.ratings.model import INITIAL, rate
 from app.ratings.rater import Rater
