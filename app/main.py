@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 import anyio.to_thread
 from fastapi import FastAPI
 
+from app import orm  # noqa: F401  (every domain's tables declared on the one metadata, as Alembic sees them)
 from app.conventions import router as conventions
 from app.deals import router as deals
 from app.keys import router as keys
@@ -67,7 +68,8 @@ class PrefscoreAPI(FastAPI):
     framework's own body-size limit and error middleware included (app/kit/middleware)."""
 
     def build_middleware_stack(self):  # noqa: ANN201
-        return middleware.wrap(super().build_middleware_stack(), self.state.settings)
+        settings = self.state.settings
+        return middleware.wrap(super().build_middleware_stack(), settings, records.body_limits(settings))
 
 
 # The routes whose reads a replica may serve when PREFSCORE_READ_DATABASE_URL names one (a
@@ -157,7 +159,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         app.add_middleware(ReadYourWrites, routes=REPLICA_READS, cookie_seconds=settings.read_after_seconds)
     # Inside the rate limit: the sheet's 304 before the framework's routing.
     app.add_middleware(SheetNotModified, db=database, routes=app.router.routes)
-    middleware.install(app, settings)
+    middleware.install(app, settings, records.body_limits(settings))
     # The record import reads its body under its own limit (app/records/router.py); it is
     # included first, so that /v1/tables/import is not taken for a table's id.
     app.router.include_router(records.router, max_body_size=settings.max_record_bytes)

@@ -16,10 +16,11 @@ def fill(url: str, table_id: str, deals: int, seed: int, pool_target: int = 1_00
     service accepts from a client (1,000): such a table is not exported."""
     from sqlalchemy import create_engine, insert, update
 
+    from app.deals.orm import DealRow
     from app.deals.service import entries_to_json
-    from app.kit.db import DealRow, TableRow
     from app.kit.db.models import utcnow
     from app.rules import RULES_VERSION, make_rules
+    from app.tables.orm import TableRow
 
     try:
         from tests.support.deallog import generate_log

@@ -63,12 +63,14 @@ def _logs(count: int, seed: int) -> list[Any]:
 
 def populate(url: str, tables: int, players: int, seed: int) -> list[str]:
     """The owner's tables, deals, players and per-table rows; the player ids."""
+    from app.deals.orm import DealRow
     from app.deals.service import entries_to_json
-    from app.kit.db import DealRow, PlayerRow, PlayerTableRow, TableRow
     from app.kit.db.models import utcnow
     from app.players import stats as player_stats
+    from app.players.orm import PlayerRow, PlayerTableRow
     from app.players.service import new_player_id
     from app.rules import RULES_VERSION
+    from app.tables.orm import TableRow
 
     logs = _logs(8, seed)
     rules = logs[0].rules

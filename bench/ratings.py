@@ -115,10 +115,11 @@ async def _last_posts(
 def fill_leaderboard(url: str, owner: str, players: int, seed: int) -> None:
     """``players`` registered players of ``owner`` with ratings in the pool of every
     convention and in sochi's, as the model leaves them after 1 to 60 tables."""
-    from app.kit.db import PlayerRatingRow, PlayerRow
     from app.kit.db.models import utcnow
+    from app.players.orm import PlayerRow
     from app.players.service import new_player_id
     from app.ratings.model import Rating
+    from app.ratings.orm import PlayerRatingRow
 
     rng = random.Random(seed)
     engine = create_engine(url, poolclass=NullPool)
@@ -184,11 +185,13 @@ def fill_rated_tables(url: str, owner: str, tables: int, players: int, seed: int
     """``tables`` finished rated tables of three of ``players`` registered players, stored as
     the service stores them (the table row, its seats' rows with their balances, its place in
     the finishing order), with no rating stored: the rebuild writes every one."""
-    from app.kit.db import PlayerRow, PlayerTableRow, RatedTableRow, TableRow
     from app.kit.db.models import utcnow
+    from app.players.orm import PlayerRow, PlayerTableRow
     from app.players.service import new_player_id
     from app.players.stats import Tally
+    from app.ratings.orm import RatedTableRow
     from app.rules import RULES_VERSION
+    from app.tables.orm import TableRow
 
     rng = random.Random(seed)
     engine = create_engine(url, poolclass=NullPool)

@@ -7,11 +7,11 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from app.kit.db.models import Base
 from app.kit.settings import Settings
+from app.orm import metadata
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = metadata  # every domain's tables (app/orm.py gathers their orm modules)
 
 
 def _url() -> str:

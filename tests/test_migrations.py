@@ -10,7 +10,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect
 from sqlalchemy.pool import NullPool
 
-from app.kit.db import Base, migrate
+from app.kit.db import migrate
+from app.orm import metadata
 
 TABLES = {
     "tables",
@@ -49,9 +50,7 @@ def _diff(url: str) -> list:
     engine = create_engine(url, poolclass=NullPool)
     try:
         with engine.connect() as conn:
-            return compare_metadata(
-                MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata
-            )
+            return compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
     finally:
         engine.dispose()
 

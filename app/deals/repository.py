@@ -10,14 +10,15 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from app.deals.orm import DealRow, IdempotencyRow
 from app.events.repository import ENQUEUE_POSTED, has_endpoints
-from app.kit.db import DealRow, IdempotencyRow, TableRow
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
 from app.kit.etags import checked_table_id
 from app.kit.repository import NOTIFY
 from app.players import service as players
 from app.rules import Sentence
+from app.tables.orm import TableRow
 
 _TABLES = TableRow.__table__
 _DEALS = DealRow.__table__

@@ -7,11 +7,11 @@ from fastapi import APIRouter, Query, Response
 from app.deals import answers
 from app.deals import service as svc
 from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
+from app.deals.limits import DEALS_PAGE_MAX
 from app.deals.schemas import DealCorrected, DealPage, DealWithSheet, StoredDeal
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner
 from app.kit.headers import ETAG, IDEMPOTENT_REPLAYED, LOCATION
-from app.kit.limits import DEALS_PAGE_MAX
 from app.kit.preconditions import IfMatch
 from app.kit.problem_schemas import problem_responses
 

@@ -4,13 +4,29 @@ characters as an indexed prefix (app/keys/service.py)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, Row, select
+from sqlalchemy import Connection, Row, exists, or_, select
 from sqlalchemy.orm import Session
 
-from app.kit.db import ApiKey
+from app.keys.orm import ApiKey
+from app.kit.callers import ADMIN_OWNER
+
+_KEYS = ApiKey.__table__
 
 # The owner the environment admin key acts for (app/keys/service.py): it has no stored key.
+
+
+def owner_has_a_key(owner_column: Any) -> Any:
+    """A condition on ``owner_column``: the owner has a working key. A scorer link works only
+    while its table's owner has one: revoking every key of an owner ends the owner's links
+    too (a new key brings them back). The environment admin key's owner has no stored key
+    and always has that one; no key can be made for it."""
+    keys = _KEYS
+    return or_(
+        owner_column == ADMIN_OWNER,
+        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
+    )
 
 
 def insert_key(session: Session, *, owner: str, prefix: str, digest: str, admin: bool) -> None:

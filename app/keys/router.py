@@ -7,12 +7,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
+from app.keys.limits import KEYS_PAGE_MAX
 from app.keys.schemas import KeyCreate, KeyList, KeyListed, KeyOut
 from app.keys.service import create_key, keys_page, revoke_key
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Admin
 from app.kit.headers import CACHE_CONTROL
-from app.kit.limits import KEYS_PAGE_MAX
 from app.kit.problem_schemas import problem_responses
 
 router = APIRouter(prefix="/v1", tags=["keys"], route_class=BodyRoute)

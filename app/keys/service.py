@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.keys import repository
+from app.keys.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
+from app.keys.orm import ApiKey
 from app.kit.callers import ADMIN_OWNER, ENV_ADMIN, Caller, env_admin
-from app.kit.db import ApiKey, Database
+from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
-from app.kit.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
 from app.rules import FieldError, Sentence
 
 KEY_PREFIX = "pk_"

@@ -1,4 +1,5 @@
-"""What a use case can refuse, independent of HTTP (the routers map these to problem+json)."""
+"""What a use case can refuse, independent of HTTP: each class is a kind of refusal. The one
+mapping from a kind to an HTTP status is at the HTTP edge (``app/kit/problems.py``)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,7 @@ from app.rules import FieldError
 
 
 class ServiceError(Exception):
-    status = 400
-    title = "Bad request"
+    """A refusal: the request as asked cannot be done (a kind of its own: a bad request)."""
 
     def __init__(self, detail: str, errors: list[FieldError] | None = None, **extra: object):
         super().__init__(detail)
@@ -17,30 +17,33 @@ class ServiceError(Exception):
 
 
 class NotFound(ServiceError):
-    status = 404
-    title = "Not found"
+    """What the request names does not exist (or is not the caller's to know of)."""
 
 
 class Unauthorized(ServiceError):
-    status = 401
-    title = "Unauthorized"
+    """The caller has not said who they are, or not with a valid key."""
 
 
 class Forbidden(ServiceError):
-    status = 403
-    title = "Forbidden"
+    """The caller is known and may not do this."""
 
 
 class Conflict(ServiceError):
-    status = 409
-    title = "Conflict"
+    """The request contradicts the state it would change."""
 
 
 class PreconditionFailed(ServiceError):
-    status = 412
-    title = "Precondition failed"
+    """The caller's version of what it changes is not the current one."""
 
 
 class Unprocessable(ServiceError):
-    status = 422
-    title = "Invalid request"
+    """The request is well formed and its content is refused (the fields are named)."""
+
+
+class Unavailable(ServiceError):
+    """The service cannot do it now; the same request may be sent again after ``retry_after``
+    seconds."""
+
+    def __init__(self, detail: str, retry_after: int):
+        super().__init__(detail)
+        self.retry_after = retry_after

@@ -8,11 +8,11 @@ renderer's version, its format, language and layout, the share link's JSON on bo
 
 from __future__ import annotations
 
-import hashlib
 import re
 from fractions import Fraction
 
-from app.kit.errors import NotFound, PreconditionFailed
+from app.kit.errors import NotFound
+from app.kit.versions import Expected, Seen, derived_etag, strong_etag
 from app.rules import RULES_VERSION, Sentence, amounts
 
 # Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
@@ -27,20 +27,14 @@ CACHE = "private, no-cache"  # each client keeps its copy and asks again with If
 def sheet_etag(table_id: str, revision: int, deal_count: int) -> str:
     """A strong ETag of the sheet, derived without rendering it. ``revision`` changes on
     every write (an undo then another deal leaves deal_count as it was)."""
-    raw = f"{table_id}:{revision}:{deal_count}:{RULES_VERSION}".encode()
-    return '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
+    return strong_etag(table_id, revision, deal_count, RULES_VERSION)
 
 
 def check_if_match(if_match: str | None, current: str) -> None:
     """If-Match with strong comparison; ``*`` matches any current sheet."""
-    if if_match is None:
-        return
-    tags = [t.strip() for t in if_match.split(",") if t.strip()]
-    if "*" in tags or current in tags:
-        return
-    raise PreconditionFailed(
-        "the sheet has changed since that ETag (If-Match); fetch it again", current_etag=current
-    )
+    expected = Expected.parse(if_match)
+    if expected is not None:
+        expected.check(current)
 
 
 # The form of a table's id (a uuid4's hex): an id that cannot be one is not found at once,
@@ -56,20 +50,17 @@ def checked_table_id(table_id: str) -> str:
 
 def none_match(header: str | None, etag: str) -> bool:
     """If-None-Match matches ``etag`` (the weak comparison: W/"x" matches "x"; * matches)."""
-    if header is None:
-        return False
-    tags = [t.strip() for t in header.split(",")]
-    return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
+    seen = Seen.parse(header)
+    return seen is not None and seen.holds(etag)
 
 
-def _derived(sheet_etag: str, *parts: str) -> str:
-    return '"' + "-".join((sheet_etag.strip('"'), *parts)) + '"'
+_derived = derived_etag
 
 
 def _stake_part(stake: Fraction | None) -> str:
     if stake is None:
         return "s0"
-    return "s" + hashlib.sha256(amounts.exact_text(stake).encode()).hexdigest()[:12]
+    return "s" + strong_etag(amounts.exact_text(stake)).strip('"')[:12]
 
 
 def settlement_etag(sheet_etag: str, stake: Fraction | None, rating: str = "") -> str:
@@ -89,14 +80,13 @@ def picture_etag(sheet_etag: str, fmt: str, lang: str, layout: str) -> str:
 
 def player_etag(player_id: str, updated_at: object) -> str:
     """A registered player's version: its id and when it last changed."""
-    return '"' + hashlib.sha256(f"player:{player_id}:{updated_at}".encode()).hexdigest()[:32] + '"'
+    return strong_etag("player", player_id, updated_at)
 
 
 def listing_etag(query: str, items: list[tuple[str, int, int]], next_url: str | None) -> str:
     """The ETag of a page of the tables collection: the query, each table's sheet version
     (id, revision, deal count: a rename or an archive bumps the revision too) and the next link."""
-    raw = "|".join([query, next_url or "", *(f"{i}:{r}:{d}" for i, r, d in items)]).encode()
-    return '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
+    return strong_etag(query, next_url or "", *(f"{i}:{r}:{d}" for i, r, d in items), sep="|")
 
 
 def record_etag(sheet_etag: str, fmt: str) -> str:

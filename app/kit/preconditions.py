@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Header
+from fastapi import Depends, Header
 from starlette.responses import Response
 
 from app.kit import etags
+from app.kit.versions import Expected, Seen
 
 IfMatch = Annotated[
     str | None,
@@ -35,3 +36,23 @@ def not_modified_response(if_none_match: str | None, etag: str) -> Response | No
     if etags.none_match(if_none_match, etag):
         return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
     return None
+
+
+# The same headers parsed at the edge, as the use cases take them: a route declares
+# ``expected: SheetPrecondition`` and hands the ``Expected`` on (the OpenAPI document still
+# describes the header, through the dependency).
+def _expected_sheet(if_match: IfMatch = None) -> Expected | None:
+    return Expected.parse(if_match)
+
+
+def _expected_table(if_match: TableIfMatch = None) -> Expected | None:
+    return Expected.parse(if_match)
+
+
+def _seen(if_none_match: IfNoneMatch = None) -> Seen | None:
+    return Seen.parse(if_none_match)
+
+
+SheetPrecondition = Annotated[Expected | None, Depends(_expected_sheet)]
+TablePrecondition = Annotated[Expected | None, Depends(_expected_table)]
+SeenVersions = Annotated[Seen | None, Depends(_seen)]

@@ -27,7 +27,16 @@ from starlette.types import Scope
 from app.kit import observability as obs
 from app.kit.bodies import REFUSALS
 from app.kit.db import outage
-from app.kit.errors import ServiceError
+from app.kit.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    PreconditionFailed,
+    ServiceError,
+    Unauthorized,
+    Unavailable,
+    Unprocessable,
+)
 from app.kit.i18n import LANGUAGES, N_, Lang, language, negotiate
 from app.kit.lang import language_headers
 from app.kit.limits import ACCEPT_LANGUAGE_MAX, MAX_LISTED_ERRORS
@@ -162,14 +171,38 @@ def not_valid(fields: str) -> Sentence:
     return Sentence("the request is not valid: {fields}", fields=fields)
 
 
+# The one mapping from a refusal's kind (app/kit/errors.py, which knows no HTTP) to its status.
+STATUSES: dict[type[ServiceError], int] = {
+    Unauthorized: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    PreconditionFailed: 412,
+    Unprocessable: 422,
+    Unavailable: 503,
+}
+
+
+def status_of(exc: ServiceError) -> int:
+    """The HTTP status of a refusal: its nearest kind's (a domain's subclass takes its kind's),
+    else 400."""
+    for kind in type(exc).__mro__:
+        if kind in STATUSES:
+            return STATUSES[kind]  # type: ignore[index]
+    return 400
+
+
 def service_problem(exc: ServiceError, scope: Scope | None) -> JSONResponse:
     """The answer to a use case's refusal (a handler's or a middleware's)."""
-    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    headers: dict[str, str] | None = None
+    if isinstance(exc, Unauthorized):
+        headers = {"WWW-Authenticate": "Bearer"}
+    elif isinstance(exc, Unavailable):
+        headers = {"Retry-After": str(exc.retry_after)}
     return problem(
-        exc.status,
+        status_of(exc),
         exc.detail,
         scope=scope,
-        title=exc.title,
         errors=exc.errors or None,
         headers=headers,
         **exc.extra,

@@ -1,18 +1,15 @@
 """The kit's SQL: what every domain asks of an owner (the lock that serialises its registrations,
-tables and players alike; whether it has a working key, which its links need), and the rate
-limit's shared counters (app/kit/limiter.py)."""
+tables and players alike), the change feed's notification, and the rate limit's shared
+counters (app/kit/limiter.py)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import Connection, bindparam, delete, exists, func, or_, select, text
+from sqlalchemy import Connection, bindparam, delete, func, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from app.kit.callers import ADMIN_OWNER
-from app.kit.db.models import ApiKey, RateLimitRow
+from app.kit.db.models import RateLimitRow
 
 _OWNER_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:owner, 15))")
 
@@ -24,18 +21,6 @@ def lock_owner(session: Session, owner: str) -> None:
     lock on the owner's name."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(_OWNER_LOCK, {"owner": owner})
-
-
-def owner_has_a_key(owner_column: Any) -> Any:
-    """A condition on ``owner_column``: the owner has a working key. A scorer link works only
-    while its table's owner has one: revoking every key of an owner ends the owner's links
-    too (a new key brings them back). The environment admin key's owner has no stored key
-    and always has that one; no key can be made for it."""
-    keys = ApiKey.__table__
-    return or_(
-        owner_column == ADMIN_OWNER,
-        exists().where(keys.c.owner == owner_column, keys.c.revoked_at.is_(None)),
-    )
 
 
 # --- the change feed (app/events/changes.py) -----------------------------------------------

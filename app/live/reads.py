@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from app.kit.db import Database
-from app.kit.limits import REVISIONS_CHUNK
 from app.live import repository
 from app.live.subscription import Current
+from app.tables.limits import REVISIONS_CHUNK
 from app.tables.model import TableInfo
 from app.tables.service import get_tables
 from app.tables.sheet_schemas import Sheet

@@ -8,8 +8,10 @@ from typing import Any
 
 from sqlalchemy import Connection, or_, select
 
-from app.kit.db import ScorerLinkRow, TableRow
-from app.kit.repository import CHANNEL, owner_has_a_key
+from app.keys.repository import owner_has_a_key
+from app.kit.repository import CHANNEL
+from app.scorer.orm import ScorerLinkRow
+from app.tables.orm import TableRow
 
 _TABLES = TableRow.__table__
 _LINKS = ScorerLinkRow.__table__

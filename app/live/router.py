@@ -43,10 +43,10 @@ from app.keys.service import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, ScorerAccess
 from app.kit.errors import NotFound, Unprocessable
 from app.kit.i18n import N_
-from app.kit.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
 from app.kit.problems import problem
 from app.live.documents import stream_responses, tournament_stream_responses
 from app.live.hub import Hub
+from app.live.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
 from app.live.subscription import (

@@ -10,7 +10,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.kit.limits import EVENT_QUEUE_MAX
+from app.live.limits import EVENT_QUEUE_MAX
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,16 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Connection, Row, bindparam, func, insert, select, update
+from sqlalchemy import JSON, Connection, Row, bindparam, column, func, insert, select, table, update
 from sqlalchemy.orm import Session
 
-from app.kit.db import DealRow, PlayerRow, PlayerTableRow
+from app.players.orm import PlayerRow, PlayerTableRow
 
 _PLAYERS = PlayerRow.__table__
 _ROWS = PlayerTableRow.__table__
-_DEALS = DealRow.__table__
+# The deals' log (app/deals/orm.py), named by its table's name: the players sit below the
+# deals and import nothing of them; a seat's tally is read from its table's deal bodies.
+_DEALS = table("deals", column("table_id"), column("number"), column("body", JSON))
 
 
 # --- players ------------------------------------------------------------------------------

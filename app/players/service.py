@@ -23,10 +23,10 @@ from sqlalchemy.orm import Session
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import PLAYERS_PER_OWNER
 from app.kit.repository import lock_owner
 from app.players import repository
 from app.players import stats as player_stats
+from app.players.limits import PLAYERS_PER_OWNER
 
 # What the deals' use cases do to the registered players' rows, in their own transaction: the
 # post's read of the seats (a column of its one statement), a posted deal, a refolded log.

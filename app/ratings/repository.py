@@ -8,20 +8,53 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, text, tuple_, update
+from sqlalchemy import (
+    Boolean,
+    Connection,
+    DateTime,
+    Row,
+    bindparam,
+    column,
+    delete,
+    func,
+    insert,
+    select,
+    table,
+    text,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from app.kit.db import PlayerRatingRow, PlayerRow, PlayerTableRow, RatedTableRow, RatingChangeRow, TableRow
 from app.kit.db.driver import Driver, for_drivers
+from app.ratings.orm import PlayerRatingRow, RatedTableRow, RatingChangeRow
 
 _RATED = RatedTableRow.__table__
 _CHANGES = RatingChangeRow.__table__
 _CURRENT = PlayerRatingRow.__table__
-_PLAYERS = PlayerRow.__table__
-_SEATS = PlayerTableRow.__table__
-_TABLES = TableRow.__table__
+# The columns the ratings read of the tables, players and seats of the domains above them
+# (app/tables/orm.py, app/players/orm.py), named here by their tables' names: the ratings
+# sit below those domains and import none of them.
+_PLAYERS = table("players", column("id"), column("owner"), column("name"))
+_SEATS = table(
+    "player_tables",
+    column("table_id"),
+    column("seat"),
+    column("player_id"),
+    column("finished", Boolean),
+    column("balance"),
+)
+_TABLES = table(
+    "tables",
+    column("id"),
+    column("owner"),
+    column("convention"),
+    column("players"),
+    column("rated", Boolean),
+    column("updated_at", DateTime(timezone=True)),
+)
 # An IN list is read in chunks of this many ids.
 CHUNK = 500
 

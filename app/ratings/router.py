@@ -11,11 +11,11 @@ from app.kit import etags
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner
 from app.kit.headers import CACHE_CONTROL, ETAG, not_modified
-from app.kit.limits import RATING_HISTORY_MAX, RATINGS_PAGE_MAX
 from app.kit.preconditions import IfNoneMatch, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.schemas import ConventionName
 from app.ratings import service as svc
+from app.ratings.limits import RATING_HISTORY_MAX, RATINGS_PAGE_MAX
 from app.ratings.schemas import LeaderboardOut, PlayerRatingOut, PredictIn, PredictionOut, PredictOut
 
 router = APIRouter(prefix="/v1", tags=["ratings"], route_class=BodyRoute)

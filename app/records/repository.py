@@ -8,7 +8,8 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from app.kit.db import DealRow, TableRow
+from app.deals.orm import DealRow
+from app.tables.orm import TableRow
 
 
 def deal_rows(session: Session, table_id: str) -> list[DealRow]:

@@ -27,6 +27,14 @@ from app.tables.schemas import TableOut
 from app.tables.service import current_etag
 
 router = APIRouter(prefix="/v1/tables", tags=["records"], route_class=BodyRoute)
+
+
+def body_limits(settings: Settings) -> dict[str, int]:
+    """The routes with a body limit of their own, by path: the record import (a long table's
+    record is larger than any other body)."""
+    return {"/v1/tables/import": settings.max_record_bytes}
+
+
 CSV = "text/csv"
 
 

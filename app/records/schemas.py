@@ -8,11 +8,12 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 
 from app.deals.schemas import DEAL_VARIANTS
-from app.kit.limits import RECORD_ENTRIES_MAX, TABLE_NOTE_MAX, TITLE_MAX
 from app.kit.schemas import Name, PlainText, Request, Seat, bounded_map
+from app.records.limits import RECORD_ENTRIES_MAX
 from app.records.service import FORMAT, VERSION, example_record
 from app.rules import FIELD_NAMES
 from app.rules.vocabulary import EntryKind
+from app.tables.limits import TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import DEFAULT_LIMITS
 from app.tables.schemas import ConventionName, Options
 from app.tables.sheet_schemas import Sheet

@@ -17,10 +17,10 @@ from typing import Any
 
 from app.deals.model import DealInfo, deal_info, entries_to_json
 from app.kit import amounts
-from app.kit.db import Database, TableRow
+from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Unprocessable
-from app.kit.limits import GAMES_MAX, MAX_LISTED_ERRORS, TABLE_NOTE_MAX, TITLE_MAX
+from app.kit.limits import MAX_LISTED_ERRORS
 from app.players.service import player_name
 from app.records import repository
 from app.rules import (
@@ -42,6 +42,7 @@ from app.rules import (
     sheet,
 )
 from app.rules.fields import to_json
+from app.tables.limits import GAMES_MAX, TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import (
     DEFAULT_LIMITS,
     Limits,
@@ -51,6 +52,7 @@ from app.tables.model import (
     rules_of,
     state_of,
 )
+from app.tables.orm import TableRow
 from app.tables.service import load_row, make_room_for_a_table
 
 FORMAT = "prefscore-record"

@@ -124,7 +124,7 @@ CONTRACT_RE = re.compile(CONTRACT_PATTERN)
 CONTRACT_HELP = Sentence('a level 6-10 and a strain S, C, D, H or NT, e.g. "7H"')
 
 SEATS_MAX = 4  # a table has 3 or 4 players, seats 0..n-1
-DEAL_NOTE_MAX = 500  # characters of a deal's note (a table's note: app/kit/limits.py TABLE_NOTE_MAX)
+DEAL_NOTE_MAX = 500  # characters of a deal's note (a table's note: app/tables/limits.py TABLE_NOTE_MAX)
 # Deal types that can carry a talon (the others have no talon taken).
 TALON_DEAL_TYPES: tuple[str, ...] = (DealType.CONTRACT.value, DealType.MISERE.value)
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from sqlalchemy import Row, func, select, update
 from sqlalchemy.orm import Session
 
-from app.kit.db import ScorerLinkRow, TableRow
+from app.keys.repository import owner_has_a_key
 from app.kit.db.models import utcnow
-from app.kit.repository import owner_has_a_key
+from app.scorer.orm import ScorerLinkRow
+from app.tables.orm import TableRow
 
 _LINKS = ScorerLinkRow.__table__
 _TABLES = TableRow.__table__

@@ -20,11 +20,11 @@ from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
-from app.kit.limits import SCORER_LINKS_MAX
 from app.kit.preconditions import IfMatch
 from app.kit.problem_schemas import problem_responses
 from app.rules import settle
 from app.scorer import service as links
+from app.scorer.limits import SCORER_LINKS_MAX
 from app.scorer.schemas import (
     ScorerDeal,
     ScorerDealPage,
@@ -39,7 +39,7 @@ from app.tables.service import get_table
 owner_router = APIRouter(prefix="/v1/tables/{table_id}", tags=["scorer links"], route_class=BodyRoute)
 router = APIRouter(prefix="/v1/score/{token}", tags=["scorer"], route_class=BodyRoute)
 LinkId = Annotated[int, Path(ge=1, le=2**53 - 1, description="the link's id")]
-from app.kit.limits import DEALS_PAGE_MAX as PAGE_MAX  # noqa: E402
+from app.deals.limits import DEALS_PAGE_MAX as PAGE_MAX  # noqa: E402
 
 _NO_STORE = {"headers": CACHE_CONTROL}
 

@@ -18,18 +18,19 @@ from datetime import datetime
 
 from app.deals.service import DealPage, list_deals
 from app.events.changes import announce
+from app.keys.limits import KEY_PREFIX_LENGTH
 from app.keys.service import hash_key
-from app.kit.db import Database, ScorerLinkRow
+from app.kit.db import Database
 from app.kit.errors import Conflict, NotFound
-from app.kit.limits import KEY_PREFIX_LENGTH
 from app.rules import Sentence
 from app.scorer import repository as repo
+from app.scorer.orm import ScorerLinkRow
 from app.tables.service import load_table
 
 TOKEN_PREFIX = "sc_"
 TOKEN_RE = re.compile(r"^sc_[A-Za-z0-9_-]{43}$")
 # Links of one table that work at the same time: a table has a few phones, not thousands.
-from app.kit.limits import SCORER_LINKS_MAX as LINKS_MAX  # noqa: E402
+from app.scorer.limits import SCORER_LINKS_MAX as LINKS_MAX  # noqa: E402
 
 _DUMMY_HASH = hash_key("prefscore: no scorer link has this prefix")
 

@@ -32,7 +32,7 @@ from typing import Any
 from cachetools import LRUCache
 from pebble import ProcessExpired, ProcessPool
 
-from app.kit.errors import Conflict, ServiceError
+from app.kit.errors import Conflict, Unavailable
 from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.kit.i18n.game_words import CONVENTIONS, MATCH_BONUSES
 from app.kit.settings import Settings
@@ -44,15 +44,11 @@ log = logging.getLogger(__name__)
 RETRY_AFTER = 2  # seconds: about one long picture's drawing
 
 
-class Busy(ServiceError):
-    """No worker could draw the picture in time: 503, retry after ``retry_after`` seconds."""
-
-    status = 503
-    title = "Service unavailable"
+class Busy(Unavailable):
+    """No worker could draw the picture in time: retry after ``retry_after`` seconds."""
 
     def __init__(self, detail: str, retry_after: int = RETRY_AFTER):
-        super().__init__(detail)
-        self.retry_after = retry_after
+        super().__init__(detail, retry_after)
 
 
 class DrawnSvg(bytes):

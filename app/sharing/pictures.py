@@ -18,12 +18,13 @@ from sqlalchemy.orm import Session
 from app.deals.model import DealInfo, deal_info
 from app.deals.service import stored_log
 from app.kit import etags
-from app.kit.db import Database, TableRow
+from app.kit.db import Database
 from app.kit.i18n import Lang
 from app.render import Played
 from app.rules import settle, sheet
 from app.sharing.drawing import DrawnSvg, Pictures, sheet_drawing
 from app.tables.model import TableInfo, loaded
+from app.tables.orm import TableRow
 from app.tables.service import load_row, shared_row
 
 

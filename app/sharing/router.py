@@ -24,7 +24,7 @@ from app.kit.i18n import Lang
 from app.kit.lang import PageLang, language_headers
 from app.kit.preconditions import IfNoneMatch
 from app.kit.problem_schemas import problem_responses
-from app.kit.problems import problem
+from app.kit.problems import service_problem
 from app.render import LAYOUTS
 from app.sharing.drawing import Busy, Pictures
 from app.sharing.pictures import Sheet, sheet_picture
@@ -33,7 +33,7 @@ router = APIRouter()
 
 SVG = "image/svg+xml"
 PNG = "image/png"
-from app.kit.limits import SHARED_PAGE_MAX  # noqa: E402
+from app.sharing.limits import SHARED_PAGE_MAX  # noqa: E402
 
 Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
 LayoutQuery = Annotated[
@@ -88,9 +88,7 @@ def picture_response(
     try:
         drawn = sheet_picture(db, pictures, of, fmt=fmt, lang=lang, layout=layout, seen=if_none_match)
     except Busy as exc:
-        return problem(
-            503, exc.detail, scope=scope, title=exc.title, headers={"Retry-After": str(exc.retry_after)}
-        )
+        return service_problem(exc, scope)
     headers = {"ETag": drawn.etag, "Cache-Control": etags.CACHE, **language_headers(lang)}
     if drawn.body is None:
         return Response(status_code=304, headers=headers)

@@ -10,13 +10,11 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.kit.etags import TABLE_ID_RE, sheet_etag
+from app.kit.settings import Settings, default_of
 from app.rules import RULES_VERSION, FieldError, Rules, Settlement, TableState, make_rules
-
-if TYPE_CHECKING:
-    from app.kit.settings import Settings
 
 __all__ = ["TABLE_ID_RE"]
 
@@ -28,9 +26,10 @@ class Limits:
     """What one key may store (docs/configuration.md): deals per table, tables per owner,
     and how long an Idempotency-Key's answer is kept (None: for ever)."""
 
-    deals_per_table: int = 2000
-    tables_per_owner: int = 1000
-    idempotency_ttl: timedelta | None = timedelta(days=7)
+    # The defaults are the settings' (written there only).
+    deals_per_table: int = default_of("max_deals_per_table")
+    tables_per_owner: int = default_of("max_tables_per_owner")
+    idempotency_ttl: timedelta | None = timedelta(days=default_of("idempotency_days"))
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:

@@ -10,17 +10,36 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, bindparam, case, delete, func, or_, select, text, update
+from sqlalchemy import (
+    Connection,
+    Row,
+    and_,
+    bindparam,
+    case,
+    column,
+    delete,
+    func,
+    or_,
+    select,
+    table,
+    text,
+    update,
+)
 from sqlalchemy.orm import Session
 
-from app.kit.db import Database, DealRow, IdempotencyRow, TableRow
+from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
 from app.kit.etags import TABLE_ID_RE, checked_table_id
 from app.rules import FieldError, Sentence
 from app.tables.model import SHARE_TOKEN_RE
+from app.tables.orm import TableRow
 
 _TABLES = TableRow.__table__
+# A table's deals and the replays of their posts (app/deals/orm.py), named by their tables'
+# names: deleted with the table (the deals sit above the tables, which import nothing of them).
+_DEALS = table("deals", column("table_id"))
+_IDEMPOTENCY = table("idempotency_keys", column("table_id"))
 
 
 def _table_query(owner: str, table_id: str, lock: bool, columns):  # noqa: ANN001
@@ -128,8 +147,8 @@ def new_share_token(session: Session, table_id: str, revision: int) -> None:
 def delete_table(session: Session, table_id: str) -> None:
     """The table with every deal and idempotency record (explicitly: SQLite enforces no
     foreign key unless asked)."""
-    session.execute(delete(IdempotencyRow.__table__).where(IdempotencyRow.__table__.c.table_id == table_id))
-    session.execute(delete(DealRow.__table__).where(DealRow.__table__.c.table_id == table_id))
+    session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.table_id == table_id))
+    session.execute(delete(_DEALS).where(_DEALS.c.table_id == table_id))
     session.execute(delete(_TABLES).where(_TABLES.c.id == table_id))
 
 

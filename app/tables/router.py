@@ -11,7 +11,6 @@ from app.kit.bodies import BodyRoute
 from app.kit.db import Database
 from app.kit.deps import DB, Owner, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
-from app.kit.limits import TABLES_PAGE_MAX
 from app.kit.preconditions import IfNoneMatch, TableIfMatch, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
@@ -20,6 +19,7 @@ from app.players.service import SeatLink
 from app.ratings import service as ratings
 from app.rules import CONVENTION_NAMES, settle
 from app.tables import service as svc
+from app.tables.limits import TABLES_PAGE_MAX
 from app.tables.model import UNSET, Limits
 from app.tables.not_modified import SHEET_CHANGED, sheet_not_modified
 from app.tables.schemas import SettlementOut, SharedOut, TableCreate, TableList, TableOut, TablePatch

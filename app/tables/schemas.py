@@ -9,7 +9,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
 from app.kit import amounts
-from app.kit.limits import TABLE_NOTE_MAX, TITLE_MAX
 from app.kit.schemas import (
     Amount,
     Answer,
@@ -25,6 +24,7 @@ from app.players.schemas import SeatIn
 from app.ratings.schemas import SeatRatingOut
 from app.ratings.service import TableRating
 from app.rules import FIELD_NAMES, Settlement
+from app.tables.limits import TABLE_NOTE_MAX, TITLE_MAX
 from app.tables.model import ListedTable, TableInfo, TablePage
 from app.tables.sheet_schemas import Sheet
 

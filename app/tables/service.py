@@ -13,17 +13,17 @@ from typing import Any
 from anyio import to_thread
 
 from app.events.changes import announce
-from app.kit.db import Database, TableRow
+from app.kit.db import Database
 from app.kit.db.engine import LoopReadUnavailable
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
 from app.kit.etags import check_if_match, checked_table_id, sheet_etag
-from app.kit.limits import GAMES_MAX
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, check_links, link_seats, player_name
 from app.ratings import service as ratings
 from app.rules import RULES_VERSION, FieldError, InvalidTable, Sentence, TableState, make_rules, settle
 from app.tables import repository as repo
+from app.tables.limits import GAMES_MAX
 from app.tables.model import (
     DEFAULT_LIMITS,
     UNSET,
@@ -37,6 +37,7 @@ from app.tables.model import (
     rules_of,
     state_of,
 )
+from app.tables.orm import TableRow
 
 # The table row other domains' use cases start from, in their own transaction and lock.
 from app.tables.repository import load_row, load_table, shared_row

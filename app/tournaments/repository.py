@@ -14,14 +14,6 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.kit.db import (
-    TournamentAdjustmentRow,
-    TournamentAuditRow,
-    TournamentEntrantRow,
-    TournamentRoundRow,
-    TournamentRow,
-    TournamentTableRow,
-)
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
 from app.rules import FieldError, Sentence
@@ -34,6 +26,14 @@ from app.tournaments.model import (
     TableAtRound,
     Tournament,
     scoring_of,
+)
+from app.tournaments.orm import (
+    TournamentAdjustmentRow,
+    TournamentAuditRow,
+    TournamentEntrantRow,
+    TournamentRoundRow,
+    TournamentRow,
+    TournamentTableRow,
 )
 
 _T = TournamentRow.__table__

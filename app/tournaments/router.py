@@ -18,18 +18,18 @@ from app.kit.built import Built
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION, not_modified
-from app.kit.limits import (
-    AUDIT_PAGE_MAX,
-    TOURNAMENT_ENTRANTS_MAX,
-    TOURNAMENT_ROUNDS_MAX,
-    TOURNAMENTS_PAGE_MAX,
-)
 from app.kit.preconditions import IfNoneMatch, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
 from app.tables.model import Limits
 from app.tournaments import export
 from app.tournaments import service as svc
+from app.tournaments.limits import (
+    AUDIT_PAGE_MAX,
+    TOURNAMENT_ENTRANTS_MAX,
+    TOURNAMENT_ROUNDS_MAX,
+    TOURNAMENTS_PAGE_MAX,
+)
 from app.tournaments.schemas import (
     AdjustmentIn,
     AdjustmentOut,

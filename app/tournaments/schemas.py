@@ -14,12 +14,6 @@ from app.deals.schemas import Clause, DealWithSheet, Destination, PenaltyAmount,
 from app.deals.schemas import Reason as PenaltyReason
 from app.kit import amounts as kit_amounts
 from app.kit.errors import Unprocessable
-from app.kit.limits import (
-    REASON_MAX,
-    TOURNAMENT_ENTRANTS_MAX,
-    TOURNAMENT_NAME_MAX,
-    TOURNAMENT_ROUNDS_MAX,
-)
 from app.kit.schemas import (
     Amount,
     Answer,
@@ -34,6 +28,12 @@ from app.kit.schemas import (
 )
 from app.rules import FIELD_NAMES, FieldError, Sentence, amounts, said
 from app.tables.sheet_schemas import Sheet
+from app.tournaments.limits import (
+    REASON_MAX,
+    TOURNAMENT_ENTRANTS_MAX,
+    TOURNAMENT_NAME_MAX,
+    TOURNAMENT_ROUNDS_MAX,
+)
 from app.tournaments.model import (
     DIRECTOR_GAME_DEALS,
     SCORING_PRESETS,

@@ -34,22 +34,18 @@ from app.kit.built import Built
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import (
-    REVISIONS_CHUNK,
-    TOURNAMENT_ADJUSTMENTS_MAX,
-    TOURNAMENT_ENTRANTS_MAX,
-    TOURNAMENTS_PER_OWNER,
-)
 from app.kit.repository import lock_owner
 from app.players.service import SeatLink, get_player, new_player_id, player_name
 from app.ratings import service as ratings
 from app.rules import FieldError, InvalidTable, PenaltyDeal, Sentence, amounts, make_rules, sentence, settle
 from app.scorer import service as scorer_links
 from app.tables import service as tables
+from app.tables.limits import REVISIONS_CHUNK
 from app.tables.model import DEFAULT_LIMITS, Limits, TableInfo, check_names, loaded
 from app.tournaments import draw as drawing
 from app.tournaments import repository as repo
 from app.tournaments import scoring as scoring_core
+from app.tournaments.limits import TOURNAMENT_ADJUSTMENTS_MAX, TOURNAMENT_ENTRANTS_MAX, TOURNAMENTS_PER_OWNER
 from app.tournaments.model import (
     CLOSED,
     OPEN,

@@ -10,11 +10,11 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Response
 
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner, get_settings
-from app.kit.limits import WEBHOOK_DELIVERIES_PAGE_MAX
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
 from app.webhooks import documents as _documents  # noqa: F401  (the deliveries in the API document)
 from app.webhooks import service as svc
+from app.webhooks.limits import WEBHOOK_DELIVERIES_PAGE_MAX
 from app.webhooks.schemas import (
     DeliveryOut,
     DeliveryPage,

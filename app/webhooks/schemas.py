@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 
 from app.events.catalogue import WEBHOOK_BITS
-from app.kit.limits import WEBHOOK_TABLES_MAX, WEBHOOK_URL_MAX
 from app.kit.schemas import Answer, Request, UtcTime
+from app.webhooks.limits import WEBHOOK_TABLES_MAX, WEBHOOK_URL_MAX
 from app.webhooks.model import Created, Delivery, Endpoint
 
 # The kinds an endpoint may subscribe to: the catalogue's (app/events/catalogue.py).

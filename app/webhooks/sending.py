@@ -20,10 +20,10 @@ from standardwebhooks.webhooks import Webhook
 
 from app.events.catalogue import KINDS, ByWebhooks
 from app.events.payloads import utc
-from app.kit.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.kit.settings import Settings
 from app.rules import Sentence
 from app.webhooks import addresses
+from app.webhooks.limits import WEBHOOK_RETRY_AFTER_MAX
 from app.webhooks.model import message_id
 
 TIMED_OUT = "no answer within"

@@ -17,10 +17,10 @@ from app.events.outbox import mask, names
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.limits import WEBHOOK_ATTEMPTS_SHOWN, WEBHOOKS_PER_OWNER
 from app.rules import FieldError, Sentence, said, sentence
 from app.webhooks import addresses
 from app.webhooks import repository as repo
+from app.webhooks.limits import WEBHOOK_ATTEMPTS_SHOWN, WEBHOOKS_PER_OWNER
 from app.webhooks.model import Attempt, Created, Delivery, Endpoint
 
 __all__ = ["Created", "Delivery", "Endpoint"]

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from app.kit.db import ApiKey
+from app.keys.orm import ApiKey
 
 PROBLEM = "application/problem+json"
 

@@ -29,7 +29,7 @@ def test_concurrent_posts_are_serialised(api, db):
     assert [d["number"] for d in page["items"]] == list(range(1, writers * per_writer + 1))
 
     # fold == stored
-    from app.kit.db import TableRow
+    from app.tables.orm import TableRow
 
     with db.read() as session:
         row = session.get(TableRow, tid)

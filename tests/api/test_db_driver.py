@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import select
 
-from app.kit.db import PlayerRatingRow, RatedTableRow
 from app.kit.db.driver import Driver, for_drivers
+from app.ratings.orm import PlayerRatingRow, RatedTableRow
 
 _READ = for_drivers("SELECT mu, games FROM player_ratings WHERE pool = :pool AND player_id = :player")
 _WRITE = for_drivers(

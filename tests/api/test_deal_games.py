@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 import app.sharing.pictures as pictures
-from app.kit.db import DealRow
+from app.deals.orm import DealRow
 
 FOUR = ["Anna", "Boris", "Vera", "Gleb"]
 # piter_races, target 2, two games, first dealer 0:

@@ -189,7 +189,7 @@ def test_a_table_that_disappears_ends_its_streams(owner, server, readers, db):
     # revision watcher (every 0.1 s on SQLite, 0.3 s under LISTEN here) finds it gone.
     from sqlalchemy import delete
 
-    from app.kit.db import TableRow
+    from app.tables.orm import TableRow
 
     table = owner.table()
     keyed = EventReader(f"{server}/v1/tables/{table['id']}/events?after=0", owner.headers)
@@ -317,7 +317,7 @@ def test_the_streams_of_a_key_revoked_elsewhere_end_within_the_heartbeat(
 ):
     from sqlalchemy import update
 
-    from app.kit.db import ApiKey
+    from app.keys.orm import ApiKey
     from app.kit.db.models import utcnow
 
     table = owner.table()

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from app.kit.limits import EVENT_QUEUE_MAX as QUEUE_MAX
 from app.live.hub import Hub
+from app.live.limits import EVENT_QUEUE_MAX as QUEUE_MAX
 from app.live.subscription import Current, Subscription, TableEvent
 
 

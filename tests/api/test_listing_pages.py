@@ -15,8 +15,9 @@ import pytest
 from sqlalchemy import event, select
 
 import app.rules.scoring as scoring
-from app.kit.db import DealRow, TableRow
+from app.deals.orm import DealRow
 from app.rules import Deal, replay
+from app.tables.orm import TableRow
 from app.tables.service import rules_of
 from tests.support.deallog import generate_log
 

@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete
 
-from app.kit.db import TableRow
 from app.players import stats as player_stats
 from app.players.schemas import PlayerStatsOut
 from app.players.service import Player
 from app.players.stats import PlayerStats, Tally
 from app.rules import Deal, replay
+from app.tables.orm import TableRow
 from tests.rules.strategies import randoms, tables
 from tests.support.deallog import next_deal
 

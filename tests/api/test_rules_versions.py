@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sqlalchemy import select, update
 
-from app.kit.db import TableRow
 from app.rules import RULES_VERSION
+from app.tables.orm import TableRow
 
 # Piter with sliding all-passes off, dealer 0: an all-pass (streak 1, the dealer stays 0),
 # then an unwhisted 7 of seat 1, which does not end a Piter streak.

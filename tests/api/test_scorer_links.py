@@ -10,7 +10,8 @@ import re
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.kit.db import DealRow, ScorerLinkRow
+from app.deals.orm import DealRow
+from app.scorer.orm import ScorerLinkRow
 
 from .samples import PULKA, pass_6s
 

@@ -7,7 +7,8 @@ import unicodedata
 
 from sqlalchemy import func, select
 
-from app.kit.db import DealRow, IdempotencyRow, TableRow
+from app.deals.orm import DealRow, IdempotencyRow
+from app.tables.orm import TableRow
 
 from .samples import ALLPASS, PULKA, pass_6s
 

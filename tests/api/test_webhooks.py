@@ -393,7 +393,7 @@ def test_the_retry_schedule_with_jitter():
 
 
 def test_an_owner_has_at_most_so_many_webhooks(owner):
-    from app.kit.limits import WEBHOOKS_PER_OWNER
+    from app.webhooks.limits import WEBHOOKS_PER_OWNER
 
     for _ in range(WEBHOOKS_PER_OWNER):
         register(owner, "http://127.0.0.1:9/hook")

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, update
 
+from app.deals.orm import IdempotencyRow
 from app.deals.repository import EXPIRY_BATCH
-from app.kit.db import IdempotencyRow
 from app.kit.db.models import utcnow
 from app.kit.settings import Settings
 from app.main import create_app

@@ -1,11 +1,13 @@
-"""Limits: the fixed ones are the constants of app/kit/limits.py that the contract declares;
+"""Limits: the fixed ones are the constants of app/kit/limits.py and of each domain's limits.py
+that the contract declares;
 the database's loop and probe timings are settings that reach the database."""
 
 from __future__ import annotations
 
-from app.kit import limits
 from app.kit.db import make_database
 from app.kit.settings import Settings, default_of
+from app.rules.vocabulary import DEAL_NOTE_MAX
+from app.tables import limits
 
 
 def test_the_contract_declares_the_constants(tmp_path):
@@ -19,7 +21,7 @@ def test_the_contract_declares_the_constants(tmp_path):
 
     # A table's note and a deal's note are two limits, each with its own name.
     assert note_max("TablePatch") == note_max("RecordTable") == limits.TABLE_NOTE_MAX == 2000
-    assert note_max("ContractDeal") == note_max("AllpassDeal") == limits.DEAL_NOTE_MAX == 500
+    assert note_max("ContractDeal") == note_max("AllpassDeal") == DEAL_NOTE_MAX == 500
     assert schemas["TablePatch"]["properties"]["title"]["anyOf"][0]["maxLength"] == limits.TITLE_MAX
 
 

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import func, select
 
 from app.events import changes
-from app.kit.db import PlayerRatingRow, RatedTableRow, RatingChangeRow
 from app.ratings.model import INITIAL, rate
+from app.ratings.orm import PlayerRatingRow, RatedTableRow, RatingChangeRow
 from app.ratings.rater import Rater
 from app.rules import Deal, exact, make_rules, replay
 from app.rules.settlement import balances

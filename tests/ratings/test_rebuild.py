@@ -8,8 +8,8 @@ from click.testing import CliRunner
 from sqlalchemy import update
 
 from app.cli.main import main
-from app.kit.db import PlayerRatingRow, RatingChangeRow
 from app.ratings import service as ratings
+from app.ratings.orm import PlayerRatingRow, RatingChangeRow
 from tests.api.samples import PULKA
 
 

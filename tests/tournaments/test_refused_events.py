@@ -172,7 +172,7 @@ def test_a_swap_refused_at_a_table_with_a_deal_leaves_no_event(owner, live, db, 
         now = real_tables_now(db_, t_)
         if not calls:  # the swap's look at the tables: none has a deal yet; then one gets one
             calls.append(1)
-            from app.kit.db.models import TableRow
+            from app.tables.orm import TableRow
 
             with db_.write() as session:
                 session.query(TableRow).filter(TableRow.id == late).update({"deal_count": 1})

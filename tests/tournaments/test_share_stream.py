@@ -128,7 +128,7 @@ def test_a_change_written_by_another_process_reaches_the_stream_on_the_poll_inte
     notification): the tournament's revision read on the poll interval finds it."""
     from sqlalchemy import update
 
-    from app.kit.db import TournamentRow
+    from app.tournaments.orm import TournamentRow
 
     t = owner.post("/v1/tournaments", json={"name": "Elsewhere", **_ONE_ROUND}).json()
     r = EventReader(f"{server}/v1/shared/{t['share_token']}/tournament/events?after=0")
@@ -313,7 +313,7 @@ def test_a_slow_follower_keeps_the_newest_revision():
     # a queue over EVENT_QUEUE_MAX keeps the newest event of each tournament beside the
     # newest notice about the stream: the revision is not lost behind a "stream.resumed"
     from app.events.catalogue import RESUMED
-    from app.kit.limits import EVENT_QUEUE_MAX
+    from app.live.limits import EVENT_QUEUE_MAX
     from app.live.subscription import StreamNotice, Subscription, TournamentEvent
 
     sub = Subscription(None, frozenset(), tournament="t")

@@ -1,52 +1,7 @@
-"""Persistence: SQLAlchemy models, engine/session setup per dialect, repositories."""
+"""Persistence: the engine and sessions per dialect (a domain's tables are in its ``orm.py``,
+on the declarative base of ``app.kit.db.models``)."""
 
 from app.kit.db.engine import Database, make_database
-from app.kit.db.models import (
-    ApiKey,
-    Base,
-    DealRow,
-    IdempotencyRow,
-    PlayerRatingRow,
-    PlayerRow,
-    PlayerTableRow,
-    RatedTableRow,
-    RatingChangeRow,
-    ScorerLinkRow,
-    TableRow,
-    TournamentAdjustmentRow,
-    TournamentAuditRow,
-    TournamentEntrantRow,
-    TournamentRoundRow,
-    TournamentRow,
-    TournamentTableRow,
-    WebhookAttemptRow,
-    WebhookDeliveryRow,
-    WebhookEndpointRow,
-    WebhookEndpointTableRow,
-)
+from app.kit.db.models import Base
 
-__all__ = [
-    "ApiKey",
-    "Base",
-    "Database",
-    "DealRow",
-    "IdempotencyRow",
-    "PlayerRatingRow",
-    "PlayerRow",
-    "PlayerTableRow",
-    "RatedTableRow",
-    "RatingChangeRow",
-    "ScorerLinkRow",
-    "TableRow",
-    "TournamentAdjustmentRow",
-    "TournamentAuditRow",
-    "TournamentEntrantRow",
-    "TournamentRoundRow",
-    "TournamentRow",
-    "TournamentTableRow",
-    "WebhookAttemptRow",
-    "WebhookDeliveryRow",
-    "WebhookEndpointRow",
-    "WebhookEndpointTableRow",
-    "make_database",
-]
+__all__ = ["Base", "Database", "make_database"]

@@ -50,25 +50,22 @@ __all__ = [
 ]
 
 
-def own_body_limits(settings: Settings) -> dict[str, int]:
-    """The routes with a body limit of their own, by path: the record import (a long table's
-    record is larger than any other body)."""
-    return {"/v1/tables/import": settings.max_record_bytes}
-
-
-def wrap(stack: ASGIApp, settings: Settings) -> ASGIApp:
+def wrap(stack: ASGIApp, settings: Settings, body_limits: dict[str, int]) -> ASGIApp:
     """The outermost layers, around the framework's whole middleware stack: one pass
-    (``outer_layer.OuterLayer``) that calls security headers, request context and the 413 in order."""
-    return OuterLayer(stack, settings=settings, path_limits=own_body_limits(settings))
+    (``outer_layer.OuterLayer``) that calls security headers, request context and the 413 in
+    order. ``body_limits``: the routes with a body limit of their own, by path (the domains
+    name them; app/main.py gathers them)."""
+    return OuterLayer(stack, settings=settings, path_limits=body_limits)
 
 
-def install(app: FastAPI, settings: Settings) -> None:
-    """Middleware (Starlette applies the last added outermost) and /metrics."""
+def install(app: FastAPI, settings: Settings, body_limits: dict[str, int]) -> None:
+    """Middleware (Starlette applies the last added outermost) and /metrics; ``body_limits``
+    as ``wrap``'s."""
     obs.configure_logging(settings.log_format, settings.log_level)
     app.add_middleware(
         BodyGuard,
         max_json_depth=settings.max_json_depth,
-        own_limit_paths=frozenset(own_body_limits(settings)),
+        own_limit_paths=frozenset(body_limits),
         loop_parse_bytes=settings.loop_parse_bytes,
     )
     # Outside BodyGuard: the caller is authenticated before anything reads the body.
@@ -77,7 +74,7 @@ def install(app: FastAPI, settings: Settings) -> None:
         settings=settings,
         db=app.state.db,
         lookups=app.state.lookups,
-        body_limits=own_body_limits(settings),
+        body_limits=body_limits,
     )
     if settings.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
