@@ -13,7 +13,19 @@ from app.ratings import orm as ratings
 from app.scorer import orm as scorer
 from app.tables import orm as tables
 from app.tournaments import orm as tournaments
+from app.webhooks import orm as webhooks
 
 metadata = Base.metadata
 
-__all__ = ["Base", "deals", "keys", "metadata", "players", "ratings", "scorer", "tables", "tournaments"]
+__all__ = [
+    "Base",
+    "deals",
+    "keys",
+    "metadata",
+    "players",
+    "ratings",
+    "scorer",
+    "tables",
+    "tournaments",
+    "webhooks",
+]

@@ -219,9 +219,9 @@ async def delivering(url: str, count: int, port: int) -> dict[str, Any]:
     from sqlalchemy import func, select
 
     from app.kit.db import make_database
-    from app.kit.db.models import WebhookDeliveryRow
     from app.kit.settings import Settings
     from app.webhooks.delivery import Deliverer
+    from app.webhooks.orm import WebhookDeliveryRow
 
     settings = Settings(
         database_url=url, webhooks_allowed_networks=("127.0.0.0/8",), webhooks_retention=1.0, webhooks_poll_interval=0.2,

@@ -9,15 +9,14 @@ in the deal post's one statement as a CTE, no round trip of its own)."""
 from __future__ import annotations
 
 from typing import Any
-from typing import cast as typed
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Connection,
     DateTime,
     Integer,
     String,
-    Table,
     and_,
     bindparam,
     cast,
@@ -32,12 +31,25 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from app.kit.db.models import WebhookDeliveryRow, WebhookEndpointRow, WebhookEndpointTableRow
-
-_E = WebhookEndpointRow.__table__
-_ET = WebhookEndpointTableRow.__table__
-# A Table (a Core insert: under a Session an ORM entity's would be the ORM's bulk insert).
-_D = typed(Table, WebhookDeliveryRow.__table__)
+# The webhooks' tables (app/webhooks/orm.py, a domain above) by their names, with the columns
+# these statements use.
+_E = table(
+    "webhook_endpoints",
+    column("id", Integer),
+    column("owner", String),
+    column("types", Integer),
+    column("all_tables", Boolean),
+    column("active", Boolean),
+    column("disabled_at", DateTime(timezone=True)),
+)
+_ET = table("webhook_endpoint_tables", column("endpoint_id", Integer), column("table_id", String))
+_D = table(
+    "webhook_deliveries",
+    *(column(name, Integer) for name in ("endpoint_id", "revision", "deal_number", "deal_count", "attempts")),
+    *(column(name, String) for name in ("owner", "type", "table_id", "state")),
+    *(column(name, DateTime(timezone=True)) for name in ("occurred_at", "due_at")),
+    column("data", JSON),
+)
 _TABLES = table("tables", column("id"), column("deal_count"))  # app/tables/orm.py, by its name
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select,
 from sqlalchemy.orm import Session
 
 from app.events.catalogue import TEST_EVENT
-from app.kit.db.models import (
+from app.webhooks.orm import (
     WebhookAttemptRow,
     WebhookDeliveryRow,
     WebhookEndpointRow,

@@ -12,10 +12,11 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from sqlalchemy import update
 
-from app.kit.db.models import WebhookDeliveryRow, utcnow
+from app.kit.db.models import utcnow
 from app.webhooks import service
 from app.webhooks.delivery import Deliverer
 from app.webhooks.model import message_id
+from app.webhooks.orm import WebhookDeliveryRow
 
 OWNER = "ids-owner"
 POLICY = service.Policy(allowed=service.addresses.networks(["127.0.0.0/8"]))
