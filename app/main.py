@@ -14,7 +14,7 @@ from app.deals import router as deals
 from app.keys import router as keys
 from app.keys import service as key_service
 from app.keys.service import configure_key_cache
-from app.kit import docs_ui, health, middleware, openapi, problems
+from app.kit import assets, docs_ui, health, middleware, openapi, problems
 from app.kit.callers import Lookups
 from app.kit.db import Database, make_database
 from app.kit.middleware import trailing_slash
@@ -42,6 +42,7 @@ from app.webhooks.delivery import Deliverer
 API_VERSION = "1.0.0"
 ROUTERS = (
     health.router,
+    assets.router,
     conventions.router,
     keys.router,
     tables.router,

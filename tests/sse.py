@@ -126,9 +126,12 @@ class EventReader:
                     sock.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+        # The reading thread leaves its ``with`` and closes the response itself: closing it from
+        # here as well races with that thread and can leave the connection's socket unclosed.
+        self._thread.join(5)
+        if response is not None:
             response.close()
         self._client.close()
-        self._thread.join(5)
 
 
 class ResumingReader(threading.Thread):

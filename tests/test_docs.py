@@ -41,7 +41,8 @@ def is_text_source(path: Path) -> bool:
         return True
     if path.suffix == "":
         try:
-            first = path.open("rb").readline(200)
+            with path.open("rb") as script:
+                first = script.readline(200)
         except OSError:
             return False
         return first.startswith(b"#!") and (b"sh" in first or b"python" in first)

@@ -18,6 +18,7 @@ from app.kit.db import Database
 from app.kit.deps import get_settings
 from app.kit.errors import Unprocessable
 from app.kit.settings import Settings
+from app.kit.versions import Expected
 from app.rules import FieldError
 from app.tables.model import Limits
 
@@ -59,7 +60,7 @@ async def post(
     deal: DealInput,
     *,
     idempotency_key: str | None,
-    if_match: str | None,
+    expected: Expected | None,
     settings: Settings,
     response: Response,
     deals_url: str,
@@ -76,7 +77,7 @@ async def post(
             deal.to_deal(),
             idempotency_key=key,
             request_hash=fingerprint(deal, key),
-            if_match=if_match,
+            expected=expected,
             limits=Limits.of(settings),
         )
     )

@@ -4,12 +4,14 @@ deal, the whole log, and the writes of an undo or a correction."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, CursorResult, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from app.deals.model import DealInfo, deal_info
 from app.deals.orm import DealRow, IdempotencyRow
 from app.events.repository import ENQUEUE_POSTED, has_endpoints
 from app.kit.db.models import utcnow
@@ -18,6 +20,7 @@ from app.kit.etags import checked_table_id
 from app.kit.repository import NOTIFY
 from app.players import service as players
 from app.rules import Sentence
+from app.tables.model import StoredTable, stored
 from app.tables.orm import TableRow
 
 _TABLES = TableRow.__table__
@@ -91,19 +94,43 @@ _POST_READ = {
     )
     for dialect in ("postgresql", "sqlite")
 }
+
+
+@dataclass(frozen=True)
+class KeptAnswer:
+    """What an Idempotency-Key keeps at a table: its request's hash and the answer."""
+
+    request_hash: str | None
+    response: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LoggedDeal:
+    """A deal of the log as stored, with its row's id and the game it belongs to; ``entries``
+    as stored (JSON), so that a refold compares them with what it would write."""
+
+    id: int
+    number: int
+    body: dict[str, Any]
+    entries: list[dict[str, Any]]
+    created_at: datetime
+    dealer: int | None
+    game: int | None
+
+
 _KEPT = select(_IDEMPOTENCY.c.request_hash, _IDEMPOTENCY.c.response).where(
     _IDEMPOTENCY.c.table_id == bindparam("table_id"), _IDEMPOTENCY.c.key == bindparam("key")
 )
 
 
-def table_to_post_at(conn: Connection, owner: str, table_id: str) -> Row:
+def table_to_post_at(conn: Connection, owner: str, table_id: str) -> StoredTable:
     """The table row a post writes, locked, with its registered seats (``registered``)."""
     row = conn.execute(
         _POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}
     ).one_or_none()
     if row is None:
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
-    return row
+    return stored(row)
 
 
 def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool, hooked: bool = False) -> None:
@@ -121,9 +148,10 @@ def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool, hooked:
         conn.execute(ENQUEUE_POSTED, params)
 
 
-def kept_answer(conn: Connection, table_id: str, key: str) -> Row | None:
+def kept_answer(conn: Connection, table_id: str, key: str) -> KeptAnswer | None:
     """The record of an Idempotency-Key at a table: its request's hash and kept answer."""
-    return conn.execute(_KEPT, {"table_id": table_id, "key": key}).one_or_none()
+    row = conn.execute(_KEPT, {"table_id": table_id, "key": key}).one_or_none()
+    return None if row is None else KeptAnswer(*row)
 
 
 def expire_keys(conn: Session | Connection, table_id: str, key: str, cutoff: datetime) -> None:
@@ -149,7 +177,8 @@ def expire_keys(conn: Session | Connection, table_id: str, key: str, cutoff: dat
 def delete_expired(session: Session, cutoff: datetime, batch: int) -> int:
     """At most ``batch`` idempotency records older than ``cutoff``; how many."""
     rows = select(_IDEMPOTENCY.c.id).where(_IDEMPOTENCY.c.created_at < cutoff).limit(batch)
-    return session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery()))).rowcount
+    deleted = session.execute(delete(_IDEMPOTENCY).where(_IDEMPOTENCY.c.id.in_(rows.scalar_subquery())))
+    return cast("CursorResult[Any]", deleted).rowcount  # a DML statement's result is a cursor's
 
 
 # One page of a table's log: the deal columns, the (table_id, number) unique index in order.
@@ -161,15 +190,18 @@ _PAGE = (
 )
 
 
-def page_rows(session: Session, table_id: str, *, after: int, rows: int) -> list[Row]:
+def page_rows(session: Session, table_id: str, *, after: int, rows: int) -> list[DealInfo]:
     """At most ``rows`` deals numbered above ``after``, in order; the deals before are never read."""
-    return list(session.execute(_PAGE, {"table_id": table_id, "after": after, "rows": rows}).all())
+    return [
+        deal_info(r) for r in session.execute(_PAGE, {"table_id": table_id, "after": after, "rows": rows})
+    ]
 
 
-def deal_row(session: Session, table_id: str, number: int) -> DealRow | None:
-    return session.scalars(
+def deal_row(session: Session, table_id: str, number: int) -> DealInfo | None:
+    found = session.scalars(
         select(DealRow).where(DealRow.table_id == table_id, DealRow.number == number)
     ).one_or_none()
+    return None if found is None else deal_info(found)
 
 
 _LOG = select(
@@ -183,13 +215,15 @@ _LOG = select(
 )
 
 
-def log(session: Session, table_id: str) -> list[Row]:
+def log(session: Session, table_id: str) -> list[LoggedDeal]:
     """The whole log of a table, in order, with each row's id."""
-    return list(session.execute(_LOG.where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number)).all())
+    query = _LOG.where(_DEALS.c.table_id == table_id).order_by(_DEALS.c.number)
+    return [LoggedDeal(*row) for row in session.execute(query)]
 
 
-def penalty_rows(session: Session, table_ids: list[str]) -> list[Row]:
-    """The penalties of these tables' logs (the body's type read in SQL), by table and number."""
+def penalty_rows(session: Session, table_ids: list[str]) -> list[tuple[str, DealInfo]]:
+    """The penalties of these tables' logs (the body's type read in SQL), by table and number:
+    each with its table's id."""
     query = (
         select(
             _DEALS.c.table_id,
@@ -202,7 +236,7 @@ def penalty_rows(session: Session, table_ids: list[str]) -> list[Row]:
         .where(_DEALS.c.table_id.in_(table_ids), _DEALS.c.body["type"].as_string() == "penalty")
         .order_by(_DEALS.c.table_id, _DEALS.c.number)
     )
-    return list(session.execute(query).all())
+    return [(row.table_id, deal_info(row)) for row in session.execute(query)]
 
 
 def keyed_numbers(session: Session, table_id: str, numbers: list[int]) -> list[int]:

@@ -12,7 +12,7 @@ from app.deals.schemas import DealCorrected, DealPage, DealWithSheet, StoredDeal
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, Owner
 from app.kit.headers import ETAG, IDEMPOTENT_REPLAYED, LOCATION
-from app.kit.preconditions import IfMatch
+from app.kit.preconditions import SheetPrecondition
 from app.kit.problem_schemas import problem_responses
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["deals"], route_class=BodyRoute)
@@ -35,8 +35,8 @@ async def post_deal(
     owner: Owner,
     response: Response,
     settings: Config,
+    expected: SheetPrecondition,
     idempotency_key: IdempotencyKey = None,
-    if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Score a deal: 201 with the stored deal, its entries and the new sheet."""
     # ``async def``: the use case runs in the thread pool, and FastAPI checks and serialises
@@ -48,7 +48,7 @@ async def post_deal(
         table_id,
         deal,
         idempotency_key=idempotency_key,
-        if_match=if_match,
+        expected=expected,
         settings=settings,
         response=response,
         deals_url=f"/v1/tables/{table_id}/deals",
@@ -98,10 +98,10 @@ def undo_deal(
     db: DB,
     owner: Owner,
     response: Response,
-    if_match: IfMatch = None,
+    expected: SheetPrecondition,
 ) -> DealWithSheet:
     """Undo the last deal (only the last: 409 otherwise). Returns the removed deal and the sheet."""
-    return answers.undone(svc.undo_last(db, owner, table_id, number, if_match=if_match), response)
+    return answers.undone(svc.undo_last(db, owner, table_id, number, expected=expected), response)
 
 
 @router.put(
@@ -117,10 +117,10 @@ def correct_deal(
     db: DB,
     owner: Owner,
     response: Response,
-    if_match: IfMatch = None,
+    expected: SheetPrecondition,
 ) -> DealCorrected:
     """Correct a past deal; later deals are re-scored. If one of them no longer fits, 409 names
     it (``deal``) and nothing changes."""
     return answers.corrected(
-        svc.correct_deal(db, owner, table_id, number, deal.to_deal(), if_match=if_match), response
+        svc.correct_deal(db, owner, table_id, number, deal.to_deal(), expected=expected), response
     )

@@ -3,7 +3,7 @@ union, with its number, the entries it wrote and when), and the answers that car
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 
@@ -15,9 +15,9 @@ from app.kit.schemas import (
     PlainText,
     Request,
     Seat,
+    SeatMap,
     Tricks,
     absent_when_none,
-    seat_map,
     timestamp,
 )
 from app.rules import Entry, InvalidDeal, Sentence
@@ -40,17 +40,25 @@ from app.tables.model import TableInfo
 from app.tables.sheet_schemas import Sheet
 
 ContractCode = Annotated[str, Field(pattern=CONTRACT_PATTERN, description=CONTRACT_HELP)]
-Defence = Literal[DEFENCE]  # type: ignore[valid-type]
-BonusWord = Literal[tuple(TALON_BONUSES)]  # type: ignore[valid-type]
+# Closed sets made at run time: Literals to pydantic, strings to the type checker.
+if TYPE_CHECKING:
+    Defence = str
+    BonusWord = str
+    KindWord = str
+    Destination = str
+    ViolationWord = str
+else:
+    Defence = Literal[DEFENCE]
+    BonusWord = Literal[tuple(TALON_BONUSES)]
+    KindWord = Literal[tuple(m.value for m in EntryKind)]
+    Destination = Literal[PENALTY_DESTINATIONS]
+    ViolationWord = Literal[VIOLATIONS]
 Note = Annotated[str, Field(max_length=DEAL_NOTE_MAX), PlainText]
-KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
-Destination = Literal[PENALTY_DESTINATIONS]  # type: ignore[valid-type]
-ViolationWord = Literal[VIOLATIONS]  # type: ignore[valid-type]
 PenaltyAmount = Annotated[int, Field(ge=1, le=PENALTY_AMOUNT_MAX)]
 Clause = Annotated[str, Field(min_length=1, max_length=PENALTY_CLAUSE_MAX), PlainText]
 Reason = Annotated[str, Field(min_length=1, max_length=DEAL_NOTE_MAX), PlainText]
-DefenceMap = seat_map(Defence)
-TricksMap = seat_map(Tricks)
+DefenceMap = SeatMap[Defence]
+TricksMap = SeatMap[Tricks]
 
 
 # --- the deal as posted --------------------------------------------------------------------
@@ -179,8 +187,10 @@ class _Penalty(Request):
     reason: Reason = Field(description="why the penalty was given")
 
 
-class ContractDeal(_DealCommon, _Contract):
+class ContractDealBody(_DealCommon, _Contract, title="ContractDeal"):
     """A contract was bid: the declarer played it (or both defenders passed)."""
+
+    __qualname__ = "ContractDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {
         "type": "contract",
@@ -205,8 +215,10 @@ class ContractDeal(_DealCommon, _Contract):
         )
 
 
-class MisereDeal(_DealCommon, _Misere):
+class MisereDealBody(_DealCommon, _Misere, title="MisereDeal"):
     """A misère: the declarer tries to take no trick."""
+
+    __qualname__ = "MisereDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {"type": "misere", "declarer": 0, "tricks": {"0": 1, "1": 5, "2": 4}}
 
@@ -217,8 +229,10 @@ class MisereDeal(_DealCommon, _Misere):
         )
 
 
-class RemiseDeal(_DealCommon, _Remise):
+class RemiseDealBody(_DealCommon, _Remise, title="RemiseDeal"):
     """A remise ("without three"): the declarer concedes the contract unplayed."""
+
+    __qualname__ = "RemiseDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {"type": "remise", "declarer": 2, "contract": "8S"}
 
@@ -228,8 +242,10 @@ class RemiseDeal(_DealCommon, _Remise):
         return engine.RemiseDeal(declarer=self.declarer, level=level, strain=strain, **self._common())
 
 
-class AllpassDeal(_DealCommon, _Allpass):
+class AllpassDealBody(_DealCommon, _Allpass, title="AllpassDeal"):
     """All passed: every player's tricks."""
+
+    __qualname__ = "AllpassDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}}
 
@@ -238,9 +254,11 @@ class AllpassDeal(_DealCommon, _Allpass):
         return engine.AllpassDeal(tricks=_pairs(self.tricks), **self._common())
 
 
-class CloseDeal(_DealCommon, _Close):
+class CloseDealBody(_DealCommon, _Close, title="CloseDeal"):
     """The caller ends the game: only where the table is played for a number of deals
     (``end_of_game: deals``); it writes nothing."""
+
+    __qualname__ = "CloseDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {"type": "close"}
 
@@ -249,8 +267,10 @@ class CloseDeal(_DealCommon, _Close):
         return engine.CloseDeal(**self._common())
 
 
-class PenaltyDeal(_DealCommon, _Penalty):
+class PenaltyDealBody(_DealCommon, _Penalty, title="PenaltyDeal"):
     """A judge's penalty written between deals: it does not move the deal on (docs/rules.md §15)."""
+
+    __qualname__ = "PenaltyDeal"  # the OpenAPI component's name (with the title): the contract's
 
     example = {
         "type": "penalty",
@@ -274,14 +294,26 @@ class PenaltyDeal(_DealCommon, _Penalty):
         )
 
 
-DEAL_VARIANTS = (ContractDeal, MisereDeal, RemiseDeal, AllpassDeal, CloseDeal, PenaltyDeal)
+DEAL_VARIANTS = (
+    ContractDealBody,
+    MisereDealBody,
+    RemiseDealBody,
+    AllpassDealBody,
+    CloseDealBody,
+    PenaltyDealBody,
+)
 assert tuple(v.model_fields["type"].default for v in DEAL_VARIANTS) == tuple(m.value for m in DealType)
 
 
 class DealInput(
     RootModel[
         Annotated[
-            ContractDeal | MisereDeal | RemiseDeal | AllpassDeal | CloseDeal | PenaltyDeal,
+            ContractDealBody
+            | MisereDealBody
+            | RemiseDealBody
+            | AllpassDealBody
+            | CloseDealBody
+            | PenaltyDealBody,
             Field(discriminator="type"),
         ]
     ]

@@ -8,7 +8,7 @@ the caller sends a response. An undo or a correction folds the whole log before 
 the lock and writes only if the table has not moved since (``_refold``).
 
 The use cases take engine objects (a ``Deal``) and return domain results (``Posted``,
-``Changed``, ``DealPage``) or raise domain errors (app/kit/errors.py); the routes pick the
+``Changed``, ``DealLogPage``) or raise domain errors (app/kit/errors.py); the routes pick the
 status codes and headers and build the answers."""
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from app.deals import repository as repo
 from app.deals.model import Changed, DealInfo, Posted, deal_info, entries_to_json, kept_answer, replayed
 from app.events.changes import announce, committed, notification
 from app.events.outbox import enqueue, event_params
-from app.kit import etags
 from app.kit.db import Database
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.etags import check_if_match, sheet_etag
+from app.kit.etags import sheet_etag
 from app.kit.i18n import N_
+from app.kit.versions import Expected, Seen, check_expected, still_held
 from app.players import service as player_stats
 from app.ratings import service as ratings
 from app.rules import (
@@ -110,7 +110,7 @@ def post_deal(
     *,
     idempotency_key: str | None = None,
     request_hash: str | None = None,
-    if_match: str | None = None,
+    expected: Expected | None = None,
     limits: Limits = DEFAULT_LIMITS,
     also: Callable[[Any, DealInfo], None] | None = None,
 ) -> Posted:
@@ -164,7 +164,7 @@ def post_deal(
                 limit=limits.deals_per_table,
             )
         rules = rules_of(row)
-        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
         state = state_of(row)
         try:
             result = apply_deal(rules, state, deal)
@@ -226,35 +226,35 @@ def post_deal(
 
 
 @dataclass(frozen=True)
-class DealPage:
+class DealLogPage:
     table: TableInfo
     deals: tuple[DealInfo, ...]  # empty when the viewer has this version already (``current``)
     next_after: int | None
     current: bool = False
 
 
-def page_of(session: Session, row: Any, *, after: int, limit: int, seen: str | None = None) -> DealPage:
+def page_of(session: Session, row: Any, *, after: int, limit: int, seen: Seen | None = None) -> DealLogPage:
     """Keyset paging by deal number, in SQL: the deals numbered above ``after``, at most
     ``limit`` (and one more row to tell whether a next page exists); the deals before the page
     are never read. Every listing (by key, share link, scorer link) pages here. ``seen``: the
-    ETags the viewer has (If-None-Match); when they name this version, no deal is read."""
+    versions the viewer has (If-None-Match); when they name this version, no deal is read."""
     table = loaded(row)
-    if etags.none_match(seen, table.etag):
-        return DealPage(table, (), None, current=True)
+    if still_held(seen, table.etag):
+        return DealLogPage(table, (), None, current=True)
     rows = repo.page_rows(session, row.id, after=after, rows=limit + 1)
-    deals = tuple(deal_info(r) for r in rows[:limit])
-    return DealPage(table, deals, deals[-1].number if len(rows) > limit else None)
+    deals = tuple(rows[:limit])
+    return DealLogPage(table, deals, deals[-1].number if len(rows) > limit else None)
 
 
-def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit: int = 50) -> DealPage:
+def list_deals(db: Database, owner: str, table_id: str, *, after: int = 0, limit: int = 50) -> DealLogPage:
     """The owner's table's deals numbered above ``after``, at most ``limit`` (``page_of``)."""
     with db.read() as session:
         return page_of(session, load_row(session, owner, table_id, lock=False), after=after, limit=limit)
 
 
 def list_shared_deals(
-    db: Database, token: str, *, after: int = 0, limit: int = 50, seen: str | None = None
-) -> DealPage:
+    db: Database, token: str, *, after: int = 0, limit: int = 50, seen: Seen | None = None
+) -> DealLogPage:
     """The same through the read-only share token (``page_of``)."""
     with db.read() as session:
         return page_of(session, shared_row(session, token), after=after, limit=limit, seen=seen)
@@ -268,7 +268,7 @@ def get_deal(db: Database, owner: str, table_id: str, number: int) -> tuple[Tabl
             raise NotFound(
                 Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number)
             )
-        return loaded(row), deal_info(found)
+        return loaded(row), found
 
 
 @dataclass(frozen=True)
@@ -369,7 +369,7 @@ def _after(row: Any, rules: Any, state: Any, deal_count: int) -> TableInfo:
 
 
 def undo_last(
-    db: Database, owner: str, table_id: str, number: int, *, if_match: str | None = None
+    db: Database, owner: str, table_id: str, number: int, *, expected: Expected | None = None
 ) -> Changed:
     """Delete the last deal; the state is the log without it, folded again. The keys that
     posted it are retired in the same transaction. Returns the removed deal."""
@@ -390,7 +390,7 @@ def undo_last(
                 ),
                 last=row.deal_count,
             )
-        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
         rules = rules_of(row)
         log = repo.log(session, row.id)
         removed = log.pop()
@@ -428,7 +428,7 @@ def undo_last(
 
 
 def correct_deal(
-    db: Database, owner: str, table_id: str, number: int, deal: Deal, *, if_match: str | None = None
+    db: Database, owner: str, table_id: str, number: int, deal: Deal, *, expected: Expected | None = None
 ) -> Changed:
     """Replace deal ``number`` and re-score every later deal. If the corrected deal or a later
     one no longer fits, nothing changes: Unprocessable/Conflict for the deal itself, Conflict
@@ -446,7 +446,7 @@ def correct_deal(
             raise NotFound(
                 Sentence("table {table_id} has no deal {number}", table_id=table_id, number=number)
             )
-        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
         rules = rules_of(row)
         log = repo.log(session, row.id)
         deals = [Deal.from_dict(r.body) for r in log]
@@ -529,12 +529,12 @@ def penalties_at(db: Database, table_ids: Sequence[str]) -> dict[str, list[DealI
     if not table_ids:
         return out
     with db.read() as session:
-        for r in repo.penalty_rows(session, list(table_ids)):
-            out.setdefault(r.table_id, []).append(deal_info(r))
+        for table_id, penalty in repo.penalty_rows(session, list(table_ids)):
+            out.setdefault(table_id, []).append(penalty)
     return out
 
 
-def stored_log(session: Session, table_id: str) -> list[Any]:
-    """A table's stored deals in order, as rows (``deal_info`` reads one; each has its
-    ``game``), in the caller's transaction: what a picture of the table draws."""
+def stored_log(session: Session, table_id: str) -> list[repo.LoggedDeal]:
+    """A table's stored deals in order (``deal_info`` reads one; each has its ``game``), in
+    the caller's transaction: what a picture of the table draws."""
     return repo.log(session, table_id)

@@ -3,10 +3,11 @@ characters as an indexed prefix (app/keys/service.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, exists, or_, select
+from sqlalchemy import Connection, exists, or_, select
 from sqlalchemy.orm import Session
 
 from app.keys.orm import ApiKey
@@ -29,40 +30,78 @@ def owner_has_a_key(owner_column: Any) -> Any:
     )
 
 
+@dataclass(frozen=True)
+class StoredKey:
+    """A stored key as the service reads it (its hash, never its secret)."""
+
+    id: int
+    owner: str
+    prefix: str
+    hash: str
+    admin: bool
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True)
+class KeyState:
+    id: int
+    hash: str
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True)
+class WorkingKey:
+    """A key not revoked, as a lookup by its prefix compares it."""
+
+    id: int
+    owner: str
+    hash: str
+    admin: bool
+
+
+def _stored(row: ApiKey) -> StoredKey:
+    return StoredKey(
+        row.id, row.owner, row.prefix, row.hash, bool(row.is_admin), row.created_at, row.revoked_at
+    )
+
+
 def insert_key(session: Session, *, owner: str, prefix: str, digest: str, admin: bool) -> None:
     session.add(ApiKey(owner=owner, prefix=prefix, hash=digest, is_admin=admin))
 
 
-def all_keys(session: Session) -> list[ApiKey]:
+def all_keys(session: Session) -> list[StoredKey]:
     """Every stored key, revoked ones included, in id order."""
-    return list(session.scalars(select(ApiKey).order_by(ApiKey.id)))
+    return [_stored(row) for row in session.scalars(select(ApiKey).order_by(ApiKey.id))]
 
 
-def keys_page(session: Session, *, before: int | None, rows: int) -> list[ApiKey]:
+def keys_page(session: Session, *, before: int | None, rows: int) -> list[StoredKey]:
     """At most ``rows`` stored keys, newest first, below the id ``before`` (keyset paging)."""
     query = select(ApiKey)
     if before is not None:
         query = query.where(ApiKey.id < before)
-    return list(session.scalars(query.order_by(ApiKey.id.desc()).limit(rows)))
+    return [_stored(row) for row in session.scalars(query.order_by(ApiKey.id.desc()).limit(rows))]
 
 
-def mark_revoked(session: Session, key_id: int, now: datetime) -> ApiKey | None:
+def mark_revoked(session: Session, key_id: int, now: datetime) -> StoredKey | None:
     """Mark the key revoked at ``now`` unless it already is; the key (None when there is none)."""
     row = session.get(ApiKey, key_id)
-    if row is not None and row.revoked_at is None:
+    if row is None:
+        return None
+    if row.revoked_at is None:
         row.revoked_at = now
-    return row
+    return _stored(row)
 
 
-def key_states(conn: Connection, key_ids: list[int]) -> list[Row]:
-    """(id, hash, revoked_at) of those of ``key_ids`` that are stored."""
-    return conn.execute(select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))).all()  # type: ignore[return-value]
+def key_states(conn: Connection, key_ids: list[int]) -> list[KeyState]:
+    """Those of ``key_ids`` that are stored."""
+    query = select(ApiKey.id, ApiKey.hash, ApiKey.revoked_at).where(ApiKey.id.in_(key_ids))
+    return [KeyState(*row) for row in conn.execute(query)]
 
 
-def working_with_prefix(conn: Connection, prefix: str) -> list[Row]:
-    """(id, owner, hash, is_admin) of the keys not revoked whose prefix is ``prefix``."""
-    return conn.execute(  # type: ignore[return-value]
-        select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(
-            ApiKey.prefix == prefix, ApiKey.revoked_at.is_(None)
-        )
-    ).all()
+def working_with_prefix(conn: Connection, prefix: str) -> list[WorkingKey]:
+    """The keys not revoked whose prefix is ``prefix``."""
+    query = select(ApiKey.id, ApiKey.owner, ApiKey.hash, ApiKey.is_admin).where(
+        ApiKey.prefix == prefix, ApiKey.revoked_at.is_(None)
+    )
+    return [WorkingKey(i, owner, digest, bool(admin)) for i, owner, digest, admin in conn.execute(query)]

@@ -19,15 +19,14 @@ import hmac
 import re
 import secrets
 import threading
-import time
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
 from app.keys import repository
 from app.keys.limits import KEY_MAX_LENGTH, KEY_PREFIX_LENGTH
-from app.keys.orm import ApiKey
+from app.keys.repository import StoredKey
+from app.kit.caching import Kept
 from app.kit.callers import ADMIN_OWNER, ENV_ADMIN, Caller, env_admin
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -106,8 +105,8 @@ def create_key(db: Database, owner: str, *, admin: bool = False) -> str:
     return key
 
 
-def _info(row: ApiKey) -> KeyInfo:
-    return KeyInfo(row.id, row.owner, row.prefix, bool(row.is_admin), row.created_at, row.revoked_at)
+def _info(key: StoredKey) -> KeyInfo:
+    return KeyInfo(key.id, key.owner, key.prefix, key.admin, key.created_at, key.revoked_at)
 
 
 def list_keys(db: Database) -> list[KeyInfo]:
@@ -175,7 +174,7 @@ def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
     cache = _cache_of(db)
     cached = cache.get(digest)
     if cached is not None:
-        return cached or None
+        return cached if isinstance(cached, Caller) else None  # else INVALID
     with db.lookup() as conn:
         rows = repository.working_with_prefix(conn, token[:KEY_PREFIX_LENGTH])
     if not rows:
@@ -183,9 +182,9 @@ def identify(db: Database, token: str, admin_key: str | None) -> Caller | None:
         cache.put(digest, INVALID)
         return None
     caller = None
-    for row_id, row_owner, row_hash, row_admin in rows:
-        if hmac.compare_digest(digest, row_hash):
-            caller = Caller(row_owner, bool(row_admin), row_id)
+    for key in rows:
+        if hmac.compare_digest(digest, key.hash):
+            caller = Caller(key.owner, key.admin, key.id)
     cache.put(digest, caller if caller is not None else INVALID)
     return caller
 
@@ -201,7 +200,7 @@ INVALID = ""
 _Cached = Caller | str
 
 
-class _KeyCache:
+class _KeyCache(Kept[str, _Cached]):
     """The answers of recent key lookups, valid and invalid alike, by the SHA-256 of the key
     (the key itself is not kept), each for ``ttl`` seconds: a key is looked up in the database
     once a minute per worker process instead of on every request. Caching wrong keys too keeps
@@ -211,37 +210,7 @@ class _KeyCache:
     old answers gradually, never every answer at once)."""
 
     def __init__(self, ttl: float = 60.0, size: int = 4096):
-        self.ttl = ttl
-        self.size = max(1, size)
-        self._lock = threading.Lock()
-        self._items: OrderedDict[str, tuple[_Cached, float]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, digest: str) -> _Cached | None:
-        item = self._items.get(digest)
-        if item is None:
-            return None
-        if item[1] < time.monotonic():
-            with self._lock:
-                self._items.pop(digest, None)
-            return None
-        with self._lock:
-            if digest in self._items:
-                self._items.move_to_end(digest)
-        return item[0]
-
-    def put(self, digest: str, answer: _Cached) -> None:
-        with self._lock:
-            self._items[digest] = (answer, time.monotonic() + self.ttl)
-            self._items.move_to_end(digest)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def drop(self, digest: str) -> None:
-        with self._lock:
-            self._items.pop(digest, None)
+        super().__init__(max(1, size), ttl=ttl)
 
 
 _caches: weakref.WeakKeyDictionary[Database, _KeyCache] = weakref.WeakKeyDictionary()

@@ -3,17 +3,19 @@ mapping from a kind to an HTTP status is at the HTTP edge (``app/kit/problems.py
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.rules import FieldError
 
 
 class ServiceError(Exception):
     """A refusal: the request as asked cannot be done (a kind of its own: a bad request)."""
 
-    def __init__(self, detail: str, errors: list[FieldError] | None = None, **extra: object):
+    def __init__(self, detail: str, errors: list[FieldError] | None = None, **extra: Any):
         super().__init__(detail)
         self.detail = detail
         self.errors = list(errors or [])
-        self.extra = extra
+        self.extra: dict[str, Any] = extra
 
 
 class NotFound(ServiceError):

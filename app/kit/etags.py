@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 
 from app.kit.errors import NotFound
-from app.kit.versions import Expected, Seen, derived_etag, strong_etag
+from app.kit.versions import Seen, derived_etag, strong_etag
 from app.rules import RULES_VERSION, Sentence, amounts
 
 # Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
@@ -30,13 +30,6 @@ def sheet_etag(table_id: str, revision: int, deal_count: int) -> str:
     return strong_etag(table_id, revision, deal_count, RULES_VERSION)
 
 
-def check_if_match(if_match: str | None, current: str) -> None:
-    """If-Match with strong comparison; ``*`` matches any current sheet."""
-    expected = Expected.parse(if_match)
-    if expected is not None:
-        expected.check(current)
-
-
 # The form of a table's id (a uuid4's hex): an id that cannot be one is not found at once,
 # never sent to the database.
 TABLE_ID_RE = re.compile(r"^[0-9a-f]{32}$")
@@ -49,7 +42,9 @@ def checked_table_id(table_id: str) -> str:
 
 
 def none_match(header: str | None, etag: str) -> bool:
-    """If-None-Match matches ``etag`` (the weak comparison: W/"x" matches "x"; * matches)."""
+    """If-None-Match matches ``etag`` (the weak comparison: W/"x" matches "x"; * matches).
+    Kept for the routes that still hand on the header's text (app/tournaments, app/records);
+    the others take a ``Seen`` (app/kit/preconditions.SeenVersions)."""
     seen = Seen.parse(header)
     return seen is not None and seen.holds(etag)
 

@@ -37,12 +37,13 @@ import logging
 import math
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.kit.caching import Kept
 from app.kit.db import Database
 from app.kit.repository import forget_windows_before, reserve_hits
 from app.kit.settings import default_of
@@ -169,7 +170,7 @@ class MemoryLimiter:
         self.window = max(1, window_seconds)
         self.max_names = max(1, max_names)
         self._window: int | None = None
-        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._counts: Kept[str, int] = Kept(self.max_names)
         self._lock = threading.Lock()
 
     def hit(self, name: str, now: float | None = None) -> Decision:
@@ -180,10 +181,8 @@ class MemoryLimiter:
             if window != self._window:
                 self._window = window
                 self._counts.clear()
-            count = self._counts.pop(name, 0) + 1
-            self._counts[name] = count
-            while len(self._counts) > self.max_names:
-                self._counts.popitem(last=False)
+            count = (self._counts.get(name) or 0) + 1
+            self._counts.put(name, count)  # the most recently seen; the least goes beyond max_names
         if count > self.limit:
             return Decision(False, self.limit, 0, retry_after)
         return Decision(True, self.limit, self.limit - count, retry_after)
@@ -193,8 +192,9 @@ class MemoryLimiter:
         it proved to be counted elsewhere: a key that turned out valid)."""
         window = int((time.time() if now is None else now) // self.window)
         with self._lock:
-            if window == self._window and self._counts.get(name, 0) > 0:
-                self._counts[name] -= 1
+            count = self._counts.get(name) if window == self._window else None
+            if count:
+                self._counts.put(name, count - 1)
 
 
 class Busy(Exception):

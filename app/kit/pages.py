@@ -4,14 +4,15 @@ one policy for both.
 Templates are Jinja2 files in a domain package's ``templates/`` folder, named
 ``"<package>/<file>"`` (``"app.sharing/shared.html"``), autoescaped: every value put in the
 HTML is escaped unless it is already markup. A value handed to a page's script goes through
-``script_json``. Each page answer runs only its own inline script, by a nonce made per
-answer (``page_response``).
+``script_json`` into the page's JSON block (``<script type="application/json" id="page-data">``),
+which the page's scripts read. The scripts and styles are static files (app/static/, served by
+app/kit/assets.py under content-hashed names, named in a template by ``asset("score.js")``);
+no inline script runs.
 """
 
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
@@ -20,6 +21,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FunctionLoader, StrictUndefined, Template
 from markupsafe import Markup
 
+from app.kit.assets import asset_url
 from app.kit.i18n import Lang
 from app.kit.lang import language_headers
 
@@ -44,6 +46,7 @@ PAGES = Environment(
     auto_reload=False,
 )
 PAGES.filters["script_json"] = script_json
+PAGES.globals["asset"] = asset_url  # a static file by its name: its content-hashed URL
 
 
 def template(name: str) -> Template:
@@ -51,16 +54,26 @@ def template(name: str) -> Template:
     return PAGES.get_template(name)
 
 
-def page_policy(nonce: str) -> str:
-    """A page runs only its own script (by nonce), fetches only from this server (its
-    requests and its event stream: connect-src 'self'); styles may be inline (the page's and
-    the drawn sheet's). The scoring page installs its own service worker and manifest, both
-    served by this server (worker-src, manifest-src 'self')."""
+def page_policy() -> str:
+    """A page runs only the scripts this server serves (app/kit/assets.py: no inline script;
+    its values come in a JSON block, which does not run), fetches only from this server (its
+    requests and its event stream: connect-src 'self'); styles are this server's files, or
+    inline (the drawn sheet's). The scoring page installs its own service worker and manifest,
+    both served by this server (worker-src, manifest-src 'self')."""
     return (
-        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; "
         "img-src 'self' data:; worker-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
         "frame-ancestors 'none'"
     )
+
+
+def _headers(lang: Lang, cache_control: str, headers: Mapping[str, str] | None) -> dict[str, str]:
+    return {
+        "Cache-Control": cache_control,
+        **(headers or {}),
+        "Content-Security-Policy": page_policy(),
+        **language_headers(lang),
+    }
 
 
 def page_response(
@@ -72,41 +85,17 @@ def page_response(
     headers: Mapping[str, str] | None = None,
     **values: Any,
 ) -> HTMLResponse:
-    """A page filled with ``values`` (and ``nonce``, its script's), with its policy, its
-    caching and its language's headers."""
-    nonce = secrets.token_urlsafe(16)
-    return HTMLResponse(
-        page.render(nonce=nonce, **values),
-        headers={
-            "Cache-Control": cache_control,
-            **(headers or {}),
-            "Content-Security-Policy": page_policy(nonce),
-            **language_headers(lang),
-        },
-    )
-
-
-# Where a page written once for many answers (``built_page``) takes each answer's nonce: a
-# value of the nonce's shape made per process, which nothing a page shows can guess.
-NONCE_SLOT = secrets.token_urlsafe(16)
+    """A page filled with ``values``, with its policy, its caching and its language's headers."""
+    return HTMLResponse(page.render(**values), headers=_headers(lang, cache_control, headers))
 
 
 def built_page(page: Template, **values: Any) -> bytes:
     """A page filled with ``values``, to be answered many times (``built_page_response``)."""
-    return page.render(nonce=NONCE_SLOT, **values).encode()
+    return page.render(**values).encode()
 
 
 def built_page_response(
     body: bytes, lang: Lang, /, *, cache_control: str, headers: Mapping[str, str] | None = None
 ) -> HTMLResponse:
-    """A page written by ``built_page``, with a nonce of its own, as ``page_response`` answers."""
-    nonce = secrets.token_urlsafe(16)
-    return HTMLResponse(
-        body.replace(NONCE_SLOT.encode(), nonce.encode()),
-        headers={
-            "Cache-Control": cache_control,
-            **(headers or {}),
-            "Content-Security-Policy": page_policy(nonce),
-            **language_headers(lang),
-        },
-    )
+    """A page written by ``built_page``, with the headers ``page_response`` gives."""
+    return HTMLResponse(body, headers=_headers(lang, cache_control, headers))

@@ -1,7 +1,8 @@
 """Preconditions in one place, as HTTP declares them: the two conditional headers (If-Match
 on the writes, If-None-Match on the reads), declared once for every route that has them, and
-the 304 of an answer whose ETag the client has. The ETags themselves and the If-Match check,
-which the use cases make inside their transaction, are app/kit/etags.py's (no HTTP in them);
+the 304 of an answer whose ETag the client has. The headers are parsed here into the values
+the use cases take (``Expected``, ``Seen``: app/kit/versions.py, no HTTP in them; the If-Match
+check is made inside the use case's transaction); the ETags are app/kit/etags.py's;
 the sheet's 304 before the framework's routing is app/tables/not_modified.py's, by the same
 function as the route's.
 """
@@ -14,7 +15,7 @@ from fastapi import Depends, Header
 from starlette.responses import Response
 
 from app.kit import etags
-from app.kit.versions import Expected, Seen
+from app.kit.versions import Expected, Seen, still_held
 
 IfMatch = Annotated[
     str | None,
@@ -31,9 +32,13 @@ IfNoneMatch = Annotated[
 ]
 
 
-def not_modified_response(if_none_match: str | None, etag: str) -> Response | None:
-    """The 304 of an answer whose current ``etag`` If-None-Match names, else None."""
-    if etags.none_match(if_none_match, etag):
+def not_modified_response(seen: Seen | str | None, etag: str) -> Response | None:
+    """The 304 of an answer whose current ``etag`` the client has (``seen``, its
+    If-None-Match), else None. A header's text is still taken from the routes that do not
+    yet declare ``SeenVersions``."""
+    if isinstance(seen, str):
+        seen = Seen.parse(seen)
+    if still_held(seen, etag):
         return Response(status_code=304, headers={"ETag": etag, "Cache-Control": etags.CACHE})
     return None
 

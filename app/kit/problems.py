@@ -188,7 +188,7 @@ def status_of(exc: ServiceError) -> int:
     else 400."""
     for kind in type(exc).__mro__:
         if kind in STATUSES:
-            return STATUSES[kind]  # type: ignore[index]
+            return STATUSES[kind]
     return 400
 
 

@@ -48,8 +48,8 @@ def reserve_hits(conn: Connection, bucket: str, window: int, n: int) -> int:
     ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING``, atomic on both databases."""
     t = _RATE_LIMITS
     insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    stmt = insert(t).values(bucket=bucket, window=window, count=n)
-    stmt = stmt.on_conflict_do_update(
+    counted = insert(t).values(bucket=bucket, window=window, count=n)
+    stmt = counted.on_conflict_do_update(
         index_elements=[t.c.bucket, t.c.window], set_={"count": t.c.count + n}
     ).returning(t.c.count)
     return int(conn.execute(stmt).scalar_one())

@@ -5,7 +5,7 @@ numbers, timestamps)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -22,8 +22,13 @@ from app.kit import amounts
 from app.kit.limits import NAME_MAX, SEATS_MAX
 from app.rules import CONVENTION_NAMES, Sentence
 
-# A convention by its name (a table's, a record's, a filter of the statistics).
-ConventionName = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
+# A convention by its name (a table's, a record's, a filter of the statistics). A closed set
+# made at run time, as pydantic reads it; to the type checker, which cannot read such a
+# Literal, a string (so the other Literals of the schemas below).
+if TYPE_CHECKING:
+    ConventionName = str
+else:
+    ConventionName = Literal[tuple(CONVENTION_NAMES)]
 
 Seat = Annotated[int, Field(ge=0, le=3, description="a seat number 0..n-1")]
 SeatKey = Annotated[str, StringConstraints(pattern=r"^[0-3]$")]
@@ -67,14 +72,9 @@ def at_most(limit: int) -> Any:
     return BeforeValidator(check)
 
 
-def seat_map(value: Any) -> Any:
-    """A map by seat ("0".."3"): at most one key per seat."""
-    return Annotated[dict[SeatKey, value], Field(max_length=SEATS_MAX), at_most(SEATS_MAX)]
-
-
-def bounded_map(limit: int) -> Any:
-    """A JSON object of any values with at most ``limit`` members."""
-    return Annotated[dict[str, Any], Field(max_length=limit), at_most(limit)]
+_Value = TypeVar("_Value")
+# A map by seat ("0".."3") of a value: at most one key per seat (``SeatMap[Tricks]``).
+SeatMap = Annotated[dict[SeatKey, _Value], Field(max_length=SEATS_MAX), at_most(SEATS_MAX)]
 
 
 def _none(value: Any) -> bool:

@@ -118,35 +118,68 @@ def reason(error: dict[str, Any], field: str) -> str:
             return Sentence("{words} (type is missing)", words=_WORDS["type"])
         return Sentence("{words}, not {tag!r}", words=_WORDS["type"], tag=ctx.get("tag"))
     if kind == "literal_error" or kind == "enum":
-        if last in _WORDS or (len(field.split(".")) > 1 and field.split(".")[-2] in _WORDS):
-            key = last if last in _WORDS else field.split(".")[-2]
-            return _WORDS[key]
-        if "expected" in ctx:
-            return Sentence("{name} must be {expected}", name=name, expected=ctx["expected"])
-        return Sentence("{name} must be one of the listed words", name=name)
+        return _word_reason(field, last, ctx, name)
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-        if what in _RANGES:
-            low, high = _RANGES[what]
-            return Sentence(
-                "{name} must be {what} from {low} to {high}", name=name, what=what, low=low, high=high
-            )
-        if "ge" in ctx and kind == "greater_than_equal":
-            low = _bound(ctx, "ge")
-            return (
-                Sentence("{name} must be at least {low} ({what})", name=name, low=low, what=what)
-                if what
-                else Sentence("{name} must be at least {low}", name=name, low=low)
-            )
-        if kind == "less_than_equal":
-            high = _bound(ctx, "le")
-            return (
-                Sentence("{name} must be at most {high} ({what})", name=name, high=high, what=what)
-                if what
-                else Sentence("{name} must be at most {high}", name=name, high=high)
-            )
-        if kind == "greater_than":
-            return Sentence("{name} must be above {low}", name=name, low=_bound(ctx, "gt"))
-        return Sentence("{name} must be below {high}", name=name, high=_bound(ctx, "lt"))
+        return _range_reason(kind, ctx, name, what)
+    found = _type_reason(kind, name, what) or _length_reason(kind, ctx, name, last)
+    if found is not None:
+        return found
+    if kind == "string_pattern_mismatch":
+        if last == "contract":
+            return Sentence("contract must be {words}", words=CONTRACT_HELP)
+        if last == "owner":
+            return Sentence("owner must be 1-64 letters, digits or _ . @ -, starting with a letter or digit")
+        return Sentence("{name} is not written as expected", name=name)
+    if kind == "value_error":
+        # our own validators' messages are sentences already ("text must be valid Unicode ...")
+        raised = ctx.get("error")
+        if isinstance(raised, ValueError) and str(raised):
+            return said(raised)
+        message = str(error.get("msg", ""))
+        return message.removeprefix("Value error, ") or Sentence("{name} is not valid", name=name)
+    if what:
+        return Sentence("{name} is not valid: it must be {what}", name=name, what=what)
+    return Sentence("{name} is not valid", name=name)
+
+
+def _word_reason(field: str, last: str, ctx: dict[str, Any], name: str) -> str:
+    """A word not among the listed ones (a literal or an enum's)."""
+    if last in _WORDS or (len(field.split(".")) > 1 and field.split(".")[-2] in _WORDS):
+        key = last if last in _WORDS else field.split(".")[-2]
+        return _WORDS[key]
+    if "expected" in ctx:
+        return Sentence("{name} must be {expected}", name=name, expected=ctx["expected"])
+    return Sentence("{name} must be one of the listed words", name=name)
+
+
+def _range_reason(kind: str, ctx: dict[str, Any], name: str, what: str | None) -> str:
+    """A number out of its range."""
+    if what in _RANGES:
+        least, most = _RANGES[what]
+        return Sentence(
+            "{name} must be {what} from {low} to {high}", name=name, what=what, low=least, high=most
+        )
+    if "ge" in ctx and kind == "greater_than_equal":
+        low = _bound(ctx, "ge")
+        return (
+            Sentence("{name} must be at least {low} ({what})", name=name, low=low, what=what)
+            if what
+            else Sentence("{name} must be at least {low}", name=name, low=low)
+        )
+    if kind == "less_than_equal":
+        high = _bound(ctx, "le")
+        return (
+            Sentence("{name} must be at most {high} ({what})", name=name, high=high, what=what)
+            if what
+            else Sentence("{name} must be at most {high}", name=name, high=high)
+        )
+    if kind == "greater_than":
+        return Sentence("{name} must be above {low}", name=name, low=_bound(ctx, "gt"))
+    return Sentence("{name} must be below {high}", name=name, high=_bound(ctx, "lt"))
+
+
+def _type_reason(kind: str, name: str, what: str | None) -> str | None:
+    """A value of the wrong JSON type, or None when ``kind`` is no such refusal."""
     if kind in ("int_type", "int_parsing", "int_from_float"):
         return (
             Sentence("{name} must be a whole number ({what})", name=name, what=what)
@@ -165,6 +198,11 @@ def reason(error: dict[str, Any], field: str) -> str:
         return Sentence("{name} must be a date such as 2026-12-01", name=name)
     if kind in ("float_type", "float_parsing", "decimal_type", "decimal_parsing"):
         return Sentence("{name} must be a number", name=name)
+    return None
+
+
+def _length_reason(kind: str, ctx: dict[str, Any], name: str, last: str) -> str | None:
+    """A text or a list too long or too short, or None when ``kind`` is no such refusal."""
     if kind == "string_too_long":
         return Sentence("{name} must be at most {n} characters long", name=name, n=ctx.get("max_length"))
     if kind == "string_too_short":
@@ -177,22 +215,7 @@ def reason(error: dict[str, Any], field: str) -> str:
         return Sentence("{name} must have at most {n} items", name=name, n=ctx.get("max_length"))
     if kind == "too_short":
         return Sentence("{name} must have at least {n} items", name=name, n=ctx.get("min_length"))
-    if kind == "string_pattern_mismatch":
-        if last == "contract":
-            return Sentence("contract must be {words}", words=CONTRACT_HELP)
-        if last == "owner":
-            return Sentence("owner must be 1-64 letters, digits or _ . @ -, starting with a letter or digit")
-        return Sentence("{name} is not written as expected", name=name)
-    if kind == "value_error":
-        # our own validators' messages are sentences already ("text must be valid Unicode ...")
-        raised = ctx.get("error")
-        if isinstance(raised, ValueError) and str(raised):
-            return said(raised)
-        message = str(error.get("msg", ""))
-        return message.removeprefix("Value error, ") or Sentence("{name} is not valid", name=name)
-    if what:
-        return Sentence("{name} is not valid: it must be {what}", name=name, what=what)
-    return Sentence("{name} is not valid", name=name)
+    return None
 
 
 def field_errors(errors: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, str]]:

@@ -1,14 +1,16 @@
 """The player registry's SQL: the ``players`` rows, and the ``player_tables`` rows that keep
 each registered seat's tally (app/players/stats.py). Every function runs in the caller's
-unit of work (a Session of ``Database.write()`` or ``read()``); rows come back as plain rows."""
+unit of work (a Session of ``Database.write()`` or ``read()``); what they read comes back as
+frozen records (``Player``, ``LinkedSeat``, ``SeatTally``), never as rows."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Connection, Row, bindparam, column, func, insert, select, table, update
+from sqlalchemy import JSON, Connection, bindparam, column, func, insert, select, table, update
 from sqlalchemy.orm import Session
 
 from app.players.orm import PlayerRow, PlayerTableRow
@@ -20,11 +22,50 @@ _ROWS = PlayerTableRow.__table__
 _DEALS = table("deals", column("table_id"), column("number"), column("body", JSON))
 
 
+@dataclass(frozen=True)
+class Player:
+    id: str
+    name: str
+    external_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class LinkedSeat:
+    """A registered seat's row at a table: its id and its tally as stored (JSON)."""
+
+    id: int
+    seat: int
+    tally: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SeatTally:
+    """A registered seat's row as stored: its deals, whether the table finished, its balance
+    (exact text) and its tally (JSON)."""
+
+    seat: int
+    deal_count: int
+    finished: bool
+    balance: str
+    tally: dict[str, Any]
+
+
+_PLAYER_COLUMNS = (
+    _PLAYERS.c.id,
+    _PLAYERS.c.name,
+    _PLAYERS.c.external_id,
+    _PLAYERS.c.created_at,
+    _PLAYERS.c.updated_at,
+)
+
+
 # --- players ------------------------------------------------------------------------------
 
 
 def count_players(session: Session, owner: str) -> int:
-    return session.scalar(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner))
+    return session.scalars(select(func.count()).select_from(_PLAYERS).where(_PLAYERS.c.owner == owner)).one()
 
 
 def player_of_external_id(session: Session, owner: str, external_id: str) -> str | None:
@@ -39,19 +80,20 @@ def owned_player_id(session: Session, owner: str, player_id: str) -> str | None:
     return session.scalar(select(_PLAYERS.c.id).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner))
 
 
-def find_player(session: Session, owner: str, player_id: str) -> Row | None:
-    """One of ``owner``'s players (id, name, external_id, created_at, updated_at)."""
-    return session.execute(
-        select(_PLAYERS).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner)
+def find_player(session: Session, owner: str, player_id: str) -> Player | None:
+    """One of ``owner``'s players."""
+    row = session.execute(
+        select(*_PLAYER_COLUMNS).where(_PLAYERS.c.id == player_id, _PLAYERS.c.owner == owner)
     ).one_or_none()
+    return None if row is None else Player(*row)
 
 
-def players_after(session: Session, owner: str, after: str | None, limit: int) -> list[Row]:
+def players_after(session: Session, owner: str, after: str | None, limit: int) -> list[Player]:
     """At most ``limit`` of ``owner``'s players in id order, those after ``after`` when given."""
-    query = select(_PLAYERS).where(_PLAYERS.c.owner == owner)
+    query = select(*_PLAYER_COLUMNS).where(_PLAYERS.c.owner == owner)
     if after is not None:
         query = query.where(_PLAYERS.c.id > after)
-    return list(session.execute(query.order_by(_PLAYERS.c.id).limit(limit)).all())
+    return [Player(*row) for row in session.execute(query.order_by(_PLAYERS.c.id).limit(limit))]
 
 
 def insert_player(
@@ -121,9 +163,9 @@ def seated_players(session: Session | Connection, table_id: str) -> dict[int, st
     return {r.seat: r.player_id for r in session.execute(_SEATED, {"table_id": table_id})}
 
 
-def linked_seat_rows(session: Session, table_id: str) -> list[Row]:
-    """The table's registered seats' rows: (id, seat, tally)."""
-    return session.execute(_LINKED_AT, {"table_id": table_id}).all()  # type: ignore[return-value]
+def linked_seat_rows(session: Session, table_id: str) -> list[LinkedSeat]:
+    """The table's registered seats' rows."""
+    return [LinkedSeat(*row) for row in session.execute(_LINKED_AT, {"table_id": table_id})]
 
 
 def deal_bodies(session: Session, table_id: str) -> Iterable[dict[str, Any]]:
@@ -140,10 +182,10 @@ def stat_rows(
     convention: str | None,
     since: datetime | None,
     before: datetime | None,
-) -> list[Row]:
-    """The player's rows (deal_count, finished, balance, tally) of the tables of ``convention``
-    created from ``since`` up to (not including) ``before``, each bound when given; one fetchall."""
-    query = select(_ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
+) -> list[SeatTally]:
+    """The player's rows of the tables of ``convention`` created from ``since`` up to (not
+    including) ``before``, each bound when given; one fetchall."""
+    query = select(_ROWS.c.seat, _ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
         _ROWS.c.player_id == player_id
     )
     if convention is not None:
@@ -152,15 +194,18 @@ def stat_rows(
         query = query.where(_ROWS.c.table_created_at >= since)
     if before is not None:
         query = query.where(_ROWS.c.table_created_at < before)
-    return session.execute(query).all()  # type: ignore[return-value]
+    return [
+        SeatTally(s, count, bool(done), balance, tally)
+        for s, count, done, balance, tally in session.execute(query)
+    ]
 
 
-def seat_rows(session: Session, table_id: str) -> list[Row]:
-    """The table's rows as stored: seat, deal_count, finished, balance, tally."""
-    return list(
-        session.execute(
-            select(_ROWS.c.seat, _ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
-                _ROWS.c.table_id == table_id
-            )
-        ).all()
+def seat_rows(session: Session, table_id: str) -> list[SeatTally]:
+    """The table's rows as stored."""
+    query = select(_ROWS.c.seat, _ROWS.c.deal_count, _ROWS.c.finished, _ROWS.c.balance, _ROWS.c.tally).where(
+        _ROWS.c.table_id == table_id
     )
+    return [
+        SeatTally(s, count, bool(done), balance, tally)
+        for s, count, done, balance, tally in session.execute(query)
+    ]

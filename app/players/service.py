@@ -27,6 +27,7 @@ from app.kit.repository import lock_owner
 from app.players import repository
 from app.players import stats as player_stats
 from app.players.limits import PLAYERS_PER_OWNER
+from app.players.repository import Player
 
 # What the deals' use cases do to the registered players' rows, in their own transaction: the
 # post's read of the seats (a column of its one statement), a posted deal, a refolded log.
@@ -36,15 +37,6 @@ from app.rules import FieldError, Sentence
 
 PLAYER_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 # The most players one owner may register: a registry, not a store one key can fill for ever.
-
-
-@dataclass(frozen=True)
-class Player:
-    id: str
-    name: str
-    external_id: str | None
-    created_at: datetime
-    updated_at: datetime
 
 
 @dataclass(frozen=True)
@@ -69,18 +61,14 @@ def player_name(raw: str) -> str:
     return unicodedata.normalize("NFC", raw.strip())
 
 
-def _player(row: Any) -> Player:
-    return Player(row.id, row.name, row.external_id, row.created_at, row.updated_at)
-
-
 def _load(session: Session, owner: str, player_id: str) -> Player:
     """One owner's player; another owner's is not found."""
     if not PLAYER_ID_RE.fullmatch(player_id):
         raise NotFound(Sentence("no player {player_id!r}", player_id=player_id[:40]))
-    row = repository.find_player(session, owner, player_id)
-    if row is None:
+    player = repository.find_player(session, owner, player_id)
+    if player is None:
         raise NotFound(Sentence("no player {player_id!r}", player_id=player_id))
-    return _player(row)
+    return player
 
 
 def _name(raw: str, field: str) -> str:
@@ -150,7 +138,7 @@ def list_players(
     """Keyset paging in creation order: the players after id ``after``; the last id when more follow."""
     with db.read() as session:
         rows = repository.players_after(session, owner, after, limit + 1)
-        players = [_player(r) for r in rows[:limit]]
+        players = rows[:limit]
         return players, (players[-1].id if len(rows) > limit else None)
 
 
@@ -266,7 +254,7 @@ def link_seats(
                     now=utcnow(),
                 )
             ids[seat] = found
-    dup = {}
+    dup: dict[str, int] = {}
     for seat, pid in sorted(ids.items()):
         if pid in dup:
             raise Unprocessable(

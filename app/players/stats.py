@@ -94,6 +94,7 @@ def count_deal(
         elif deal.tricks is None:  # nobody whisted, or a half-whist: a made game
             short = 0
         else:
+            assert deal.level is not None  # a contract's
             short = max(0, deal.level - deal.tricks_of(seat))
         if short:
             counts[2] += 1
@@ -263,12 +264,13 @@ def player_stats(
     written: list[Any] = [0]
     received: list[Any] = [0]
     balance: Any = 0
-    for count, done, bal, tally in rows:  # one fetchall, not a fetch per row
+    for row in rows:  # one fetchall, not a fetch per row
         tables += 1
-        deals += count
-        if done:
+        deals += row.deal_count
+        tally = row.tally
+        if row.finished:
             finished += 1
-            balance += int(bal) if "/" not in bal else Fraction(bal)
+            balance += int(row.balance) if "/" not in row.balance else Fraction(row.balance)
         for key, c in tally["declared"].items():
             mine = declared.get(key)
             if mine is None:

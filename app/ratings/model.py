@@ -103,7 +103,8 @@ def rate(before: Sequence[Rating], balances: Sequence[Fraction | int]) -> list[R
     for team, r in zip(teams, before):
         team[0].mu = r.mu
         team[0].sigma = r.sigma
-    after = MODEL.rate(teams, ranks=ranks_of(balances))
+    places: list[float] = list(ranks_of(balances))  # as the model types them; whole numbers still
+    after = MODEL.rate(teams, ranks=places)
     return [Rating(team[0].mu, team[0].sigma, r.games + 1) for team, r in zip(after, before)]
 
 

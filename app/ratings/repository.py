@@ -178,7 +178,9 @@ _CURRENT_OF = select(*_CURRENT_COLUMNS_READ).where(
 )
 
 
-def current(conn: Unit, pools: Iterable[str], player_ids: Iterable[str]) -> dict[tuple[str, str], Row]:
+def current(
+    conn: Unit, pools: Iterable[str], player_ids: Iterable[str]
+) -> dict[tuple[str, str], Row[*tuple[Any, ...]]]:
     """The current ratings of these players in these pools, by (pool, player id)."""
     rows = conn.execute(_CURRENT_OF, {"pools": list(pools), "ids": list(player_ids)}).all()
     return {(r.pool, r.player_id): r for r in rows}
@@ -236,7 +238,7 @@ _PENDING = (
 _ANY_PENDING = select(_RATED.c.seq).where(_RATED.c.pending, _RATED.c.owner == bindparam("owner")).limit(1)
 
 
-def pending_tables(conn: Unit, owner: str) -> list[Row]:
+def pending_tables(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
     """The owner's finished rated tables whose ratings are not written yet, in finishing order
     (always the last ones: whatever rates a table rates every pending one before it)."""
     return list(conn.execute(_PENDING, {"owner": owner}).all())
@@ -258,7 +260,7 @@ def mark_rated(conn: Unit, table_id: str) -> None:
     conn.execute(_MARK_RATED, {"rated_table": table_id})
 
 
-def rated_row(conn: Unit, table_id: str) -> Row | None:
+def rated_row(conn: Unit, table_id: str) -> Row[*tuple[Any, ...]] | None:
     return conn.execute(select(_RATED).where(_RATED.c.table_id == table_id)).one_or_none()
 
 
@@ -274,7 +276,7 @@ def _in_pool(query: Any, pool: str) -> Any:
     return query if pool == "" else query.where(_RATED.c.convention == pool)
 
 
-def rated_from(conn: Unit, owner: str, pool: str, seq: int) -> list[Row]:
+def rated_from(conn: Unit, owner: str, pool: str, seq: int) -> list[Row[*tuple[Any, ...]]]:
     """The owner's rated tables of ``pool`` from place ``seq`` of the finishing order on, in order."""
     query = select(_RATED.c.table_id, _RATED.c.convention, _RATED.c.seq, _RATED.c.outcome).where(
         _RATED.c.owner == owner, _RATED.c.seq >= seq
@@ -298,9 +300,9 @@ def delete_changes_from(conn: Unit, owner: str, pool: str, seq: int) -> None:
     )
 
 
-def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row]:
+def last_changes(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row[*tuple[Any, ...]]]:
     """Each player's latest stored change in ``pool`` (mu, sigma, games, seq): their rating as it stands."""
-    found: dict[str, Row] = {}
+    found: dict[str, Row[*tuple[Any, ...]]] = {}
     ids = sorted(set(player_ids))
     later = _CHANGES.alias("later")
     for start in range(0, len(ids), CHUNK):
@@ -347,7 +349,7 @@ def owned_players(conn: Unit, owner: str, player_ids: Iterable[str]) -> set[str]
     )
 
 
-def rating_of(conn: Unit, pool: str, player_id: str) -> Row | None:
+def rating_of(conn: Unit, pool: str, player_id: str) -> Row[*tuple[Any, ...]] | None:
     return conn.execute(
         select(_CURRENT.c.mu, _CURRENT.c.sigma, _CURRENT.c.games).where(
             _CURRENT.c.pool == pool, _CURRENT.c.player_id == player_id
@@ -355,7 +357,9 @@ def rating_of(conn: Unit, pool: str, player_id: str) -> Row | None:
     ).one_or_none()
 
 
-def history(conn: Unit, pool: str, player_id: str, *, before: int | None, rows: int) -> list[Row]:
+def history(
+    conn: Unit, pool: str, player_id: str, *, before: int | None, rows: int
+) -> list[Row[*tuple[Any, ...]]]:
     """The player's changes in ``pool``, the latest first, those before place ``before`` when given."""
     query = (
         select(
@@ -388,7 +392,7 @@ _BOARD = select(
 
 def leaderboard(
     conn: Unit, owner: str, pool: str, *, after: tuple[float, str] | None, rows: int
-) -> list[Row]:
+) -> list[Row[*tuple[Any, ...]]]:
     """At most ``rows`` of the pool's ratings by ordinal, the highest first (ties by player id, descending),
     those after ``after`` (ordinal, id) when given: one range of the (owner, pool, ordinal, id) index."""
     query = _BOARD.where(_CURRENT.c.owner == owner, _CURRENT.c.pool == pool)
@@ -400,7 +404,7 @@ def leaderboard(
     )
 
 
-def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row]:
+def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row[*tuple[Any, ...]]]:
     """A rated table's changes in ``pool``: player_id, mu_before, sigma_before, mu, sigma, games."""
     return list(
         conn.execute(
@@ -416,11 +420,13 @@ def table_changes(conn: Unit, table_id: str, pool: str) -> list[Row]:
     )
 
 
-def before_tables(conn: Unit, table_ids: Iterable[str], pool: str) -> dict[tuple[str, str], Row]:
+def before_tables(
+    conn: Unit, table_ids: Iterable[str], pool: str
+) -> dict[tuple[str, str], Row[*tuple[Any, ...]]]:
     """The ratings the players of these rated tables had before them in ``pool``, by (table
     id, player id): player_id, mu_before, sigma_before, games (after the table)."""
     ids = list(table_ids)
-    found: dict[tuple[str, str], Row] = {}
+    found: dict[tuple[str, str], Row[*tuple[Any, ...]]] = {}
     for start in range(0, len(ids), CHUNK):
         query = select(
             _CHANGES.c.table_id,
@@ -433,10 +439,10 @@ def before_tables(conn: Unit, table_ids: Iterable[str], pool: str) -> dict[tuple
     return found
 
 
-def current_in_pool(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row]:
+def current_in_pool(conn: Unit, pool: str, player_ids: Iterable[str]) -> dict[str, Row[*tuple[Any, ...]]]:
     """The current ratings of these players in one pool, by player id (read in chunks)."""
     ids = list(player_ids)
-    found: dict[str, Row] = {}
+    found: dict[str, Row[*tuple[Any, ...]]] = {}
     for start in range(0, len(ids), CHUNK):
         found.update(
             {
@@ -462,7 +468,7 @@ def owners(conn: Unit) -> list[str]:
     return sorted(found)
 
 
-def rateable_seats(conn: Unit, owner: str) -> list[Row]:
+def rateable_seats(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
     """Every seat row of the owner's rated tables: table id, convention, the table's number of
     seats, updated_at, seat, player id, finished, balance."""
     return list(
@@ -484,15 +490,15 @@ def rateable_seats(conn: Unit, owner: str) -> list[Row]:
     )
 
 
-def all_rated(conn: Unit, owner: str) -> list[Row]:
+def all_rated(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
     return list(conn.execute(select(_RATED).where(_RATED.c.owner == owner).order_by(_RATED.c.seq)).all())
 
 
-def all_changes(conn: Unit, owner: str) -> list[Row]:
+def all_changes(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
     return list(conn.execute(select(_CHANGES).where(_CHANGES.c.owner == owner)).all())
 
 
-def all_current(conn: Unit, owner: str) -> list[Row]:
+def all_current(conn: Unit, owner: str) -> list[Row[*tuple[Any, ...]]]:
     return list(conn.execute(select(_CURRENT).where(_CURRENT.c.owner == owner)).all())
 
 

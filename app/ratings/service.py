@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from app.events.outbox import enqueue_with_data, is_hooked
@@ -462,11 +463,12 @@ def chances_at_tables(
 
 
 def _seated(s: Seating, before: dict[tuple[str, str], Any], stored: dict[str, Any]) -> list[Rating] | None:
-    if all((s.table_id, p) in before for p in s.players):
-        rows = [before[(s.table_id, p)] for p in s.players]
+    players = [p for p in s.players if p is not None]  # a complete seating: a player at every seat
+    if s.table_id is not None and all((s.table_id, p) in before for p in players):
+        rows = [before[(s.table_id, p)] for p in players]
         ratings = [Rating(r.mu_before, r.sigma_before, r.games - 1) for r in rows]
     else:
-        ratings = [_rating(stored.get(p)) for p in s.players]
+        ratings = [_rating(stored.get(p)) for p in players]
     return ratings if all(r.games > 0 for r in ratings) else None
 
 
@@ -599,6 +601,11 @@ def differences(conn: Any, owner: str, computed: Recomputed | None = None) -> li
     return [line() for line in _differences(conn, owner, computed or recompute(conn, owner))]
 
 
+def _worded(template: str, /, **values: Any) -> Callable[[], str]:
+    """A difference's words, made only when asked."""
+    return partial(template.format, **values)
+
+
 def _differences(conn: Any, owner: str, computed: Recomputed) -> Iterator[Callable[[], str]]:
     """Each difference as a function that words it (a rebuild from nothing finds hundreds of
     thousands, and words only the first few)."""
@@ -624,7 +631,12 @@ def _differences(conn: Any, owner: str, computed: Recomputed) -> Iterator[Callab
             and r.outcome != outcomes[r.table_id]
             and [[p, str(Fraction(b))] for p, b in r.outcome] != outcomes[r.table_id]
         ):
-            yield lambda r=r: f"table {r.table_id}: rated as {r.outcome}, finished as {outcomes[r.table_id]}"
+            yield _worded(
+                "table {table}: rated as {rated}, finished as {finished}",
+                table=r.table_id,
+                rated=r.outcome,
+                finished=outcomes[r.table_id],
+            )
     stored_changes = {
         (c.table_id, c.pool, c.player_id): (
             c.mu_before,
@@ -640,28 +652,34 @@ def _differences(conn: Any, owner: str, computed: Recomputed) -> Iterator[Callab
         [] if stored_changes == computed.changes else sorted(set(stored_changes) | set(computed.changes))
     ):
         if stored_changes.get(key) != computed.changes.get(key):
-            yield (
-                lambda key=key: (
-                    f"change {key}: stored {stored_changes.get(key)}, recomputed {computed.changes.get(key)}"
-                )
+            yield _worded(
+                "change {key}: stored {stored}, recomputed {recomputed}",
+                key=key,
+                stored=stored_changes.get(key),
+                recomputed=computed.changes.get(key),
             )
     seq_of = {r.seq: places[r.table_id] for r in stored_rated}
     stored_current = {
         (c.pool, c.player_id): (c.mu, c.sigma, c.games, seq_of.get(c.seq))
         for c in repo.all_current(conn, owner)
     }
-    for key in (
+    for rated in (
         [] if stored_current == computed.current else sorted(set(stored_current) | set(computed.current))
     ):
-        if stored_current.get(key) != computed.current.get(key):
-            yield (
-                lambda key=key: (
-                    f"rating {key}: stored {stored_current.get(key)}, recomputed {computed.current.get(key)}"
-                )
+        if stored_current.get(rated) != computed.current.get(rated):
+            yield _worded(
+                "rating {rated}: stored {stored}, recomputed {recomputed}",
+                rated=rated,
+                stored=stored_current.get(rated),
+                recomputed=computed.current.get(rated),
             )
     for c in repo.all_current(conn, owner):
         if c.ordinal != c.mu - 3 * c.sigma:
-            yield lambda c=c: f"rating {(c.pool, c.player_id)}: ordinal {c.ordinal!r} is not mu - 3 sigma"
+            yield _worded(
+                "rating {rated}: ordinal {ordinal!r} is not mu - 3 sigma",
+                rated=(c.pool, c.player_id),
+                ordinal=c.ordinal,
+            )
 
 
 @dataclass(frozen=True)

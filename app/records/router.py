@@ -22,7 +22,7 @@ from app.kit.settings import Settings
 from app.records import service as svc
 from app.records.schemas import Record
 from app.rules import FieldError, Sentence
-from app.tables.model import Limits
+from app.tables.model import Limits, TableInfo
 from app.tables.schemas import TableOut
 from app.tables.service import current_etag
 
@@ -113,7 +113,7 @@ async def import_table(
     may be up to ``PREFSCORE_MAX_RECORD_BYTES`` (4 MiB); its deals at most the deal limit.
     The body is parsed and validated in the thread pool, as is the rest."""
 
-    def store() -> object:
+    def store() -> TableInfo:
         return svc.import_record(db, owner, record.model_dump(mode="json"), limits=Limits.of(settings))
 
     table = await run_in_threadpool(store)

@@ -3,12 +3,12 @@ an export answers and an import takes, so that what is exported can be imported 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
 from app.deals.schemas import DEAL_VARIANTS
-from app.kit.schemas import Name, PlainText, Request, Seat, bounded_map
+from app.kit.schemas import Name, PlainText, Request, Seat, at_most
 from app.records.limits import RECORD_ENTRIES_MAX
 from app.records.service import FORMAT, VERSION, example_record
 from app.rules import FIELD_NAMES
@@ -18,7 +18,11 @@ from app.tables.model import DEFAULT_LIMITS
 from app.tables.schemas import ConventionName, Options
 from app.tables.sheet_schemas import Sheet
 
-KindWord = Literal[tuple(m.value for m in EntryKind)]  # type: ignore[valid-type]
+# A closed set made at run time: a Literal to pydantic, a string to the type checker.
+if TYPE_CHECKING:
+    KindWord = str
+else:
+    KindWord = Literal[tuple(m.value for m in EntryKind)]
 ExactAmount = Annotated[
     int | Annotated[str, StringConstraints(pattern=r"^-?[0-9]{1,18}(/[0-9]{1,18})?$")],
     Field(description='an exact amount: an integer, or a fraction "p/q" such as "-10/3"'),
@@ -29,9 +33,12 @@ Moment = Annotated[str, StringConstraints(max_length=40)]
 # default. A model's bound is fixed when it is made: the import checks the configured limit
 # too (app/records/service.py), and a limit raised above this one stops here.
 RECORD_DEALS_MAX = DEFAULT_LIMITS.deals_per_table
-DealBody = bounded_map(max(len(v.model_fields) for v in DEAL_VARIANTS))
-RuleValues = bounded_map(len(FIELD_NAMES))
-SheetValues = bounded_map(len(Sheet.model_fields))
+_DEAL_FIELDS_MAX = max(len(v.model_fields) for v in DEAL_VARIANTS)
+DealBody = Annotated[dict[str, Any], Field(max_length=_DEAL_FIELDS_MAX), at_most(_DEAL_FIELDS_MAX)]
+RuleValues = Annotated[dict[str, Any], Field(max_length=len(FIELD_NAMES)), at_most(len(FIELD_NAMES))]
+SheetValues = Annotated[
+    dict[str, Any], Field(max_length=len(Sheet.model_fields)), at_most(len(Sheet.model_fields))
+]
 
 
 class RecordEntry(Request):

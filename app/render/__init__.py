@@ -2,9 +2,10 @@
 (its sheet, the deals' entries, the settlement) and a language in, text out; it imports
 nothing of the app but the engine."""
 
+from app.render.geometry import DEFAULT_LAYOUT, LAYOUTS, WIDTH
 from app.render.measure import char_em, text_width, wrap
 from app.render.sequences import SEPARATOR, Played, Sequences, exact, fold, reconcile, sequence_text, written
-from app.render.svg import DEFAULT_LAYOUT, LAYOUTS, WIDTH, Drawn, draw_sheet, initials
+from app.render.svg import Drawn, draw_sheet, initials
 from app.render.words import Language
 
 __all__ = [

@@ -159,7 +159,7 @@ def written(value: Amount, lang: Language | None = None) -> str:
     ("33,33" in Russian, "33.33" in English; as on a Russian paper sheet without one)."""
     v = exact(value)
     sign = amounts.MINUS if v < 0 else ""
-    whole, rest = divmod(abs(v), 1)
+    whole, rest = divmod(-v if v < 0 else v, 1)
     if rest == 0:
         return f"{sign}{int(whole)}"
     if rest == Fraction(1, 2):

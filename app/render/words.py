@@ -9,8 +9,10 @@ from typing import Any, Protocol
 
 
 class Language(Protocol):
-    code: str
-    locale: Any  # a babel Locale: the language's number symbols
+    @property
+    def code(self) -> str: ...
+    @property
+    def locale(self) -> Any: ...  # a babel Locale: the language's number symbols
 
     def _(self, msgid: str, **params: object) -> str: ...
 

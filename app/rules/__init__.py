@@ -57,7 +57,21 @@ from app.rules.fields import (
 from app.rules.scoring import DealResult, Replay, apply_deal, deal_game, replay
 from app.rules.sentences import Sentence, joined, said, sentence
 from app.rules.settlement import Settlement, Transfer, settle
-from app.rules.state import Amount, Bonus, Entry, TableState, amount_from_json, amount_to_json, exact, sheet
+from app.rules.state import (
+    AllpassInfo,
+    Amount,
+    Bonus,
+    Entry,
+    ExactSheet,
+    MatchInfo,
+    SeatSheet,
+    TableState,
+    amount_from_json,
+    amount_to_json,
+    exact,
+    exact_sheet,
+    sheet,
+)
 
 __all__ = [
     "Sentence",
@@ -75,7 +89,11 @@ __all__ = [
     "RULES_VERSION",
     "SPECS",
     "AllpassScoring",
+    "AllpassInfo",
     "Amount",
+    "ExactSheet",
+    "MatchInfo",
+    "SeatSheet",
     "Bonus",
     "CleanDealer",
     "CleanPlayer",
@@ -119,6 +137,7 @@ __all__ = [
     "conventions_catalog",
     "deal_game",
     "exact",
+    "exact_sheet",
     "legacy_overrides",
     "make_rules",
     "options_of",

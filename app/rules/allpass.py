@@ -30,9 +30,9 @@ def score_allpass(sheet: WorkingSheet, deal: AllpassDeal) -> None:
         held[dealer] = tricks.get(dealer, 0)
     cost = sheet.state.next_trick_cost(rules)
     if scoring is AllpassScoring.PER_TRICK:
-        score_tricks_per_trick(sheet, held, cost)
+        score_tricks_per_trick(sheet, held, trick_cost(cost))
     elif scoring is AllpassScoring.AMNESTY:
-        score_tricks_with_amnesty(sheet, held, cost)
+        score_tricks_with_amnesty(sheet, held, trick_cost(cost))
     else:
         if four:
             del held[dealer]  # the Rostov dealer takes no part
@@ -79,16 +79,16 @@ def score_clean_players(
         if held.get(seat, 0):
             continue
         if clean is CleanPlayer.POOL:
-            sheet.pool(seat, cost)
+            sheet.pool(seat, trick_cost(cost))
         elif clean is CleanPlayer.MOUNTAIN:
-            sheet.mountain(seat, -cost * rules.clean_writeoff)
+            sheet.mountain(seat, -trick_cost(cost) * rules.clean_writeoff)
         elif clean is CleanPlayer.MOUNTAIN_ONE:
             sheet.mountain(seat, -1)
         elif seat in deal.writeoff:  # choice: off the mountain, twice the cost
             sheet.writeoff_used.add(seat)
-            sheet.mountain(seat, -2 * cost)
+            sheet.mountain(seat, -2 * trick_cost(cost))
         else:
-            sheet.pool(seat, cost)
+            sheet.pool(seat, trick_cost(cost))
 
 
 def score_clean_dealer(sheet: WorkingSheet, cost: int | None) -> None:
@@ -98,8 +98,15 @@ def score_clean_dealer(sheet: WorkingSheet, cost: int | None) -> None:
         return
     dealer = sheet.dealer
     if kind is CleanDealer.MOUNTAIN_COST:
-        sheet.mountain(dealer, -cost)
+        sheet.mountain(dealer, -trick_cost(cost))
     elif kind is CleanDealer.MOUNTAIN_ONE:
         sheet.mountain(dealer, -1)
     else:  # pool_cost
-        sheet.pool(dealer, cost)
+        sheet.pool(dealer, trick_cost(cost))
+
+
+def trick_cost(cost: int | None) -> int:
+    """The all-pass's trick cost where a choice writes it: only the Rostov all-pass has none,
+    and the rules' checks (conventions.py) refuse a choice that needs one beside it."""
+    assert cost is not None, "a trick cost is needed beside the Rostov all-pass"
+    return cost

@@ -1,5 +1,8 @@
-"""The one amount codec: exact values (int or Fraction, as the engine keeps them) to what a
-client reads, and back.
+"""The one amount codec: exact values (int or Fraction, as the engine keeps them) to what is
+stored and what a client reads, and back.
+
+- ``exact``: an amount in canonical form (an int when whole, else a Fraction);
+  ``amount_to_json`` / ``amount_from_json``: as stored in JSON without loss (an int, or "p/q").
 
 - ``exact_text``: the exact value as a string, "370/3" or "12" — only ever in ``*_exact``
   fields, so that no person reads a fraction.
@@ -20,6 +23,27 @@ from typing import Any
 
 MINUS = "−"  # U+2212: a printed minus, the width of a plus
 
+Amount = int | Fraction
+
+
+def exact(value: Amount) -> Amount:
+    """An amount in canonical form: an int when whole, else a Fraction."""
+    if type(value) is int:  # the common case; isinstance on Fraction goes through the ABC machinery
+        return value
+    if value.denominator == 1:
+        return int(value.numerator)
+    return value
+
+
+def amount_to_json(value: Amount) -> int | str:
+    """Store an amount in JSON without loss: an int, or "p/q"."""
+    value = exact(value)
+    return value if isinstance(value, int) else f"{value.numerator}/{value.denominator}"
+
+
+def amount_from_json(value: int | str) -> Amount:
+    return value if isinstance(value, int) else exact(Fraction(value))
+
 
 def parse(value: Any) -> Fraction:
     """An amount from JSON or the engine (int, Fraction, a float such as 2.5, or "p/q")."""
@@ -36,9 +60,8 @@ def parse(value: Any) -> Fraction:
 
 
 def exact_text(value: int | Fraction) -> str:
-    """The exact value: "12", "-7/2", "370/3"."""
-    value = Fraction(value)
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    """The exact value: "12", "-7/2", "370/3" (the stored form, always as text)."""
+    return str(amount_to_json(exact(Fraction(value))))
 
 
 def decimal_text(value: int | Fraction) -> str:

@@ -28,7 +28,7 @@ from app.rules.state import Amount, exact
 def half(value: Amount) -> Amount:
     if type(value) is int:
         return value // 2 if value % 2 == 0 else Fraction(value, 2)
-    return exact(value / 2)
+    return exact(Fraction(value) / 2)
 
 
 def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
@@ -206,7 +206,7 @@ def write_off_unwhisted_game(sheet: WorkingSheet, deal: ContractDeal | MisereDea
     kind = sheet.rules.unwhisted_writeoff
     if kind is UnwhistedWriteoff.VALUE:
         amount = value
-    elif kind is UnwhistedWriteoff.DOUBLE_HIGH and (deal.type == "misere" or deal.level >= 8):
+    elif kind is UnwhistedWriteoff.DOUBLE_HIGH and (isinstance(deal, MisereDeal) or deal.level >= 8):
         amount = 2 * value
     else:
         return False
@@ -387,6 +387,8 @@ def score_talon(sheet: WorkingSheet, deal: ContractDeal | MisereDeal) -> None:
     if deal.talon_bonus is not None:
         bonus = TALON_BONUSES[deal.talon_bonus]
         if rules.talon_bonus_price is TalonBonusPrice.GAME:
+            # never on a misère (checks.py refuses it)
+            assert isinstance(deal, ContractDeal), "a talon bonus priced by the game on a misère"
             # quick tricks (10 whists each at the fixed price) at the game's trick price
             bonus = bonus // 10 * rules.scale * CONTRACT_VALUE[deal.level]
         if sheet.n == 4:
@@ -403,5 +405,5 @@ def score_talon(sheet: WorkingSheet, deal: ContractDeal | MisereDeal) -> None:
                 if seat != declarer:
                     sheet.whist(declarer, seat, 5)
     if deal.talon_returned:
-        value = MISERE_VALUE if deal.type == "misere" else CONTRACT_VALUE[deal.level]
+        value = MISERE_VALUE if isinstance(deal, MisereDeal) else CONTRACT_VALUE[deal.level]
         sheet.mountain(sheet.dealer, value)

@@ -9,6 +9,7 @@ contradictory one is refused naming the field. The option names of the first rul
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -68,7 +69,7 @@ class FieldSpec:
     choices: tuple[Any, ...] | None = None  # allowed JSON values (None: any of the type within bounds)
     minimum: int | None = None
     maximum: int | None = None
-    enum: type[Enum] | None = None
+    enum: builtins.type[Enum] | None = None  # builtins': the field ``type`` above shadows it here
 
     def parse(self, value: Any) -> Any:
         """The field value for a JSON value, or raise ValueError with the reason."""
@@ -97,6 +98,7 @@ class FieldSpec:
                 Sentence("must be one of {choices}", choices=", ".join(m.value for m in self.enum))
             )
         if kind == "int_list":
+            assert self.choices is not None  # a list field is one of a few lists
             ints = _int_tuple(value)
             if ints is None or ints not in self.choices:
                 raise ValueError(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from app.rules.errors import FieldError, InvalidDeal
 from app.rules.sentences import Sentence
@@ -93,15 +93,38 @@ class Deal:
     note: str | None = None
 
     # What a kind has not, read as absent (each kind that has one declares it as its field).
-    declarer: ClassVar[int | None] = None
-    level: ClassVar[int | None] = None
-    strain: ClassVar[str | None] = None
-    defenders: ClassVar[tuple[tuple[int, str], ...]] = ()  # (seat, "whist" | "pass" | "half_whist")
-    tricks: ClassVar[tuple[tuple[int, int], ...] | None] = None  # (seat, tricks) as given
-    talon_bonus: ClassVar[str | None] = None
-    talon_discarded: ClassVar[bool] = False
-    talon_returned: ClassVar[bool] = False
-    over_misere: ClassVar[bool] = False
+    # A class attribute here, a field there; to the type checker a read-only value that a
+    # kind's field may narrow (a class variable may not be overridden by a field).
+    if TYPE_CHECKING:
+
+        @property
+        def declarer(self) -> int | None: ...
+        @property
+        def level(self) -> int | None: ...
+        @property
+        def strain(self) -> str | None: ...
+        @property
+        def defenders(self) -> tuple[tuple[int, str], ...]: ...
+        @property
+        def tricks(self) -> tuple[tuple[int, int], ...] | None: ...
+        @property
+        def talon_bonus(self) -> str | None: ...
+        @property
+        def talon_discarded(self) -> bool: ...
+        @property
+        def talon_returned(self) -> bool: ...
+        @property
+        def over_misere(self) -> bool: ...
+    else:
+        declarer = None
+        level = None
+        strain = None
+        defenders = ()  # (seat, "whist" | "pass" | "half_whist")
+        tricks = None  # (seat, tricks) as given
+        talon_bonus = None
+        talon_discarded = False
+        talon_returned = False
+        over_misere = False
 
     @property
     def contract(self) -> str | None:

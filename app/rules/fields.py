@@ -30,6 +30,8 @@ WHIST_OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
 class Choice(str, Enum):
     """A field value from a closed set; its JSON form is ``value``."""
 
+    _value_: str
+
     def __str__(self) -> str:  # pragma: no cover - for messages
         return self.value
 

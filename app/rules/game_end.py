@@ -4,7 +4,9 @@ the match's bonuses (docs/rules.md §8.1, §8.4, §8.5).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
+from typing import Any
 
 from app.rules.deal import Deal
 from app.rules.fields import AllpassScoring, FixedDealerScope, GameEnd, Rules
@@ -125,7 +127,7 @@ def end_match_game(sheet: WorkingSheet, new: TableState) -> TableState:
 
 
 def write_bonus(
-    sheet: WorkingSheet, bonuses: list[Bonus], game: int | None, kind: str, seats, total: int
+    sheet: WorkingSheet, bonuses: list[Bonus], game: int | None, kind: str, seats: Iterable[int], total: int
 ) -> None:
     """A bonus shared by tied players: each writes total/t on every other player."""
     seats = sorted(seats)
@@ -139,7 +141,7 @@ def write_bonus(
                 sheet.whist(seat, other, share)
 
 
-def replace_state(state: TableState, **changes) -> TableState:
+def replace_state(state: TableState, **changes: Any) -> TableState:
     values = {name: getattr(state, name) for name in TableState.__slots__}
     values.update(changes)
     return TableState(**values)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from app.rules.allpass import score_allpass
 from app.rules.checks import check_choices
 from app.rules.contracts import score_contract, score_misere, score_remise
-from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal, PenaltyDeal
+from app.rules.deal import AllpassDeal, CloseDeal, ContractDeal, Deal, MisereDeal, PenaltyDeal, RemiseDeal
 from app.rules.errors import DealerMismatch, FieldError, InvalidDeal, ReplayError, TableFinished
 from app.rules.fields import GameEnd, Rules
 from app.rules.game_end import finish_deal
@@ -58,23 +58,24 @@ def apply_deal(rules: Rules, state: TableState, deal: Deal) -> DealResult:
             ]
         )
     sheet = WorkingSheet(rules, state, dealer)
-    kind = type(deal)  # each kind is scored by its own function
-    if kind is PenaltyDeal:  # between deals: it moves neither the deal nor the streak
+    # each kind is scored by its own function
+    if type(deal) is PenaltyDeal:  # between deals: it moves neither the deal nor the streak
         score_penalty(sheet, deal)
         sheet.check_choices_used(deal)
         return DealResult(sheet.entries_written(), finish_penalty(sheet, state))
-    if kind is AllpassDeal:
+    if type(deal) is AllpassDeal:
         score_allpass(sheet, deal)
-    elif kind is CloseDeal:
+    elif type(deal) is CloseDeal:
         close_game(sheet, deal)
     else:
         if state.compulsory_cost is not None:
             raise InvalidDeal([FieldError("type", "an all-pass is compulsory now")])
-        if kind is ContractDeal:
+        if type(deal) is ContractDeal:
             score_contract(sheet, deal)
-        elif kind is MisereDeal:
+        elif type(deal) is MisereDeal:
             score_misere(sheet, deal)
         else:
+            assert type(deal) is RemiseDeal  # the five kinds are closed
             score_remise(sheet, deal)
     write_pools(sheet, deal)
     sheet.check_choices_used(deal)

@@ -27,7 +27,9 @@ class Sentence(str):
         made.params = params
         return made
 
-    def __reduce__(self):  # a copy (pickle, deepcopy) keeps the template
+    def __reduce__(
+        self,
+    ) -> tuple[Any, tuple[str, dict[str, Any]]]:  # a copy (pickle, deepcopy) keeps the template
         return (_remade, (self.msgid, self.params))
 
 

@@ -9,6 +9,7 @@ are written: one line per seat and kind, in the order first written.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from app.rules.deal import Deal
 from app.rules.errors import FieldError, InvalidDeal
@@ -60,8 +61,9 @@ class WorkingSheet:
         self.active = ACTIVE[n, dealer]
         self.pools = list(state.pools)
         self.mountains = list(state.mountains)
-        # rows are copied when first written (most deals write on one or two rows)
-        self.whists: list = list(state.whists)
+        # rows are copied when first written (most deals write on one or two rows): a row is the
+        # state's tuple until then and this sheet's own list after (copied_rows says which)
+        self.whists: list[Any] = list(state.whists)
         self.copied_rows = 0  # bit i: row i is this sheet's own list
         self.entries: dict[tuple[str, int, int | None], Amount] = {}
         self.pending_pools: list[tuple[int, Amount]] = []

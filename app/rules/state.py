@@ -2,39 +2,20 @@
 
 Amounts are exact: ``int`` where whole (nearly always), ``Fraction`` otherwise
 (Rostov's 2.5-whist ties, shared halves, the races' shared bonuses). Ints keep
-the hot path fast; ``exact`` folds a whole Fraction back to an int.
+the hot path fast; ``exact`` folds a whole Fraction back to an int. Their codec (``exact``,
+the stored JSON form) is app/rules/amounts.py's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
+from app.rules.amounts import Amount, amount_from_json, amount_to_json, exact
 from app.rules.fields import AllpassScoring, Rules
 
-Amount = int | Fraction
-
 STATE_VERSION = 1
-
-
-def exact(value: Amount) -> Amount:
-    """An amount in canonical form: an int when whole, else a Fraction."""
-    if type(value) is int:  # the common case; isinstance on Fraction goes through the ABC machinery
-        return value
-    if value.denominator == 1:
-        return int(value.numerator)
-    return value
-
-
-def amount_to_json(value: Amount) -> int | str:
-    """Store an amount in JSON without loss: an int, or "p/q"."""
-    value = exact(value)
-    return value if isinstance(value, int) else f"{value.numerator}/{value.denominator}"
-
-
-def amount_from_json(value: int | str) -> Amount:
-    return value if isinstance(value, int) else exact(Fraction(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,46 +160,171 @@ class TableState:
         )
 
 
+@dataclass(frozen=True)
+class SeatSheet:
+    """One player's part of the sheet: pool, mountain, the whists on each other seat (by seat),
+    and the penalties kept apart (None when the table keeps none)."""
+
+    seat: int
+    pool: Amount
+    pool_closed: bool
+    mountain: Amount
+    whists: Mapping[int, Amount]
+    apart: Amount | None = None
+
+
+@dataclass(frozen=True)
+class AllpassInfo:
+    """Where the all-pass stands: its level, its streak, what the next all-pass trick costs,
+    the lowest contract that may be played, and whether the next deal is a compulsory all-pass."""
+
+    level: int = 1
+    streak: int = 0
+    next_trick_cost: int | None = None
+    min_contract: int | None = None
+    compulsory: bool = False
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """A match's games, the totals over it by seat (the current game's included), its bonuses."""
+
+    games: int | None
+    pools: tuple[Amount, ...] = ()
+    mountains: tuple[Amount, ...] = ()
+    bonuses: tuple[Bonus, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExactSheet:
+    """The sheet with exact amounts (the API's "Sheet" without the players' names); ``match``
+    only at a table played as a match."""
+
+    deal_count: int
+    players: tuple[SeatSheet, ...]
+    allpass: AllpassInfo
+    next_dealer: int | None
+    finished: bool
+    game: int
+    match: MatchInfo | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The API's shape (amounts still exact: the HTTP layer turns them into JSON numbers)."""
+        players = []
+        for p in self.players:
+            players.append(
+                {
+                    "seat": p.seat,
+                    "pool": p.pool,
+                    "pool_closed": p.pool_closed,
+                    "mountain": p.mountain,
+                    "whists": {str(j): v for j, v in p.whists.items()},
+                }
+            )
+            if p.apart is not None:
+                players[-1]["apart"] = p.apart
+        a = self.allpass
+        out: dict[str, Any] = {
+            "deal_count": self.deal_count,
+            "players": players,
+            "allpass": {
+                "level": a.level,
+                "streak": a.streak,
+                "next_trick_cost": a.next_trick_cost,
+                "min_contract": a.min_contract,
+                "compulsory": a.compulsory,
+            },
+            "next_dealer": self.next_dealer,
+            "finished": self.finished,
+            "game": self.game,
+        }
+        if self.match is not None:
+            m = self.match
+            out["match"] = {
+                "games": m.games,
+                "totals": [
+                    {"seat": s, "pool": pool, "mountain": mountain}
+                    for s, (pool, mountain) in enumerate(zip(m.pools, m.mountains))
+                ],
+                "bonuses": [
+                    {"game": b.game, "kind": b.kind, "seat": b.seat, "amount": b.amount} for b in m.bonuses
+                ],
+            }
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ExactSheet:
+        """The sheet of the API's shape (``to_dict``'s; what is left out takes its default)."""
+        players = tuple(
+            SeatSheet(
+                seat=p["seat"],
+                pool=p.get("pool", 0),
+                pool_closed=bool(p.get("pool_closed")),
+                mountain=p.get("mountain", 0),
+                whists={int(j): v for j, v in p.get("whists", {}).items()},
+                apart=p.get("apart"),
+            )
+            for p in data["players"]
+        )
+        match = data.get("match")
+        return cls(
+            deal_count=int(data.get("deal_count", 0)),
+            players=players,
+            allpass=AllpassInfo(**data.get("allpass", {})),
+            next_dealer=data.get("next_dealer"),
+            finished=bool(data.get("finished")),
+            game=data.get("game", 1),
+            match=None
+            if not match
+            else MatchInfo(
+                games=match.get("games"),
+                pools=tuple(t["pool"] for t in match.get("totals", ())),
+                mountains=tuple(t["mountain"] for t in match.get("totals", ())),
+                bonuses=tuple(
+                    Bonus(b.get("game"), b["kind"], b["seat"], b["amount"]) for b in match.get("bonuses", ())
+                ),
+            ),
+        )
+
+
+def exact_sheet(rules: Rules, state: TableState) -> ExactSheet:
+    """The sheet of a table's state under its rules, with exact amounts."""
+    n = state.players
+    players = tuple(
+        SeatSheet(
+            seat=seat,
+            pool=state.pools[seat],
+            pool_closed=state.pool_closed(rules, seat),
+            mountain=state.mountains[seat],
+            whists={j: state.whists[seat][j] for j in range(n) if j != seat},
+            apart=state.apart[seat] if state.apart else None,
+        )
+        for seat in range(n)
+    )
+    match = None
+    if rules.match_bonuses:
+        pools, mountains = state.totals()
+        match = MatchInfo(rules.games, tuple(pools), tuple(mountains), tuple(state.bonuses))
+    return ExactSheet(
+        deal_count=state.deal_count,
+        players=players,
+        allpass=AllpassInfo(
+            level=state.level(),
+            streak=state.streak,
+            next_trick_cost=state.next_trick_cost(rules),
+            min_contract=state.min_contract(rules),
+            compulsory=state.compulsory_cost is not None,
+        ),
+        next_dealer=state.next_dealer,
+        finished=state.finished,
+        game=state.game,
+        match=match,
+    )
+
+
 def sheet(rules: Rules, state: TableState) -> dict[str, Any]:
     """The sheet (the API's "Sheet") with exact amounts; names are added by the caller.
 
     Amounts are ``int`` or ``Fraction``: the HTTP layer turns them into JSON numbers.
     """
-    n = state.players
-    players = []
-    for seat in range(n):
-        players.append(
-            {
-                "seat": seat,
-                "pool": state.pools[seat],
-                "pool_closed": state.pool_closed(rules, seat),
-                "mountain": state.mountains[seat],
-                "whists": {str(j): state.whists[seat][j] for j in range(n) if j != seat},
-            }
-        )
-        if state.apart:
-            players[-1]["apart"] = state.apart[seat]
-    out: dict[str, Any] = {
-        "deal_count": state.deal_count,
-        "players": players,
-        "allpass": {
-            "level": state.level(),
-            "streak": state.streak,
-            "next_trick_cost": state.next_trick_cost(rules),
-            "min_contract": state.min_contract(rules),
-            "compulsory": state.compulsory_cost is not None,
-        },
-        "next_dealer": state.next_dealer,
-        "finished": state.finished,
-        "game": state.game,
-    }
-    if rules.match_bonuses:
-        pools, mountains = state.totals()
-        out["match"] = {
-            "games": rules.games,
-            "totals": [{"seat": s, "pool": pools[s], "mountain": mountains[s]} for s in range(n)],
-            "bonuses": [
-                {"game": b.game, "kind": b.kind, "seat": b.seat, "amount": b.amount} for b in state.bonuses
-            ],
-        }
-    return out
+    return exact_sheet(rules, state).to_dict()

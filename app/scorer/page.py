@@ -3,7 +3,8 @@ through the table's scorer link, sees the refusal reason in place when a deal do
 the live sheet, and undoes or corrects deals.
 
 The page is one template (``templates/score.html``; app/kit/pages.py: Jinja2, autoescaped)
-with an inline script run by CSP nonce, as the share page is. It reads only ``/v1/score/{token}/...``; the choices it offers are the
+with its script and styles in static files (app/static/score.js, score.css, and the pages'
+common.js and base.css), as the share page is. It reads only ``/v1/score/{token}/...``; the choices it offers are the
 table's (``choices`` of ``GET /v1/score/{token}``). Its words come from the catalogues in
 the language asked for (``?lang=``, else Accept-Language) and are handed to the script as
 JSON."""
@@ -13,12 +14,14 @@ from __future__ import annotations
 import json
 import time
 from importlib import resources
+from typing import Any
 
 from fastapi import APIRouter, Response
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.deals.schemas import StoredDeal
+from app.kit.assets import VERSION as ASSETS_VERSION
+from app.kit.assets import asset_url
 from app.kit.deps import DB, ScorerAccess
 from app.kit.i18n import N_, Lang
 from app.kit.lang import PageLang
@@ -31,8 +34,14 @@ from app.tables.service import get_table
 
 router = APIRouter()
 PAGE = template("app.scorer/score.html")
-# The service worker: hand-written, served under the link so that its scope is the link's.
-WORKER = resources.files("app.scorer").joinpath("templates", "sw.js").read_text(encoding="utf-8")
+# The service worker: hand-written, served under the link so that its scope is the link's,
+# with the page's static files to keep (their names change with their content: so does it).
+PAGE_ASSETS = ("base.css", "score.css", "common.js", "score.js")
+WORKER = (
+    f"const ASSETS = {json.dumps([asset_url(name) for name in PAGE_ASSETS])};\n"
+    f"const VERSION = {json.dumps(ASSETS_VERSION)};\n"
+    + resources.files("app.scorer").joinpath("templates", "sw.js").read_text(encoding="utf-8")
+)
 FIRST_DEALS = 200  # the deals written into the page; the script reads the rest (next)
 
 # Every word the script writes, by msgid (the English text).
@@ -164,7 +173,7 @@ async def score_page(token: str, scorer: ScorerAccess, db: DB, lang: PageLang) -
     )
 
 
-def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, object]:
+def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, Any]:
     """What ``GET /v1/score/{token}`` and the first page of its deals answer, with the ETag
     and the time it was read (the script keeps the newer of this and its own copy)."""
     table = get_table(db, scorer.owner, scorer.table_id)
@@ -174,15 +183,13 @@ def page_state(db: DB, scorer: ScorerAccess, token: str) -> dict[str, object]:
     return {
         "table": ScorerTable.of(table, settlement).model_dump(mode="json"),
         "etag": table.etag,
-        "deals": [
-            ScorerDeal(dealer=d.dealer, deal=StoredDeal.of(d)).model_dump(mode="json") for d in page.deals
-        ],
+        "deals": [ScorerDeal.of(d).model_dump(mode="json") for d in page.deals],
         "next": nxt,
         "read_at": int(time.time() * 1000),
     }
 
 
-def page_values(token: str, title: str, lang: Lang) -> dict[str, object]:
+def page_values(token: str, title: str, lang: Lang) -> dict[str, Any]:
     """What the template writes: the title, and the script's token and words."""
     return {"lang": lang.code, "title": title, "token": token, "words": score_words(lang)}
 
@@ -200,7 +207,17 @@ async def score_manifest(token: str, scorer: ScorerAccess, lang: PageLang) -> Re
         "display": "standalone",
         "background_color": "#f4f1ea",
         "theme_color": "#14213d",
-        "icons": [{"src": f"{page}/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
+        "icons": [{"src": f"{page}/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}]
+        + [
+            {
+                "src": asset_url(f"icon{kind}-{size}.png"),
+                "sizes": f"{size}x{size}",
+                "type": "image/png",
+                "purpose": purpose,
+            }
+            for kind, purpose in (("", "any"), ("-maskable", "maskable"))
+            for size in ICON_SIZES
+        ],
     }
     return Response(
         json.dumps(manifest, ensure_ascii=False),
@@ -209,6 +226,10 @@ async def score_manifest(token: str, scorer: ScorerAccess, lang: PageLang) -> Re
     )
 
 
+# The PNG icons (app/static/icon-{size}.png, icon-maskable-{size}.png): the SVG icon drawn once
+# by Chromium (docs/scoring-page.md says how); the maskable ones fill the square, the spade
+# inside the safe zone.
+ICON_SIZES = (192, 512)
 ICON = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 96 96"><rect width="96" height="96" rx="16" fill="#14213d"/>'
     '<text x="48" y="66" font-size="56" text-anchor="middle" fill="#fff" font-family="sans-serif">\u2660</text></svg>'

@@ -16,11 +16,11 @@ from fastapi import APIRouter, Path, Query, Response
 from app.deals import answers
 from app.deals import service as deals
 from app.deals.answers import Config, DealBody, DealNumber, IdempotencyKey
-from app.deals.schemas import DealCorrected, DealWithSheet, StoredDeal
+from app.deals.schemas import DealCorrected, DealWithSheet
 from app.kit.bodies import BodyRoute
 from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION
-from app.kit.preconditions import IfMatch
+from app.kit.preconditions import SheetPrecondition
 from app.kit.problem_schemas import problem_responses
 from app.rules import settle
 from app.scorer import service as links
@@ -150,9 +150,7 @@ def list_scorer_deals(
     page = links.scorer_log(db, scorer, after=after, limit=limit)
     response.headers["Cache-Control"] = "no-store"
     nxt = f"/v1/score/{token}/deals?after={page.next_after}&limit={limit}" if page.next_after else None
-    return ScorerDealPage(
-        items=[ScorerDeal(dealer=deal.dealer, deal=StoredDeal.of(deal)) for deal in page.deals], next=nxt
-    )
+    return ScorerDealPage(items=[ScorerDeal.of(deal) for deal in page.deals], next=nxt)
 
 
 @router.post(
@@ -173,8 +171,8 @@ async def post_scorer_deal(
     db: DB,
     response: Response,
     settings: Config,
+    expected: SheetPrecondition,
     idempotency_key: IdempotencyKey = None,
-    if_match: IfMatch = None,
 ) -> DealWithSheet:
     """Score a deal of the link's table, as ``POST /v1/tables/{id}/deals`` does."""
     return await answers.post(
@@ -183,7 +181,7 @@ async def post_scorer_deal(
         scorer.table_id,
         deal,
         idempotency_key=idempotency_key,
-        if_match=if_match,
+        expected=expected,
         settings=settings,
         response=response,
         deals_url=f"/v1/score/{token}/deals",
@@ -198,11 +196,11 @@ async def post_scorer_deal(
     openapi_extra=NO_KEY,
 )
 def undo_scorer_deal(
-    scorer: ScorerAccess, number: DealNumber, db: DB, response: Response, if_match: IfMatch = None
+    scorer: ScorerAccess, number: DealNumber, db: DB, response: Response, expected: SheetPrecondition
 ) -> DealWithSheet:
     """Undo the last deal of the link's table (409 for another one)."""
     return answers.undone(
-        deals.undo_last(db, scorer.owner, scorer.table_id, number, if_match=if_match), response
+        deals.undo_last(db, scorer.owner, scorer.table_id, number, expected=expected), response
     )
 
 
@@ -219,9 +217,9 @@ def correct_scorer_deal(
     deal: DealBody,
     db: DB,
     response: Response,
-    if_match: IfMatch = None,
+    expected: SheetPrecondition,
 ) -> DealCorrected:
     """Correct a past deal of the link's table; later deals are re-scored (409 naming the one
     that would no longer fit, and nothing changes)."""
-    changed = deals.correct_deal(db, scorer.owner, scorer.table_id, number, deal.to_deal(), if_match=if_match)
+    changed = deals.correct_deal(db, scorer.owner, scorer.table_id, number, deal.to_deal(), expected=expected)
     return answers.corrected(changed, response)

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
+from app.deals.model import DealInfo
 from app.deals.schemas import StoredDeal
 from app.kit.schemas import Answer, timestamp
 from app.rules import (
@@ -178,6 +179,11 @@ class ScorerTable(Answer):
 class ScorerDeal(Answer):
     dealer: int = Field(description="the seat that dealt this deal (at 4 players it sat out)")
     deal: StoredDeal
+
+    @classmethod
+    def of(cls, deal: DealInfo) -> ScorerDeal:
+        assert deal.dealer is not None  # a deal of the log carries the seat stored with it
+        return cls(dealer=deal.dealer, deal=StoredDeal.of(deal))
 
 
 class ScorerDealPage(Answer):

@@ -14,9 +14,8 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
 
-from app.deals.service import DealPage, list_deals
+from app.deals.service import DealLogPage, list_deals
 from app.events.changes import announce
 from app.keys.limits import KEY_PREFIX_LENGTH
 from app.keys.service import hash_key
@@ -24,7 +23,7 @@ from app.kit.db import Database
 from app.kit.errors import Conflict, NotFound
 from app.rules import Sentence
 from app.scorer import repository as repo
-from app.scorer.orm import ScorerLinkRow
+from app.scorer.repository import LinkInfo
 from app.tables.service import load_table
 
 TOKEN_PREFIX = "sc_"
@@ -44,23 +43,8 @@ class Scorer:
     owner: str
 
 
-@dataclass(frozen=True)
-class LinkInfo:
-    """A stored link as listed: never its hash nor its token."""
-
-    id: int
-    table_id: str
-    prefix: str
-    created_at: datetime
-    revoked_at: datetime | None
-
-
 def link_path(token: str) -> str:
     return f"/score/{token}"
-
-
-def _info(row: ScorerLinkRow) -> LinkInfo:
-    return LinkInfo(row.id, row.table_id, row.prefix, row.created_at, row.revoked_at)
 
 
 def create_link(db: Database, owner: str, table_id: str, *, limit: int = LINKS_MAX) -> tuple[LinkInfo, str]:
@@ -79,7 +63,7 @@ def create_link(db: Database, owner: str, table_id: str, *, limit: int = LINKS_M
                 reason="scorer_link_limit",
                 limit=limit,
             )
-        return _info(repo.add_link(session, table.id, token[:KEY_PREFIX_LENGTH], hash_key(token))), token
+        return repo.add_link(session, table.id, token[:KEY_PREFIX_LENGTH], hash_key(token)), token
 
 
 def list_links(
@@ -90,7 +74,7 @@ def list_links(
     with db.read() as session:
         table = load_table(session, owner, table_id, lock=False)
         rows = repo.links_of(session, table.id, after=after, rows=limit + 1)
-    page = [_info(r) for r in rows[:limit]]
+    page = rows[:limit]
     return page, (page[-1].id if len(rows) > limit and page else None)
 
 
@@ -99,13 +83,13 @@ def revoke_link(db: Database, owner: str, table_id: str, link_id: int) -> LinkIn
     streams end at the revision this writes."""
     with db.write() as session:
         table = load_table(session, owner, table_id, lock=True)
-        row = repo.link(session, link_id)
-        if row is None or row.table_id != table.id:
+        link = repo.link(session, link_id)
+        if link is None or link.table_id != table.id:
             raise NotFound(Sentence("table {id} has no scorer link {link_id}", id=table.id, link_id=link_id))
-        if row.revoked_at is None:
-            repo.revoke(session, row, table.id, table.revision + 1)
+        if link.revoked_at is None:
+            link = repo.revoke(session, link_id, table.id, table.revision + 1)
             announce(session, table.id, table.owner, table.revision + 1, "sheet")
-        return _info(row)
+        return link
 
 
 def resolve(db: Database, token: str) -> Scorer | None:
@@ -121,13 +105,13 @@ def resolve(db: Database, token: str) -> Scorer | None:
         hmac.compare_digest(digest, _DUMMY_HASH)
         return None
     found = None
-    for link_id, stored, table_id, owner in rows:
-        if hmac.compare_digest(digest, stored):
-            found = Scorer(link_id, table_id, owner)
+    for link in rows:
+        if hmac.compare_digest(digest, link.hash):
+            found = Scorer(link.id, link.table_id, link.owner)
     return found
 
 
-def scorer_log(db: Database, scorer: Scorer, *, after: int = 0, limit: int = 200) -> DealPage:
+def scorer_log(db: Database, scorer: Scorer, *, after: int = 0, limit: int = 200) -> DealLogPage:
     """The log of the link's table, paged as the owner's listing is (``deals.page_of``): each
     deal carries the seat that dealt it as stored with it (a correction at 4 players must know
     who sat out), so no deal before the page is read or folded."""

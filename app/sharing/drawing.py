@@ -9,7 +9,7 @@ process only waits for the answer, in its request thread.
 The work is bounded three ways:
 - **at once**: one picture per worker (``picture_workers``); a request that finds every
   worker busy waits at most ``picture_wait`` seconds, with at most ``picture_queue`` others,
-  then gets 503 with Retry-After (``Busy``);
+  then gets 503 with Retry-After (``DrawingBusy``);
 - **per picture**: a table of more than ``picture_max_deals`` deals is not drawn (409), a
   PNG has at most ``picture_max_pixels`` pixels, and a picture that takes more than
   ``picture_timeout`` seconds has its worker killed and replaced (503);
@@ -24,27 +24,27 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from cachetools import LRUCache
 from pebble import ProcessExpired, ProcessPool
 
+from app.kit.caching import Kept
 from app.kit.errors import Conflict, Unavailable
 from app.kit.i18n import DEFAULT_LANGUAGE, Lang, language
 from app.kit.i18n.game_words import CONVENTIONS, MATCH_BONUSES
 from app.kit.settings import Settings
 from app.render import Drawn, draw_sheet
-from app.rules import Sentence
+from app.rules import ExactSheet, Sentence
 
 log = logging.getLogger(__name__)
 
 RETRY_AFTER = 2  # seconds: about one long picture's drawing
 
 
-class Busy(Unavailable):
+class DrawingBusy(Unavailable):
     """No worker could draw the picture in time: retry after ``retry_after`` seconds."""
 
     def __init__(self, detail: str, retry_after: int = RETRY_AFTER):
@@ -80,10 +80,13 @@ def sheet_drawing(render: dict[str, Any], lang: Lang) -> Drawn:
     return draw_sheet(**render, lang=lang, convention=title, match_bonuses=MATCH_BONUSES)
 
 
-def render_sheet(sheet: dict[str, Any], *, lang: Lang | None = None, **render: Any) -> str:
-    """The SVG text of a sheet (the arguments of ``app.render.draw_sheet``), in Russian unless
-    ``lang`` says otherwise."""
-    return sheet_drawing({"sheet": sheet, **render}, lang or language(DEFAULT_LANGUAGE)).svg
+def render_sheet(sheet: Mapping[str, Any], *, lang: Lang | None = None, **render: Any) -> str:
+    """The SVG text of a sheet of the API's shape with its players' names (``app.rules.sheet``'s,
+    each player with ``name``) and the other arguments of ``app.render.draw_sheet``, in
+    Russian unless ``lang`` says otherwise."""
+    names = [str(p.get("name", f"#{p['seat']}")) for p in sorted(sheet["players"], key=lambda p: p["seat"])]
+    drawing = {"sheet": ExactSheet.from_dict(sheet), "names": names, **render}
+    return sheet_drawing(drawing, lang or language(DEFAULT_LANGUAGE)).svg
 
 
 # --- what the workers run (module-level functions: a spawned worker imports them by name)
@@ -106,59 +109,18 @@ def draw_both(render: dict[str, Any], lang: str, max_pixels: int) -> tuple[Drawn
     return svg, draw_png(svg, max_pixels)
 
 
-class DrawnCache:
+class DrawnCache(Kept[str, Any]):
     """Pictures already drawn, by ETag: a picture is drawn once per revision of its table,
     however many viewers poll it. Least recently used first out, bounded by the total size
-    of the pictures kept in bytes (cachetools' LRU cache weighing each by ``len``: the SVG's
-    UTF-8 and the PNG's bytes) and by their number. When several requests want a picture
+    of the pictures kept in bytes (each weighed by ``len``: the SVG's UTF-8 and the PNG's
+    bytes) and by their number (app/kit/caching.py). When several requests want a picture
     that is not drawn yet, one draws it and the others wait for it."""
 
     def __init__(self, max_bytes: int = 32 * 1024 * 1024, max_items: int = 512):
-        self.max_bytes = max_bytes
-        self.max_items = max_items
-        self._items: LRUCache[str, str | bytes] = LRUCache(maxsize=max(0, max_bytes), getsizeof=len)
-        self._lock = threading.Lock()
-        self._drawing: dict[str, threading.Lock] = {}
-
-    def __contains__(self, key: str) -> bool:
-        with self._lock:
-            return key in self._items
-
-    def get(self, key: str) -> Any:
-        with self._lock:
-            return self._items.get(key)  # a hit is the most recently used
-
-    def put(self, key: str, value: str | bytes) -> None:
-        with self._lock:
-            self._items.pop(key, None)
-            if len(value) > self.max_bytes:
-                return  # larger than the whole cache: not kept
-            self._items[key] = value  # drops the least recently used until it fits
-            while len(self._items) > self.max_items:
-                self._items.popitem()
+        super().__init__(max_items, max_weight=max_bytes, weigh=len)
 
     def get_or_draw(self, key: str, draw: Callable[[], Any]) -> Any:
-        value = self.get(key)
-        if value is not None:
-            return value
-        with self._lock:
-            drawing = self._drawing.setdefault(key, threading.Lock())
-        try:
-            with drawing:
-                value = self.get(key)
-                if value is None:
-                    value = draw()
-                    self.put(key, value)
-                return value
-        finally:
-            with self._lock:
-                self._drawing.pop(key, None)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        """(pictures, bytes) kept."""
-        with self._lock:
-            return len(self._items), int(self._items.currsize)
+        return self.get_or_make(key, draw)
 
 
 class Pictures:
@@ -206,7 +168,7 @@ class Pictures:
         its table's drawing data."""
         with self._lock:
             if self._waiting >= self.queue and self.queue_full():
-                raise Busy("too many pictures are waiting to be drawn; retry shortly")
+                raise DrawingBusy("too many pictures are waiting to be drawn; retry shortly")
             self._waiting += 1
         try:
             free = self._slots.acquire(timeout=self.wait)
@@ -214,7 +176,7 @@ class Pictures:
             with self._lock:
                 self._waiting -= 1
         if not free:
-            raise Busy(
+            raise DrawingBusy(
                 Sentence("every picture worker was busy for {wait:g} s; retry shortly", wait=self.wait)
             )
         try:
@@ -224,14 +186,14 @@ class Pictures:
             except FutureTimeout:
                 # pebble has killed the worker and started another in its place
                 log.warning("a picture took more than %g s to draw; its worker was replaced", self.timeout)
-                raise Busy(
+                raise DrawingBusy(
                     Sentence("the picture took more than {timeout:g} s to draw", timeout=self.timeout)
                 ) from None
             except ProcessExpired as exc:
                 log.warning("a picture worker stopped: %s", exc)
-                raise Busy("the picture's worker stopped; retry shortly") from None
+                raise DrawingBusy("the picture's worker stopped; retry shortly") from None
             except CancelledError:  # the pool was stopped (the app is shutting down)
-                raise Busy("the service is stopping; retry shortly") from None
+                raise DrawingBusy("the service is stopping; retry shortly") from None
         finally:
             self._slots.release()
 

@@ -3,7 +3,7 @@ read with its whole deal log in one read transaction, the picture's ETag, and th
 from the cache or drawn (app/sharing/drawing.py) from the engine's objects.
 
 When the caller already has the current version (its ETag), or the picture of this version
-is drawn already (``DrawnCache``), the log is not read at all, so that a page polling for
+is drawn already (``Pictures.cache``), the log is not read at all, so that a page polling for
 changes costs one indexed row read per poll and a table is drawn once per revision.
 """
 
@@ -20,8 +20,9 @@ from app.deals.service import stored_log
 from app.kit import etags
 from app.kit.db import Database
 from app.kit.i18n import Lang
+from app.kit.versions import Seen, still_held
 from app.render import Played
-from app.rules import settle, sheet
+from app.rules import exact_sheet, settle
 from app.sharing.drawing import DrawnSvg, Pictures, sheet_drawing
 from app.tables.model import TableInfo, loaded
 from app.tables.orm import TableRow
@@ -47,7 +48,7 @@ def _picture(session: Session, row: TableRow, current: Callable[[TableInfo], boo
 
 
 @dataclass(frozen=True)
-class Sheet:
+class SheetAddress:
     """Which table's sheet: the owner's table (``owner``, ``table_id``) or a share link's (``token``)."""
 
     owner: str | None = None
@@ -65,11 +66,9 @@ class SheetImage:
 
 def drawing_of(picture: Picture, layout: str) -> dict[str, Any]:
     """The arguments of ``app.render.draw_sheet`` for a table with its log (but the
-    language): the engine's sheet (with names), each deal's entries and game, the engine's
+    language): the engine's sheet and the names, each deal's entries and game, the engine's
     settlement. Engine objects, exact amounts, sent as they are to a drawing worker."""
     table = picture.table
-    exact = sheet(table.rules, table.state)
-    exact["players"] = [{**p, "name": table.players[p["seat"]]} for p in exact["players"]]
     games = picture.games
     deals = picture.deals or ()
     history = [
@@ -78,7 +77,8 @@ def drawing_of(picture: Picture, layout: str) -> dict[str, Any]:
     ]
     settlement = settle(table.rules, table.state, None)
     drawing = {
-        "sheet": exact,
+        "sheet": exact_sheet(table.rules, table.state),
+        "names": tuple(table.players),
         "history": history,
         "settlement": settlement,
         "pool_target": table.pool_target,
@@ -126,12 +126,19 @@ def shared_picture(db: Database, token: str) -> Picture:
 
 
 def sheet_picture(
-    db: Database, pictures: Pictures, of: Sheet, *, fmt: str, lang: Lang, layout: str, seen: str | None
+    db: Database,
+    pictures: Pictures,
+    of: SheetAddress,
+    *,
+    fmt: str,
+    lang: Lang,
+    layout: str,
+    seen: Seen | None,
 ) -> SheetImage:
     """The picture ``fmt`` ("svg" or "png") of a sheet in a language and a layout, drawn once
-    per revision (a long table's and every PNG in a worker process). ``seen``: the ETags the
+    per revision (a long table's and every PNG in a worker process). ``seen``: the versions the
     viewer has (If-None-Match); when one is this version's, or the picture is drawn already,
-    the deal log is not read. Raises Busy (every worker busy, too slow) and Conflict (a table
+    the deal log is not read. Raises DrawingBusy (every worker busy, too slow) and Conflict (a table
     too long to draw)."""
     found: dict[str, Any] = {}
 
@@ -140,7 +147,7 @@ def sheet_picture(
 
     def current(table: TableInfo) -> bool:
         etag = tag(table)
-        if etags.none_match(seen, etag):
+        if still_held(seen, etag):
             return True
         done = pictures.cache.get(etag)
         if done is not None:
@@ -148,14 +155,14 @@ def sheet_picture(
         return done is not None
 
     with db.read() as session:
-        row = (
-            shared_row(session, of.token)
-            if of.token is not None
-            else load_row(session, of.owner, of.table_id, lock=False)
-        )
+        if of.token is not None:
+            row = shared_row(session, of.token)
+        else:
+            assert of.owner is not None and of.table_id is not None  # the owner's table
+            row = load_row(session, of.owner, of.table_id, lock=False)
         picture = _picture(session, row, current)
     etag = tag(picture.table)
-    if etags.none_match(seen, etag):
+    if still_held(seen, etag):
         return SheetImage(etag, None)
     body = found.get(etag)
     if body is None:

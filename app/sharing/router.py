@@ -22,12 +22,13 @@ from app.kit.deps import DB, NO_KEY, Owner, ScorerAccess
 from app.kit.headers import CACHE_CONTROL, ETAG, LANGUAGE, RETRY_AFTER, not_modified
 from app.kit.i18n import Lang
 from app.kit.lang import PageLang, language_headers
-from app.kit.preconditions import IfNoneMatch
+from app.kit.preconditions import SeenVersions
 from app.kit.problem_schemas import problem_responses
 from app.kit.problems import service_problem
+from app.kit.versions import Seen
 from app.render import LAYOUTS
-from app.sharing.drawing import Busy, Pictures
-from app.sharing.pictures import Sheet, sheet_picture
+from app.sharing.drawing import DrawingBusy, Pictures
+from app.sharing.pictures import SheetAddress, sheet_picture
 
 router = APIRouter()
 
@@ -35,7 +36,15 @@ SVG = "image/svg+xml"
 PNG = "image/png"
 from app.sharing.limits import SHARED_PAGE_MAX  # noqa: E402
 
-Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
+
+class Layout(StrEnum):
+    """The picture's layouts, the renderer's (LAYOUTS)."""
+
+    phone = "phone"
+    wide = "wide"
+
+
+assert {layout.value for layout in Layout} == set(LAYOUTS), "the layouts the renderer draws"
 LayoutQuery = Annotated[
     Layout, Query(description="phone: 360 units wide (the default); wide: 640, for a desktop at its own size")
 ]
@@ -76,8 +85,8 @@ PNG_RESPONSES = _picture_responses(PNG, "PNG, twice the SVG's size, at most 12 m
 def picture_response(
     db: Database,
     pictures: Pictures,
-    of: Sheet,
-    if_none_match: str | None,
+    of: SheetAddress,
+    seen: Seen | None,
     lang: Lang,
     layout: str,
     fmt: str,
@@ -86,8 +95,8 @@ def picture_response(
     """The picture as HTTP: 304 when the viewer has it, 503 with Retry-After when every drawing
     worker is busy (a table too long to draw is the service's Conflict: 409)."""
     try:
-        drawn = sheet_picture(db, pictures, of, fmt=fmt, lang=lang, layout=layout, seen=if_none_match)
-    except Busy as exc:
+        drawn = sheet_picture(db, pictures, of, fmt=fmt, lang=lang, layout=layout, seen=seen)
+    except DrawingBusy as exc:
         return service_problem(exc, scope)
     headers = {"ETag": drawn.etag, "Cache-Control": etags.CACHE, **language_headers(lang)}
     if drawn.body is None:
@@ -103,14 +112,14 @@ def _keyed_picture(fmt: str) -> Callable[..., Response]:
         pictures: PicturesDep,
         lang: PageLang,
         request: Request,
+        seen: SeenVersions,
         layout: LayoutQuery = Layout.phone,
-        if_none_match: IfNoneMatch = None,
     ) -> Response:
         return picture_response(
             db,
             pictures,
-            Sheet(owner=owner, table_id=table_id),
-            if_none_match,
+            SheetAddress(owner=owner, table_id=table_id),
+            seen,
             lang,
             layout.value,
             fmt,
@@ -127,11 +136,11 @@ def _shared_picture(fmt: str) -> Callable[..., Response]:
         pictures: PicturesDep,
         lang: PageLang,
         request: Request,
+        seen: SeenVersions,
         layout: LayoutQuery = Layout.phone,
-        if_none_match: IfNoneMatch = None,
     ) -> Response:
         return picture_response(
-            db, pictures, Sheet(token=token), if_none_match, lang, layout.value, fmt, request.scope
+            db, pictures, SheetAddress(token=token), seen, lang, layout.value, fmt, request.scope
         )
 
     return picture
@@ -185,15 +194,15 @@ def get_shared_deals(
     token: str,
     db: DB,
     response: Response,
+    seen: SeenVersions,
     after: Annotated[int, Query(ge=0, le=10**9, description="list the deals numbered above this")] = 0,
     limit: Annotated[
         int, Query(ge=1, le=SHARED_PAGE_MAX, description="at most this many deals")
     ] = SHARED_PAGE_MAX,
-    if_none_match: IfNoneMatch = None,
 ) -> SharedDealPage | Response:
     """The deal log through the read-only share link, keyset-paged like the keyed listing:
     each stored deal with its entries; follow ``next`` until it is null."""
-    page = list_shared_deals(db, token, after=after, limit=limit, seen=if_none_match)
+    page = list_shared_deals(db, token, after=after, limit=limit, seen=seen)
     headers = {"ETag": page.table.etag, "Cache-Control": etags.CACHE}
     if page.current:
         return Response(status_code=304, headers=headers)
@@ -221,15 +230,15 @@ def get_scorer_sheet_svg(
     pictures: PicturesDep,
     lang: PageLang,
     request: Request,
+    seen: SeenVersions,
     layout: LayoutQuery = Layout.phone,
-    if_none_match: IfNoneMatch = None,
 ) -> Response:
     """The sheet drawn as the paper pulka, as ``/v1/tables/{id}/sheet.svg`` draws it (``?lang=``, ``?layout=``)."""
     return picture_response(
         db,
         pictures,
-        Sheet(owner=scorer.owner, table_id=scorer.table_id),
-        if_none_match,
+        SheetAddress(owner=scorer.owner, table_id=scorer.table_id),
+        seen,
         lang,
         layout.value,
         "svg",

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
+from app.kit.caching import Kept
 from app.kit.etags import TABLE_ID_RE, sheet_etag
 from app.kit.settings import Settings, default_of
 from app.rules import RULES_VERSION, FieldError, Rules, Settlement, TableState, make_rules
@@ -45,6 +45,47 @@ DEFAULT_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
+class StoredTable:
+    """A table's row as stored, as the services read it (``app/tables/model.loaded`` makes the
+    table of it). ``registered`` and ``hooked`` are read by a post only (app/deals/repository.py):
+    the rows of its registered seats, and whether its owner has a webhook endpoint."""
+
+    id: str
+    owner: str
+    convention: str
+    players: list[str]
+    pool_target: int
+    options: dict[str, Any]
+    first_dealer: int
+    share_token: str
+    state: dict[str, Any]
+    rules_version: int
+    deal_count: int
+    revision: int
+    created_at: datetime
+    updated_at: datetime
+    title: str | None
+    note: str | None
+    archived_at: datetime | None
+    rated: bool
+    locked: str | None
+    registered: list[list[Any]] | None = None
+    hooked: bool = False
+
+
+_COLUMNS = tuple(f.name for f in fields(StoredTable) if f.name not in ("registered", "hooked"))
+
+
+def stored(row: Any) -> StoredTable:
+    """The record of a table's row: an ORM instance, or a row of the table's columns (and
+    perhaps ``registered`` and ``hooked``)."""
+    mapping = getattr(row, "_mapping", None)  # a row of columns (SQLAlchemy's Row)
+    if mapping is not None:
+        return StoredTable(**mapping)
+    return StoredTable(**{name: getattr(row, name) for name in _COLUMNS})
+
+
+@dataclass(frozen=True)
 class TableInfo:
     id: str
     owner: str
@@ -75,28 +116,24 @@ class TableInfo:
         return sheet_etag(self.id, self.revision, self.deal_count)
 
 
-@lru_cache(maxsize=1024)
-def _rules_cached(
-    convention: str, players: int, pool_target: int, options_json: str, rules_version: int
-) -> Rules:
-    return make_rules(
-        convention,
-        players=players,
-        pool_target=pool_target,
-        options=json.loads(options_json),
-        rules_version=rules_version,
-    )
+# The rules of a table's settings, made once per process (a few conventions and options in use).
+_RULES: Kept[tuple[str, int, int, str, int], Rules] = Kept(1024)
 
 
 def rules_of(row: Any) -> Rules:
     """The table's rules under the rules version it was created with: a table keeps scoring
     as it always did when a later version reads a seed passage anew (docs/rules.md)."""
-    return _rules_cached(
-        row.convention,
-        len(row.players),
-        row.pool_target,
-        json.dumps(row.options, sort_keys=True),
-        row.rules_version,
+    options = json.dumps(row.options, sort_keys=True)
+    key = (row.convention, len(row.players), row.pool_target, options, row.rules_version)
+    return _RULES.get_or_make(
+        key,
+        lambda: make_rules(
+            row.convention,
+            players=len(row.players),
+            pool_target=row.pool_target,
+            options=json.loads(options),
+            rules_version=row.rules_version,
+        ),
     )
 
 

@@ -21,6 +21,7 @@ from app.kit.db import Database
 from app.kit.middleware.asgi import header
 from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
 from app.kit.preconditions import not_modified_response
+from app.kit.versions import Seen
 from app.tables import service  # looked up when called (a test counts its reads)
 
 # Set in a request's scope when its If-None-Match was compared with the current ETag and did
@@ -28,11 +29,11 @@ from app.tables import service  # looked up when called (a test counts its reads
 SHEET_CHANGED = "prefscore.sheet_changed"
 
 
-async def sheet_not_modified(db: Database, owner: str, table_id: str, if_none_match: str) -> Response | None:
-    """The 304 of a sheet whose current ETag ``If-None-Match`` names, else None (it has
+async def sheet_not_modified(db: Database, owner: str, table_id: str, seen: Seen | None) -> Response | None:
+    """The 304 of a sheet whose current ETag the client has (``seen``, its If-None-Match), else None (it has
     changed). Raises NotFound as the route does. The one definition of the sheet's 304, used
     by ``GET /v1/tables/{id}/sheet`` and by the shortcut before the framework's routing."""
-    return not_modified_response(if_none_match, await service.current_etag_on_loop(db, owner, table_id))
+    return not_modified_response(seen, await service.current_etag_on_loop(db, owner, table_id))
 
 
 OPERATION = "getSheet"
@@ -50,12 +51,15 @@ class SheetNotModified:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("method") == "GET" and not scope.get("root_path"):
             match = self.route.path_regex.match(scope.get("path", ""))
-            seen = scope.get(CALLER_SCOPE_KEY) if match else None
-            if_none_match = header(scope, b"if-none-match") if seen else None
-            if if_none_match is not None and seen[1]:
+            caller = scope.get(CALLER_SCOPE_KEY) if match else None
+            if_none_match = header(scope, b"if-none-match") if caller else None
+            if caller is not None and if_none_match is not None and caller[1]:
                 try:
                     unchanged = await sheet_not_modified(
-                        self.db, seen[1].owner, match["table_id"], if_none_match.decode("latin-1")
+                        self.db,
+                        caller[1].owner,
+                        match["table_id"],
+                        Seen.parse(if_none_match.decode("latin-1")),
                     )
                 except Exception:  # noqa: BLE001 - an unknown table, the database away: the route's answer
                     pass

@@ -7,12 +7,12 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
     Connection,
-    Row,
     and_,
     bindparam,
     case,
@@ -32,7 +32,7 @@ from app.kit.db.models import utcnow
 from app.kit.errors import NotFound, Unprocessable
 from app.kit.etags import TABLE_ID_RE, checked_table_id
 from app.rules import FieldError, Sentence
-from app.tables.model import SHARE_TOKEN_RE
+from app.tables.model import SHARE_TOKEN_RE, StoredTable, stored
 from app.tables.orm import TableRow
 
 _TABLES = TableRow.__table__
@@ -42,25 +42,56 @@ _DEALS = table("deals", column("table_id"))
 _IDEMPOTENCY = table("idempotency_keys", column("table_id"))
 
 
+@dataclass(frozen=True)
+class TableVersion:
+    """What a table's ETag is made of, and its owner (who is told of a change)."""
+
+    id: str
+    owner: str
+    revision: int
+    deal_count: int
+
+
+@dataclass(frozen=True)
+class ListedRow:
+    """A table as the listing reads it: its state and options only when it has finished (what
+    its settlement needs), None otherwise."""
+
+    id: str
+    convention: str
+    title: str | None
+    players: list[str]
+    deal_count: int
+    revision: int
+    archived_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    pool_target: int
+    rules_version: int
+    finished: bool | None
+    state: dict[str, Any] | None
+    options: dict[str, Any] | None
+
+
 def _table_query(owner: str, table_id: str, lock: bool, columns):  # noqa: ANN001
     """The query of one owner's table, locked for update when asked."""
     query = select(columns).where(_TABLES.c.id == checked_table_id(table_id), _TABLES.c.owner == owner)
     return query.with_for_update() if lock else query
 
 
-def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> TableRow:
+def load_row(session: Session, owner: str, table_id: str, *, lock: bool) -> StoredTable:
     """The table row, locked for update when asked (PostgreSQL: SELECT ... FOR UPDATE; SQLite
     holds the database write lock from BEGIN IMMEDIATE). Another owner's table is not found."""
-    row = session.scalars(_table_query(owner, table_id, lock, TableRow)).one_or_none()
+    row = session.execute(_table_query(owner, table_id, lock, _TABLES)).one_or_none()
     if row is None:
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
-    return row
+    return stored(row)
 
 
 def load_table(
     session: Session | Connection, owner: str, table_id: str, *, lock: bool, statement: Any = None
-) -> Row:
-    """``load_row`` as a plain row (no ORM object): for the use cases that write with Core
+) -> StoredTable:
+    """``load_row`` read as plain columns (no ORM object): for the use cases that write with Core
     statements. Same checks, same lock. ``statement``: a select of the row built once, with
     the parameters ``table_id`` and ``owner`` (posting's, which reads a column more)."""
     if statement is None:
@@ -70,58 +101,57 @@ def load_table(
     row = session.execute(query, params).one_or_none()
     if row is None:
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
-    return row
+    return stored(row)
 
 
-def shared_row(session: Session, token: str) -> TableRow:
+def shared_row(session: Session, token: str) -> StoredTable:
     """The table row of a share token (404 for a malformed or unknown one)."""
     if not SHARE_TOKEN_RE.fullmatch(token):
         raise NotFound("no shared table with this token")
-    row = session.scalars(select(TableRow).where(TableRow.share_token == token)).one_or_none()
+    row = session.execute(select(_TABLES).where(_TABLES.c.share_token == token)).one_or_none()
     if row is None or not secrets.compare_digest(row.share_token, token):
         raise NotFound("no shared table with this token")
-    return row
+    return stored(row)
 
 
-def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
+def rows_by_ids(conn: Connection, table_ids: list[str]) -> list[StoredTable]:
     """The rows of these tables, whoever owns them, in one statement; an id that names no
     table (or cannot be one) is absent."""
     ids = [t for t in table_ids if TABLE_ID_RE.fullmatch(t)]
     if not ids:
         return []
-    return list(conn.execute(select(_TABLES).where(_TABLES.c.id.in_(ids))).all())
+    return [stored(row) for row in conn.execute(select(_TABLES).where(_TABLES.c.id.in_(ids)))]
 
 
-def versions_by_ids(conn: Connection, table_ids: list[str]) -> list[Row]:
-    """(id, revision, deal_count) of these tables, whoever owns them, in one statement; an id
-    that names no table (or cannot be one) is absent."""
+_VERSIONS = select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision, _TABLES.c.deal_count)
+
+
+def versions_by_ids(conn: Connection, table_ids: list[str]) -> list[TableVersion]:
+    """The versions of these tables, whoever owns them, in one statement; an id that names no
+    table (or cannot be one) is absent."""
     ids = [t for t in table_ids if TABLE_ID_RE.fullmatch(t)]
     if not ids:
         return []
-    return list(
-        conn.execute(
-            select(_TABLES.c.id, _TABLES.c.revision, _TABLES.c.deal_count).where(_TABLES.c.id.in_(ids))
-        ).all()
-    )
+    return [TableVersion(*row) for row in conn.execute(_VERSIONS.where(_TABLES.c.id.in_(ids)))]
 
 
 def count_tables(session: Session, owner: str) -> int:
-    return session.scalar(select(func.count()).select_from(TableRow).where(TableRow.owner == owner))
+    return session.scalars(select(func.count()).select_from(TableRow).where(TableRow.owner == owner)).one()
 
 
-def fresh(session: Session, table_id: str) -> TableRow:
+def fresh(session: Session, table_id: str) -> StoredTable:
     """The table row as this transaction left it."""
-    return session.scalars(select(TableRow).where(TableRow.id == table_id)).one()
+    return stored(session.execute(select(_TABLES).where(_TABLES.c.id == table_id)).one())
 
 
 def change_table(session: Session, table_id: str, values: dict[str, Any]) -> None:
     session.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(**values))
 
 
-def set_locked(session: Session, table_ids: list[str], reason: str | None) -> list[Row]:
+def set_locked(session: Session, table_ids: list[str], reason: str | None) -> list[TableVersion]:
     """Lock (``reason``) or unlock (None) these tables, each one's revision moved on (a change
     of the log worked out before the lock is then not written: app/deals/service.py
-    ``_refold``); their (id, owner, revision) as now stored."""
+    ``_refold``); their versions as now stored."""
     if not table_ids:
         return []
     session.execute(
@@ -129,11 +159,7 @@ def set_locked(session: Session, table_ids: list[str], reason: str | None) -> li
         .where(_TABLES.c.id.in_(table_ids))
         .values(locked=reason, revision=_TABLES.c.revision + 1, updated_at=utcnow())
     )
-    return list(
-        session.execute(
-            select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision).where(_TABLES.c.id.in_(table_ids))
-        ).all()
-    )
+    return [TableVersion(*row) for row in session.execute(_VERSIONS.where(_TABLES.c.id.in_(table_ids)))]
 
 
 def new_share_token(session: Session, table_id: str, revision: int) -> None:
@@ -216,7 +242,7 @@ def listed_rows(
     player: str | None,
     after: str | None,
     rows: int,
-) -> list[Row]:
+) -> list[ListedRow]:
     """At most ``rows`` of the owner's tables, latest activity first (updated_at, then id,
     descending), keyset-paged on the index (owner, updated_at, id). Without ``status``: every
     table but the archived. Only the listed columns are read: the state and the options (what
@@ -247,7 +273,7 @@ def listed_rows(
     if player is not None:
         query = query.where(_has_player(session.get_bind().dialect.name, player))
     query = query.order_by(_TABLES.c.updated_at.desc(), _TABLES.c.id.desc()).limit(rows)
-    return list(session.execute(query).all())
+    return [ListedRow(**row._mapping) for row in session.execute(query)]
 
 
 # --- the sheet's version (revision, deal count) alone: a conditional read's whole cost ------
@@ -261,12 +287,13 @@ _VERSION = select(TableRow.revision, TableRow.deal_count).where(
 )
 
 
-def sheet_version(conn: Connection, owner: str, table_id: str) -> Row | None:
+def sheet_version(conn: Connection, owner: str, table_id: str) -> tuple[int, int] | None:
     """(revision, deal_count) of the owner's table, or None."""
-    return conn.execute(_VERSION, {"table_id": table_id, "owner": owner}).one_or_none()
+    row = conn.execute(_VERSION, {"table_id": table_id, "owner": owner}).one_or_none()
+    return None if row is None else (row.revision, row.deal_count)
 
 
-async def sheet_version_on_loop(db: Database, owner: str, table_id: str) -> tuple | None:  # type: ignore[type-arg]
+async def sheet_version_on_loop(db: Database, owner: str, table_id: str) -> tuple[Any, ...] | None:
     """The same, read from the event loop (Database.read_one_async; raises LoopReadUnavailable
     when that read is not to be had)."""
     return await db.read_one_async(_VERSION_SQL, (table_id, owner))

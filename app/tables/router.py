@@ -11,13 +11,18 @@ from app.kit.bodies import BodyRoute
 from app.kit.db import Database
 from app.kit.deps import DB, Owner, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, LOCATION, not_modified
-from app.kit.preconditions import IfNoneMatch, TableIfMatch, not_modified_response
+from app.kit.preconditions import (
+    SeenVersions,
+    TablePrecondition,
+    not_modified_response,
+)
 from app.kit.problem_schemas import problem_responses
+from app.kit.schemas import ConventionName
 from app.kit.settings import Settings
 from app.kit.stake import StakeQuery, parse_stake
 from app.players.service import SeatLink
 from app.ratings import service as ratings
-from app.rules import CONVENTION_NAMES, settle
+from app.rules import settle
 from app.tables import service as svc
 from app.tables.limits import TABLES_PAGE_MAX
 from app.tables.model import UNSET, Limits
@@ -29,7 +34,7 @@ router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
 
 
 Status = Literal["active", "finished", "archived"]
-ConventionQuery = Literal[tuple(CONVENTION_NAMES)]  # type: ignore[valid-type]
+ConventionQuery = ConventionName
 
 
 @router.get(
@@ -42,6 +47,7 @@ def list_tables(
     db: DB,
     owner: Owner,
     response: Response,
+    seen: SeenVersions,
     status: Annotated[
         Status | None,
         Query(
@@ -60,7 +66,6 @@ def list_tables(
         Query(max_length=200, description="the cursor of the page to read, from the last page's next"),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=TABLES_PAGE_MAX, description="at most this many tables")] = 50,
-    if_none_match: IfNoneMatch = None,
 ) -> TableList | Response:
     """The key owner's tables, latest activity first (a deal, an undo, a rename, ...),
     keyset-paged: follow ``next`` until it is null. ``ETag`` of the page; ``If-None-Match``
@@ -76,7 +81,7 @@ def list_tables(
         nxt = "/v1/tables?" + urlencode({**params, "after": page.next_cursor, "limit": limit})
     query = urlencode({**params, "after": after or "", "limit": limit})
     etag = etags.listing_etag(query, [(t.id, t.revision, t.deal_count) for t in page.tables], nxt)
-    if (unchanged := not_modified_response(if_none_match, etag)) is not None:
+    if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE
@@ -142,7 +147,7 @@ async def get_sheet(
     owner: Owner,
     request: Request,
     response: Response,
-    if_none_match: IfNoneMatch = None,
+    seen: SeenVersions,
 ) -> Sheet | Response:
     """The sheet, with a strong ETag; ``If-None-Match`` with it answers 304."""
     # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
@@ -151,8 +156,8 @@ async def get_sheet(
     # before the framework's routing, by the same check (app/tables/not_modified.py);
     # when that check found the sheet changed, it is not made again here. Both are
     # app/tables/not_modified.sheet_not_modified.
-    if if_none_match is not None and not request.scope.get(SHEET_CHANGED):
-        unchanged = await sheet_not_modified(db, owner, table_id, if_none_match)
+    if seen is not None and not request.scope.get(SHEET_CHANGED):
+        unchanged = await sheet_not_modified(db, owner, table_id, seen)
         if unchanged is not None:
             return unchanged
     sheet, etag = await run_in_threadpool(_sheet, db, owner, table_id)
@@ -172,10 +177,10 @@ def update_table(
     db: DB,
     owner: Owner,
     response: Response,
+    expected: TablePrecondition,
     # Optional: a PATCH without a body changes nothing, and another owner's table is then
     # 404 like on every other route (not 422 for the missing body first).
     body: Annotated[TablePatch, Body()] = None,  # type: ignore[assignment]
-    if_match: TableIfMatch = None,
 ) -> TableOut:
     """Rename the players (the sheet is by seat: unchanged), set the title or the note, archive
     (``"archived": true``) or unarchive. A field left out is left as it is."""
@@ -189,7 +194,7 @@ def update_table(
         title=body.title if "title" in fields else UNSET,
         note=body.note if "note" in fields else UNSET,
         archived=body.archived if "archived" in fields else None,
-        if_match=if_match,
+        expected=expected,
     )
     response.headers["ETag"] = table.etag
     return TableOut.of(table)
@@ -205,9 +210,9 @@ def update_table(
         **problem_responses(401, 404, 412),
     },
 )
-def delete_table(table_id: str, db: DB, owner: Owner, if_match: TableIfMatch = None) -> Response:
+def delete_table(table_id: str, db: DB, owner: Owner, expected: TablePrecondition) -> Response:
     """Delete the table for good: its deals, its idempotency records, its share link (404 from now on)."""
-    svc.delete_table(db, owner, table_id, if_match=if_match)
+    svc.delete_table(db, owner, table_id, expected=expected)
     return Response(status_code=204)
 
 
@@ -244,8 +249,8 @@ def get_settlement(
     db: DB,
     owner: Owner,
     response: Response,
+    seen: SeenVersions,
     stake: StakeQuery = None,
-    if_none_match: IfNoneMatch = None,
 ) -> SettlementOut | Response:
     """Balances (exact and rounded to 0.01, summing to 0) and the fewest transfers. ``ETag``
     (of the sheet and the stake); ``If-None-Match`` answers 304."""
@@ -255,7 +260,7 @@ def get_settlement(
     # table moves without touching this one: their version is part of the ETag.
     rating = ratings.table_rating(db, table.id) if table.rated else None
     etag = etags.settlement_etag(table.etag, value, ratings.table_etag_part(rating))
-    if (unchanged := not_modified_response(if_none_match, etag)) is not None:
+    if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE
@@ -274,15 +279,15 @@ def get_shared(
     token: str,
     db: DB,
     response: Response,
+    seen: SeenVersions,
     stake: StakeQuery = None,
-    if_none_match: IfNoneMatch = None,
 ) -> SharedOut | Response:
     """The read-only share link: the table, its sheet and settlement, without a key. ``ETag``;
     ``If-None-Match`` answers 304."""
     value = parse_stake(stake)
     table = svc.get_shared(db, token)
     etag = etags.shared_etag(table.etag, value)
-    if (unchanged := not_modified_response(if_none_match, etag)) is not None:
+    if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = etags.CACHE

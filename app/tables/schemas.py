@@ -17,7 +17,7 @@ from app.kit.schemas import (
     PlainText,
     Request,
     absent_when_none,
-    bounded_map,
+    at_most,
     timestamp,
 )
 from app.players.schemas import SeatIn
@@ -29,7 +29,7 @@ from app.tables.model import ListedTable, TableInfo, TablePage
 from app.tables.sheet_schemas import Sheet
 
 # A table's options name fields of the rule table, each once.
-Options = bounded_map(len(FIELD_NAMES))
+Options = Annotated[dict[str, Any], Field(max_length=len(FIELD_NAMES)), at_most(len(FIELD_NAMES))]
 
 
 def _seat_tag(value: Any) -> str:

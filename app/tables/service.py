@@ -17,8 +17,9 @@ from app.kit.db import Database
 from app.kit.db.engine import LoopReadUnavailable
 from app.kit.db.models import utcnow
 from app.kit.errors import Conflict, NotFound, Unprocessable
-from app.kit.etags import check_if_match, checked_table_id, sheet_etag
+from app.kit.etags import checked_table_id, sheet_etag
 from app.kit.repository import lock_owner
+from app.kit.versions import Expected, check_expected
 from app.players.service import SeatLink, check_links, link_seats, player_name
 from app.ratings import service as ratings
 from app.rules import RULES_VERSION, FieldError, InvalidTable, Sentence, TableState, make_rules, settle
@@ -211,7 +212,7 @@ def update_table(
     title: str | None = UNSET,
     note: str | None = UNSET,
     archived: bool | None = None,
-    if_match: str | None = None,
+    expected: Expected | None = None,
 ) -> TableInfo:
     """Rename players (the sheet is by seat, so it is unchanged), set the title and the note,
     archive or unarchive. What changes bumps the revision and updated_at (the table's ETag
@@ -229,7 +230,7 @@ def update_table(
         raise Unprocessable("the change does not fit the table", errors)
     with db.write() as session:
         row = repo.load_table(session, owner, table_id, lock=True)
-        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
         if players is not None:
             if len(names) != len(row.players):
                 raise Unprocessable(
@@ -261,12 +262,12 @@ def update_table(
         return loaded(repo.fresh(session, row.id))
 
 
-def delete_table(db: Database, owner: str, table_id: str, *, if_match: str | None = None) -> None:
+def delete_table(db: Database, owner: str, table_id: str, *, expected: Expected | None = None) -> None:
     """The owner's explicit DELETE: the table with every deal and idempotency record; its
     share token goes with its row. The only way a table holding a deal is deleted."""
     with db.write() as session:
         row = repo.load_table(session, owner, table_id, lock=True)
-        check_if_match(if_match, sheet_etag(row.id, row.revision, row.deal_count))
+        check_expected(expected, sheet_etag(row.id, row.revision, row.deal_count))
         _delete(session, row)
 
 
@@ -338,7 +339,8 @@ def current_etag(db: Database, owner: str, table_id: str) -> str:
         found = repo.sheet_version(conn, owner, table_id)
     if found is None:
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
-    return sheet_etag(table_id, found.revision, found.deal_count)
+    revision, deal_count = found
+    return sheet_etag(table_id, revision, deal_count)
 
 
 async def current_etag_on_loop(db: Database, owner: str, table_id: str) -> str:

@@ -68,7 +68,7 @@ _ADJUSTMENTS_OF = (
 )
 
 
-def row_of(session: Session, owner: str, tournament_id: str, *, lock: bool = False) -> Row:
+def row_of(session: Session, owner: str, tournament_id: str, *, lock: bool = False) -> Row[*tuple[Any, ...]]:
     """The owner's tournament row, locked for update when asked; another owner's is not found."""
     if not TOURNAMENT_ID_RE.fullmatch(tournament_id):
         raise NotFound(Sentence("no tournament {tournament_id!r}", tournament_id=tournament_id[:40]))
@@ -78,7 +78,7 @@ def row_of(session: Session, owner: str, tournament_id: str, *, lock: bool = Fal
     return row
 
 
-def shared_row(session: Session, token: str) -> Row:
+def shared_row(session: Session, token: str) -> Row[*tuple[Any, ...]]:
     if not SHARE_TOKEN_RE.fullmatch(token):
         raise NotFound("no shared tournament with this token")
     row = session.execute(select(_T).where(_T.c.share_token == token)).one_or_none()
@@ -95,7 +95,7 @@ def versions(session: Session, tournament_ids: list[str]) -> dict[str, tuple[int
     return {r.id: (r.revision, r.share_token) for r in rows}
 
 
-def _entrant(r: Row) -> Entrant:
+def _entrant(r: Row[*tuple[Any, ...]]) -> Entrant:
     return Entrant(r.number, r.name, r.player_id, r.joined_round, r.withdrawn_round, r.created_at)
 
 
@@ -110,7 +110,7 @@ def _balances(stored: list[Any] | None) -> tuple[Fraction, ...] | None:
     return None if stored is None else tuple(_exact(b) for b in stored)
 
 
-def tournament(session: Session, row: Row) -> Tournament:
+def tournament(session: Session, row: Row[*tuple[Any, ...]]) -> Tournament:
     """The whole tournament of its row: entrants, rounds with their tables, adjustments."""
     tid = row.id
     entrants = tuple(_entrant(r) for r in session.execute(_ENTRANTS_OF, {"tid": tid}))
@@ -163,7 +163,7 @@ def add_tournament(session: Session, values: dict[str, Any]) -> None:
 
 
 def count_tournaments(session: Session, owner: str) -> int:
-    return session.scalar(select(func.count()).select_from(_T).where(_T.c.owner == owner))
+    return session.scalars(select(func.count()).select_from(_T).where(_T.c.owner == owner)).one()
 
 
 def changed(session: Session, tournament_id: str, revision: int) -> None:
@@ -287,7 +287,7 @@ def _decode_cursor(cursor: str) -> str:
     return value
 
 
-def listed_rows(session: Session, owner: str, *, after: str | None, rows: int) -> list[Row]:
+def listed_rows(session: Session, owner: str, *, after: str | None, rows: int) -> list[Row[*tuple[Any, ...]]]:
     query = select(_T).where(_T.c.owner == owner)
     if after is not None:
         query = query.where(_T.c.id < _decode_cursor(after))
@@ -308,7 +308,9 @@ _OPEN_TABLES = (
 )
 
 
-def version(session: Session, tournament_id: str) -> tuple[list[Row], list[Row]]:
+def version(
+    session: Session, tournament_id: str
+) -> tuple[list[Row[*tuple[Any, ...]]], list[Row[*tuple[Any, ...]]]]:
     """What the standings' version is made of, without the tournament: its rounds' states
     (number, closed_at, reopened) and the (round, table_id) of the rounds not closed."""
     params = {"tid": tournament_id}
@@ -331,7 +333,7 @@ def owner_of(session: Session, tournament_id: str) -> str | None:
     return session.scalar(select(_T.c.owner).where(_T.c.id == tournament_id))
 
 
-def tournament_of_table(session: Session, table_id: str) -> Row | None:
+def tournament_of_table(session: Session, table_id: str) -> Row[*tuple[Any, ...]] | None:
     """(tournament_id, round, number) of the round table played at ``table_id``, if any."""
     return session.execute(
         select(_TABLES.c.tournament_id, _TABLES.c.round, _TABLES.c.number).where(

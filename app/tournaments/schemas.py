@@ -23,7 +23,6 @@ from app.kit.schemas import (
     Request,
     absent_when_none,
     at_most,
-    bounded_map,
     timestamp,
 )
 from app.rules import FIELD_NAMES, FieldError, Sentence, amounts, said
@@ -49,7 +48,7 @@ from app.tournaments.model import (
 from app.tournaments.scoring import TIE_BREAKS, TRANSFORMS, Scoring, Standing, Transform
 from app.tournaments.service import EntrantSpec, PenaltyPosted, PublicView, Standings
 
-Options = bounded_map(len(FIELD_NAMES))
+Options = Annotated[dict[str, Any], Field(max_length=len(FIELD_NAMES)), at_most(len(FIELD_NAMES))]
 # An exact amount: an integer, or text such as "7/2", "3.5", "-12" (one check, so that a
 # refusal names the field itself, not a member of a union).
 _EXACT_TEXT = re.compile(r"^-?[0-9]{1,9}(/[1-9][0-9]{0,8}|\.[0-9]{1,6})?$")

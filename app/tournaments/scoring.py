@@ -34,10 +34,10 @@ TIE_BREAKS: tuple[str, ...] = ("balance", "firsts", "best_round")
 Exact = int | Fraction
 
 
-def _small(value: object) -> Exact:
+def _small(value: Exact) -> Exact:
     if type(value) is int:
         return value
-    value = value if isinstance(value, Fraction) else Fraction(value)  # type: ignore[arg-type]
+    value = value if isinstance(value, Fraction) else Fraction(value)
     return value.numerator if value.denominator == 1 else value
 
 
@@ -80,6 +80,11 @@ class Transform:
     breakpoints: tuple[Fraction, ...]
     slopes: tuple[Fraction, ...]
     floor: Fraction | None = None
+    # apply()'s integer pieces (point, start, a, b, q) and the floor as a small value
+    _pieces: tuple[tuple[Exact | None, Exact, int, int, int], ...] = field(
+        init=False, repr=False, compare=False
+    )
+    _floor: Exact | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         points = tuple(_fraction(b, "a breakpoint") for b in self.breakpoints)
@@ -116,12 +121,12 @@ class Transform:
         """The transform of a small value (an int or a Fraction), as a small value."""
         if balance < 0:
             return balance if self._floor is None or balance >= self._floor else self._floor
-        for point, start, a, b, q in self._pieces:  # type: ignore[attr-defined]
+        for point, start, a, b, q in self._pieces:
             if point is None or balance <= point:
                 numerator = a + b * (balance - start)
                 if type(numerator) is int:
                     return numerator // q if numerator % q == 0 else Fraction(numerator, q)
-                return _small(numerator / q)
+                return _small(Fraction(numerator, q))
         raise AssertionError("unreachable: the last piece has no end")
 
 

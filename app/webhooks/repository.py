@@ -45,14 +45,16 @@ def set_tables(session: Session, endpoint_id: int, tables: list[str] | None) -> 
         session.execute(insert(_ET), [{"endpoint_id": endpoint_id, "table_id": t} for t in tables])
 
 
-def endpoint_row(session: Session, owner: str, endpoint_id: int, *, lock: bool = False) -> Row | None:
+def endpoint_row(
+    session: Session, owner: str, endpoint_id: int, *, lock: bool = False
+) -> Row[*tuple[Any, ...]] | None:
     query = select(_E).where(_E.c.id == endpoint_id, _E.c.owner == owner)
     if lock:
         query = query.with_for_update()
     return session.execute(query).one_or_none()
 
 
-def endpoint_rows(session: Session, owner: str) -> list[Row]:
+def endpoint_rows(session: Session, owner: str) -> list[Row[*tuple[Any, ...]]]:
     return list(session.execute(select(_E).where(_E.c.owner == owner).order_by(_E.c.id)).all())
 
 
@@ -86,7 +88,7 @@ def delete_endpoint(session: Session, endpoint_id: int) -> None:
 # --- the delivery log -------------------------------------------------------------------------
 
 
-def insert_test_delivery(session: Session, endpoint: Row, at: datetime) -> int:
+def insert_test_delivery(session: Session, endpoint: Row[*tuple[Any, ...]], at: datetime) -> int:
     return session.execute(
         insert(_D)
         .values(
@@ -102,7 +104,9 @@ def insert_test_delivery(session: Session, endpoint: Row, at: datetime) -> int:
     ).scalar_one()
 
 
-def delivery_rows(session: Session, endpoint_id: int, *, before: int | None, rows: int) -> list[Row]:
+def delivery_rows(
+    session: Session, endpoint_id: int, *, before: int | None, rows: int
+) -> list[Row[*tuple[Any, ...]]]:
     """The endpoint's deliveries, newest first, ids below ``before`` (keyset paging)."""
     query = select(_D).where(_D.c.endpoint_id == endpoint_id)
     if before is not None:
@@ -110,15 +114,17 @@ def delivery_rows(session: Session, endpoint_id: int, *, before: int | None, row
     return list(session.execute(query.order_by(_D.c.id.desc()).limit(rows)).all())
 
 
-def delivery_row(session: Session, endpoint_id: int, delivery_id: int) -> Row | None:
+def delivery_row(session: Session, endpoint_id: int, delivery_id: int) -> Row[*tuple[Any, ...]] | None:
     return session.execute(
         select(_D).where(_D.c.id == delivery_id, _D.c.endpoint_id == endpoint_id)
     ).one_or_none()
 
 
-def attempts_of(session: Session, delivery_ids: list[int], latest: int) -> dict[int, list[Row]]:
+def attempts_of(
+    session: Session, delivery_ids: list[int], latest: int
+) -> dict[int, list[Row[*tuple[Any, ...]]]]:
     """The latest ``latest`` attempts of each delivery, oldest first."""
-    out: dict[int, list[Row]] = defaultdict(list)
+    out: dict[int, list[Row[*tuple[Any, ...]]]] = defaultdict(list)
     if not delivery_ids:
         return out
     rows = session.execute(
@@ -260,7 +266,7 @@ _CLAIMABLE = (
 _LEASE = update(_D).where(_D.c.id == bindparam("claimed")).values(due_at=bindparam("lease_until"))
 
 
-def claim_candidates(conn: Connection, now: datetime, ids: list[int]) -> list[Row]:
+def claim_candidates(conn: Connection, now: datetime, ids: list[int]) -> list[Row[*tuple[Any, ...]]]:
     """These deliveries (``claim_order``'s) if still due, in that order, locked (rows another
     claim holds are skipped); the claimer takes some of them (``lease``) and leaves the rest
     to the next claim."""

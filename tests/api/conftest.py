@@ -14,9 +14,10 @@ from tests.sse import EventReader
 
 
 @pytest.fixture
-def owner(client, admin_headers, server) -> Api:
+def owner(client, admin_headers, server) -> Iterator[Api]:
     name, key = new_owner_key(client, admin_headers)
-    return Api(httpx.Client(base_url=server, timeout=10), key, name)
+    with httpx.Client(base_url=server, timeout=10) as http:
+        yield Api(http, key, name)
 
 
 @pytest.fixture

@@ -145,8 +145,10 @@ def test_one_key_holds_at_most_its_cap_while_another_owner_still_gets_a_stream(
     _refused(_open(readers, f"{server}/v1/tables/{table['id']}/events", owner.headers), "key", 3)
     _refused(_open(readers, f"{server}/v1/events", owner.headers), "key", 3)
     name, other_key = new_owner_key(client, admin_headers)
-    other = Api(httpx.Client(base_url=server, timeout=10), other_key, name)
-    assert _open(readers, f"{server}/v1/tables/{other.table()['id']}/events", other.headers).status == 200
+    with httpx.Client(base_url=server, timeout=10) as http:
+        other = Api(http, other_key, name)
+        other_table = other.table()
+    assert _open(readers, f"{server}/v1/tables/{other_table['id']}/events", other.headers).status == 200
     # the key revoked: its streams end and give their slots back
     (key_id,) = [
         k["id"]
@@ -254,9 +256,9 @@ def test_the_server_stopping_gives_every_slot_back(settings, db, client, admin_h
     app = create_app(settings.model_copy(update=CAPS), db=db)
     opened: list[EventReader] = []
     try:
-        with served(app, lifespan="on") as url:
+        with served(app, lifespan="on") as url, httpx.Client(base_url=url, timeout=10) as http:
             name, key = new_owner_key(client, admin_headers)
-            owner = Api(httpx.Client(base_url=url, timeout=10), key, name)
+            owner = Api(http, key, name)
             table = owner.table()
             link = _link(owner, table["id"])
             _open(opened, f"{url}/v1/tables/{table['id']}/events", owner.headers)

@@ -355,7 +355,8 @@ def test_the_streams_of_a_key_revoked_through_this_server_end_at_once(settings, 
     app = create_app(settings.model_copy(update={"events_heartbeat": 600}), db=db)
     with served(app, lifespan="on") as url:
         name, key = new_owner_key(client, admin_headers)
-        table = Api(httpx.Client(base_url=url, timeout=10), key, name).table()
+        with httpx.Client(base_url=url, timeout=10) as http:
+            table = Api(http, key, name).table()
         streams = _streams(url, key, table)
         try:
             r = httpx.delete(

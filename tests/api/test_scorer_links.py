@@ -226,9 +226,12 @@ def test_a_revoked_link_ends_its_open_event_stream(settings, db, client, admin_h
     fast = settings.model_copy(
         update={"events_heartbeat": 0.5, "events_poll_interval": 0.1, "events_recheck_interval": 0.3}
     )
-    with served(create_app(fast, db=db), lifespan="on") as server:
+    with (
+        served(create_app(fast, db=db), lifespan="on") as server,
+        httpx.Client(base_url=server, timeout=10) as http,
+    ):
         name, key = new_owner_key(client, admin_headers)
-        owner = Api(httpx.Client(base_url=server, timeout=10), key, name)
+        owner = Api(http, key, name)
         table = owner.table()
         link = scorer_link(owner, table["id"]).json()
         stream = EventReader(f"{server}/v1/score/{link['token']}/events")

@@ -191,10 +191,24 @@ def test_refusals_in_the_chosen_language(run):
 
 @pytest.mark.parametrize("lang, words", [("en", "PREFSCORE_KEY"), ("ru", "PREFSCORE_KEY")])
 def test_a_401_says_how_to_give_a_key(run, lang, words):
-    out = " ".join(run("--lang", lang, "table", "list", "--key", "pk_wrong", expect=1).output.split())
+    output = run("--lang", lang, "table", "list", "--key", "pk_wrong", expect=1).output
+    # one line, in one language: the prefix too
+    [line] = output.splitlines()
+    assert line.startswith({"en": "Error: 401", "ru": "Ошибка: 401"}[lang]), output
+    out = " ".join(output.split())
     assert "401" in out and "--key" in out and words in out and "prefscore keys create" in out, out
     if lang == "ru":
-        assert "Не авторизован" in out and "ключ" in out
+        assert "Не авторизован" in out and "ключ" in out and "Error" not in out
+
+
+@pytest.mark.parametrize("lang, prefix", [("en", "Error: "), ("ru", "Ошибка: ")])
+def test_a_failure_of_the_client_s_own_is_in_its_language(run, lang, prefix):
+    """An error the client finds itself (no table with that id's beginning), in one language."""
+    output = run("--lang", lang, "deal", "undo", "abcdef", expect=1).output
+    [line] = output.splitlines()
+    assert line.startswith(prefix) and "abcdef" in line, output
+    if lang == "ru":
+        assert "Error" not in output
 
 
 def test_the_client_asks_for_its_language():
@@ -313,7 +327,7 @@ def test_a_refused_field_in_russian(run):
     lines = out.splitlines()
     assert (
         lines[0]
-        == "Error: 422 Недопустимый запрос: сдача не подходит к столу: tricks: взяток в сумме 11, а не 10"
+        == "Ошибка: 422 Недопустимый запрос: сдача не подходит к столу: tricks: взяток в сумме 11, а не 10"
     ), out
     assert lines[1] == "  - tricks: взяток в сумме 11, а не 10", out
 

@@ -1,5 +1,5 @@
 """The scoring page's HTML (app/scorer/page.py) and the client's ``table scorer-link``:
-the page in the language asked for, its script run by nonce only, its words from the
+the page in the language asked for, only its own static scripts run, its words from the
 catalogue; 404 for a link that does not work."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from app.cli.main import main
 from app.kit.i18n import language
 from app.scorer.page import WORDS
+from tests.support.pages import only_own_scripts, page_data
 
 
 def made_link(api, **table):
@@ -23,7 +24,7 @@ def made_link(api, **table):
 
 
 def words_of(html: str) -> dict[str, str]:
-    return json.loads(re.search(r"const WORDS = (\{.*?\});\n", html).group(1))
+    return page_data(html)["words"]
 
 
 def test_the_page_in_russian_by_default_and_english_when_asked(api, client):
@@ -47,12 +48,11 @@ def test_the_page_runs_only_its_own_script(api, client):
     _t, link = made_link(api, players=["</script><script>alert(1)</script>", "Boris", "Vera"])
     r = client.get(link["link"])
     policy = r.headers["Content-Security-Policy"]
-    nonce = re.search(r"script-src 'nonce-([^']+)'", policy).group(1)
-    assert r.text.count(f'<script nonce="{nonce}">') == 1 and r.text.count("<script") == 1
+    only_own_scripts(r, client)
     assert "connect-src 'self'" in policy and "frame-ancestors 'none'" in policy
     assert r.headers["Cache-Control"] == "no-store" and r.headers["Referrer-Policy"] == "no-referrer"
     # the token is handed to the script as JSON; the names reach the page only as escaped text
-    assert f'const TOKEN = "{link["token"]}";' in r.text
+    assert page_data(r.text)["token"] == link["token"] and "<script><" not in r.text
     assert "&lt;/script&gt;" in r.text
 
 
@@ -114,7 +114,8 @@ def test_the_page_installs_under_its_link(api, client):
     t, link = made_link(api)
     page = link["link"]
     html = client.get(page + "?lang=en")
-    assert '"/score/" + encodeURIComponent(TOKEN)' in html.text and '"/manifest.webmanifest"' in html.text
+    script = client.get(only_own_scripts(html)[-1]).text
+    assert '"/score/" + encodeURIComponent(TOKEN)' in script and '"/manifest.webmanifest"' in script
     policy = html.headers["Content-Security-Policy"]
     assert "worker-src 'self'" in policy and "manifest-src 'self'" in policy
     manifest = client.get(page + "/manifest.webmanifest?lang=en")
@@ -126,6 +127,15 @@ def test_the_page_installs_under_its_link(api, client):
         body["scope"] == page and body["start_url"] == page + "?lang=en" and body["display"] == "standalone"
     )
     assert client.get(body["icons"][0]["src"]).headers["content-type"].startswith("image/svg+xml")
+    # PNG icons of 192 and 512 pixels, for any use and maskable (filling the square)
+    pngs = {(i["sizes"], i["purpose"]): i["src"] for i in body["icons"] if i["type"] == "image/png"}
+    assert set(pngs) == {(f"{n}x{n}", p) for n in (192, 512) for p in ("any", "maskable")}
+    for (sizes, _purpose), src in pngs.items():
+        icon = client.get(src)
+        assert icon.headers["content-type"] == "image/png" and icon.content[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(icon.content[16:20], "big"), int.from_bytes(icon.content[20:24], "big")
+        assert f"{width}x{height}" == sizes
+        assert icon.headers["cache-control"] == "public, max-age=31536000, immutable"
     worker = client.get(page + "/sw.js")
     assert worker.status_code == 200 and worker.headers["content-type"].startswith("text/javascript")
     assert worker.headers["Service-Worker-Allowed"] == page and worker.headers["Cache-Control"] == "no-cache"
@@ -143,7 +153,7 @@ def test_the_page_carries_the_table_and_its_first_deals(api, client):
         {"type": "contract", "declarer": 0, "contract": "6H", "defenders": {"1": "pass", "2": "pass"}},
     )
     html = client.get(link["link"]).text
-    initial = json.loads(re.search(r"const INITIAL = (\{.*?\});\n", html).group(1))
+    initial = page_data(html)["initial"]
     table = client.get(f"/v1/score/{link['token']}")
     assert initial["table"] == table.json() and initial["etag"] == table.headers["ETag"]
     assert (
@@ -192,6 +202,7 @@ def test_every_word_of_the_script_is_in_russian():
     from importlib import resources
 
     source = resources.files("app.scorer").joinpath("templates", "score.html").read_text(encoding="utf-8")
+    source += resources.files("app").joinpath("static", "score.js").read_text(encoding="utf-8")
     used = set(re.findall(r'\bW\("((?:[^"\\]|\\.)*)"', source)) | set(re.findall(r'data-w="([^"]+)"', source))
     assert used <= set(WORDS), used - set(WORDS)
     ru = language("ru").words(WORDS)

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from app.cli.client.language import current_lang, lang_option
+from app.cli.client.language import Failure, current_lang, lang_option
 from app.kit.i18n import N_, Lang
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -77,7 +77,7 @@ _CONFLICTS = {
 }
 
 
-class ApiError(click.ClickException):
+class ApiError(Failure):
     """A refused request: the problem+json reason, printed by click; exit code 1."""
 
     def __init__(self, response: httpx.Response):
@@ -116,27 +116,27 @@ def describe_problem(problem: dict[str, Any], lang: Lang | None = None, said_in:
     if said_in and said_in.split("-", 1)[0].strip().lower() == lang.code:
         text = f"{status} {title}".strip() + (f": {detail}" if detail else "")
         if conflict and lang.code != "en":
-            text += f"\n  {lang._(conflict)}"
-        return text + _fields_and_key(problem, status, lang)
+            text += f"; {lang._(conflict)}"
+        return text + _key(status, lang) + _fields(problem)
     text = f"{status} {lang._(title) if title in _TITLES else title}".strip()
     if lang.code == "en":
-        text += f": {detail}" if detail else ""
-    else:
-        text += f": {lang._(meaning)}" if meaning else ""
-        if detail:
-            said = lang._("the server says: {detail}", detail=detail)
-            text += f"\n  {said}"
-    return text + _fields_and_key(problem, status, lang)
+        return text + (f": {detail}" if detail else "") + _key(status, lang) + _fields(problem)
+    text += f": {lang._(meaning)}" if meaning else ""
+    said = "\n  " + lang._("the server says: {detail}", detail=detail) if detail else ""
+    return text + _key(status, lang) + said + _fields(problem)
 
 
-def _fields_and_key(problem: dict[str, Any], status: Any, lang: Lang) -> str:
-    """The lines after a refusal's first: each refused field, and how to give a key (401)."""
+def _key(status: Any, lang: Lang) -> str:
+    """How to give a key, on the refusal's line (a 401)."""
+    return f"; {lang._(_HOW_TO_GIVE_A_KEY)}" if status == 401 else ""
+
+
+def _fields(problem: dict[str, Any]) -> str:
+    """The lines after a refusal's: each refused field."""
     text = ""
     for err in problem.get("errors") or []:
         if isinstance(err, dict):
             text += f"\n  - {err.get('field', '?')}: {err.get('reason') or err.get('message') or err}"
-    if status == 401:
-        text += f"\n{lang._(_HOW_TO_GIVE_A_KEY)}"
     return text
 
 
@@ -163,7 +163,7 @@ class Client:
         try:
             response = self.http.request(method, path, **kw)
         except httpx.HTTPError as exc:
-            raise click.ClickException(
+            raise Failure(
                 current_lang()._("cannot reach {url}: {error}", url=self.http.base_url, error=exc)
             ) from exc
         if response.status_code >= 400:
@@ -190,11 +190,9 @@ class Client:
         )
         lang = current_lang()
         if not found:
-            raise click.ClickException(
-                lang._("no table of this key has an id starting with {prefix}", prefix=text)
-            )
+            raise Failure(lang._("no table of this key has an id starting with {prefix}", prefix=text))
         if len(found) > 1:
-            raise click.ClickException(
+            raise Failure(
                 lang.ngettext(
                     "{n} table has an id starting with {prefix}: {ids}; give more of the id",
                     "{n} tables have an id starting with {prefix}: {ids}; give more of the id",

@@ -19,7 +19,7 @@ from app.cli.client.connection import (
     show,
     stdout,
 )
-from app.cli.client.language import current_lang
+from app.cli.client.language import Failure, current_lang
 from app.cli.client.notation import NotationError, format_deal, parse_deal
 from app.cli.client.printing import amount, entries_table, entry_words, sheet_table
 from app.kit.i18n import Lang
@@ -119,9 +119,7 @@ def deal_undo(table_id: str, number: int | None, as_json: bool, url: str, key: s
         if number is None:
             number = client.table(table_id)["deal_count"]
             if number == 0:
-                raise click.ClickException(
-                    current_lang()._("table {table} has no deal to undo", table=table_id)
-                )
+                raise Failure(current_lang()._("table {table} has no deal to undo", table=table_id))
         result = client.undo_deal(table_id, number)
     if as_json:
         echo_json(result)

@@ -35,6 +35,19 @@ def current_lang() -> Lang:
     return language(code) if code else from_environment()
 
 
+class Failure(click.ClickException):
+    """A command that failed: printed on one line in the command's language ("Ошибка: …"
+    under --lang ru; click's own prefix is English), exit code 1. The language is taken when
+    it is raised: click prints it after the command's context has ended."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.lang = current_lang()
+
+    def show(self, file: Any = None) -> None:
+        click.echo(self.lang._("Error: {message}", message=self.format_message()), file=file, err=True)
+
+
 def _remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value:
         ctx.meta[_META] = value

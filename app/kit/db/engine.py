@@ -1,16 +1,8 @@
-"""Engine and sessions per dialect.
+"""The ways into the database (``Database``): a writing transaction, a read, a lookup, a read
+on the event loop, each per dialect; the engines themselves are made in ``dialects.py``.
 
-SQLite: WAL, a busy timeout, and writing transactions that start with BEGIN IMMEDIATE
-(SQLAlchemy's pysqlite recipe: pysqlite's own transaction handling is switched off and the
-"begin" event emits the BEGIN), so concurrent writers wait for each other instead of failing
-with "database is locked". Read-only sessions begin DEFERRED so readers never queue behind
-writers (WAL lets them read the last committed state).
-
-PostgreSQL: a plain pooled engine; writers lock the table row with SELECT ... FOR UPDATE.
-
-The pool is sized to the worker thread pool (pool_size + max_overflow == threads): a sync
-endpoint holds at most one connection at a time, so no thread can wait forever for a pool
-slot held by another waiting thread.
+SQLite has one writer at a time: this process's writers queue on a lock and are woken as the
+writer before them commits. PostgreSQL: writers lock the table row with SELECT ... FOR UPDATE.
 """
 
 from __future__ import annotations
@@ -25,96 +17,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.kit.db.dialects import LOOKUP, READONLY, make_engine, make_read_engine
 from app.kit.db.outage import is_outage
 from app.kit.db.replicas import NEVER, current_visit, parse_position, replayed_enough
 from app.kit.observability import metrics
 from app.kit.settings import Settings, default_of
-
-_READONLY = "prefscore_readonly"
-_LOOKUP = "prefscore_lookup"
-
-
-def _sqlite_events(engine: Engine, busy_timeout_ms: int) -> None:
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record):  # noqa: ANN001
-        # Let SQLAlchemy (the "begin" event below) decide when transactions start.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
-            cursor.execute("PRAGMA foreign_keys = ON")
-        finally:
-            cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn):  # noqa: ANN001
-        if conn.get_execution_options().get(_LOOKUP):
-            return  # one statement, in SQLite's own autocommit mode: it is its own transaction
-        if conn.get_execution_options().get(_READONLY):
-            conn.exec_driver_sql("BEGIN")
-        else:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def make_engine(settings: Settings) -> Engine:
-    url = make_url(settings.database_url)
-    threads = max(1, settings.threads)
-    pool_size = max(1, min(threads, settings.db_pool_size))
-    if url.get_backend_name() == "sqlite":
-        database = url.database or ""
-        if database in ("", ":memory:") or database.startswith("file::memory:"):
-            raise ValueError("prefscore needs a SQLite file (sqlite:///path.db), not an in-memory database")
-        engine = create_engine(
-            url,
-            pool_size=pool_size,
-            max_overflow=max(0, threads - pool_size),
-            pool_timeout=settings.db_pool_timeout,
-            connect_args={"check_same_thread": False, "timeout": settings.sqlite_busy_timeout_ms / 1000},
-        )
-        _sqlite_events(engine, settings.sqlite_busy_timeout_ms)
-        return engine
-    engine = create_engine(
-        url,
-        pool_size=pool_size,
-        max_overflow=max(0, threads - pool_size),
-        pool_timeout=settings.db_pool_timeout,
-        # No pool_pre_ping: it costs a round trip on every checkout, that is on every
-        # transaction. A connection broken by a database restart raises a disconnect error
-        # on its first use instead; SQLAlchemy then invalidates the whole pool, so one
-        # request per worker fails (503) and the next ones get fresh connections.
-        connect_args=_pg_connect_args(settings, url.get_driver_name())
-        if url.get_backend_name() == "postgresql"
-        else {},
-    )
-    if url.get_backend_name() == "postgresql":
-        _pg_events(engine)
-    return engine
-
-
-def _pg_events(engine: Engine) -> None:
-    @event.listens_for(engine, "handle_error")
-    def _read_only_is_gone(context):  # noqa: ANN001
-        # "cannot execute ... in a read-only transaction": a failover demoted the server this
-        # pool reached (or it is a standby). Its connections are dropped like lost ones, so
-        # that the next ones are made afresh, through the balancer, to the new leader.
-        if getattr(context.original_exception, "sqlstate", None) == "25006":
-            context.is_disconnect = True
-
-
-def _pg_connect_args(settings: Settings, driver: str) -> dict[str, object]:
-    args: dict[str, object] = {"connect_timeout": settings.db_connect_timeout}
-    if driver == "psycopg" and not settings.db_prepared_statements:
-        # Behind PgBouncer in transaction mode each transaction may get another server
-        # connection: a statement psycopg prepared on one is missing (or taken) on the next.
-        args["prepare_threshold"] = None
-    return args
 
 
 class LoopReadUnavailable(Exception):
@@ -150,20 +61,7 @@ class Database:
         read_engine: Engine | None = None,
     ):
         self.engine = engine
-        # A streaming replica for the reads a replica may serve (app/kit/db/replicas.py).
-        self.read_engine = read_engine if engine.dialect.name == "postgresql" else None
-        self._replica_reader = (
-            sessionmaker(self.read_engine.execution_options(**{_READONLY: True}), expire_on_commit=False)
-            if self.read_engine is not None
-            else None
-        )
-        self._position_lookup = (
-            engine.execution_options(isolation_level="AUTOCOMMIT") if self.read_engine is not None else None
-        )
-        # Reads of replica-servable routes: served by the replica, and sent to the leader
-        # because the replica had not replayed the client's write yet.
-        self.replica_reads = 0
-        self.leader_reads = 0
+        self._set_replica(engine, read_engine)
         self._loop_connection_wait = loop_connection_wait
         self._loop_reconnect_timeout = loop_reconnect_timeout
         self._write_probe_busy_ms = write_probe_busy_ms
@@ -173,11 +71,11 @@ class Database:
         self.dialect = engine.dialect.name
         self._writer = sessionmaker(engine, expire_on_commit=False)
         self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
-        self._reader = sessionmaker(engine.execution_options(**{_READONLY: True}), expire_on_commit=False)
-        lookup = {_READONLY: True, _LOOKUP: True}
+        self._reader = sessionmaker(engine.execution_options(**{READONLY: True}), expire_on_commit=False)
+        lookup: dict[str, Any] = {READONLY: True, LOOKUP: True}
         if self.dialect != "sqlite":
             # Not on SQLite: pysqlite's AUTOCOMMIT would be reset to its own transaction handling
-            # on check-in, which the BEGIN IMMEDIATE recipe above switches off.
+            # on check-in, which the BEGIN IMMEDIATE recipe (dialects.py) switches off.
             lookup["isolation_level"] = "AUTOCOMMIT"
         self._lookup = engine.execution_options(**lookup)
         self._loop_conns = threading.local()
@@ -200,6 +98,22 @@ class Database:
         self._probe_at = float("-inf")
         self._probe_answer: tuple[str, str] | None = None
 
+    def _set_replica(self, engine: Engine, read_engine: Engine | None) -> None:
+        # A streaming replica for the reads a replica may serve (app/kit/db/replicas.py).
+        self.read_engine = read_engine if engine.dialect.name == "postgresql" else None
+        self._replica_reader = (
+            sessionmaker(self.read_engine.execution_options(**{READONLY: True}), expire_on_commit=False)
+            if self.read_engine is not None
+            else None
+        )
+        self._position_lookup = (
+            engine.execution_options(isolation_level="AUTOCOMMIT") if self.read_engine is not None else None
+        )
+        # Reads of replica-servable routes: served by the replica, and sent to the leader
+        # because the replica had not replayed the client's write yet.
+        self.replica_reads = 0
+        self.leader_reads = 0
+
     # Reads on the event loop, for the one read that is worth it (a sheet's ETag before its
     # 304, app/kit/preconditions.py): a point read without a thread-pool round trip.
     #
@@ -219,10 +133,10 @@ class Database:
     def reads_on_loop(self) -> bool:
         return self._sqlite_path is not None or self._pg_conninfo is not None
 
-    def _sqlite_read_one(self, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
+    def _sqlite_read_one(self, path: str, sql: str, params: tuple) -> tuple | None:  # type: ignore[type-arg]
         conn = getattr(self._loop_conns, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self._sqlite_path, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {int(self._loop_busy_timeout_ms)}")
             conn.execute("PRAGMA query_only = ON")
             self._loop_conns.conn = conn
@@ -239,14 +153,14 @@ class Database:
         pool (``reads_on_loop`` false, busy, an error)."""
         if self._sqlite_path is not None:
             try:
-                return self._sqlite_read_one(sql, params)
+                return self._sqlite_read_one(self._sqlite_path, sql, params)
             except sqlite3.Error as exc:
                 raise LoopReadUnavailable(str(exc)) from exc
         if self._pg_conninfo is None:
             raise LoopReadUnavailable("no reads on the loop for this database")
         import psycopg
 
-        pool = await self._loop_pool()
+        pool = await self._loop_pool(self._pg_conninfo)
         try:
             async with pool.connection(timeout=self._loop_connection_wait) as conn:
                 cur = await conn.execute(sql.replace("?", "%s"), params)
@@ -256,14 +170,14 @@ class Database:
             raise LoopReadUnavailable(str(exc)) from exc
         return rows[0] if rows else None
 
-    async def _loop_pool(self):  # noqa: ANN202
+    async def _loop_pool(self, conninfo: str) -> Any:
         from psycopg_pool import AsyncConnectionPool
 
         loop = asyncio.get_running_loop()
         pool = self._pg_pools.get(loop)
         if pool is None:
             pool = AsyncConnectionPool(
-                self._pg_conninfo,
+                conninfo,
                 kwargs={"autocommit": True, "connect_timeout": 5, **self._pg_prepare},
                 # Made when asked for (a process that never answers a 304 opens none),
                 # at most pg_loop_connections, closed after 10 idle minutes.
@@ -427,7 +341,7 @@ class Database:
             return "busy"
         try:
             # No BEGIN from the "begin" event: the probe sets a short busy timeout first.
-            with self.engine.connect().execution_options(**{_LOOKUP: True}) as conn:
+            with self.engine.connect().execution_options(**{LOOKUP: True}) as conn:
                 busy = conn.exec_driver_sql("PRAGMA busy_timeout").scalar()
                 conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(self._write_probe_busy_ms)}")
                 try:
@@ -453,7 +367,7 @@ class Database:
                         )
                     return "read-only", f"a write cannot be committed: {why}"
                 finally:
-                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(busy)}")
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(busy or 0)}")
         finally:
             lock.release()
         return None
@@ -475,7 +389,7 @@ class Database:
         return None
 
     def ping(self) -> None:
-        with self.engine.connect().execution_options(**{_READONLY: True}) as conn:
+        with self.engine.connect().execution_options(**{READONLY: True}) as conn:
             conn.execute(text("SELECT 1"))
 
     def dispose(self) -> None:
@@ -513,10 +427,3 @@ def make_database(settings: Settings) -> Database:
         write_probe_busy_ms=settings.write_probe_busy_ms,
         read_engine=make_read_engine(settings),
     )
-
-
-def make_read_engine(settings: Settings) -> Engine | None:
-    """The replica's engine, when ``read_database_url`` names one beside a PostgreSQL leader."""
-    if not settings.read_database_url or make_url(settings.database_url).get_backend_name() != "postgresql":
-        return None
-    return make_engine(settings.model_copy(update={"database_url": settings.read_database_url}))

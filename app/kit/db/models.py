@@ -9,7 +9,7 @@ Kept here: the rate limit's counters (app/kit/limiter.py, the kit's own).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -17,6 +17,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -35,6 +36,8 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    # Every model is one declared table (to the ORM's types a class's table is any FROM clause).
+    __table__: ClassVar[Table]
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 

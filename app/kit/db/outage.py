@@ -128,9 +128,9 @@ class Pause:
             return result
 
 
-def error_kinds() -> tuple[type[BaseException], ...]:
+def error_kinds() -> tuple[type[Exception], ...]:
     """The exception classes among which ``is_outage`` looks (for an app's error handlers)."""
-    kinds: list[type[BaseException]] = [sa_exc.DBAPIError, sa_exc.TimeoutError, sqlite3.Error]
+    kinds: list[type[Exception]] = [sa_exc.DBAPIError, sa_exc.TimeoutError, sqlite3.Error]
     try:
         import psycopg
     except ImportError:  # pragma: no cover

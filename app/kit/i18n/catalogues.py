@@ -38,6 +38,7 @@ REFUSALS = {
     "Forbidden": 0,
     "PreconditionFailed": 0,
     "Busy": 0,
+    "DrawingBusy": 0,
     "FieldError": 1,
     "problem": 1,
     "send_problem": 4,

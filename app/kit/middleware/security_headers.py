@@ -5,9 +5,8 @@ HSTS when configured, and a Content-Security-Policy fitting what the response is
   nothing in an API answer may load or run anything.
 - The SVG sheet: no script at all, inline styles only (the picture has ``style``
   attributes), nothing loaded.
-- The share page (HTML): the route sets its own policy, with the nonce of its one inline
-  script and one inline style (app/sharing/router.py); a response that already has a
-  policy keeps it.
+- The pages (HTML): the route sets its own policy (app/kit/pages.py: scripts and styles
+  from this server's static files only); a response that already has a policy keeps it.
 """
 
 from __future__ import annotations
