@@ -101,3 +101,5 @@ def test_the_example_receiver_verifies_and_fetches_the_png(server, admin_headers
         finally:
             receiver.terminate()
             receiver.wait(10)
+            if receiver.stdout is not None:
+                receiver.stdout.close()  # its pipe, read only on a failure
