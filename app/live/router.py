@@ -79,7 +79,7 @@ _CAPS = {
 }
 
 
-class Refused(Exception):
+class StreamRefused(Exception):
     """No slot for the stream: answered as a problem (``response``) instead of a stream."""
 
     def __init__(self, response: Response):
@@ -165,14 +165,14 @@ async def _events(
 
 
 def _subscribe(updates: LiveUpdates, sub: Subscription, scope: Scope) -> None:
-    """Take the stream's slots, or Refused: 503 when the process holds all it may, 429 when
+    """Take the stream's slots, or StreamRefused: 503 when the process holds all it may, 429 when
     one of the stream's holders does (``cap`` names which), with Retry-After."""
     try:
         updates.hub.subscribe(sub)
     except TooManySubscriptions as refused:
         retry = {"Retry-After": str(max(1, math.ceil(updates.settings.events_heartbeat)))}
         if refused.cap is None:
-            raise Refused(
+            raise StreamRefused(
                 problem(
                     503,
                     Sentence(
@@ -187,7 +187,7 @@ def _subscribe(updates: LiveUpdates, sub: Subscription, scope: Scope) -> None:
                 )
             ) from None
         setting, who = _CAPS[refused.cap]
-        raise Refused(
+        raise StreamRefused(
             problem(
                 429,
                 Sentence(
@@ -247,7 +247,7 @@ async def table_stream(
     updates = live(request)
     try:
         _subscribe(updates, sub, request.scope)  # before the read: no change between the two is missed
-    except Refused as refused:
+    except StreamRefused as refused:
         return refused.response
     try:
         found = (await run_in_threadpool(load_current, updates.db, [table_id])).get(table_id)
@@ -343,7 +343,7 @@ async def stream_owner_events(
     sub = Subscription(owner=owner, tables=wanted, key_id=caller.key_id, holders=(key_holder(caller),))
     try:
         _subscribe(updates, sub, request.scope)
-    except Refused as refused:
+    except StreamRefused as refused:
         return refused.response
     try:
         if wanted is not None:
@@ -430,7 +430,7 @@ async def stream_shared_tournament_events(
     )
     try:
         _subscribe(updates, sub, request.scope)  # before the read: no change between the two is missed
-    except Refused as refused:
+    except StreamRefused as refused:
         return refused.response
     try:
         now = await run_in_threadpool(tournaments.versions, updates.db, [found.tournament_id])

@@ -23,7 +23,7 @@ from app.events.catalogue import (
     on_stream,
 )
 from app.events.outbox import event_params, mask, names
-from app.events.payloads import Payload
+from app.events.payloads import Payload, StreamChange
 
 # The bits endpoints have stored since each kind was added: a bit is never reused nor moved.
 STORED_BITS = {
@@ -205,3 +205,37 @@ def test_the_api_document_declares_every_kind(client):
         for name in schemas[payload]["properties"]["kind"]["enum"]
     }
     assert carried == {k.name for k in CATALOGUE if isinstance(k.streams, OnStreams)}
+
+
+# Who a way of delivery reaches: a kind's audience must name them.
+_REACHES = {
+    Stream.TABLE: {catalogue.Audience.OWNER, catalogue.Audience.SHARE_LINK, catalogue.Audience.SCORER_LINK},
+    Stream.OWNER: {catalogue.Audience.OWNER},
+    Stream.TOURNAMENT: {catalogue.Audience.SHARE_LINK},
+}
+
+
+@pytest.mark.parametrize("kind", CATALOGUE, ids=lambda k: k.name)
+def test_the_audience_is_who_its_deliveries_reach(kind):
+    reached: set[catalogue.Audience] = set()
+    if isinstance(kind.webhooks, ByWebhooks):
+        reached.add(
+            catalogue.Audience.OWNER if kind.webhooks.bit is not None else catalogue.Audience.ENDPOINT
+        )
+    if isinstance(kind.streams, OnStreams) and kind.streams.payload is not StreamChange:
+        for stream in kind.streams.streams:
+            reached |= _REACHES[stream]
+    if kind.name in catalogue.STREAM_NOTICES:
+        reached.add(catalogue.Audience.VIEWER)
+    assert reached == set(kind.audience), kind.name
+
+
+def test_the_webhooks_guide_lists_every_kind_webhooks_deliver():
+    """docs/webhooks.md's table of events is the catalogue's kinds that webhooks deliver."""
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "webhooks.md").read_text(encoding="utf-8")
+    section = guide.split("## Events", 1)[1].split("\n\n", 2)[1]
+    listed = re.findall(r"^\| `([a-z.]+)` \|", section, flags=re.MULTILINE)
+    assert listed == [kind.name for kind, _ in catalogue.hooked()]
