@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import anyio.to_thread
 from fastapi import FastAPI
@@ -144,9 +144,11 @@ REPLICA_READS = frozenset(
 )
 
 
-def create_app(settings: Settings | None = None, db: Database | None = None) -> FastAPI:
-    settings = settings or Settings.from_env()
-    database = db or make_database(settings)
+def _lifespan(
+    settings: Settings, database: Database, *, owns_database: bool
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's start and stop: the workers it starts (webhook deliveries, ratings, the
+    tournaments' watch on finished tables) and what it closes after them."""
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -164,9 +166,16 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
         if getattr(_app.state, "live", None) is not None:  # the event streams' listener (app/live)
             await _app.state.live.stop()
         await database.close_loop_reads()  # this loop's pooled PostgreSQL connections
-        if db is None:  # the app made it, the app closes it
+        if owns_database:  # the app made it, the app closes it
             database.dispose()
 
+    return lifespan
+
+
+def create_app(settings: Settings | None = None, db: Database | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    database = db or make_database(settings)
+    lifespan = _lifespan(settings, database, owns_database=db is None)
     app = PrefscoreAPI(
         title="prefscore",
         # The framework's own body-size limit (413 before the body is parsed).

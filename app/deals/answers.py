@@ -13,7 +13,8 @@ from fastapi import Body, Depends, Header, Path, Response
 
 from app.deals import service
 from app.deals.model import Changed, Posted, request_hash
-from app.deals.schemas import DEAL_EXAMPLES, DealCorrected, DealInput, DealWithSheet
+from app.deals.posted_schemas import DEAL_EXAMPLES, DealInput
+from app.deals.schemas import DealCorrected, DealWithSheet
 from app.kit.db import Database
 from app.kit.deps import get_settings
 from app.kit.errors import Unprocessable

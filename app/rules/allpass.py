@@ -107,6 +107,6 @@ def score_clean_dealer(sheet: WorkingSheet, cost: int | None) -> None:
 
 def trick_cost(cost: int | None) -> int:
     """The all-pass's trick cost where a choice writes it: only the Rostov all-pass has none,
-    and the rules' checks (conventions.py) refuse a choice that needs one beside it."""
+    and the rules' checks (contradictions.py) refuse a choice that needs one beside it."""
     assert cost is not None, "a trick cost is needed beside the Rostov all-pass"
     return cost

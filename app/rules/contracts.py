@@ -32,7 +32,6 @@ def half(value: Amount) -> Amount:
 
 
 def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
-    rules = sheet.rules
     errors: list[FieldError] = []
     check_declarer(sheet, deal, errors)
     check_level(sheet, deal, errors)
@@ -48,6 +47,46 @@ def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
     if dealer_whists:
         check_dealer_whist(sheet, defence, first, second)
         del defence[sheet.dealer]
+    whisters = check_defence(sheet, deal, defence, first, second)
+    d1, d2 = defence[first], defence[second]
+    value = CONTRACT_VALUE[level]
+    if dealer_whists:
+        score_dealer_whist(sheet, deal, declarer, level, value)
+        return
+    if not whisters:
+        if deal.tricks is not None:
+            raise InvalidDeal(
+                [FieldError("tricks", "the game was not played (nobody whisted): give no tricks")]
+            )
+        score_talon(sheet, deal)
+        if "half_whist" in (d1, d2):
+            score_half_whist(sheet, declarer, second, level, value)
+        else:
+            score_unwhisted_game(sheet, deal, value)
+        return
+
+    if deal.tricks is None:
+        raise InvalidDeal([FieldError("tricks", "required: the game was whisted and played")])
+    errors = []
+    tricks = check_tricks(sheet, deal, errors)
+    if tricks is None:
+        raise InvalidDeal(errors)
+    score_talon(sheet, deal)
+    passer = None
+    if len(whisters) == 1:
+        passer = first if whisters[0] == second else second
+    if tricks[declarer] >= level:
+        score_made_contract(sheet, declarer, level, value, whisters, passer, tricks, second)
+    else:
+        score_failed_contract(sheet, deal, declarer, level, value, whisters, passer, tricks)
+
+
+def check_defence(
+    sheet: WorkingSheet, deal: ContractDeal, defence: dict[int, str], first: int, second: int
+) -> list[int]:
+    """The defenders' calls are a possible defence of this contract at this table; return the
+    seats that whisted."""
+    rules, level = sheet.rules, deal.level
     if len(defence) != 2 or first not in defence or second not in defence:
         raise InvalidDeal(
             [
@@ -96,37 +135,7 @@ def score_contract(sheet: WorkingSheet, deal: ContractDeal) -> None:
                 )
             ]
         )
-
-    value = CONTRACT_VALUE[level]
-    if dealer_whists:
-        score_dealer_whist(sheet, deal, declarer, level, value)
-        return
-    if not whisters:
-        if deal.tricks is not None:
-            raise InvalidDeal(
-                [FieldError("tricks", "the game was not played (nobody whisted): give no tricks")]
-            )
-        score_talon(sheet, deal)
-        if "half_whist" in (d1, d2):
-            score_half_whist(sheet, declarer, second, level, value)
-        else:
-            score_unwhisted_game(sheet, deal, value)
-        return
-
-    if deal.tricks is None:
-        raise InvalidDeal([FieldError("tricks", "required: the game was whisted and played")])
-    errors = []
-    tricks = check_tricks(sheet, deal, errors)
-    if tricks is None:
-        raise InvalidDeal(errors)
-    score_talon(sheet, deal)
-    passer = None
-    if len(whisters) == 1:
-        passer = first if whisters[0] == second else second
-    if tricks[declarer] >= level:
-        score_made_contract(sheet, declarer, level, value, whisters, passer, tricks, second)
-    else:
-        score_failed_contract(sheet, deal, declarer, level, value, whisters, passer, tricks)
+    return whisters
 
 
 def check_dealer_whist(sheet: WorkingSheet, defence: dict[int, str], first: int, second: int) -> None:

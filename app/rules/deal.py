@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 # One frozen type per kind of deal; ``Deal`` is their base, closed to the five kinds below,
-# and stands for any of them. A request's model builds its kind directly (app/deals/schemas.py);
+# and stands for any of them. A request's model builds its kind directly (app/deals/posted_schemas.py);
 # ``Deal.from_dict`` checks the shape of JSON read back (stored deals, imported records).
 
 _CONTRACT_RE = CONTRACT_RE
@@ -158,82 +158,8 @@ class Deal:
             if name not in allowed:
                 errors.append(FieldError(str(name), Sentence("not a field of a {kind} deal", kind=kind)))
         values: dict[str, Any] = {}
-
-        if "declarer" in _FIELDS[kind]:
-            values["declarer"] = _seat(body.get("declarer"), "declarer", errors, required=True)
-        if "contract" in _FIELDS[kind]:
-            raw = body.get("contract")
-            match = _CONTRACT_RE.match(raw) if isinstance(raw, str) else None
-            if match is None:
-                errors.append(FieldError("contract", Sentence("must be {words}", words=CONTRACT_HELP)))
-            else:
-                values["level"], values["strain"] = int(match.group(1)), match.group(2)
-        if kind == "contract":
-            defenders = body.get("defenders")
-            if not isinstance(defenders, dict) or not defenders:
-                errors.append(FieldError("defenders", DEFENDERS_REASON))
-            else:
-                pairs = []
-                for key, value in defenders.items():
-                    seat = _seat_key(key, f"defenders.{key}", errors)
-                    if value not in DEFENCE:
-                        errors.append(
-                            FieldError(f"defenders.{key}", Sentence("must be {words}", words=one_of(DEFENCE)))
-                        )
-                    elif seat is not None:
-                        pairs.append((seat, value))
-                values["defenders"] = tuple(sorted(pairs))
-        if "tricks" in _FIELDS[kind] and "tricks" in body:
-            tricks = body["tricks"]
-            if not isinstance(tricks, dict) or not tricks:
-                errors.append(FieldError("tricks", TRICKS_REASON))
-            else:
-                pairs = []
-                for key, value in tricks.items():
-                    seat = _seat_key(key, f"tricks.{key}", errors)
-                    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
-                        errors.append(
-                            FieldError(f"tricks.{key}", "must be a whole number of tricks from 0 to 10")
-                        )
-                    elif seat is not None:
-                        pairs.append((seat, value))
-                values["tricks"] = tuple(sorted(pairs))
-        elif kind == "allpass":
-            errors.append(FieldError("tricks", "required: every player's tricks"))
-        if kind == "penalty":
-            _parse_penalty(body, values, errors)
-
-        if "dealer" in body:
-            values["dealer"] = _seat(body["dealer"], "dealer", errors, required=True)
-        if "choices" in body and kind == "penalty":
-            errors.append(FieldError("choices", CHOICES_MISPLACED))
-        elif "choices" in body:
-            _parse_choices(body["choices"], values, errors)
-        if "talon" in body:
-            if kind not in TALON_DEAL_TYPES:
-                errors.append(FieldError("talon", TALON_MISPLACED))
-            else:
-                _parse_talon(body["talon"], values, errors)
-        if "over_misere" in body:
-            if not isinstance(body["over_misere"], bool):
-                errors.append(FieldError("over_misere", "must be true or false"))
-            elif body["over_misere"] and kind != "contract":
-                errors.append(FieldError("over_misere", OVER_MISERE_MISPLACED))
-            elif kind == "contract":  # false elsewhere says what the kind says anyway
-                values["over_misere"] = body["over_misere"]
-        if "note" in body and body["note"] is not None:
-            note = body["note"]
-            if not isinstance(note, str) or len(note) > DEAL_NOTE_MAX:
-                errors.append(
-                    FieldError(
-                        "note",
-                        Sentence(
-                            "must be text of at most {deal_note_max} characters", deal_note_max=DEAL_NOTE_MAX
-                        ),
-                    )
-                )
-            else:
-                values["note"] = note
+        _parse_play(kind, body, values, errors)
+        _parse_circumstances(kind, body, values, errors)
         if errors:
             raise InvalidDeal(errors)
         return KINDS[kind](**values)
@@ -447,6 +373,92 @@ def _parse_talon(talon: Any, values: dict[str, Any], errors: list[FieldError]) -
                 errors.append(FieldError(f"talon.{flag}", "must be true or false"))
             else:
                 values[f"talon_{flag}"] = talon[flag]
+
+
+def _parse_play(kind: str, body: dict[str, Any], values: dict[str, Any], errors: list[FieldError]) -> None:
+    """The fields that say what was played: declarer, contract, defenders, tricks, a penalty."""
+    if "declarer" in _FIELDS[kind]:
+        values["declarer"] = _seat(body.get("declarer"), "declarer", errors, required=True)
+    if "contract" in _FIELDS[kind]:
+        raw = body.get("contract")
+        match = _CONTRACT_RE.match(raw) if isinstance(raw, str) else None
+        if match is None:
+            errors.append(FieldError("contract", Sentence("must be {words}", words=CONTRACT_HELP)))
+        else:
+            values["level"], values["strain"] = int(match.group(1)), match.group(2)
+    if kind == "contract":
+        _parse_defenders(body.get("defenders"), values, errors)
+    if "tricks" in _FIELDS[kind] and "tricks" in body:
+        _parse_tricks(body["tricks"], values, errors)
+    elif kind == "allpass":
+        errors.append(FieldError("tricks", "required: every player's tricks"))
+    if kind == "penalty":
+        _parse_penalty(body, values, errors)
+
+
+def _parse_defenders(defenders: Any, values: dict[str, Any], errors: list[FieldError]) -> None:
+    if not isinstance(defenders, dict) or not defenders:
+        errors.append(FieldError("defenders", DEFENDERS_REASON))
+        return
+    pairs = []
+    for key, value in defenders.items():
+        seat = _seat_key(key, f"defenders.{key}", errors)
+        if value not in DEFENCE:
+            errors.append(FieldError(f"defenders.{key}", Sentence("must be {words}", words=one_of(DEFENCE))))
+        elif seat is not None:
+            pairs.append((seat, value))
+    values["defenders"] = tuple(sorted(pairs))
+
+
+def _parse_tricks(tricks: Any, values: dict[str, Any], errors: list[FieldError]) -> None:
+    if not isinstance(tricks, dict) or not tricks:
+        errors.append(FieldError("tricks", TRICKS_REASON))
+        return
+    pairs = []
+    for key, value in tricks.items():
+        seat = _seat_key(key, f"tricks.{key}", errors)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
+            errors.append(FieldError(f"tricks.{key}", "must be a whole number of tricks from 0 to 10"))
+        elif seat is not None:
+            pairs.append((seat, value))
+    values["tricks"] = tuple(sorted(pairs))
+
+
+def _parse_circumstances(
+    kind: str, body: dict[str, Any], values: dict[str, Any], errors: list[FieldError]
+) -> None:
+    """The fields around the play: dealer, choices, talon, over_misere, note."""
+    if "dealer" in body:
+        values["dealer"] = _seat(body["dealer"], "dealer", errors, required=True)
+    if "choices" in body and kind == "penalty":
+        errors.append(FieldError("choices", CHOICES_MISPLACED))
+    elif "choices" in body:
+        _parse_choices(body["choices"], values, errors)
+    if "talon" in body:
+        if kind not in TALON_DEAL_TYPES:
+            errors.append(FieldError("talon", TALON_MISPLACED))
+        else:
+            _parse_talon(body["talon"], values, errors)
+    if "over_misere" in body:
+        if not isinstance(body["over_misere"], bool):
+            errors.append(FieldError("over_misere", "must be true or false"))
+        elif body["over_misere"] and kind != "contract":
+            errors.append(FieldError("over_misere", OVER_MISERE_MISPLACED))
+        elif kind == "contract":  # false elsewhere says what the kind says anyway
+            values["over_misere"] = body["over_misere"]
+    if "note" in body and body["note"] is not None:
+        note = body["note"]
+        if not isinstance(note, str) or len(note) > DEAL_NOTE_MAX:
+            errors.append(
+                FieldError(
+                    "note",
+                    Sentence(
+                        "must be text of at most {deal_note_max} characters", deal_note_max=DEAL_NOTE_MAX
+                    ),
+                )
+            )
+        else:
+            values["note"] = note
 
 
 def _parse_penalty(body: dict[str, Any], values: dict[str, Any], errors: list[FieldError]) -> None:

@@ -2,7 +2,7 @@
 
 Every scoring parameter is one field of the frozen ``Rules`` value, with a closed set of
 values: an enum, a bool, a bounded int, or one of a few ladders. A convention is a named
-preset of these fields (``conventions.py``); a table may override any of them under
+preset of these fields (``presets.py``); a table may override any of them under
 ``options``. The scoring modules read fields and never ask which convention they score.
 """
 

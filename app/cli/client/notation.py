@@ -98,6 +98,29 @@ def parse_deal(text: str) -> dict[str, Any]:
         raise NotationError(
             N_("empty deal: e.g. '7H 1 w2 p0 1:6 2:3 0:1', 'mis 0 0:1', 'rem 2 8S', 'pass 0:2 1:5 2:3'")
         )
+    body, rest = _deal_head(words)
+    tricks: dict[str, int] = {}
+    defenders: dict[str, str] = {}
+    choices: dict[str, Any] = {}
+    talon: dict[str, Any] = {}
+    for word in rest:
+        _read_word(word, body, tricks, defenders, choices, talon)
+
+    if body["type"] == DealType.CONTRACT.value:
+        body["defenders"] = defenders
+    if tricks:
+        body["tricks"] = tricks
+    if choices:
+        body["choices"] = choices
+    if talon:
+        body["talon"] = talon
+    if note is not None and note.strip():
+        body["note"] = note.strip()
+    return body
+
+
+def _deal_head(words: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """The body's kind, declarer and contract from the first words; the words left after them."""
     head, rest = words[0].lower(), words[1:]
     body: dict[str, Any]
     if head in ALLPASS:
@@ -123,70 +146,67 @@ def parse_deal(text: str) -> dict[str, Any]:
         raise NotationError(
             N_("{word}: a deal starts with a contract (7H), 'mis', 'rem' or 'pass'"), word=repr(words[0])
         )
+    return body, rest
 
-    tricks: dict[str, int] = {}
-    defenders: dict[str, str] = {}
-    choices: dict[str, Any] = {}
-    talon: dict[str, Any] = {}
-    for word in rest:
-        low = word.lower()
-        if m := TRICKS.match(word):
-            seat = m.group(1)
-            if str(int(seat)) in tricks:
-                raise NotationError(
-                    N_("{word}: tricks of seat {seat} given twice"), word=repr(word), seat=int(seat)
-                )
-            tricks[str(int(seat))] = int(m.group(2))
-        elif (m := DEFENDER.match(word)) and body["type"] == DealType.CONTRACT.value:
-            seat = str(int(m.group(2)))
-            if seat in defenders:
-                raise NotationError(
-                    N_("{word}: seat {seat} is already a defender"), word=repr(word), seat=seat
-                )
-            defenders[seat] = DEFENDER_WORDS[m.group(1).lower()]
-        elif "=" in word:
-            key, _, value = word.partition("=")
-            key = key.lower()
-            if key == "dealer":
-                body["dealer"] = _seat(value, "dealer")
-            elif key == "writeoff":
-                choices["writeoff"] = [_seat(v, "writeoff") for v in value.split(",") if v]
-            elif key == "help":
-                choices["help"] = _seat(value, "help")
-            elif key == "talon":
-                if value.lower() not in TALON_BONUSES:
-                    raise NotationError(
-                        N_("{word}: talon is one of {values}"),
-                        word=repr(word),
-                        values=", ".join(TALON_BONUSES),
-                    )
-                talon["bonus"] = value.lower()
-            else:
-                raise NotationError(
-                    N_("{word}: unknown option (dealer=, writeoff=, help=, talon=, note=)"), word=repr(word)
-                )
-        elif low == "discarded":
-            talon["discarded"] = True
-        elif low == "returned":
-            talon["returned"] = True
-        elif low in ("over_misere", "overmisere"):
-            body["over_misere"] = True
-        else:
+
+def _read_word(
+    word: str,
+    body: dict[str, Any],
+    tricks: dict[str, int],
+    defenders: dict[str, str],
+    choices: dict[str, Any],
+    talon: dict[str, Any],
+) -> None:
+    """One word after the head: a seat's tricks, a defender's call, an option or a flag."""
+    low = word.lower()
+    if m := TRICKS.match(word):
+        seat = m.group(1)
+        if str(int(seat)) in tricks:
             raise NotationError(
-                N_("{word} is not a defender (w2, p0, h1), tricks (1:6) or option"), word=repr(word)
+                N_("{word}: tricks of seat {seat} given twice"), word=repr(word), seat=int(seat)
             )
+        tricks[str(int(seat))] = int(m.group(2))
+    elif (m := DEFENDER.match(word)) and body["type"] == DealType.CONTRACT.value:
+        seat = str(int(m.group(2)))
+        if seat in defenders:
+            raise NotationError(N_("{word}: seat {seat} is already a defender"), word=repr(word), seat=seat)
+        defenders[seat] = DEFENDER_WORDS[m.group(1).lower()]
+    elif "=" in word:
+        _read_option(word, body, choices, talon)
+    elif low == "discarded":
+        talon["discarded"] = True
+    elif low == "returned":
+        talon["returned"] = True
+    elif low in ("over_misere", "overmisere"):
+        body["over_misere"] = True
+    else:
+        raise NotationError(
+            N_("{word} is not a defender (w2, p0, h1), tricks (1:6) or option"), word=repr(word)
+        )
 
-    if body["type"] == DealType.CONTRACT.value:
-        body["defenders"] = defenders
-    if tricks:
-        body["tricks"] = tricks
-    if choices:
-        body["choices"] = choices
-    if talon:
-        body["talon"] = talon
-    if note is not None and note.strip():
-        body["note"] = note.strip()
-    return body
+
+def _read_option(word: str, body: dict[str, Any], choices: dict[str, Any], talon: dict[str, Any]) -> None:
+    """A ``key=value`` word: the dealer, a choice or the talon's bonus."""
+    key, _, value = word.partition("=")
+    key = key.lower()
+    if key == "dealer":
+        body["dealer"] = _seat(value, "dealer")
+    elif key == "writeoff":
+        choices["writeoff"] = [_seat(v, "writeoff") for v in value.split(",") if v]
+    elif key == "help":
+        choices["help"] = _seat(value, "help")
+    elif key == "talon":
+        if value.lower() not in TALON_BONUSES:
+            raise NotationError(
+                N_("{word}: talon is one of {values}"),
+                word=repr(word),
+                values=", ".join(TALON_BONUSES),
+            )
+        talon["bonus"] = value.lower()
+    else:
+        raise NotationError(
+            N_("{word}: unknown option (dealer=, writeoff=, help=, talon=, note=)"), word=repr(word)
+        )
 
 
 def format_deal(body: dict[str, Any], lang: Lang | None = None) -> str:

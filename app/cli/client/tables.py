@@ -24,7 +24,7 @@ from app.cli.client.connection import (
 from app.cli.client.language import current_lang
 from app.cli.client.printing import sheet_table, table_state
 from app.cli.client.scorer_link import print_qr, public_base
-from app.kit.i18n import N_
+from app.kit.i18n import N_, Lang
 from app.kit.i18n import game_words as gw
 from app.rules.conventions import CONVENTION_NAMES
 
@@ -138,39 +138,54 @@ def table_scorer_link(
     with Client(url, key) as client:
         table_id = client.table_id(table_id)
         if revoke is not None:
-            link = client.revoke_scorer_link(table_id, revoke)
-            if as_json:
-                echo_json(link)
-            elif quiet:
-                click.echo(link["id"])
-            else:
-                click.echo(
-                    lang._("revoked scorer link {id} ({prefix}...)", id=link["id"], prefix=link["prefix"])
-                )
+            _revoke_scorer_link(client, table_id, revoke, lang, as_json=as_json, quiet=quiet)
             return
         if listing:
-            links = client.scorer_links(table_id)
-            if as_json:
-                echo_json(links)
-                return
-            for link in links:
-                if quiet:
-                    click.echo(link["id"])
-                    continue
-                when = {
-                    k: lang.datetime(datetime.fromisoformat(link[k]))
-                    for k in ("created_at", "revoked_at")
-                    if link[k]
-                }
-                state = (
-                    lang._("revoked {when}", when=when["revoked_at"])
-                    if link["revoked_at"]
-                    else lang._("working")
-                )
-                made = lang._("made {when}", when=when["created_at"])
-                click.echo(f"{link['id']}\t{link['prefix']}...\t{made}\t{state}")
+            _list_scorer_links(client, table_id, lang, as_json=as_json, quiet=quiet)
             return
         link = client.scorer_link(table_id)
+    _print_new_scorer_link(link, public_url, url, lang, qr=qr, as_json=as_json, quiet=quiet)
+
+
+def _revoke_scorer_link(
+    client: Client, table_id: str, revoke: int, lang: Lang, *, as_json: bool, quiet: bool
+) -> None:
+    link = client.revoke_scorer_link(table_id, revoke)
+    if as_json:
+        echo_json(link)
+    elif quiet:
+        click.echo(link["id"])
+    else:
+        click.echo(lang._("revoked scorer link {id} ({prefix}...)", id=link["id"], prefix=link["prefix"]))
+
+
+def _list_scorer_links(client: Client, table_id: str, lang: Lang, *, as_json: bool, quiet: bool) -> None:
+    links = client.scorer_links(table_id)
+    if as_json:
+        echo_json(links)
+        return
+    for link in links:
+        if quiet:
+            click.echo(link["id"])
+            continue
+        when = {
+            k: lang.datetime(datetime.fromisoformat(link[k])) for k in ("created_at", "revoked_at") if link[k]
+        }
+        state = lang._("revoked {when}", when=when["revoked_at"]) if link["revoked_at"] else lang._("working")
+        made = lang._("made {when}", when=when["created_at"])
+        click.echo(f"{link['id']}\t{link['prefix']}...\t{made}\t{state}")
+
+
+def _print_new_scorer_link(
+    link: dict[str, Any],
+    public_url: str | None,
+    url: str,
+    lang: Lang,
+    *,
+    qr: bool,
+    as_json: bool,
+    quiet: bool,
+) -> None:
     base, guessed = public_base(public_url, url)
     address = f"{base}{link['link']}"
     if as_json:

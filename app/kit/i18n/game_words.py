@@ -59,7 +59,7 @@ TALON_BONUSES: dict[str, str] = {
     TalonBonus.ACE_KING: N_("ace and king in the talon"),
     TalonBonus.TWO_ACES: N_("two aces in the talon"),
 }
-# The conventions' names as a picture heads a sheet with them (app/rules/conventions.py's titles).
+# The conventions' names as a picture heads a sheet with them (app/rules/presets.py's titles).
 CONVENTIONS: dict[str, str] = {
     "sochi": N_("Sochi"),
     "piter": N_("Piter (Leningrad)"),
