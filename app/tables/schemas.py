@@ -3,6 +3,7 @@ view of the share link."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Annotated, Any
 
@@ -142,7 +143,7 @@ class SettlementPlayer(Answer):
     balance_exact: str = Field(description='the exact balance, e.g. "370/3"')
 
     @classmethod
-    def all_of(cls, players: list[str], result: Settlement) -> list[SettlementPlayer]:
+    def all_of(cls, players: Sequence[str], result: Settlement) -> list[SettlementPlayer]:
         """Every seat's balance of a settlement: in cents, and exact."""
         return [
             cls(

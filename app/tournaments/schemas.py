@@ -309,11 +309,11 @@ class PenaltyOut(Answer):
     def of(cls, done: PenaltyPosted) -> PenaltyOut:
         result = done.posted
         # a retry with the key: the first answer again, as it was kept
-        answer = (
-            DealWithSheet.model_validate(result.earlier_answer)
-            if result.earlier_answer is not None
-            else DealWithSheet.of(result.table, result.deal)
-        )  # type: ignore[arg-type]
+        if result.earlier_answer is not None:
+            answer = DealWithSheet.model_validate(result.earlier_answer)
+        else:
+            assert result.table is not None and result.deal is not None  # a new post carries both
+            answer = DealWithSheet.of(result.table, result.deal)
         return cls(
             round=done.round,
             table=done.table,
@@ -428,7 +428,7 @@ class RoundOut(Answer):
         return cls(
             number=r.number,
             seed=r.seed,
-            status=r.status,  # type: ignore[arg-type]
+            status=r.status,
             byes=[SeatOut(seat=0, entrant=n, name=names.get(n, "")) for n in r.byes],
             created_at=timestamp(r.created_at),
             closed_at=timestamp(r.closed_at),
@@ -695,7 +695,7 @@ class AuditItem(Answer):
 
     @classmethod
     def of(cls, e: AuditEntry) -> AuditItem:
-        return cls(id=e.id, at=timestamp(e.at), by=e.by, action=e.action, detail=e.detail)  # type: ignore[arg-type]
+        return cls(id=e.id, at=timestamp(e.at), by=e.by, action=e.action, detail=e.detail)
 
 
 class AuditList(Answer):

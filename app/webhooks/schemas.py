@@ -132,7 +132,7 @@ class DeliveryOut(Answer):
             revision=d.revision,
             deal_number=d.deal_number,
             occurred_at=d.occurred_at,
-            state=d.state,  # type: ignore[arg-type]
+            state=d.state,
             next_attempt_at=d.next_attempt_at,
             attempt_count=d.attempt_count,
             last_status=d.last_status,
