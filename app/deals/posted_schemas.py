@@ -4,7 +4,7 @@ form share."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, overload
 
 from pydantic import Field, RootModel
 
@@ -21,6 +21,7 @@ from app.rules import deal as engine
 from app.rules.vocabulary import (
     CONTRACT_HELP,
     CONTRACT_PATTERN,
+    CONTRACT_RE,
     DEAL_NOTE_MAX,
     DEFENCE,
     PENALTY_AMOUNT_MAX,
@@ -58,20 +59,26 @@ TricksMap = SeatMap[Tricks]
 # --- the deal as posted --------------------------------------------------------------------
 # Each kind's model builds the engine's frozen deal from its checked fields (``to_deal``): the
 # body's shape is checked once, here; whether the deal fits the table, by the engine.
+@overload
+def _pairs(seats: dict[str, Any]) -> tuple[tuple[int, Any], ...]: ...
+@overload
+def _pairs(seats: None) -> None: ...
+@overload
+def _pairs(seats: dict[str, Any] | None) -> tuple[tuple[int, Any], ...] | None: ...
 def _pairs(seats: dict[str, Any] | None) -> tuple[tuple[int, Any], ...] | None:
     """A map by seat as the engine holds it: (seat, value) pairs in seat order."""
     return None if seats is None else tuple(sorted((int(seat), value) for seat, value in seats.items()))
 
 
 def _level_and_strain(contract: str) -> tuple[int, str]:
-    match = engine.CONTRACT_RE.match(contract)
+    match = CONTRACT_RE.match(contract)
     assert match is not None  # the field's pattern is the same expression
     return int(match.group(1)), match.group(2)
 
 
 class Choices(Request):
     writeoff: list[Seat] = Field(
-        default=None,
+        default=None,  # type: ignore[arg-type]  # absent, not null: see pyproject's [tool.mypy]
         max_length=SEATS_MAX,
         description="seats that write off the mountain instead of the pool",
     )
@@ -138,14 +145,14 @@ class _Contract(Request):
     contract: ContractCode
     defenders: DefenceMap = Field(description="the two other active seats: whist, pass or half_whist")
     tricks: TricksMap = Field(
-        default=None, description="every active seat's tricks, summing to 10, when a defender whisted"
+        default=None,  # type: ignore[arg-type]  # absent, not null: see pyproject's [tool.mypy] description="every active seat's tricks, summing to 10, when a defender whisted"
     )
 
 
 class _Misere(Request):
     type: Literal["misere"] = "misere"
     declarer: Seat
-    tricks: TricksMap = Field(default=None, description="may hold only the declarer's count")
+    tricks: TricksMap = Field(default=None, description="may hold only the declarer's count")  # type: ignore[arg-type]  # absent, not null
 
 
 class _Remise(Request):
@@ -330,5 +337,6 @@ class DealInput(
 
 
 DEAL_EXAMPLES = {
-    v.model_fields["type"].default: {"summary": v.__doc__.strip(), "value": v.example} for v in DEAL_VARIANTS
+    v.model_fields["type"].default: {"summary": (v.__doc__ or "").strip(), "value": v.example}
+    for v in DEAL_VARIANTS
 }

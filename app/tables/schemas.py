@@ -3,6 +3,7 @@ view of the share link."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Annotated, Any
 
@@ -142,7 +143,7 @@ class SettlementPlayer(Answer):
     balance_exact: str = Field(description='the exact balance, e.g. "370/3"')
 
     @classmethod
-    def all_of(cls, players: list[str], result: Settlement) -> list[SettlementPlayer]:
+    def all_of(cls, players: Sequence[str], result: Settlement) -> list[SettlementPlayer]:
         """Every seat's balance of a settlement: in cents, and exact."""
         return [
             cls(
@@ -258,7 +259,7 @@ class TablePatch(Request):
     """What a PATCH may change; a field left out is left as it is."""
 
     players: list[Name] = Field(
-        default=None,
+        default=None,  # type: ignore[arg-type]  # absent, not null: see pyproject's [tool.mypy]
         min_length=3,
         max_length=4,
         description="every seat's new name, seat 0 first (distinct, as at creation)",

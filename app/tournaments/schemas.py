@@ -179,6 +179,10 @@ class GameEndIn(Request):
 TournamentName = Annotated[str, StringConstraints(min_length=1, max_length=TOURNAMENT_NAME_MAX), PlainText]
 
 
+def _three_player_tables() -> list[Literal[3, 4]]:
+    return [3]
+
+
 class TournamentCreate(Request):
     name: TournamentName
     convention: ConventionName
@@ -192,7 +196,7 @@ class TournamentCreate(Request):
         default_factory=dict, description="options of the convention every table plays (GET /v1/conventions)"
     )
     table_sizes: list[Literal[3, 4]] = Field(
-        default_factory=lambda: [3],
+        default_factory=_three_player_tables,
         min_length=1,
         max_length=2,
         description="[3], [4], or [3, 4] for mixed tables (4 where the rules seat 4)",
@@ -317,11 +321,11 @@ class PenaltyOut(Answer):
     def of(cls, done: PenaltyPosted) -> PenaltyOut:
         result = done.posted
         # a retry with the key: the first answer again, as it was kept
-        answer = (
-            DealWithSheet.model_validate(result.earlier_answer)
-            if result.earlier_answer is not None
-            else DealWithSheet.of(result.table, result.deal)
-        )  # type: ignore[arg-type]
+        if result.earlier_answer is not None:
+            answer = DealWithSheet.model_validate(result.earlier_answer)
+        else:
+            assert result.table is not None and result.deal is not None  # a new post carries both
+            answer = DealWithSheet.of(result.table, result.deal)
         return cls(
             round=done.round,
             table=done.table,

@@ -31,6 +31,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import anyio.to_thread
@@ -251,7 +252,8 @@ class Deliverer:
         with self.db.lookup() as conn:
             due = repo.anything_due(conn, now)
             oldest = repo.oldest_pending(conn) if due or time.monotonic() - self._cleaned > 5 else None
-        metrics().webhook_outbox_age.set(max(0.0, (now - utc(oldest)).total_seconds()) if oldest else 0.0)
+        since = utc(oldest)
+        metrics().webhook_outbox_age.set(max(0.0, (now - since).total_seconds()) if since else 0.0)
         if time.monotonic() - self._cleaned > min(60.0, self.settings.webhooks_retention / 10):
             self._cleaned = time.monotonic()
             self.clean(now)
@@ -435,11 +437,11 @@ class Deliverer:
                 self._alone("the endpoints' failures", lambda conn: self._endpoints(conn, failures, answered))
                 for one in outcomes:
                     self._alone(
-                        f"delivery {one['delivery']}", lambda conn, one=one: self._record(conn, [one], [])
+                        f"delivery {one['delivery']}", partial(self._record, outcomes=[one], released=[])
                     )
                 for one in released:
                     self._alone(
-                        f"delivery {one['delivery']}", lambda conn, one=one: self._record(conn, [], [one])
+                        f"delivery {one['delivery']}", partial(self._record, outcomes=[], released=[one])
                     )
         except (OperationalError, InterfaceError):
             self.outcomes[:0], self.failures[:0], self.released[:0] = outcomes, failures, released

@@ -39,7 +39,7 @@ class WebhookPatch(Request):
     """What a PATCH may change; a field left out is left as it is."""
 
     url: Url = Field(default=None, description="a new URL (checked as at creation)")
-    types: Types = Field(default=None, description="the event types to deliver")
+    types: Types = Field(default=None, description="the event types to deliver")  # type: ignore[arg-type]  # absent, not null
     tables: Tables | None = Field(default=None, description="only these tables' events; null: every table")
     active: bool = Field(
         default=None, description="false pauses the webhook; true resumes it (a disabled one too)"
@@ -133,7 +133,7 @@ class DeliveryOut(Answer):
             revision=d.revision,
             deal_number=d.deal_number,
             occurred_at=d.occurred_at,
-            state=d.state,  # type: ignore[arg-type]
+            state=d.state,
             next_attempt_at=d.next_attempt_at,
             attempt_count=d.attempt_count,
             last_status=d.last_status,
