@@ -115,6 +115,22 @@ def _worded(template: str, /, **values: Any) -> Callable[[], str]:
     return partial(template.format, **values)
 
 
+def _unequal(what: str, stored: dict[Any, Any], recomputed: dict[Any, Any]) -> Iterator[Callable[[], str]]:
+    """The keys whose stored value is not the recomputed one, in key order (none compared
+    one by one when the two are equal)."""
+    if stored == recomputed:
+        return
+    for key in sorted(set(stored) | set(recomputed)):
+        if stored.get(key) != recomputed.get(key):
+            yield _worded(
+                "{what} {key}: stored {stored}, recomputed {recomputed}",
+                what=what,
+                key=key,
+                stored=stored.get(key),
+                recomputed=recomputed.get(key),
+            )
+
+
 def _differences(conn: Any, owner: str, computed: Recomputed) -> Iterator[Callable[[], str]]:
     """Each difference as a function that words it (a rebuild from nothing finds hundreds of
     thousands, and words only the first few)."""
@@ -165,31 +181,13 @@ def _rating_differences(
         )
         for c in rebuild_repo.all_changes(conn, owner)
     }
-    for key in (
-        [] if stored_changes == computed.changes else sorted(set(stored_changes) | set(computed.changes))
-    ):
-        if stored_changes.get(key) != computed.changes.get(key):
-            yield _worded(
-                "change {key}: stored {stored}, recomputed {recomputed}",
-                key=key,
-                stored=stored_changes.get(key),
-                recomputed=computed.changes.get(key),
-            )
+    yield from _unequal("change", stored_changes, computed.changes)
     seq_of = {r.seq: places[r.table_id] for r in stored_rated}
     stored_current = {
         (c.pool, c.player_id): (c.mu, c.sigma, c.games, seq_of.get(c.seq))
         for c in rebuild_repo.all_current(conn, owner)
     }
-    for rated in (
-        [] if stored_current == computed.current else sorted(set(stored_current) | set(computed.current))
-    ):
-        if stored_current.get(rated) != computed.current.get(rated):
-            yield _worded(
-                "rating {rated}: stored {stored}, recomputed {recomputed}",
-                rated=rated,
-                stored=stored_current.get(rated),
-                recomputed=computed.current.get(rated),
-            )
+    yield from _unequal("rating", stored_current, computed.current)
     for c in rebuild_repo.all_current(conn, owner):
         if c.ordinal != c.mu - 3 * c.sigma:
             yield _worded(
