@@ -4,6 +4,7 @@ revisions and of the open streams' scorer links."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, or_, select
@@ -17,6 +18,16 @@ _TABLES = TableRow.__table__
 _LINKS = ScorerLinkRow.__table__
 
 
+@dataclass(frozen=True, slots=True)
+class TableRevision:
+    """Where a watched table stands: its owner, its revision and its number of deals."""
+
+    id: str
+    owner: str
+    revision: int
+    deal_count: int
+
+
 async def listen(conn: Any) -> None:
     """Listen to the channel on a dedicated psycopg AsyncConnection (app/live/pg_listener.py)."""
     await conn.execute(f"LISTEN {CHANNEL}")
@@ -27,19 +38,16 @@ async def ping(conn: Any) -> None:
     await conn.execute("SELECT 1")
 
 
-def revisions(conn: Connection, tables: list[str], owners: list[str]) -> list[Any]:
-    """(id, owner, revision, deal_count) of the tables ``tables`` and of every table of
+def revisions(conn: Connection, tables: list[str], owners: list[str]) -> list[TableRevision]:
+    """Where the tables ``tables`` and of every table of
     ``owners``, in one statement."""
     conditions = []
     if tables:
         conditions.append(_TABLES.c.id.in_(tables))
     if owners:
         conditions.append(_TABLES.c.owner.in_(owners))
-    return conn.execute(  # type: ignore[return-value]
-        select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision, _TABLES.c.deal_count).where(
-            or_(*conditions)
-        )
-    )
+    query = select(_TABLES.c.id, _TABLES.c.owner, _TABLES.c.revision, _TABLES.c.deal_count)
+    return [TableRevision(*row) for row in conn.execute(query.where(or_(*conditions)))]
 
 
 def working_links(conn: Connection, link_ids: list[int]) -> list[int]:

@@ -273,7 +273,7 @@ class Deliverer:
             if done < 1000:
                 return deleted
 
-    def _claim(self, rows: int) -> list[Any]:
+    def _claim(self, rows: int) -> list[repo.ClaimedDelivery]:
         """Up to ``rows`` due deliveries, owners in turns, none beyond what its endpoint or
         its owner may hold or its owner's budget (the rest is left unclaimed for the next
         claim, here or in another process)."""
@@ -294,7 +294,7 @@ class Deliverer:
         full_endpoints = [e for e, count in held.items() if count >= self.may_hold(e)]
         with self.db.write_core() as conn:
             order = repo.claim_order(conn, now, rows * 2, rows, full_owners, full_endpoints)
-            taken: list[Any] = []
+            taken: list[repo.ClaimedDelivery] = []
             for row in repo.claim_candidates(conn, now, order):
                 owner = row.owner
                 if (

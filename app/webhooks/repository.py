@@ -6,10 +6,11 @@ outcomes of a batch of attempts, and the cleanup of finished deliveries."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.events.catalogue import TEST_EVENT
@@ -24,6 +25,78 @@ _E = WebhookEndpointRow.__table__
 _ET = WebhookEndpointTableRow.__table__
 _D = WebhookDeliveryRow.__table__
 _A = WebhookAttemptRow.__table__
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointRecord:
+    """An endpoint as stored: its secrets too (the service shows neither)."""
+
+    id: int
+    owner: str
+    url: str
+    types: int  # the event kinds' bits
+    all_tables: bool
+    secret: str
+    previous_secret: str | None
+    previous_until: datetime | None
+    active: bool
+    disabled_at: datetime | None
+    disabled_reason: str | None
+    failing_since: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedDelivery:
+    """A delivery as its endpoint's log shows it."""
+
+    id: int
+    type: str
+    table_id: str | None  # a tournament's id for a tournament's event
+    revision: int | None
+    deal_number: int | None
+    occurred_at: datetime
+    state: str
+    due_at: datetime | None
+    attempts: int
+    last_status: int | None
+    last_error: str | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    attempted_at: datetime
+    status: int | None
+    duration_ms: int
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedDelivery:
+    """A due delivery claimed for sending, with what its payload and signature need of its endpoint."""
+
+    id: int
+    endpoint_id: int
+    owner: str
+    type: str
+    table_id: str | None
+    revision: int | None
+    deal_number: int | None
+    deal_count: int | None
+    occurred_at: datetime
+    attempts: int
+    data: dict[str, Any] | None
+    url: str
+    secret: str
+    previous_secret: str | None
+    previous_until: datetime | None
+    failing_since: datetime | None
+
+
+_ENDPOINT = select(*(_E.c[f] for f in EndpointRecord.__dataclass_fields__))
+_LOGGED = select(*(_D.c[f] for f in LoggedDelivery.__dataclass_fields__))
 
 
 # --- endpoints ------------------------------------------------------------------------------
@@ -47,15 +120,19 @@ def set_tables(session: Session, endpoint_id: int, tables: list[str] | None) -> 
 
 def endpoint_row(
     session: Session, owner: str, endpoint_id: int, *, lock: bool = False
-) -> Row[*tuple[Any, ...]] | None:
-    query = select(_E).where(_E.c.id == endpoint_id, _E.c.owner == owner)
+) -> EndpointRecord | None:
+    query = _ENDPOINT.where(_E.c.id == endpoint_id, _E.c.owner == owner)
     if lock:
         query = query.with_for_update()
-    return session.execute(query).one_or_none()
+    row = session.execute(query).one_or_none()
+    return None if row is None else EndpointRecord(*row)
 
 
-def endpoint_rows(session: Session, owner: str) -> list[Row[*tuple[Any, ...]]]:
-    return list(session.execute(select(_E).where(_E.c.owner == owner).order_by(_E.c.id)).all())
+def endpoint_rows(session: Session, owner: str) -> list[EndpointRecord]:
+    return [
+        EndpointRecord(*row)
+        for row in session.execute(_ENDPOINT.where(_E.c.owner == owner).order_by(_E.c.id))
+    ]
 
 
 def tables_of(session: Session, endpoint_ids: list[int]) -> dict[int, list[str]]:
@@ -88,7 +165,7 @@ def delete_endpoint(session: Session, endpoint_id: int) -> None:
 # --- the delivery log -------------------------------------------------------------------------
 
 
-def insert_test_delivery(session: Session, endpoint: Row[*tuple[Any, ...]], at: datetime) -> int:
+def insert_test_delivery(session: Session, endpoint: EndpointRecord, at: datetime) -> int:
     return session.execute(
         insert(_D)
         .values(
@@ -106,33 +183,34 @@ def insert_test_delivery(session: Session, endpoint: Row[*tuple[Any, ...]], at: 
 
 def delivery_rows(
     session: Session, endpoint_id: int, *, before: int | None, rows: int
-) -> list[Row[*tuple[Any, ...]]]:
+) -> list[LoggedDelivery]:
     """The endpoint's deliveries, newest first, ids below ``before`` (keyset paging)."""
-    query = select(_D).where(_D.c.endpoint_id == endpoint_id)
+    query = _LOGGED.where(_D.c.endpoint_id == endpoint_id)
     if before is not None:
         query = query.where(_D.c.id < before)
-    return list(session.execute(query.order_by(_D.c.id.desc()).limit(rows)).all())
+    return [LoggedDelivery(*row) for row in session.execute(query.order_by(_D.c.id.desc()).limit(rows))]
 
 
-def delivery_row(session: Session, endpoint_id: int, delivery_id: int) -> Row[*tuple[Any, ...]] | None:
-    return session.execute(
-        select(_D).where(_D.c.id == delivery_id, _D.c.endpoint_id == endpoint_id)
+def delivery_row(session: Session, endpoint_id: int, delivery_id: int) -> LoggedDelivery | None:
+    row = session.execute(
+        _LOGGED.where(_D.c.id == delivery_id, _D.c.endpoint_id == endpoint_id)
     ).one_or_none()
+    return None if row is None else LoggedDelivery(*row)
 
 
-def attempts_of(
-    session: Session, delivery_ids: list[int], latest: int
-) -> dict[int, list[Row[*tuple[Any, ...]]]]:
+def attempts_of(session: Session, delivery_ids: list[int], latest: int) -> dict[int, list[AttemptRecord]]:
     """The latest ``latest`` attempts of each delivery, oldest first."""
-    out: dict[int, list[Row[*tuple[Any, ...]]]] = defaultdict(list)
+    out: dict[int, list[AttemptRecord]] = defaultdict(list)
     if not delivery_ids:
         return out
     rows = session.execute(
-        select(_A).where(_A.c.delivery_id.in_(delivery_ids)).order_by(_A.c.delivery_id, _A.c.id.desc())
+        select(_A.c.delivery_id, _A.c.attempted_at, _A.c.status, _A.c.duration_ms, _A.c.error)
+        .where(_A.c.delivery_id.in_(delivery_ids))
+        .order_by(_A.c.delivery_id, _A.c.id.desc())
     )
-    for row in rows:
-        if len(out[row.delivery_id]) < latest:
-            out[row.delivery_id].append(row)
+    for delivery_id, *attempt in rows:
+        if len(out[delivery_id]) < latest:
+            out[delivery_id].append(AttemptRecord(*attempt))
     return {k: v[::-1] for k, v in out.items()}
 
 
@@ -235,24 +313,7 @@ def _owners_turns(conn: Connection, where: list[Any], rows: int, per_endpoint: i
 
 
 _CLAIMABLE = (
-    select(
-        _D.c.id,
-        _D.c.endpoint_id,
-        _D.c.owner,
-        _D.c.type,
-        _D.c.table_id,
-        _D.c.revision,
-        _D.c.deal_number,
-        _D.c.deal_count,
-        _D.c.occurred_at,
-        _D.c.attempts,
-        _D.c.data,
-        _E.c.url,
-        _E.c.secret,
-        _E.c.previous_secret,
-        _E.c.previous_until,
-        _E.c.failing_since,
-    )
+    select(*(_D.c[f] if f in _D.c else _E.c[f] for f in ClaimedDelivery.__dataclass_fields__))
     .join(_E, _E.c.id == _D.c.endpoint_id)
     .where(
         _D.c.id.in_(bindparam("ids", expanding=True)),
@@ -266,13 +327,13 @@ _CLAIMABLE = (
 _LEASE = update(_D).where(_D.c.id == bindparam("claimed")).values(due_at=bindparam("lease_until"))
 
 
-def claim_candidates(conn: Connection, now: datetime, ids: list[int]) -> list[Row[*tuple[Any, ...]]]:
+def claim_candidates(conn: Connection, now: datetime, ids: list[int]) -> list[ClaimedDelivery]:
     """These deliveries (``claim_order``'s) if still due, in that order, locked (rows another
     claim holds are skipped); the claimer takes some of them (``lease``) and leaves the rest
     to the next claim."""
     if not ids:
         return []
-    found = {row.id: row for row in conn.execute(_CLAIMABLE, {"now": now, "ids": ids})}
+    found = {row[0]: ClaimedDelivery(*row) for row in conn.execute(_CLAIMABLE, {"now": now, "ids": ids})}
     return [found[i] for i in ids if i in found]
 
 

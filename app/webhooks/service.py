@@ -53,7 +53,7 @@ def check_url(url: str, policy: Policy) -> None:
         ) from None
 
 
-def _endpoint(row: Any, tables: list[str] | None) -> Endpoint:
+def _endpoint(row: repo.EndpointRecord, tables: list[str] | None) -> Endpoint:
     return Endpoint(
         id=row.id,
         url=row.url,
@@ -69,7 +69,7 @@ def _endpoint(row: Any, tables: list[str] | None) -> Endpoint:
     )
 
 
-def _found(session: Any, owner: str, endpoint_id: int, *, lock: bool = False) -> Any:
+def _found(session: Any, owner: str, endpoint_id: int, *, lock: bool = False) -> repo.EndpointRecord:
     row = repo.endpoint_row(session, owner, endpoint_id, lock=lock)
     if row is None:  # another owner's endpoint too
         raise NotFound(Sentence("no webhook {endpoint_id}", endpoint_id=endpoint_id))
@@ -109,6 +109,7 @@ def create(
         }
         endpoint_id = repo.insert_endpoint(session, values, tables)
         row = repo.endpoint_row(session, owner, endpoint_id)
+        assert row is not None  # just written
         return Created(_endpoint(row, tables), secret)
 
 
@@ -189,7 +190,8 @@ def rotate_secret(db: Database, owner: str, endpoint_id: int, policy: Policy) ->
         return Created(_endpoint(fresh, repo.tables_of(session, [row.id]).get(row.id)), secret)
 
 
-def _delivery(row: Any, attempts: list[Any]) -> Delivery:
+def _delivery(row: repo.LoggedDelivery | None, attempts: list[repo.AttemptRecord]) -> Delivery:
+    assert row is not None  # found or just written, in this transaction
     return Delivery(
         id=row.id,
         type=row.type,
