@@ -22,6 +22,7 @@ from app.rules import (
     CleanPlayer,
     MadeGameWriteoff,
     PoolOverflow,
+    Responsibility,
     Rules,
     TableState,
     UnwhistedWriteoff,
@@ -374,8 +375,13 @@ def mutations(sit: Situation, rng: random.Random) -> list[tuple[str, Any]]:
 
             out.append(("a help choice naming a closed pool", help_closed))
 
-    if rules.failed_whister_unhelped and rules.pool_overflow is not PoolOverflow.NO_CAP:
-        # a defender who failed his whist in that deal cannot be helped (failed_whister_unhelped)
+    if (
+        rules.failed_whister_unhelped
+        and rules.pool_overflow is not PoolOverflow.NO_CAP
+        and rules.whist_responsibility is not Responsibility.NONE
+    ):
+        # a defender who failed his whist in that deal cannot be helped (failed_whister_unhelped);
+        # with no whister responsible a short whister pays nothing and has not failed
         cases = []
         for declarer in sit.active:
             first, second = sit.defenders_of(declarer)

@@ -659,6 +659,18 @@ def test_failed_whister_unhelped(conv, on, penalty, help_whists):
     assert t.whists == help_whists
 
 
+def test_a_whister_no_one_holds_responsible_has_not_failed_and_may_be_helped():
+    # as above (piter, pools 18, 10, 5; declarer 0 makes all ten tricks of an 8 whisted by 1
+    # alone), but no whister is responsible: 1 is short 1 and pays nothing, so he has not failed
+    # his whist and the help may name him: the 4 points beyond the target go to seat 1 (10 -> 14),
+    # 10·k = 20 whists a point: 80 on him.
+    t = Table("piter", failed_whister_unhelped=True, whist_responsibility="none").set(pools=(18, 10, 5))
+    t.deal({**contract(0, "8H", {1: "whist", 2: "pass"}, {0: 10, 1: 0, 2: 0}), "choices": {"help": 1}})
+    assert t.mountains == [0, 0, 0]
+    assert t.pools == [20, 14, 5]
+    assert t.whists == {(0, 1): 80}
+
+
 @pytest.mark.parametrize("conv", ["sochi", "vmk"])
 def test_return_talon_elsewhere(conv):
     # 4 players, dealer 0: seat 1's unwhisted 7 with the talon returned: pool 4, the dealer V = 4
