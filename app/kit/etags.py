@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 
 from app.kit.errors import NotFound
-from app.kit.versions import Seen, derived_etag, strong_etag
+from app.kit.versions import derived_etag, strong_etag
 from app.rules import RULES_VERSION, Sentence, amounts
 
 # Bumped when the picture changes for the same sheet, so that cached pictures are refreshed.
@@ -41,17 +41,6 @@ def checked_table_id(table_id: str) -> str:
     return table_id
 
 
-def none_match(header: str | None, etag: str) -> bool:
-    """If-None-Match matches ``etag`` (the weak comparison: W/"x" matches "x"; * matches).
-    Kept for the code that still hands on the header's text (app/tournaments, app/records);
-    the others take a ``Seen`` (app/kit/preconditions.SeenVersions)."""
-    seen = Seen.parse(header)
-    return seen is not None and seen.holds(etag)
-
-
-_derived = derived_etag
-
-
 def _stake_part(stake: Fraction | None) -> str:
     if stake is None:
         return "s0"
@@ -60,17 +49,17 @@ def _stake_part(stake: Fraction | None) -> str:
 
 def settlement_etag(sheet_etag: str, stake: Fraction | None, rating: str = "") -> str:
     """``rating``: a rated table's rating version (app/ratings), which moves apart from the sheet."""
-    return _derived(sheet_etag, f"settle{JSON_SHAPE}", _stake_part(stake), *([rating] if rating else []))
+    return derived_etag(sheet_etag, f"settle{JSON_SHAPE}", _stake_part(stake), *([rating] if rating else []))
 
 
 def shared_etag(sheet_etag: str, stake: Fraction | None) -> str:
-    return _derived(sheet_etag, f"shared{JSON_SHAPE}", _stake_part(stake))
+    return derived_etag(sheet_etag, f"shared{JSON_SHAPE}", _stake_part(stake))
 
 
 def picture_etag(sheet_etag: str, fmt: str, lang: str, layout: str) -> str:
     """A picture (``fmt`` "svg" or "png") of the sheet in a language and a layout: each is its
     own representation, so a cache or a viewer never takes one for another."""
-    return _derived(sheet_etag, f"{fmt}{RENDER_VERSION}", lang, layout)
+    return derived_etag(sheet_etag, f"{fmt}{RENDER_VERSION}", lang, layout)
 
 
 def player_etag(player_id: str, updated_at: object) -> str:
@@ -85,4 +74,4 @@ def listing_etag(query: str, items: list[tuple[str, int, int]], next_url: str | 
 
 
 def record_etag(sheet_etag: str, fmt: str) -> str:
-    return _derived(sheet_etag, f"record-{fmt}")
+    return derived_etag(sheet_etag, f"record-{fmt}")
