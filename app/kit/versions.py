@@ -59,17 +59,23 @@ def check_expected(expected: Expected | None, current: str) -> None:
 
 @dataclass(frozen=True)
 class Seen:
-    """A read's condition (If-None-Match): the versions the client already holds."""
+    """A read's condition (If-None-Match): the versions the client already holds, as sent.
 
-    tags: frozenset[str]
+    Kept as the header's text and split only when it is not simply the current ETag: a polling
+    client sends back the one ETag it was given, and its 304 is the answer sent most."""
+
+    text: str
 
     @classmethod
     def parse(cls, header: str | None) -> Seen | None:
-        return None if header is None else cls(_tags(header))
+        return None if header is None else cls(header.strip())
 
     def holds(self, etag: str) -> bool:
         """The weak comparison, as If-None-Match asks: W/"x" holds "x"; * holds any."""
-        return "*" in self.tags or any(t.removeprefix("W/") == etag for t in self.tags)
+        if self.text == etag:
+            return True
+        tags = _tags(self.text)
+        return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
 
 
 def still_held(seen: Seen | None, etag: str) -> bool:
