@@ -35,7 +35,7 @@ from app.sharing import router as sharing
 from app.sharing.drawing import Pictures
 from app.sharing.limits import SHARE_LINK_NAME, SHARE_LINK_PATHS
 from app.tables import router as tables
-from app.tables.not_modified import SheetNotModified
+from app.tables.sheet_answers import SheetAnswers
 from app.tournaments import page as tournament_page
 from app.tournaments import router as tournaments
 from app.tournaments.limits import TOURNAMENT_PAGE_PATHS
@@ -201,8 +201,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     if database.read_engine is not None:
         # Innermost: the client's own writes only (app/kit/db/replicas.py).
         app.add_middleware(ReadYourWrites, routes=REPLICA_READS, cookie_seconds=settings.read_after_seconds)
-    # Inside the rate limit: the sheet's 304 before the framework's routing.
-    app.add_middleware(SheetNotModified, db=database, routes=app.router.routes)
+    # Inside the rate limit: the sheet's 304 and kept 200 before the framework's routing.
+    app.add_middleware(SheetAnswers, db=database, routes=app.router.routes)
     middleware.install(app, settings, records.body_limits(settings), LINKS)
     # The record import reads its body under its own limit (app/records/router.py); it is
     # included first, so that /v1/tables/import is not taken for a table's id.

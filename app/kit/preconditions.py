@@ -3,7 +3,7 @@ on the writes, If-None-Match on the reads), declared once for every route that h
 the 304 of an answer whose ETag the client has. The headers are parsed here into the values
 the use cases take (``Expected``, ``Seen``: app/kit/versions.py, no HTTP in them; the If-Match
 check is made inside the use case's transaction); the ETags are app/kit/etags.py's;
-the sheet's 304 before the framework's routing is app/tables/not_modified.py's, by the same
+the sheet's 304 before the framework's routing is app/tables/sheet_answers.py's, by the same
 function as the route's.
 """
 

@@ -14,3 +14,6 @@ TABLES_PAGE_MAX = 200
 """Tables on one page of GET /v1/tables."""
 REVISIONS_CHUNK = 500
 """Tables whose revisions one statement reads (an IN list stays short)."""
+SHEET_BYTES_KEPT = 32 * 1024 * 1024
+"""Bytes of sheets kept as sent, per process (app/tables/sheet_answers.py): the most recently
+read first; a 2,000-deal sheet is about 0.3 MB."""

@@ -26,8 +26,8 @@ from app.rules import settle
 from app.tables import service as svc
 from app.tables.limits import TABLES_PAGE_MAX
 from app.tables.model import UNSET, Limits
-from app.tables.not_modified import SHEET_CHANGED, sheet_not_modified
 from app.tables.schemas import SettlementOut, SharedOut, TableCreate, TableList, TableOut, TablePatch
+from app.tables.sheet_answers import SHEET_CHANGED, kept_sheet, sheet_not_modified, sheet_response
 from app.tables.sheet_schemas import Sheet
 
 router = APIRouter(prefix="/v1", tags=["tables"], route_class=BodyRoute)
@@ -146,24 +146,21 @@ async def get_sheet(
     db: DB,
     owner: Owner,
     request: Request,
-    response: Response,
     seen: SeenVersions,
-) -> Sheet | Response:
+) -> Response:
     """The sheet, with a strong ETag; ``If-None-Match`` with it answers 304."""
     # ``async def``: a 304 is answered from the ETag alone, read on the event loop where the
-    # database allows it, without a thread-pool round trip; the full sheet is loaded and built
-    # in the thread pool (and serialised by FastAPI on the loop). Most 304s are answered
-    # before the framework's routing, by the same check (app/tables/not_modified.py);
-    # when that check found the sheet changed, it is not made again here. Both are
-    # app/tables/not_modified.sheet_not_modified.
+    # database allows it, without a thread-pool round trip; the full sheet is loaded, built
+    # and serialised in the thread pool, once per ETag in this process (its bytes are kept).
+    # Most 304s, and the 200s whose bytes are kept, are answered before the framework's
+    # routing by the same read (app/tables/sheet_answers.py); when that read found the sheet
+    # changed, it is not compared again here.
     if seen is not None and not request.scope.get(SHEET_CHANGED):
         unchanged = await sheet_not_modified(db, owner, table_id, seen)
         if unchanged is not None:
             return unchanged
-    sheet, etag = await run_in_threadpool(_sheet, db, owner, table_id)
-    response.headers["ETag"] = etag
-    response.headers["Cache-Control"] = etags.CACHE
-    return sheet
+    body, etag = await run_in_threadpool(_sheet, db, owner, table_id)
+    return sheet_response(body, etag)
 
 
 @router.patch(
@@ -229,9 +226,9 @@ def rotate_share_token(table_id: str, db: DB, owner: Owner, response: Response) 
     return TableOut.of(table)
 
 
-def _sheet(db: Database, owner: str, table_id: str) -> tuple[Sheet, str]:
+def _sheet(db: Database, owner: str, table_id: str) -> tuple[bytes, str]:
     table = svc.get_table(db, owner, table_id)
-    return Sheet.of(table), table.etag
+    return kept_sheet(owner, table_id, table.etag, lambda: Sheet.of(table)), table.etag
 
 
 @router.get(

@@ -10,8 +10,8 @@
   (401, 404), and the rate limits: per key (database), per address and per share token
   (memory); 429;
 - ``body_guard.BodyGuard``: hostile JSON (422);
-- (app/tables/not_modified.py, added by app/main.py before these: the sheet's 304 before the
-  framework's routing, the route's own check).
+- (app/tables/sheet_answers.py, added by app/main.py before these: the sheet's 304 and its
+  kept 200 before the framework's routing, the route's own read).
 
 The first three wrap the whole framework stack (``wrap``, called by the app's
 ``build_middleware_stack``) so that they see every answer, the framework's own included;

@@ -1,4 +1,4 @@
-"""The sheet's 304 answered before the framework's routing (app/kit/middleware/sheet_not_modified.py):
+"""The sheet's 304 and kept 200 answered before the framework's routing (app/tables/sheet_answers.py):
 the same answer as the route's, counted by the rate limit, logged by route template; every
 request it cannot answer is the route's, with the route's errors."""
 
@@ -86,3 +86,70 @@ def test_the_settlement_and_share_etags_name_the_json_shape():
     sheet = '"abc"'
     assert tags.settlement_etag(sheet, None) == '"abc-settle2-s0"'
     assert tags.shared_etag(sheet, None) == '"abc-shared2-s0"'
+
+
+ALLPASS = {"type": "allpass", "tricks": {"0": 4, "1": 3, "2": 3}}
+
+
+def test_a_sheet_is_built_once_per_etag_and_sent_as_kept(api, monkeypatch):
+    from app.tables import sheet_answers
+
+    tid = api.table(players=["Анна", "Борис", "Вера"])["id"]
+    api.deal(tid, ALLPASS)
+    builds = []
+    serialise = sheet_answers.sheet_json
+
+    def counted(sheet):
+        builds.append(sheet.deal_count)
+        return serialise(sheet)
+
+    monkeypatch.setattr(sheet_answers, "sheet_json", counted)
+    first = api.get(f"/v1/tables/{tid}/sheet")
+    again = [api.get(f"/v1/tables/{tid}/sheet") for _ in range(3)]
+    assert first.status_code == 200 and builds == [1]  # built by the route, then kept
+    for r in again:  # sent from the kept bytes before the routing, headers as the route's
+        assert r.status_code == 200 and r.content == first.content
+        assert (
+            r.headers["etag"] == first.headers["etag"] and r.headers["cache-control"] == "private, no-cache"
+        )
+        assert r.headers["content-type"] == "application/json"
+    api.deal(tid, ALLPASS)  # a new ETag: the kept bytes are not sent for it
+    changed = api.get(f"/v1/tables/{tid}/sheet")
+    assert changed.json()["deal_count"] == 2 and changed.headers["etag"] != first.headers["etag"]
+    assert builds == [1, 2]
+
+
+def test_the_kept_bytes_are_the_framework_s_own(api):
+    # One ETag, one sequence of bytes: what the route sent before the bytes were kept (the
+    # framework's serialisation of the response model) is what is kept and sent now.
+    from fastapi.encoders import jsonable_encoder
+    from starlette.responses import JSONResponse
+
+    from app.tables.sheet_answers import sheet_json
+    from app.tables.sheet_schemas import Sheet
+
+    tid = api.table(players=["Анна", "Борис", "Вера"])["id"]
+    for _ in range(3):
+        api.deal(tid, ALLPASS)
+    sheet = Sheet.model_validate(api.get(f"/v1/tables/{tid}/sheet").json())
+    assert sheet_json(sheet) == JSONResponse(jsonable_encoder(sheet)).body
+    assert api.get(f"/v1/tables/{tid}/sheet").content == sheet_json(sheet)
+
+
+def test_another_process_s_write_is_seen_at_once(settings, db, admin_headers):
+    # The bytes are kept by the ETag read from the database on every request: a post through
+    # another app (another process's, sharing the database) ends them at once.
+    from app.main import create_app
+
+    with TestClient(create_app(settings, db=db)) as one, TestClient(create_app(settings, db=db)) as two:
+        _, key = new_owner_key(one, admin_headers)
+        auth = {"Authorization": f"Bearer {key}"}
+        tid = one.post(
+            "/v1/tables", json={"players": ["Anna", "Boris", "Vera"], "convention": "sochi"}, headers=auth
+        ).json()["id"]
+        assert [one.get(f"/v1/tables/{tid}/sheet", headers=auth).json()["deal_count"] for _ in range(2)] == [
+            0,
+            0,
+        ]
+        assert two.post(f"/v1/tables/{tid}/deals", json=ALLPASS, headers=auth).status_code == 201
+        assert one.get(f"/v1/tables/{tid}/sheet", headers=auth).json()["deal_count"] == 1
