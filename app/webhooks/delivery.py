@@ -155,6 +155,10 @@ class Deliverer:
             want = min(room, self.settings.webhooks_batch)
             rows = await anyio.to_thread.run_sync(self._claim, want)
             for row in rows:
+                # Here on the loop, not in the claiming thread: a delivery of the endpoint that
+                # ended meanwhile forgets its owner when its queue is empty (then its rows
+                # would be pumped under no owner's places).
+                self.owner_of[row.endpoint_id] = row.owner
                 self.queues.setdefault(row.endpoint_id, deque()).append(row)
             for endpoint in {row.endpoint_id for row in rows}:
                 self._pump(endpoint)
@@ -300,7 +304,6 @@ class Deliverer:
                     held[row.endpoint_id] += 1
                     owners[owner] += 1
                     self._spend(owner, clock, 1)
-                    self.owner_of[row.endpoint_id] = owner
                     taken.append(row)
             repo.lease(conn, [r.id for r in taken], lease)
         return taken
