@@ -3,7 +3,7 @@ from a task of its event loop, started with the app. No other kind of process.
 
 One round: a look (a read: is anything due?), claims of up to ``PREFSCORE_WEBHOOKS_BATCH``
 due rows of active endpoints (each pushed a lease ahead: ``FOR UPDATE SKIP LOCKED`` on
-PostgreSQL, SQLite's one writer at a time elsewhere), the sends (httpx, no redirect followed,
+PostgreSQL, SQLite's one writer at a time elsewhere), the sends (aiohttp, no redirect followed,
 the checked address connected to, the answer read up to a bound), and the outcomes written in
 batches, each delivery's on its own when a batch fails (one bad row sinks no other; a delivery
 whose endpoint was deleted while it was sent is dropped).
@@ -34,8 +34,8 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+import aiohttp
 import anyio.to_thread
-import httpx
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from app.events.changes import add_sink, remove_sink
@@ -83,7 +83,7 @@ class Deliverer:
         self._wake: asyncio.Event | None = None
         self._flushed: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._client: httpx.AsyncClient | None = None
+        self._client: aiohttp.ClientSession | None = None
         self._cleaned = 0.0
         self.outage = Pause("webhooks", log)
 
@@ -96,13 +96,7 @@ class Deliverer:
         self._wake = asyncio.Event()
         self._flushed = asyncio.Event()
         self._places = asyncio.Semaphore(self.settings.webhooks_concurrency)
-        limit = self.settings.webhooks_concurrency
-        self._client = httpx.AsyncClient(
-            follow_redirects=False,
-            timeout=self.settings.webhooks_timeout,
-            limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
-            trust_env=False,  # no proxy from the environment: the checked address is the one connected to
-        )
+        self._client = sending.session(self.settings.webhooks_concurrency)
         add_sink(self._changed)
         self._tasks = [self._loop.create_task(self._run()), self._loop.create_task(self._flush_loop())]
 
@@ -121,7 +115,7 @@ class Deliverer:
         if self.outcomes or self.failures or self.answered or self.released:
             await anyio.to_thread.run_sync(self._write_outcomes)
         if self._client is not None:
-            await self._client.aclose()
+            await self._client.close()
 
     def _changed(self, *_change: Any) -> None:
         """A change committed in this process (a writing thread): look now."""
@@ -161,6 +155,10 @@ class Deliverer:
             want = min(room, self.settings.webhooks_batch)
             rows = await anyio.to_thread.run_sync(self._claim, want)
             for row in rows:
+                # Here on the loop, not in the claiming thread: a delivery of the endpoint that
+                # ended meanwhile forgets its owner when its queue is empty (then its rows
+                # would be pumped under no owner's places).
+                self.owner_of[row.endpoint_id] = row.owner
                 self.queues.setdefault(row.endpoint_id, deque()).append(row)
             for endpoint in {row.endpoint_id for row in rows}:
                 self._pump(endpoint)
@@ -306,7 +304,6 @@ class Deliverer:
                     held[row.endpoint_id] += 1
                     owners[owner] += 1
                     self._spend(owner, clock, 1)
-                    self.owner_of[row.endpoint_id] = owner
                     taken.append(row)
             repo.lease(conn, [r.id for r in taken], lease)
         return taken

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import aiohttp
 from standardwebhooks.webhooks import Webhook
 
 from app.events.catalogue import KINDS, ByWebhooks
@@ -88,8 +88,23 @@ def wait_before_retry(
     return step * (1 + jitter * (2 * rand() - 1))
 
 
+def session(concurrency: int) -> aiohttp.ClientSession:
+    """The process's one HTTP client: keep-alive connections (``concurrency`` at most, to every
+    receiver together), no cookie kept, no proxy from the environment (the checked address is
+    the one connected to), no compression asked for (the answer's bytes are kept as they come),
+    no timer of its own (``post`` bounds each attempt)."""
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=concurrency, limit_per_host=0),
+        cookie_jar=aiohttp.DummyCookieJar(),
+        trust_env=False,
+        timeout=aiohttp.ClientTimeout(),
+        auto_decompress=False,
+        skip_auto_headers=("Accept-Encoding",),
+    )
+
+
 async def post(
-    client: httpx.AsyncClient, row: Any, base: str, allowed: Any, settings: Settings, at: datetime
+    client: aiohttp.ClientSession, row: Any, base: str, allowed: Any, settings: Settings, at: datetime
 ) -> Outcome:
     """POST the delivery at ``at``: (status, error, Retry-After seconds, duration in seconds)."""
     msg_id = message_id(row.id)
@@ -104,17 +119,17 @@ async def post(
     started = time.monotonic()
     try:
         async with asyncio.timeout(settings.webhooks_timeout):
-            target, extensions, host = await connect_to(row.url, allowed)
+            target, server_name, host = await connect_to(row.url, allowed)
             headers["host"] = host
-            async with client.stream(
-                "POST", target, content=body.encode(), headers=headers, extensions=extensions
+            async with client.post(
+                target,
+                data=body.encode(),
+                headers=headers,
+                allow_redirects=False,
+                server_hostname=server_name,
             ) as answer:
-                kept = bytearray()
-                async for chunk in answer.aiter_raw():
-                    kept += chunk[: settings.webhooks_response_bytes - len(kept)]
-                    if len(kept) >= settings.webhooks_response_bytes:
-                        break
-                status = answer.status_code
+                kept = await _read_up_to(answer.content, settings.webhooks_response_bytes)
+                status = answer.status
                 wait = (
                     retry_after(answer.headers.get("retry-after"), at)
                     if status in (429, 503) or status >= 500
@@ -129,21 +144,31 @@ async def post(
             None,
             time.monotonic() - started,
         )
-    except httpx.HTTPError as exc:
-        return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
-    except OSError as exc:
+    except (aiohttp.ClientError, OSError) as exc:
         return None, f"{type(exc).__name__}: {exc}"[:500], None, time.monotonic() - started
     duration = time.monotonic() - started
     if 200 <= status < 300:
         return status, None, None, duration
     if 300 <= status < 400:
         return status, f"answered {status}: redirects are not followed", None, duration
-    text = bytes(kept).decode("utf-8", "replace").strip()
+    text = kept.decode("utf-8", "replace").strip()
     return status, f"answered {status}" + (f": {text[:200]}" if text else ""), wait, duration
 
 
-async def connect_to(url: str, allowed: Any) -> tuple[str, dict[str, Any], str]:
-    """The URL with its host replaced by the checked address, the TLS server name, the Host header."""
+async def _read_up_to(content: aiohttp.StreamReader, most: int) -> bytes:
+    """The answer's first ``most`` bytes; the rest is left unread (its connection is then closed)."""
+    kept = bytearray()
+    while len(kept) < most:
+        chunk = await content.read(most - len(kept))
+        if not chunk:
+            break
+        kept += chunk
+    return bytes(kept)
+
+
+async def connect_to(url: str, allowed: Any) -> tuple[str, str | None, str]:
+    """The URL with its host replaced by the checked address, the TLS server name (none for
+    plain HTTP or an address), the Host header."""
     scheme, host, port = addresses.split(url)
     ip = addresses.literal(host)
     if ip is not None:
@@ -162,5 +187,5 @@ async def connect_to(url: str, allowed: Any) -> tuple[str, dict[str, Any], str]:
     target = urlunsplit((scheme, f"{shown}:{port}", parts.path or "/", parts.query, ""))
     default = port == (443 if scheme == "https" else 80)
     host_header = (f"[{host}]" if ":" in host else host) + ("" if default else f":{port}")
-    extensions = {"sni_hostname": host} if scheme == "https" and addresses.literal(host) is None else {}
-    return target, extensions, host_header
+    server_name = host if scheme == "https" and addresses.literal(host) is None else None
+    return target, server_name, host_header

@@ -666,6 +666,71 @@ def test_an_endpoint_that_keeps_giving_no_answer_is_backed_off(settings, db):
     assert deliverer.places(7) == settings.webhooks_in_flight_per_endpoint
 
 
+def test_in_one_batch_only_the_failing_receivers_deliveries_are_kept_for_a_retry(owner, receiver):
+    """One owner, two endpoints, five deals: their ten deliveries claimed and their outcomes
+    written together. The refusing receiver's five stay pending (attempted, its answer kept);
+    the other's five are delivered once each, none sent again."""
+    refusing = Receiver(lambda _h, _b: (500, {}, b"no"))
+    try:
+        good, bad = register(owner, receiver.url), register(owner, refusing.url)
+        table = owner.table()
+        for _ in range(5):
+            assert owner.post(f"/v1/tables/{table['id']}/deals", json=DEAL).status_code == 201
+        delivered = settled(owner, good, 5)
+        refusing.wait_for(5)
+        assert {d["attempt_count"] for d in delivered} == {1} and len(receiver.received) == 5
+        deadline = time.monotonic() + 10
+        failed = deliveries(owner, bad)
+        while not all(d["attempt_count"] >= 1 for d in failed):
+            assert time.monotonic() < deadline, failed
+            time.sleep(0.05)
+            failed = deliveries(owner, bad)
+        assert len(failed) == 5 and {d["state"] for d in failed} == {"pending"}
+        assert {d["last_error"] for d in failed} == {"answered 500: no"}
+        time.sleep(0.5)  # the refused ones tried again meanwhile; the delivered ones not
+        assert len(receiver.received) == 5
+        assert len({h["webhook-id"] for h, _b in receiver.received}) == 5
+    finally:
+        owner.delete(f"/v1/webhooks/{bad['id']}")
+        refusing.close()
+
+
+def test_a_claim_that_crosses_an_ended_delivery_sends_its_rows_in_their_owners_places(settings, db):
+    """A delivery of the endpoint ends while a claim runs in its thread: the endpoint's queue
+    was empty, so its owner is forgotten. The claimed rows still count against their owner's
+    places (before, they counted against nobody's, which never gave them back: its
+    endpoints then waited for places that never came free)."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from app.webhooks.delivery import Deliverer
+
+    deliverer = Deliverer(db, settings)
+    rows = [SimpleNamespace(id=i, endpoint_id=7, owner="o") for i in range(3)]
+
+    def claim(_want: int) -> list[Any]:
+        deliverer.owner_of.pop(7, None)  # the ended delivery, on the loop meanwhile
+        return rows
+
+    async def claimed() -> dict[str, int]:
+        ended = asyncio.Event()
+
+        async def send(_row: Any) -> Any:
+            await ended.wait()
+            return 204, None, None, 0.001
+
+        deliverer._look, deliverer._claim, deliverer.send = (lambda: True), claim, send  # type: ignore[method-assign]
+        deliverer._places = asyncio.Semaphore(8)
+        await deliverer.round()
+        held = dict(deliverer.owner_in_flight)
+        for task in list(deliverer._sending):
+            task.cancel()
+        await asyncio.gather(*deliverer._sending, return_exceptions=True)
+        return held
+
+    assert asyncio.run(claimed()) == {"o": 3}
+
+
 @pytest.mark.skipif(not is_postgres_run(), reason="PostgreSQL only: SQLite writes one at a time")
 def test_a_deal_posted_while_its_endpoint_is_deleted_is_stored(owner, settings):
     """The deletion's transaction still open when the post writes its deliveries: the post waits
