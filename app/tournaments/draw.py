@@ -13,6 +13,7 @@ docs/tournament-scoring.md describes it with its measured quality.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import operator
 import random
@@ -219,18 +220,19 @@ class _Search:
         for start in range(STARTS):
             if budget <= 0:
                 break
-            current = self._start(first=start == 0)
-            current_cost = self._descend(current)
+            current = _Sweep(self.weight, self._start(first=start == 0), len(self.plan))
+            current.run()
+            current_cost = current.cost()
             budget -= 1
             stale = 0
             while True:
                 if best_cost is None or current_cost < best_cost:
-                    best_table, best_cost = current[:], current_cost
+                    best_table, best_cost = current.table[:], current_cost
                 if best_cost == self.lower_bound or stale >= PATIENCE or budget <= 0:
                     break
-                trial = current[:]
-                self._kick(trial)
-                cost = self._descend(trial)
+                trial = current.kicked(self.rng)
+                trial.run()
+                cost = trial.cost()
                 budget -= 1
                 stale = 0 if cost < current_cost else stale + 1
                 if cost <= current_cost:  # sideways moves too: they wander the plateaus
@@ -262,12 +264,6 @@ class _Search:
             a, b = self.rng.randrange(n), self.rng.randrange(n)
             table[a], table[b] = table[b], table[a]
 
-    def _descend(self, table: list[int]) -> int:
-        """Swap pairs while a swap lowers the cost; returns the cost reached."""
-        sweep = _Sweep(self.weight, table, len(self.plan))
-        sweep.run()
-        return sweep.cost()
-
     def _polish(self, table: list[int]) -> None:
         """Swaps that leave the cost as it is and spread the first dealers better."""
         if sum(1 for d in self.dealt if d) >= 2:  # else no pair of first dealers to spread
@@ -298,6 +294,8 @@ class _Sweep:
         self.columns = [self._column(group) for group in self.members]
         self.own = [self.columns[t][p] for p, t in enumerate(table)]
         self.changed: list[int] = []  # the two tables of each swap made, in order
+        # when each player last found no swap: the length of self.changed then
+        self.settled: list[int | None] = [None] * len(table)
 
     def _column(self, group: list[int]) -> list[int]:
         if not group:
@@ -310,17 +308,31 @@ class _Sweep:
     def cost(self) -> int:
         return sum(self.own) // 2
 
-    def run(self) -> None:
+    def kicked(self, rng: random.Random) -> _Sweep:
+        """A copy kicked by a few random swaps, as ``_Search._kick`` kicks; once this sweep has
+        run, only the pairs of the kicked tables need a look (every other pair is as it was)."""
+        trial = copy.copy(self)
+        trial.table, trial.own, trial.changed = self.table[:], self.own[:], []
+        trial.members = [group[:] for group in self.members]
+        trial.columns = self.columns[:]  # a swap replaces its tables' columns, never changes one
+        trial.settled = [0] * len(self.table)
         n = len(self.table)
-        # when each player last found no swap: the length of self.changed then
-        settled: list[int | None] = [None] * n
+        for _ in range(rng.randint(1, 3)):
+            a, b = rng.randrange(n), rng.randrange(n)
+            if trial.table[a] != trial.table[b]:
+                trial._swap(a, b)
+        return trial
+
+    def run(self) -> None:
+        """Swap while a swap lowers the cost (``settled`` says who need not look at whom)."""
+        n, settled = len(self.table), self.settled
         few = len(self.members) // 2
         improved = True
         while improved:
             improved = False
             for a in range(n):
                 since = settled[a]
-                players: Iterable[int] = range(a + 1, n)
+                players: Sequence[int] = range(a + 1, n)
                 if since is not None:
                     if since == len(self.changed):
                         continue
@@ -346,12 +358,21 @@ class _Sweep:
         bars[ta] = 2 * base + 1  # above 2 weight[a][b] for any b at a's table
         return bars
 
-    def _first(self, a: int, players: Iterable[int]) -> int | None:
+    def _first(self, a: int, players: Sequence[int]) -> int | None:
         """The first of ``players`` whose swap with ``a`` lowers the cost."""
-        table, own, weight_a, column_a = self.table, self.own, self.weight[a], self.columns[self.table[a]]
-        bars = self._bars(a)
+        table, columns, own, weight_a = self.table, self.columns, self.own, self.weight[a]
+        ta = table[a]
+        column_a = columns[ta]
+        if len(players) > len(columns):  # many to look at: the bars first
+            bars = self._bars(a)
+            for b in players:
+                if own[b] - column_a[b] + 2 * weight_a[b] > bars[table[b]]:
+                    return b
+            return None
+        base = column_a[a]
         for b in players:
-            if own[b] - column_a[b] + 2 * weight_a[b] > bars[table[b]]:
+            tb = table[b]
+            if tb != ta and own[b] - column_a[b] + 2 * weight_a[b] > columns[tb][a] - base:
                 return b
         return None
 
@@ -379,7 +400,7 @@ class _Polish(_Sweep):
         self.dealt = dealt
         self.dealt_at = [sum(dealt[p] for p in group) for group in self.members]
 
-    def _first(self, a: int, players: Iterable[int]) -> int | None:
+    def _first(self, a: int, players: Sequence[int]) -> int | None:
         """The first of ``players`` whose swap with ``a`` keeps the cost and spreads the first
         dealers better: with d the first deals and D a table's sum of them, the dealers' weight
         falls by (d_a - d_b)(D_ta - D_tb - d_a + d_b)."""
