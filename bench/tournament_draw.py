@@ -1,7 +1,7 @@
 """Benchmark of the tournament core: the seating draw's time and quality, and the standings.
 
     python -m bench.tournament_draw                # from the repository root, about 1 min
-    python -m bench.tournament_draw --quick        # one run of each, about 20 s
+    python -m bench.tournament_draw --quick        # one run of each, about 20 s of CPU
     python -m bench.tournament_draw --repeat 5 --seeds 5
     python -m bench.tournament_draw --against main # and the draw of another commit, side by side
 
@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="tournaments per quality row (default 3)")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results", help="where the JSON goes")
     parser.add_argument(
-        "--quick", action="store_true", help="one timed run and one quality seed (about 20 s)"
+        "--quick", action="store_true", help="one timed run and one quality seed (about 20 s of CPU)"
     )
     parser.add_argument(
         "--against", metavar="REV", help="also time the draw at this commit on the same inputs, side by side"
