@@ -13,7 +13,9 @@ docs/tournament-scoring.md describes it with its measured quality.
 
 from __future__ import annotations
 
+import copy
 import itertools
+import operator
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -172,7 +174,7 @@ class _Search:
 
     The weight of a pair is meetings² (times a factor above any Swiss spread, so that repeated
     meetings always come first) plus, in a Swiss draw, the squared distance of their standings.
-    ``sums[p][t]`` is the weight player ``p`` has with table ``t``, so a swap's gain is O(1).
+    The swaps themselves are made by a ``_Sweep``.
     """
 
     def __init__(
@@ -189,14 +191,12 @@ class _Search:
         self.rank = None if rank is None else [rank[p] for p in seated]
         n = len(seated)
         index = {p: i for i, p in enumerate(seated)}
-        spread = [[0] * n for _ in range(n)]
-        if rank is not None:
-            for i, a in enumerate(seated):
-                for j, b in enumerate(seated):
-                    spread[i][j] = (rank[a] - rank[b]) ** 2
+        if self.rank is None:
+            weight = [[0] * n for _ in range(n)]
+        else:
+            weight = [[(r - s) * (r - s) for s in self.rank] for r in self.rank]
         # any table's spread is below n² per pair; all pairs of all tables below n² · n · 3
         factor = n * n * n * max(plan, default=1) + 1 if rank is not None else 1
-        weight = spread
         for pair, times in history.meetings.items():
             if times and len(pair) == 2:
                 a, b = tuple(pair)
@@ -209,8 +209,7 @@ class _Search:
         # the first dealers: a pair weighs the product of its players' first deals so far, so
         # that players who dealt first often are spread over the tables (each table then has
         # someone who dealt first less to deal first now)
-        dealt = [history.seats.get(p, {}).get(0, 0) for p in seated]
-        self.dealers = [[a * b if i != j else 0 for j, b in enumerate(dealt)] for i, a in enumerate(dealt)]
+        self.dealt = [history.seats.get(p, {}).get(0, 0) for p in seated]
 
     def best(self) -> list[list[str]]:
         if not self.players:
@@ -221,18 +220,19 @@ class _Search:
         for start in range(STARTS):
             if budget <= 0:
                 break
-            current = self._start(first=start == 0)
-            current_cost = self._descend(current)
+            current = _Sweep(self.weight, self._start(first=start == 0), len(self.plan))
+            current.run()
+            current_cost = current.cost()
             budget -= 1
             stale = 0
             while True:
                 if best_cost is None or current_cost < best_cost:
-                    best_table, best_cost = current[:], current_cost
+                    best_table, best_cost = current.table[:], current_cost
                 if best_cost == self.lower_bound or stale >= PATIENCE or budget <= 0:
                     break
-                trial = current[:]
-                self._kick(trial)
-                cost = self._descend(trial)
+                trial = current.kicked(self.rng)
+                trial.run()
+                cost = trial.cost()
                 budget -= 1
                 stale = 0 if cost < current_cost else stale + 1
                 if cost <= current_cost:  # sideways moves too: they wander the plateaus
@@ -264,80 +264,164 @@ class _Search:
             a, b = self.rng.randrange(n), self.rng.randrange(n)
             table[a], table[b] = table[b], table[a]
 
-    def _descend(self, table: list[int]) -> int:
-        """Swap pairs while a swap lowers the cost; returns the cost reached."""
-        n, weight = len(table), self.weight
-        tables = len(self.plan)
-        sums = [[0] * tables for _ in range(n)]
-        for p in range(n):
-            row, sp = weight[p], sums[p]
-            for q in range(n):
-                sp[table[q]] += row[q]
-        improved = True
-        while improved:
-            improved = False
-            for a in range(n):
-                ta, sa = table[a], sums[a]
-                wa = weight[a]
-                for b in range(a + 1, n):
-                    tb = table[b]
-                    if tb == ta:
-                        continue
-                    sb = sums[b]
-                    gain = sa[ta] + sb[tb] - sa[tb] - sb[ta] + 2 * wa[b]
-                    if gain > 0:
-                        wb = weight[b]
-                        for p in range(n):
-                            sp = sums[p]
-                            delta = wb[p] - weight[a][p]
-                            sp[ta] += delta
-                            sp[tb] -= delta
-                        table[a], table[b] = tb, ta
-                        ta = tb
-                        improved = True
-        return sum(sums[p][table[p]] for p in range(n)) // 2
-
     def _polish(self, table: list[int]) -> None:
         """Swaps that leave the cost as it is and spread the first dealers better."""
-        n, weight, dealers = len(table), self.weight, self.dealers
-        if not any(map(any, dealers)):
-            return
-        tables = len(self.plan)
-        sums = [[0] * tables for _ in range(n)]
-        spread = [[0] * tables for _ in range(n)]
-        for p in range(n):
-            for q in range(n):
-                sums[p][table[q]] += weight[p][q]
-                spread[p][table[q]] += dealers[p][q]
-        improved = True
-        while improved:
-            improved = False
-            for a in range(n):
-                for b in range(a + 1, n):
-                    ta, tb = table[a], table[b]
-                    if ta == tb:
-                        continue
-                    gain = sums[a][ta] + sums[b][tb] - sums[a][tb] - sums[b][ta] + 2 * weight[a][b]
-                    if gain != 0:
-                        continue
-                    better = spread[a][ta] + spread[b][tb] - spread[a][tb] - spread[b][ta] + 2 * dealers[a][b]
-                    if better <= 0:
-                        continue
-                    for p in range(n):
-                        delta = weight[b][p] - weight[a][p]
-                        sums[p][ta] += delta
-                        sums[p][tb] -= delta
-                        delta = dealers[b][p] - dealers[a][p]
-                        spread[p][ta] += delta
-                        spread[p][tb] -= delta
-                    table[a], table[b] = tb, ta
-                    improved = True
+        if sum(1 for d in self.dealt if d) >= 2:  # else no pair of first dealers to spread
+            _Polish(self.weight, table, len(self.plan), self.dealt).run()
 
     def _groups(self, table: list[int]) -> list[list[str]]:
         groups: list[list[str]] = [[] for _ in self.plan]
         for player, t in zip(self.players, table):
             groups[t].append(player)
         return groups
+
+
+class _Sweep:
+    """Swaps of two players of different tables, in the order (a, b), a < b, of the players,
+    made while a swap lowers the cost.
+
+    ``columns[t][p]`` is the weight player ``p`` has with table ``t`` and ``own[p]`` that with
+    their own table, so that a swap's gain is O(1) and a swap O(players). A swap changes only
+    the columns of its two tables: a player whose last look found nothing looks again only at
+    the players of the tables changed since (the same swaps as looking at everyone, faster).
+    """
+
+    def __init__(self, weight: list[list[int]], table: list[int], tables: int) -> None:
+        self.weight, self.table = weight, table
+        self.members: list[list[int]] = [[] for _ in range(tables)]
+        for p, t in enumerate(table):
+            self.members[t].append(p)
+        self.columns = [self._column(group) for group in self.members]
+        self.own = [self.columns[t][p] for p, t in enumerate(table)]
+        self.changed: list[int] = []  # the two tables of each swap made, in order
+        # when each player last found no swap: the length of self.changed then
+        self.settled: list[int | None] = [None] * len(table)
+
+    def _column(self, group: list[int]) -> list[int]:
+        if not group:
+            return [0] * len(self.table)
+        column: Iterable[int] = self.weight[group[0]]
+        for q in group[1:]:
+            column = map(operator.add, column, self.weight[q])
+        return list(column)
+
+    def cost(self) -> int:
+        return sum(self.own) // 2
+
+    def kicked(self, rng: random.Random) -> _Sweep:
+        """A copy kicked by a few random swaps, as ``_Search._kick`` kicks; once this sweep has
+        run, only the pairs of the kicked tables need a look (every other pair is as it was)."""
+        trial = copy.copy(self)
+        trial.table, trial.own, trial.changed = self.table[:], self.own[:], []
+        trial.members = [group[:] for group in self.members]
+        trial.columns = self.columns[:]  # a swap replaces its tables' columns, never changes one
+        trial.settled = [0] * len(self.table)
+        n = len(self.table)
+        for _ in range(rng.randint(1, 3)):
+            a, b = rng.randrange(n), rng.randrange(n)
+            if trial.table[a] != trial.table[b]:
+                trial._swap(a, b)
+        return trial
+
+    def run(self) -> None:
+        """Swap while a swap lowers the cost (``settled`` says who need not look at whom)."""
+        n, settled = len(self.table), self.settled
+        few = len(self.members) // 2
+        improved = True
+        while improved:
+            improved = False
+            for a in range(n):
+                since = settled[a]
+                players: Sequence[int] = range(a + 1, n)
+                if since is not None:
+                    if since == len(self.changed):
+                        continue
+                    # many changes since: looking at everyone costs no more
+                    changed = (
+                        set(self.changed[since:]) if len(self.changed) - since < few else {self.table[a]}
+                    )
+                    if self.table[a] not in changed:
+                        players = sorted(b for t in changed for b in self.members[t] if b > a)
+                swapped = False
+                while (b := self._first(a, players)) is not None:
+                    self._swap(a, b)
+                    swapped = improved = True
+                    players = range(b + 1, n)
+                settled[a] = None if swapped else len(self.changed)
+
+    def _bars(self, a: int) -> list[int]:
+        """For each table t, what own[b] - columns[table[a]][b] + 2 weight[a][b] must pass for
+        a's swap with a player b of t to lower the cost; nothing passes a's own table's."""
+        ta = self.table[a]
+        base = self.columns[ta][a]
+        bars = [column[a] - base for column in self.columns]
+        bars[ta] = 2 * base + 1  # above 2 weight[a][b] for any b at a's table
+        return bars
+
+    def _first(self, a: int, players: Sequence[int]) -> int | None:
+        """The first of ``players`` whose swap with ``a`` lowers the cost."""
+        table, columns, own, weight_a = self.table, self.columns, self.own, self.weight[a]
+        ta = table[a]
+        column_a = columns[ta]
+        if len(players) > len(columns):  # many to look at: the bars first
+            bars = self._bars(a)
+            for b in players:
+                if own[b] - column_a[b] + 2 * weight_a[b] > bars[table[b]]:
+                    return b
+            return None
+        base = column_a[a]
+        for b in players:
+            tb = table[b]
+            if tb != ta and own[b] - column_a[b] + 2 * weight_a[b] > columns[tb][a] - base:
+                return b
+        return None
+
+    def _swap(self, a: int, b: int) -> None:
+        table, columns = self.table, self.columns
+        ta, tb = table[a], table[b]
+        weight_a, weight_b = self.weight[a], self.weight[b]
+        columns[ta] = list(map(operator.sub, map(operator.add, columns[ta], weight_b), weight_a))
+        columns[tb] = list(map(operator.sub, map(operator.add, columns[tb], weight_a), weight_b))
+        table[a], table[b] = tb, ta
+        for t, gone, come in ((ta, a, b), (tb, b, a)):
+            group = self.members[t]
+            group[group.index(gone)] = come
+            for p in group:
+                self.own[p] = columns[t][p]
+        self.changed += (ta, tb)
+
+
+class _Polish(_Sweep):
+    """Swaps that keep the cost and spread the first dealers: a pair weighs the product of its
+    players' first deals (``dealt``), kept as each table's sum of first deals."""
+
+    def __init__(self, weight: list[list[int]], table: list[int], tables: int, dealt: list[int]) -> None:
+        super().__init__(weight, table, tables)
+        self.dealt = dealt
+        self.dealt_at = [sum(dealt[p] for p in group) for group in self.members]
+
+    def _first(self, a: int, players: Sequence[int]) -> int | None:
+        """The first of ``players`` whose swap with ``a`` keeps the cost and spreads the first
+        dealers better: with d the first deals and D a table's sum of them, the dealers' weight
+        falls by (d_a - d_b)(D_ta - D_tb - d_a + d_b)."""
+        table, own, weight_a, column_a = self.table, self.own, self.weight[a], self.columns[self.table[a]]
+        dealt, dealt_at = self.dealt, self.dealt_at
+        bars = self._bars(a)
+        ta, da = table[a], dealt[a]
+        for b in players:
+            tb = table[b]
+            if own[b] - column_a[b] + 2 * weight_a[b] != bars[tb]:
+                continue
+            if (da - dealt[b]) * (dealt_at[ta] - dealt_at[tb] - da + dealt[b]) > 0:
+                return b
+        return None
+
+    def _swap(self, a: int, b: int) -> None:
+        ta, tb = self.table[a], self.table[b]
+        moved = self.dealt[b] - self.dealt[a]
+        self.dealt_at[ta] += moved
+        self.dealt_at[tb] -= moved
+        super()._swap(a, b)
 
 
 def _seat_order(group: Sequence[str], history: History, rng: random.Random) -> tuple[str, ...]:
