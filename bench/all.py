@@ -26,6 +26,7 @@ PYTHON = sys.executable
 STEPS: dict[str, tuple[list[str], list[str]]] = {
     "http": (["bench.http", "--rounds", "3"], ["bench.http", "--quick"]),
     "physical": (["bench.physical"], ["bench.physical", "--quick"]),
+    "draw": (["bench.tournament_draw"], ["bench.tournament_draw", "--quick"]),
     "webhooks": (["bench.webhooks", "--db", "both"], ["bench.webhooks", "--db", "both", "--quick"]),
 }
 
