@@ -4,8 +4,8 @@ each post commits, from a task of its event loop started with the app.
 The post that finishes a rated table only takes the table's place in the owner's finishing
 order, pending (app/ratings/service.py ``on_table_finished``), so that rating never slows a
 post down. This process's committed posts wake the rater at once (app/events/changes.py's
-sinks); it then rates the owner's pending tables in one write transaction, in finishing
-order. Nothing depends on it for being right, only for being early: every read of the
+sinks); once the post's answer is on its way (``AFTER_ANSWER_SECONDS``) it rates the owner's
+pending tables in one write transaction, in finishing order. Nothing depends on it for being right, only for being early: every read of the
 ratings rates what is still pending first (``caught_up``), and a sweep every
 ``SWEEP_SECONDS`` rates what a process that stopped between a post and its rating left.
 """
@@ -28,6 +28,11 @@ log = logging.getLogger("prefscore.ratings")
 
 # How often the rater looks for pending tables it was not told of (another process's).
 SWEEP_SECONDS = 60.0
+# How long after a finishing post's commit the rater starts: the post's answer is built and
+# sent on the event loop meanwhile, which a rating in the thread pool would share the GIL
+# with (the person at the table would wait for the rating after all). Posts that finish
+# tables within this time are rated together.
+AFTER_ANSWER_SECONDS = 0.02
 
 
 class Rater:
@@ -69,8 +74,8 @@ class Rater:
 
     def _told(self, owner: str) -> None:
         self._owners.add(owner)
-        if self._wake is not None:
-            self._wake.set()
+        if self._wake is not None and self._loop is not None:
+            self._loop.call_later(AFTER_ANSWER_SECONDS, self._wake.set)
 
     async def _run(self) -> None:
         assert self._wake is not None
