@@ -1,13 +1,16 @@
 """The rater: every serving process rates the rated tables its posts finished, right after
-each post commits, from a task of its event loop started with the app.
+each such post has been answered, from a task of its event loop started with the app.
 
 The post that finishes a rated table only takes the table's place in the owner's finishing
 order, pending (app/ratings/service.py ``on_table_finished``), so that rating never slows a
-post down. This process's committed posts wake the rater at once (app/events/changes.py's
-sinks); once the post's answer is on its way (``AFTER_ANSWER_SECONDS``) it rates the owner's
-pending tables in one write transaction, in finishing order. Nothing depends on it for being right, only for being early: every read of the
-ratings rates what is still pending first (``caught_up``), and a sweep every
-``SWEEP_SECONDS`` rates what a process that stopped between a post and its rating left.
+post down. This process's committed posts tell the rater (app/events/changes.py's sinks)
+once the post's answer has been sent (app/kit/after_response.py: a rating in the thread
+pool while the answer is built and sent on the event loop would share the GIL with it, and
+the person at the table would wait for the rating after all); it then rates the owner's
+pending tables in one write transaction, in finishing order. Nothing depends on it for
+being right, only for being early: every read of the ratings rates what is still pending
+first (``caught_up``), and a sweep every ``SWEEP_SECONDS`` rates what a process that
+stopped between a post and its rating left.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 import anyio.to_thread
 
 from app.events.changes import add_sink, remove_sink
+from app.kit.after_response import after_response
 from app.kit.db import Database
 from app.kit.db.outage import Pause, is_outage
 from app.ratings import repository as repo
@@ -28,11 +32,6 @@ log = logging.getLogger("prefscore.ratings")
 
 # How often the rater looks for pending tables it was not told of (another process's).
 SWEEP_SECONDS = 60.0
-# How long after a finishing post's commit the rater starts: the post's answer is built and
-# sent on the event loop meanwhile, which a rating in the thread pool would share the GIL
-# with (the person at the table would wait for the rating after all). Posts that finish
-# tables within this time are rated together.
-AFTER_ANSWER_SECONDS = 0.02
 
 
 class Rater:
@@ -69,13 +68,19 @@ class Rater:
         table has left it pending."""
         if kind != "deal.posted" or stored is None or not stored.rated or not stored.state.finished:
             return
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._told, owner)
+        loop = self._loop
+        if loop is not None:
+
+            def tell() -> None:
+                loop.call_soon_threadsafe(self._told, owner)
+
+            if not after_response(tell):  # not a request's (a script's, a test's): at once
+                tell()
 
     def _told(self, owner: str) -> None:
         self._owners.add(owner)
-        if self._wake is not None and self._loop is not None:
-            self._loop.call_later(AFTER_ANSWER_SECONDS, self._wake.set)
+        if self._wake is not None:
+            self._wake.set()
 
     async def _run(self) -> None:
         assert self._wake is not None
