@@ -131,12 +131,15 @@ class _Compiled:
 
 
 class Prepared:
-    """A Core statement run on the driver itself (``Driver.one``, ``Driver.execute``), compiled
-    once per dialect: the text SQLAlchemy would send, the parameters processed as it would
-    bind them (JSON, dates, literal values) and the row's values as it would return them,
-    without its work per execution (execution context, result wrappers, events), which on
+    """A Core statement run on the driver itself (``one_or_none``, ``execute``), compiled once
+    per dialect: the text SQLAlchemy would send, the parameters processed as it would bind
+    them (JSON, dates, literal values) and the row's values as it would return them, without
+    its work per execution (execution context, parameter building, result wrappers), which on
     a hot path costs more than the database (app/deals/repository.py: the post's read and
-    writes)."""
+    writes). The compiled form's processors are SQLAlchemy's own (its compiler's
+    ``_bind_processors`` and ``_result_columns``, SQLAlchemy 2.0's: tests/api/test_db_driver.py
+    checks the row and the values against SQLAlchemy's own); a literal value of None or a
+    callable bind is not supported (none is used)."""
 
     def __init__(self, statement: Any) -> None:
         self.statement = statement
