@@ -31,6 +31,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench import http_mix
 from bench.http import (
     ALLPASS_BODY,
     RESULTS,
@@ -239,9 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--top", type=int, default=25)
     p.add_argument(
         "--path",
-        choices=("post", "sheet304", "sheet"),
+        choices=("post", "mix", "sheet304", "sheet"),
         default="post",
-        help="what the clients do: post deals (default), read the sheet with If-None-Match, or without",
+        help="what the clients do: post deals (default), post bench/http.py's mix of tables (a rated "
+        "one, one of an owner with a webhook endpoint, a tournament's), read the sheet with "
+        "If-None-Match, or without",
     )
     p.add_argument("--title", default=None)
     p.add_argument("--out", help="write the Markdown summary here too")
@@ -263,11 +266,13 @@ def main(argv: list[str] | None = None) -> int:
             env = server_env(url, admin)
             migrate(env)
             server = service_server(f"{args.db}-profile", env, 1)
+            receiver = http_mix.Receiver()  # the mix's webhook endpoint (started for it only)
             server.start(tmp)
             try:
                 server.wait_ready()
                 c = Client(server.port, admin)
                 _, created = c.expect(201, "POST", "/v1/keys", {"owner": "bench"})
+                hooked_key = c.expect(201, "POST", "/v1/keys", {"owner": "bench-hooked"})[1]["key"]
                 c.key = created["key"]
                 tables = [new_table(c) for _ in range(args.clients)]
                 auth = [f"Authorization: Bearer {created['key']}"]
@@ -275,6 +280,11 @@ def main(argv: list[str] | None = None) -> int:
                     load = Load(
                         "POST", [f"/v1/tables/{t}/deals" for t in tables], ALLPASS_BODY, auth, expect=201
                     )
+                elif args.path == "mix":
+                    hooked = Client(server.port, hooked_key)
+                    mixed = http_mix.mix(c, hooked, hooked_key, receiver.__enter__().url, args.clients)
+                    hooked.close()
+                    load = Load("POST", mixed.paths, ALLPASS_BODY, auth, expect=201)
                 else:
                     tags = []
                     for t in tables:
@@ -305,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
                 text = raw.read_text()
             finally:
                 server.stop()
+                receiver.__exit__()
         finally:
             if pg:
                 pg.__exit__(None, None, None)
@@ -317,9 +328,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     title = (
         args.title
-        or {"post": "posting a deal", "sheet304": "sheet with If-None-Match (304)", "sheet": "sheet (200)"}[
-            args.path
-        ]
+        or {
+            "post": "posting a deal",
+            "mix": "posting the mix",
+            "sheet304": "sheet with If-None-Match (304)",
+            "sheet": "sheet (200)",
+        }[args.path]
     )
     md = markdown(summary, f"{title}: {args.db}, {args.clients} client(s)", meta)
     RESULTS.mkdir(exist_ok=True)

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.deals.model import DealInfo, deal_info
 from app.deals.orm import DealRow, IdempotencyRow
 from app.events.repository import ENQUEUE_POSTED, has_endpoints
+from app.kit.db import driver
 from app.kit.db.models import utcnow
 from app.kit.errors import NotFound
 from app.kit.etags import checked_table_id
@@ -68,22 +69,30 @@ _KEEP_ANSWER = insert(_IDEMPOTENCY).values(
 # (when the owner has an active endpoint: app/events/outbox.py) and the notification in one
 # statement (data-modifying CTEs, which SQLite does not have): one round trip where
 # there were three or four, most of what a post costs this process beyond the framework.
+# Run on the driver (app/kit/db/driver.py ``Prepared``): SQLAlchemy's work around each
+# execution cost the post more than its statements' own.
 _POSTED_PG = {
-    (keyed, hooked): select(NOTIFY).add_cte(
-        _INSERT_DEAL.cte("posted"),
-        _UPDATE_TABLE.cte("moved"),
-        *([_KEEP_ANSWER.cte("kept")] if keyed else []),
-        *([ENQUEUE_POSTED.cte("announced")] if hooked else []),
+    (keyed, hooked): driver.Prepared(
+        select(NOTIFY).add_cte(
+            _INSERT_DEAL.cte("posted"),
+            _UPDATE_TABLE.cte("moved"),
+            *([_KEEP_ANSWER.cte("kept")] if keyed else []),
+            *([ENQUEUE_POSTED.cte("announced")] if hooked else []),
+        )
     )
     for keyed in (False, True)
     for hooked in (False, True)
 }
+# SQLite: the same writes one by one (it has no data-modifying CTEs).
+_POSTED_SQLITE = tuple(
+    driver.Prepared(s) for s in (_INSERT_DEAL, _UPDATE_TABLE, _KEEP_ANSWER, ENQUEUE_POSTED)
+)
 # The post's read of the table row, locked, with the rows of its registered seats (so that a
 # post costs no statement more than before the registry, and one update at a table with some)
 # and whether its owner has an active webhook endpoint (``hooked``: only then are deliveries
 # written), per dialect: the JSON aggregate is each one's own.
 _POST_READ = {
-    dialect: (
+    dialect: driver.Prepared(
         select(
             _TABLES,
             players.registered_seats(dialect, _TABLES),
@@ -125,9 +134,9 @@ _KEPT = select(_IDEMPOTENCY.c.request_hash, _IDEMPOTENCY.c.response).where(
 
 def table_to_post_at(conn: Connection, owner: str, table_id: str) -> StoredTable:
     """The table row a post writes, locked, with its registered seats (``registered``)."""
-    row = conn.execute(
-        _POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}
-    ).one_or_none()
+    row = driver.one_or_none(
+        conn, _POST_READ[conn.dialect.name], {"table_id": checked_table_id(table_id), "owner": owner}
+    )
     if row is None:
         raise NotFound(Sentence("no table {table_id!r}", table_id=table_id))
     return stored(row)
@@ -138,14 +147,15 @@ def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool, hooked:
     deliveries (``hooked``: ``params``' ``event_*``); on PostgreSQL with the notification
     (``params["notification"]``), all in one statement."""
     if conn.dialect.name == "postgresql":
-        conn.execute(_POSTED_PG[keyed, hooked], params)
+        driver.execute(conn, _POSTED_PG[bool(keyed), bool(hooked)], params)
         return
-    conn.execute(_INSERT_DEAL, params)
-    conn.execute(_UPDATE_TABLE, params)
+    deal, table, answer, deliveries = _POSTED_SQLITE
+    driver.execute(conn, deal, params)
+    driver.execute(conn, table, params)
     if keyed:
-        conn.execute(_KEEP_ANSWER, params)
+        driver.execute(conn, answer, params)
     if hooked:
-        conn.execute(ENQUEUE_POSTED, params)
+        driver.execute(conn, deliveries, params)
 
 
 def kept_answer(conn: Connection, table_id: str, key: str) -> KeptAnswer | None:

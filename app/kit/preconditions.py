@@ -45,16 +45,18 @@ def not_modified_response(seen: Seen | str | None, etag: str) -> Response | None
 
 # The same headers parsed at the edge, as the use cases take them: a route declares
 # ``expected: SheetPrecondition`` and hands the ``Expected`` on (the OpenAPI document still
-# describes the header, through the dependency).
-def _expected_sheet(if_match: IfMatch = None) -> Expected | None:
+# describes the header, through the dependency). ``async def``: parsing a header is
+# microseconds, and the framework runs a plain ``def`` dependency in the thread pool, a
+# round trip through it for every request that declares one (every post of a deal).
+async def _expected_sheet(if_match: IfMatch = None) -> Expected | None:
     return Expected.parse(if_match)
 
 
-def _expected_table(if_match: TableIfMatch = None) -> Expected | None:
+async def _expected_table(if_match: TableIfMatch = None) -> Expected | None:
     return Expected.parse(if_match)
 
 
-def _seen(if_none_match: IfNoneMatch = None) -> Seen | None:
+async def _seen(if_none_match: IfNoneMatch = None) -> Seen | None:
     return Seen.parse(if_none_match)
 
 

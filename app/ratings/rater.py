@@ -1,13 +1,16 @@
 """The rater: every serving process rates the rated tables its posts finished, right after
-each post commits, from a task of its event loop started with the app.
+each such post has been answered, from a task of its event loop started with the app.
 
 The post that finishes a rated table only takes the table's place in the owner's finishing
 order, pending (app/ratings/service.py ``on_table_finished``), so that rating never slows a
-post down. This process's committed posts wake the rater at once (app/events/changes.py's
-sinks); it then rates the owner's pending tables in one write transaction, in finishing
-order. Nothing depends on it for being right, only for being early: every read of the
-ratings rates what is still pending first (``caught_up``), and a sweep every
-``SWEEP_SECONDS`` rates what a process that stopped between a post and its rating left.
+post down. This process's committed posts tell the rater (app/events/changes.py's sinks)
+once the post's answer has been sent (app/kit/after_response.py: a rating in the thread
+pool while the answer is built and sent on the event loop would share the GIL with it, and
+the person at the table would wait for the rating after all); it then rates the owner's
+pending tables in one write transaction, in finishing order. Nothing depends on it for
+being right, only for being early: every read of the ratings rates what is still pending
+first (``caught_up``), and a sweep every ``SWEEP_SECONDS`` rates what a process that
+stopped between a post and its rating left.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 import anyio.to_thread
 
 from app.events.changes import add_sink, remove_sink
+from app.kit.after_response import after_response
 from app.kit.db import Database
 from app.kit.db.outage import Pause, is_outage
 from app.ratings import repository as repo
@@ -64,8 +68,14 @@ class Rater:
         table has left it pending."""
         if kind != "deal.posted" or stored is None or not stored.rated or not stored.state.finished:
             return
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._told, owner)
+        loop = self._loop
+        if loop is not None:
+
+            def tell() -> None:
+                loop.call_soon_threadsafe(self._told, owner)
+
+            if not after_response(tell):  # not a request's (a script's, a test's): at once
+                tell()
 
     def _told(self, owner: str) -> None:
         self._owners.add(owner)

@@ -3,7 +3,10 @@
 -- Parameters come from the environment (set by bench/http.py):
 --   BENCH_METHOD  GET or POST
 --   BENCH_PATHS   paths separated by "|"; wrk thread i uses path i (cycling), so with
---                 -t N -c N every connection has its own path (its own table)
+--                 -t N -c N every connection has its own path (its own table). One entry
+--                 may be several paths separated by ",", which the thread takes in turn
+--                 request by request (a mix); a path may be followed by a space and a
+--                 bearer token of its own (another owner's key)
 --   BENCH_BODY    request body (POST)
 --   BENCH_HEADERS extra headers, "Name: value" separated by "|"
 --   BENCH_ETAGS   optional, separated by "|", paired with BENCH_PATHS: sent as If-None-Match
@@ -40,11 +43,25 @@ function init(args)
   if body ~= nil then headers["Content-Type"] = "application/json" end
   if etags[i] ~= nil then headers["If-None-Match"] = etags[i] end
   statuses = {}
-  req = wrk.format(method, paths[i], headers, body)
+  reqs = {}
+  for _, entry in ipairs(split(paths[i], ",")) do
+    local path, token = string.match(entry, "^(%S+)%s+(%S+)$")
+    local own = headers
+    if path == nil then
+      path = entry
+    else
+      own = {}
+      for k, v in pairs(headers) do own[k] = v end
+      own["Authorization"] = "Bearer " .. token
+    end
+    table.insert(reqs, wrk.format(method, path, own, body))
+  end
+  turn = 0
 end
 
 function request()
-  return req
+  turn = (turn % #reqs) + 1
+  return reqs[turn]
 end
 
 function response(status, headers, body)

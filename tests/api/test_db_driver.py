@@ -11,8 +11,12 @@ import pytest
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import select
 
+from app.deals import repository as deals_repo
+from app.deals.orm import IdempotencyRow
+from app.kit.db import driver as prepared
 from app.kit.db.driver import Driver, for_drivers
 from app.ratings.orm import PlayerRatingRow, RatedTableRow
+from tests.api.samples import PASS_6S
 
 _READ = for_drivers("SELECT mu, games FROM player_ratings WHERE pool = :pool AND player_id = :player")
 _WRITE = for_drivers(
@@ -71,3 +75,61 @@ def test_values_are_bound_as_sqlalchemy_binds_them(db):
     else:
         assert finished == moment
         assert outcome.obj == [["p", "-3/2"]]  # psycopg's JSON wrapper, as SQLAlchemy binds it
+
+
+def _seated_table(api):
+    ids = []
+    for name in ("Anna", "Boris", "Vera"):
+        r = api.post("/v1/players", json={"name": name})
+        assert r.status_code == 201, r.text
+        ids.append(r.json()["id"])
+    t = api.table(
+        players=[{"name": n, "player": i} for n, i in zip(("Anna", "Boris", "Vera"), ids)], rated=True
+    )
+    api.deal(t["id"], PASS_6S)
+    return t
+
+
+def test_a_prepared_read_returns_what_sqlalchemy_returns(api, db):
+    """The post's locked read on the driver (``Prepared``): every column as SQLAlchemy's row
+    has it (JSON documents, dates, booleans, the registered seats' aggregate)."""
+    t = _seated_table(api)
+    with db.write() as session:
+        conn = session.connection()
+        read = deals_repo._POST_READ[conn.dialect.name]
+        columns = read.statement.selected_columns
+        owner = conn.execute(select(columns.owner).where(columns.id == t["id"])).scalar_one()
+        params = {"table_id": t["id"], "owner": owner}
+        expected = dict(conn.execute(read.statement, params).one()._mapping)
+        got = prepared.one_or_none(conn, read, params)
+        missing = prepared.one_or_none(conn, read, {"table_id": t["id"], "owner": "someone else"})
+    assert got is not None and missing is None
+    assert got._mapping == expected
+    assert len(got.registered) == 3 and got.rated is True and got.hooked is False
+    assert got.id == t["id"] and isinstance(got.created_at, datetime)
+
+
+def test_a_prepared_write_binds_as_sqlalchemy_binds(api, db):
+    """A write on the driver (``Prepared``): its JSON, its date and its literal value (the
+    kept answer's status) read back through SQLAlchemy as written."""
+    t = api.table()
+    moment = datetime(2026, 12, 2, 10, 30, 5, 123456, tzinfo=UTC)
+    answer = {"deal": {"number": 1}, "sheet": {"balances": ["-3/2", 0, "3/2"]}}
+    keep = prepared.Prepared(deals_repo._KEEP_ANSWER)
+    with db.write() as session:
+        prepared.execute(
+            session,
+            keep,
+            {
+                "table_id": t["id"],
+                "idempotency_key": "prepared-1",
+                "request_hash": "h",
+                "answer": answer,
+                "number": 1,
+                "posted_at": moment,
+            },
+        )
+    with db.read() as session:
+        row = session.execute(select(IdempotencyRow).where(IdempotencyRow.key == "prepared-1")).scalar_one()
+        assert (row.table_id, row.status_code, row.response, row.deal_number) == (t["id"], 201, answer, 1)
+        assert row.created_at.replace(tzinfo=UTC) == moment

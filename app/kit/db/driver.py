@@ -91,3 +91,107 @@ class Driver:
         text = self._text(sql)
         with self._translated(text, params):
             self._raw.execute(text, params)
+
+
+class _Compiled:
+    """A statement compiled for one dialect, with what SQLAlchemy would do around it: the
+    parameters' defaults and bind processing, and the columns' names and result processing."""
+
+    def __init__(self, statement: Any, dialect: Any) -> None:
+        compiled = statement.compile(dialect=dialect)
+        self.text: str = compiled.string
+        # Positional styles (sqlite3's "?") take the values in this order; named ones a dict.
+        self.order: tuple[str, ...] | None = tuple(compiled.positiontup) if compiled.positional else None
+        self.defaults: dict[str, Any] = {
+            name: bind.value for bind, name in compiled.bind_names.items() if bind.value is not None
+        }
+        self.binds: tuple[tuple[str, Any], ...] = tuple(compiled._bind_processors.items())
+        columns = getattr(compiled, "_result_columns", None) or []
+        self.keys: tuple[str, ...] = tuple(c.keyname for c in columns)
+        self.results: tuple[tuple[int, Any], ...] = tuple(
+            (i, process)
+            for i, c in enumerate(columns)
+            if (process := c.type._cached_result_processor(dialect, None)) is not None
+        )
+
+    def values(self, params: Mapping[str, Any]) -> Any:
+        values = {**self.defaults, **params}
+        for name, process in self.binds:
+            if name in values:
+                values[name] = process(values[name])
+        return values if self.order is None else tuple(values[name] for name in self.order)
+
+    def row(self, raw: Sequence[Any]) -> tuple[Any, ...]:
+        if not self.results:
+            return tuple(raw)
+        out = list(raw)
+        for i, process in self.results:
+            out[i] = process(out[i])
+        return tuple(out)
+
+
+class Prepared:
+    """A Core statement run on the driver itself (``one_or_none``, ``execute``), compiled once
+    per dialect: the text SQLAlchemy would send, the parameters processed as it would bind
+    them (JSON, dates, literal values) and the row's values as it would return them, without
+    its work per execution (execution context, parameter building, result wrappers), which on
+    a hot path costs more than the database (app/deals/repository.py: the post's read and
+    writes). The compiled form's processors are SQLAlchemy's own (its compiler's
+    ``_bind_processors`` and ``_result_columns``, SQLAlchemy 2.0's: tests/api/test_db_driver.py
+    checks the row and the values against SQLAlchemy's own); a literal value of None or a
+    callable bind is not supported (none is used)."""
+
+    def __init__(self, statement: Any) -> None:
+        self.statement = statement
+        self._compiled: dict[str, _Compiled] = {}
+
+    def compiled(self, dialect: Any) -> _Compiled:
+        found = self._compiled.get(dialect.name)
+        if found is None:
+            found = self._compiled[dialect.name] = _Compiled(self.statement, dialect)
+        return found
+
+
+class Record:
+    """A row of a ``Prepared`` read: its values by column name, as attributes and through
+    ``_mapping`` (as a SQLAlchemy Row offers them)."""
+
+    __slots__ = ("_mapping",)
+
+    def __init__(self, keys: Sequence[str], values: Sequence[Any]) -> None:
+        self._mapping = dict(zip(keys, values))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._mapping[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _run(unit: Session | Connection, prepared: Prepared, params: Mapping[str, Any]) -> tuple[Any, _Compiled]:
+    """Execute ``prepared`` on the driver; its cursor. The engine's ``before_cursor_execute``
+    listeners still see the statement (as they would through SQLAlchemy), when it has some."""
+    db = Driver(unit)
+    compiled = prepared.compiled(db._dialect)
+    values = compiled.values(params)
+    conn = db._conn
+    with db._translated(compiled.text, values):
+        cursor = db._raw.cursor()
+        if conn._has_events or conn.engine._has_events:
+            conn.dispatch.before_cursor_execute(conn, cursor, compiled.text, values, None, False)
+        cursor.execute(compiled.text, values)
+    return cursor, compiled
+
+
+def one_or_none(unit: Session | Connection, prepared: Prepared, params: Mapping[str, Any]) -> Record | None:
+    """The one row of a ``Prepared`` read in the caller's transaction, or None."""
+    cursor, compiled = _run(unit, prepared, params)
+    raw = cursor.fetchone()
+    cursor.close()
+    return None if raw is None else Record(compiled.keys, compiled.row(raw))
+
+
+def execute(unit: Session | Connection, prepared: Prepared, params: Mapping[str, Any]) -> None:
+    """A ``Prepared`` write in the caller's transaction."""
+    cursor, _ = _run(unit, prepared, params)
+    cursor.close()

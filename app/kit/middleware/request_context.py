@@ -1,6 +1,7 @@
 """The request's context: its id (``X-Request-ID`` passed through when sane, else made up;
 echoed on every response), one JSON access line per request, Prometheus metrics by route
-template, and a last-resort 500 problem+json that still carries the request id. It wraps
+template, a last-resort 500 problem+json that still carries the request id, and the work
+left for after the response (app/kit/after_response.py). It wraps
 the whole framework stack (see app/kit/middleware/__init__.py)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import time
 
 from starlette.types import ASGIApp, Scope, Send
 
+from app.kit import after_response
 from app.kit import observability as obs
 from app.kit.middleware.asgi import header, send_problem
 from app.kit.problems import UNEXPECTED
@@ -22,11 +24,21 @@ log = logging.getLogger("prefscore.api")
 class _Request:
     """What the context keeps of one request while it runs."""
 
-    __slots__ = ("request_id", "token", "started", "status", "replayed", "response_started", "rewriting")
+    __slots__ = (
+        "request_id",
+        "token",
+        "later",
+        "started",
+        "status",
+        "replayed",
+        "response_started",
+        "rewriting",
+    )
 
-    def __init__(self, request_id: str, token: object):
+    def __init__(self, request_id: str, token: object, later: object):
         self.request_id = request_id
         self.token = token
+        self.later = later  # app/kit/after_response.py: what waits for the response
         self.started = time.perf_counter()
         self.status = 0
         self.replayed = False
@@ -45,7 +57,7 @@ class RequestContext:
     def begin(self, scope: Scope) -> _Request:
         raw_id = header(scope, b"x-request-id")
         request_id = obs.request_id_from(raw_id.decode("latin-1") if raw_id else None)
-        request = _Request(request_id, obs.REQUEST_ID.set(request_id))
+        request = _Request(request_id, obs.REQUEST_ID.set(request_id), after_response.begin())
         if self.metrics is not None:
             self.metrics.in_progress.inc()
         return request
@@ -78,7 +90,8 @@ class RequestContext:
         )
 
     def finish(self, request: _Request, scope: Scope) -> None:
-        """Metrics and the access line (call from ``finally``)."""
+        """Metrics and the access line, then what waited for the response (call from
+        ``finally``, once the response has been sent)."""
         elapsed = time.perf_counter() - request.started
         status = request.status
         route = scope.get("route")
@@ -107,3 +120,4 @@ class RequestContext:
             },
         )
         obs.REQUEST_ID.reset(request.token)  # type: ignore[arg-type]
+        after_response.finish(request.later)  # type: ignore[arg-type]
