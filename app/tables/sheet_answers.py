@@ -68,6 +68,10 @@ async def sheet_not_modified(db: Database, owner: str, table_id: str, seen: Seen
 async def _answer(db: Database, scope: Scope, owner: str, table_id: str) -> Response | None:
     """The 304 or the kept 200 of this request, else None (the route answers)."""
     if_none_match = header(scope, b"if-none-match")
+    if if_none_match is None and db.read_engine is not None:
+        # A replica serves the full reads (app/kit/db/replicas.py): the ETag read here is
+        # the leader's, which a plain read is meant to spare. The route keeps the bytes too.
+        return None
     try:
         etag = await service.current_etag_on_loop(db, owner, table_id)
     except Exception:  # noqa: BLE001 - an unknown table, the database away: the route's answer
