@@ -15,6 +15,7 @@ connection in an unknown state.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import weakref
 from typing import Any
 
@@ -26,8 +27,10 @@ from psycopg.adapt import Transformer
 _prepared: weakref.WeakKeyDictionary[
     psycopg.AsyncConnection[Any], tuple[dict[str, bytes], abc.Transformer]
 ] = weakref.WeakKeyDictionary()
-# A statement in ``?`` style, once converted: its name and its text with $n parameters.
+# A statement in ``?`` style, once converted: its name and its text with $n parameters (the
+# app's few constant statements; a name is never given twice, whichever thread asks first).
 _statements: dict[str, tuple[bytes, bytes]] = {}
+_numbers = itertools.count()
 
 
 class PointReadFailed(Exception):
@@ -39,7 +42,8 @@ def _statement(sql: str) -> tuple[bytes, bytes]:
     if known is None:
         parts = sql.split("?")
         text = parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], 1))
-        known = _statements[sql] = (f"prefscore_loop_{len(_statements)}".encode(), text.encode())
+        name = f"prefscore_loop_{next(_numbers)}".encode()
+        known = _statements.setdefault(sql, (name, text.encode()))
     return known
 
 
