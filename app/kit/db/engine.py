@@ -168,13 +168,18 @@ class Database:
 
         pool = await self._loop_pool(self._pg_conninfo)
         try:
-            async with pool.connection(timeout=self._loop_connection_wait) as conn:
+            # getconn/putconn, not pool.connection(): its connection's own context (a commit
+            # or rollback call, nothing to do in autocommit) doubles the checkout's CPU.
+            conn = await pool.getconn(timeout=self._loop_connection_wait)
+            try:
                 if encodable(params):
                     # At the libpq level, prepared once per connection (loop_reads.py): a
                     # fifth of the CPU of conn.execute. A failed read closes its connection.
                     return await point_read(conn, sql, params, prepare=self._pg_prepare_loop)
                 cur = await conn.execute(sql.replace("?", "%s"), params)
                 rows = await cur.fetchall()
+            finally:
+                await pool.putconn(conn)
         except (psycopg.Error, PointReadFailed) as exc:  # PoolTimeout, PoolClosed are psycopg's
             # The pool drops a closed or broken connection (and one returned mid-statement).
             raise LoopReadUnavailable(str(exc)) from exc
