@@ -198,3 +198,32 @@ def test_loop_reads_take_any_parameter_and_load_psycopgs_types(fresh_db):
     finally:
         db.dispose()
     assert rows == [("é ?", 7, None, True), (0.5, True)]
+
+
+@needs_postgres
+def test_a_read_beyond_the_bound_waits_for_a_connection_then_gives_way(fresh_db):
+    db = _loop_db(fresh_db, pg_loop_connections=1, loop_connection_wait=0.1)
+
+    async def scenario() -> None:
+        try:
+            (pid,) = await db.read_one_async(_PID, (1,)) or (None,)
+            slow = asyncio.ensure_future(
+                db.read_one_async("SELECT pg_backend_pid(), pg_sleep(0.6) WHERE 1 = ?", (1,))
+            )
+            await asyncio.sleep(0.1)
+            started = time.monotonic()
+            with pytest.raises(LoopReadUnavailable):
+                await db.read_one_async(_PID, (1,))
+            assert time.monotonic() - started >= 0.09  # it waited for the busy connection
+            assert (await slow or (None,))[0] == pid
+            # The connection went back to the pool after its read and serves the next one.
+            assert await db.read_one_async(_PID, (1,)) == (pid,)
+            stats = db._pg_pools[asyncio.get_running_loop()].get_stats()
+            assert stats["pool_size"] == 1 and stats.get("requests_errors", 0) == 1, stats
+        finally:
+            await db.close_loop_reads()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        db.dispose()
