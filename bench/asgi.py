@@ -74,7 +74,7 @@ class Call:
         return status, headers, b"".join(chunks)
 
 
-async def measure(url: str, n: int, rounds: int) -> dict[str, float]:
+async def measure(url: str, n: int, rounds: int, only: str = "") -> dict[str, float]:
     from app.kit.db import migrate
     from app.kit.settings import Settings
     from app.main import create_app
@@ -108,6 +108,8 @@ async def measure(url: str, n: int, rounds: int) -> dict[str, float]:
             "GET settlement": (Call(app, "GET", f"/v1/tables/{tid}/settlement", b"", auth), 200),
         }
         for name, (call, expect) in cases.items():
+            if only and only not in name:
+                continue
             best = float("inf")
             for _ in range(rounds):
                 started = time.process_time()
@@ -137,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     p.add_argument("-n", type=int, default=400, help="requests per round")
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--only", default="", help='only the requests whose name has this, e.g. "304"')
     args = p.parse_args(argv)
     # The access line is written as in production, to a file (not a terminal).
     sink = open(os.devnull, "w")
@@ -144,10 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sink)
     with tempfile.TemporaryDirectory(prefix="prefscore-asgi-") as tmp:
         if args.db == "sqlite":
-            res = asyncio.run(measure(f"sqlite:///{Path(tmp) / 'bench.db'}", args.n, args.rounds))
+            res = asyncio.run(measure(f"sqlite:///{Path(tmp) / 'bench.db'}", args.n, args.rounds, args.only))
         else:
             with Postgres() as pg:
-                res = asyncio.run(measure(pg.url, args.n, args.rounds))
+                res = asyncio.run(measure(pg.url, args.n, args.rounds, args.only))
     for name, us in res.items():
         print(f"{args.db:8} {name:16} {us:8.0f} µs CPU per request (best of {args.rounds} x {args.n})")
     return 0

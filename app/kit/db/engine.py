@@ -68,6 +68,7 @@ class Database:
         self._loop_busy_timeout_ms = loop_busy_timeout_ms
         self._pg_loop_connections = pg_loop_connections
         self._pg_prepare = {} if pg_prepare else {"prepare_threshold": None}
+        self._pg_prepare_loop = pg_prepare
         self.dialect = engine.dialect.name
         self._writer = sessionmaker(engine, expire_on_commit=False)
         self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
@@ -125,10 +126,13 @@ class Database:
     #
     # PostgreSQL: psycopg_pool's AsyncConnectionPool per event loop (a psycopg async
     # connection waits on the loop it is used from), its connections in autocommit (one
-    # statement, no BEGIN/ROLLBACK, so each read sees the last committed row). When no
-    # connection comes within LOOP_CONNECTION_WAIT (all busy, or the database away), or on
-    # any error, the caller gets LoopReadUnavailable and uses the pooled engine in the thread
-    # pool instead (which answers 503 if the database is away).
+    # statement, no BEGIN/ROLLBACK, so each read sees the last committed row). The statement
+    # goes through psycopg's libpq wrapper, prepared once per connection unless
+    # db_prepared_statements is off (loop_reads.py); a read that fails or is cancelled closes
+    # its connection, which the pool then discards. When no connection comes within
+    # LOOP_CONNECTION_WAIT (all busy, or the database away), or on any error, the caller
+    # gets LoopReadUnavailable and uses the pooled engine in the thread pool instead (which
+    # answers 503 if the database is away).
     @property
     def reads_on_loop(self) -> bool:
         return self._sqlite_path is not None or self._pg_conninfo is not None
@@ -160,13 +164,24 @@ class Database:
             raise LoopReadUnavailable("no reads on the loop for this database")
         import psycopg
 
+        from app.kit.db.loop_reads import PointReadFailed, encodable, point_read
+
         pool = await self._loop_pool(self._pg_conninfo)
         try:
-            async with pool.connection(timeout=self._loop_connection_wait) as conn:
+            # getconn/putconn, not pool.connection(): its connection's own context (a commit
+            # or rollback call, nothing to do in autocommit) doubles the checkout's CPU.
+            conn = await pool.getconn(timeout=self._loop_connection_wait)
+            try:
+                if encodable(params):
+                    # At the libpq level, prepared once per connection (loop_reads.py): a
+                    # fifth of the CPU of conn.execute. A failed read closes its connection.
+                    return await point_read(conn, sql, params, prepare=self._pg_prepare_loop)
                 cur = await conn.execute(sql.replace("?", "%s"), params)
                 rows = await cur.fetchall()
-        except psycopg.Error as exc:  # PoolTimeout and PoolClosed are psycopg errors too
-            # The pool drops a broken connection itself (and one returned mid-statement).
+            finally:
+                await pool.putconn(conn)
+        except (psycopg.Error, PointReadFailed) as exc:  # PoolTimeout, PoolClosed are psycopg's
+            # The pool drops a closed or broken connection (and one returned mid-statement).
             raise LoopReadUnavailable(str(exc)) from exc
         return rows[0] if rows else None
 
