@@ -4,6 +4,7 @@ version."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from app.kit.caching import Kept
@@ -14,11 +15,8 @@ from app.tables import service as tables
 from app.tables.model import TableInfo
 from app.tournaments import repository as repo
 from app.tournaments import scoring as scoring_core
-from app.tournaments.model import (
-    Tournament,
-    key,
-)
-from app.tournaments.reading import _read
+from app.tournaments import tally
+from app.tournaments.model import Round, TableAtRound, Tournament, key
 from app.tournaments.scoring import Standing
 
 
@@ -78,6 +76,9 @@ class Standings:
     rounds: int  # the rounds the standings count
     rows: tuple[Standing, ...]
     etag: str
+    # each row's content but its place, in small values (app/tournaments/tally.py ``Ranked``):
+    # what an answer makes of a row is kept by it
+    keys: tuple[Hashable, ...] = ()
 
 
 # The standings last computed, by tournament and version (their ETag): the version is made of
@@ -87,6 +88,30 @@ class Standings:
 _COMPUTED: Kept[tuple[str, str], Standings] = Kept(32)
 
 
+@dataclass(frozen=True)
+class _Basis:
+    """What a tournament's standings were last computed from in this process, each part kept
+    by the version it was read or scored at, so that a change costs what it changed: the
+    tournament at its revision, each closed round's scores by its closing (its tables do not
+    change until it is reopened), each table being played scored at its (revision, deals), and
+    the sums of the closed rounds by their closings."""
+
+    tournament: Tournament
+    closed: dict[repo.ClosedRound, tally.RoundScores]
+    tables: dict[Hashable, tally.Scored]
+    folded: dict[tuple[repo.ClosedRound, ...], dict[str, tally.Sums]]
+
+    def closed_tables(self) -> dict[repo.ClosedRound, tuple[TableAtRound, ...]]:
+        return {(r.number, r.closed_at): r.tables for r in self.tournament.rounds if r.closed_at is not None}
+
+
+# By tournament id; per process, bounded. Every part is kept by versions read from the
+# database, so a basis another process's writes have outdated only misses.
+_BASES: Kept[str, _Basis] = Kept(32)
+# the closed rounds' sums kept per tournament (one per ``after_round`` asked lately)
+_FOLDS_KEPT = 4
+
+
 def standings(
     db: Database, owner: str, tournament_id: str, *, after_round: int | None = None, seen: Seen | None = None
 ) -> Standings | str:
@@ -94,36 +119,117 @@ def standings(
     only the ETag when the viewer holds that version (``seen``).
 
     The version is read first (the tournament's row, its rounds' states, the tables of the
-    rounds not closed); standings computed at that version before are answered as they were,
-    else the tournament is read whole and its standings computed."""
+    rounds not closed), with the tournament when it moved since this process last read it
+    (the closed rounds' tables it read then are not read again); standings computed at that
+    version before are answered as they were, else computed from what changed since the last
+    computation (``_Basis``)."""
+    basis = _BASES.get(tournament_id)
     with db.read() as session:
         row = repo.head_of(session, owner, tournament_id)
         _, open_tables = repo.version(session, row.id)
-    now = (
-        tables.get_tables(db, [r.table_id for r in open_tables if r.table_id is not None])
-        if open_tables
-        else {}
-    )
+        if basis is not None and basis.tournament.revision == row.revision:
+            t = basis.tournament  # unchanged: only its tables being played may have moved
+        else:
+            t = repo.load_knowing(session, owner, row.id, basis.closed_tables() if basis else {})
+    ids = [r.table_id for r in open_tables if r.table_id is not None]
+    now = tables.get_tables(db, ids) if ids else {}
     etag = _etag(row.id, row.revision, now, after_round)
     if still_held(seen, etag):
         return etag
     found = _COMPUTED.get((row.id, etag))
-    return found if found is not None else _computed(db, owner, tournament_id, after_round, seen)
-
-
-def _computed(
-    db: Database, owner: str, tournament_id: str, after_round: int | None, seen: Seen | None
-) -> Standings | str:
-    t, now = _read(db, owner, tournament_id)
-    etag = standings_etag(t, now, after_round)
-    if still_held(seen, etag):
-        return etag
+    if found is not None:
+        return found
     result = _standings_of(t, now, after_round, etag)
     _COMPUTED.put((t.id, etag), result)
     return result
 
 
 def _standings_of(t: Tournament, now: dict[str, TableInfo], after_round: int | None, etag: str) -> Standings:
-    rows = _standings(t, now, after_round)
+    """The standings of ``t`` with its tables being played as ``now`` holds them, computed
+    from the parts this process keeps (the same as ``_standings``: the tests hold them equal)."""
     rounds = len(t.rounds) if after_round is None else min(after_round, len(t.rounds))
-    return Standings(t, rounds, tuple(rows), etag)
+    basis = _BASES.get(t.id)
+    ranked, basis = _ranked(t, now, rounds, basis)
+    _BASES.put(t.id, basis)
+    return Standings(t, rounds, ranked.rows, etag, ranked.keys)
+
+
+def _ranked(
+    t: Tournament, now: dict[str, TableInfo], count: int, basis: _Basis | None
+) -> tuple[tally.Ranked, _Basis]:
+    scoring = t.scoring
+    closed = basis.closed if basis is not None else {}
+    kept_tables = basis.tables if basis is not None else {}
+    new_closed: dict[repo.ClosedRound, tally.RoundScores] = {}
+    new_tables: dict[Hashable, tally.Scored] = {}
+    counted: list[repo.ClosedRound] = []
+    playing: list[tally.RoundScores] = []
+    for r in t.rounds:
+        if r.closed_at is not None:
+            version = (r.number, r.closed_at)
+            scores = closed.get(version)
+            if scores is None and r.number <= count:
+                scores = _closed_round(scoring, r)
+            if scores is not None:
+                new_closed[version] = scores
+            if r.number <= count:
+                counted.append(version)
+        elif r.number <= count:
+            scored = [_table(scoring, at, now, kept_tables, new_tables) for at in r.tables]
+            byes = [key(n) for n in r.byes]
+            playing.append(tally.round_scores(scoring, r.number, [s for s in scored if s is not None], byes))
+    folds = basis.folded if basis is not None else {}
+    closed_key = tuple(counted)
+    sums = folds.get(closed_key)
+    if sums is None:
+        sums = tally.fold({}, [new_closed[v] for v in closed_key])
+    kept_folds = {k: v for k, v in folds.items() if k != closed_key and all(c in new_closed for c in k)}
+    kept_folds = dict(list(kept_folds.items())[-(_FOLDS_KEPT - 1) :]) if _FOLDS_KEPT > 1 else {}
+    kept_folds[closed_key] = sums
+    adjustments = [
+        scoring_core.Adjustment(key(a.entrant), a.amount, a.reason, a.round)
+        for a in t.adjustments
+        if a.round is None or a.round <= count
+    ]
+    ranked = tally.ranked(
+        scoring,
+        [e.key for e in t.entrants],
+        tally.fold(sums, playing),
+        [new_closed[v] for v in closed_key] + playing,
+        adjustments,
+        count,
+    )
+    return ranked, _Basis(t, new_closed, new_tables, kept_folds)
+
+
+def _closed_round(scoring: scoring_core.Scoring, r: Round) -> tally.RoundScores:
+    """A closed round's scores, from the balances stored with its tables."""
+    scored = [
+        tally.score_table(scoring, {key(n): b for n, b in zip(at.seats, at.balances)})
+        for at in r.tables
+        if at.balances is not None
+    ]
+    return tally.round_scores(scoring, r.number, scored, [key(n) for n in r.byes])
+
+
+def _table(
+    scoring: scoring_core.Scoring,
+    at: TableAtRound,
+    now: dict[str, TableInfo],
+    kept: dict[Hashable, tally.Scored],
+    scored: dict[Hashable, tally.Scored],
+) -> tally.Scored | None:
+    """A table's scores in a round being played (None while it plays): scored once per
+    version of the table (its revision and deals), else kept."""
+    if at.balances is not None:
+        return tally.score_table(scoring, {key(n): b for n, b in zip(at.seats, at.balances)})
+    table = now.get(at.table_id) if at.table_id is not None else None
+    if table is None or not table.state.finished:
+        return None
+    version = (at.table_id, at.seats, table.revision, table.deal_count)
+    found = kept.get(version)
+    if found is None:
+        balances = settle(table.rules, table.state).balances
+        found = tally.score_table(scoring, {key(n): b for n, b in zip(at.seats, balances)})
+    scored[version] = found
+    return found
