@@ -74,3 +74,32 @@ def test_the_standings_kept_equal_a_fresh_computation_after_every_change(api, db
     _same_as_a_fresh_process(api, db, tid)
     draw(api, tid, seed=5)
     _same_as_a_fresh_process(api, db, tid)
+
+
+def test_the_answer_made_of_kept_rows_is_the_answer_written_whole(api, db):
+    tid = tournament(api, players=10)["id"]
+    tables = draw(api, tid, seed=3)["rounds"][0]["tables"]
+    play(api, tables[0])
+    r = api.post(
+        f"/v1/tournaments/{tid}/adjustments", json={"entrant": 4, "amount": "-5/2", "reason": "late"}
+    )
+    assert r.status_code == 201, r.text
+    for _ in range(2):  # the rows made, then the rows kept
+        st = standings.standings(db, api.owner, tid)
+        assert not isinstance(st, str)
+        assert router._standings_body(st) == router.StandingsOut.of(st).model_dump_json().encode()
+    play(api, tables[1])  # places move, rows' texts are kept
+    st = standings.standings(db, api.owner, tid)
+    assert not isinstance(st, str)
+    assert router._standings_body(st) == router.StandingsOut.of(st).model_dump_json().encode()
+
+
+def test_a_repeat_of_the_public_views_is_the_same_bytes(api):
+    t = tournament(api, players=10)
+    tables = draw(api, t["id"], seed=3)["rounds"][0]["tables"]
+    play(api, tables[0])
+    for path in (f"/v1/shared/{t['share_token']}/tournament", f"/tournament/{t['share_token']}"):
+        first = api.client.get(path)
+        again = api.client.get(path)
+        assert first.status_code == again.status_code == 200
+        assert again.content == first.content
