@@ -161,12 +161,11 @@ def load_knowing(
 _TABLES_OF_ROUNDS = _TABLES_OF.where(_TABLES.c.round.in_(bindparam("rounds", expanding=True)))
 
 
-def _tournament(
-    session: Session, row: Row, known: Mapping[ClosedRound, tuple[TableAtRound, ...]] | None = None
-) -> Tournament:
-    """The whole tournament of its row: entrants, rounds with their tables, adjustments."""
-    tid = row.id
-    entrants = tuple(_entrant(r) for r in session.execute(_ENTRANTS_OF, {"tid": tid}))
+def _rounds(
+    session: Session, tid: str, known: Mapping[ClosedRound, tuple[TableAtRound, ...]] | None
+) -> tuple[Round, ...]:
+    """The tournament's rounds with their tables, a closed round's taken from ``known`` when
+    read at that same closing."""
     round_rows = list(session.execute(_ROUNDS_OF, {"tid": tid}))
     kept = {
         r.number: known[(r.number, r.closed_at)]
@@ -187,7 +186,7 @@ def _tournament(
             by_round.setdefault(r.round, []).append(
                 TableAtRound(r.round, r.number, r.table_id, tuple(r.seats), _balances(r.balances))
             )
-    rounds = tuple(
+    return tuple(
         Round(
             r.number,
             r.seed,
@@ -199,6 +198,15 @@ def _tournament(
         )
         for r in round_rows
     )
+
+
+def _tournament(
+    session: Session, row: Row, known: Mapping[ClosedRound, tuple[TableAtRound, ...]] | None = None
+) -> Tournament:
+    """The whole tournament of its row: entrants, rounds with their tables, adjustments."""
+    tid = row.id
+    entrants = tuple(_entrant(r) for r in session.execute(_ENTRANTS_OF, {"tid": tid}))
+    rounds = _rounds(session, tid, known)
     adjustments = tuple(
         AdjustmentInfo(r.id, r.entrant, Fraction(r.amount), r.reason, r.round, r.created_at, r.by)
         for r in session.execute(_ADJUSTMENTS_OF, {"tid": tid})

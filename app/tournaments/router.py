@@ -56,7 +56,7 @@ router = APIRouter(prefix="/v1", tags=["tournaments"], route_class=BodyRoute)
 # The standings' answers by ETag, bounded (app/tournaments/service.py keeps the standings).
 _ANSWERS: Kept[str, bytes] = Kept(128)
 # The standings' rows as answered but their place, by content (``_standings_body``), bounded.
-_ROWS: Kept[Hashable, bytes] = Kept(50_000, max_weight=16 * 1024 * 1024, weigh=len)
+_ROWS: Kept[Hashable, bytes] = Kept(20_000, max_weight=8 * 1024 * 1024, weigh=len)
 # The share link's answers, by share token: built once per version of the tournament's view
 # (app/tournaments/service.py public_view), bounded by number and size.
 _SHARED: Built[bytes] = Built(64, max_bytes=32 * 1024 * 1024, weigh=len)

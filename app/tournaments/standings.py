@@ -57,16 +57,24 @@ def _standings(t: Tournament, now: dict[str, TableInfo], after_round: int | None
 STANDINGS_SHAPE = 1
 
 
+# The (revision, deal count) of tables by id: a table's version (every change of it moves one).
+Versions = dict[str, tuple[int, int]]
+
+
 def standings_etag(t: Tournament, now: dict[str, TableInfo], after_round: int | None) -> str:
     """The standings' version: the tournament's revision and the version of every table of
     a round not closed (a closed round's are locked; closing and reopening move the
     revision)."""
-    return _etag(t.id, t.revision, now, after_round)
+    return _etag(t.id, t.revision, _versions_of(now), after_round)
 
 
-def _etag(tournament_id: str, revision: int, now: dict[str, TableInfo], after_round: int | None) -> str:
+def _versions_of(now: dict[str, TableInfo]) -> Versions:
+    return {i: (x.revision, x.deal_count) for i, x in now.items()}
+
+
+def _etag(tournament_id: str, revision: int, versions: Versions, after_round: int | None) -> str:
     parts = [tournament_id, str(revision), str(after_round), str(STANDINGS_SHAPE)]
-    parts += [f"{i}:{x.revision}:{x.deal_count}" for i, x in sorted(now.items())]
+    parts += [f"{i}:{v[0]}:{v[1]}" for i, v in sorted(versions.items())]
     return strong_etag(*parts, sep="|")
 
 
@@ -98,16 +106,23 @@ class _Basis:
 
     tournament: Tournament
     closed: dict[repo.ClosedRound, tally.RoundScores]
-    tables: dict[Hashable, tally.Scored]
+    tables: dict[Hashable, tally.Scored | None]  # None: a table playing at that version
     folded: dict[tuple[repo.ClosedRound, ...], dict[str, tally.Sums]]
 
     def closed_tables(self) -> dict[repo.ClosedRound, tuple[TableAtRound, ...]]:
         return {(r.number, r.closed_at): r.tables for r in self.tournament.rounds if r.closed_at is not None}
 
 
-# By tournament id; per process, bounded. Every part is kept by versions read from the
-# database, so a basis another process's writes have outdated only misses.
-_BASES: Kept[str, _Basis] = Kept(32)
+def _seat_rounds(basis: _Basis) -> int:
+    """A basis's weight: its entrants times its rounds (what its scores and sums hold)."""
+    return len(basis.tournament.entrants) * max(1, len(basis.tournament.rounds))
+
+
+# By tournament id; per process, bounded by number and weight (100,000 entrant-rounds: a few
+# tens of MB; five tournaments of the largest size, or thirty-two of 200 players and 10
+# rounds). Every part is kept by versions read from the database, so a basis another
+# process's writes have outdated only misses.
+_BASES: Kept[str, _Basis] = Kept(32, max_weight=100_000, weigh=_seat_rounds)
 # the closed rounds' sums kept per tournament (one per ``after_round`` asked lately)
 _FOLDS_KEPT = 4
 
@@ -132,14 +147,39 @@ def standings(
         else:
             t = repo.load_knowing(session, owner, row.id, basis.closed_tables() if basis else {})
     ids = [r.table_id for r in open_tables if r.table_id is not None]
-    now = tables.get_tables(db, ids) if ids else {}
-    etag = _etag(row.id, row.revision, now, after_round)
+    versions = tables.versions(db, ids) if ids else {}
+    etag = _etag(row.id, row.revision, versions, after_round)
     if still_held(seen, etag):
         return etag
     found = _COMPUTED.get((row.id, etag))
     if found is not None:
         return found
-    result = _standings_of(t, now, after_round, etag)
+    return _computed(db, t, versions, after_round, seen)
+
+
+def _computed(
+    db: Database, t: Tournament, versions: Versions, after_round: int | None, seen: Seen | None
+) -> Standings | str:
+    """The standings at these versions of the tables being played, only the tables not
+    scored at their version read (as they are now: their versions with them)."""
+    basis = _BASES.get(t.id)
+    kept = basis.tables if basis is not None else {}
+    missing = [
+        at.table_id
+        for r in t.rounds
+        if not r.locked
+        for at in r.tables
+        if at.table_id in versions and (at.table_id, at.seats, *versions[at.table_id]) not in kept
+    ]
+    now = tables.get_tables(db, missing) if missing else {}
+    if missing:  # moved on (or gone) since their versions were read: the standings of them as read
+        versions = {i: v for i, v in versions.items() if i not in missing} | _versions_of(now)
+        etag = _etag(t.id, t.revision, versions, after_round)
+        if still_held(seen, etag):
+            return etag
+    else:
+        etag = _etag(t.id, t.revision, versions, after_round)
+    result = _standings_at(t, versions, now, after_round, etag)
     _COMPUTED.put((t.id, etag), result)
     return result
 
@@ -147,21 +187,35 @@ def standings(
 def _standings_of(t: Tournament, now: dict[str, TableInfo], after_round: int | None, etag: str) -> Standings:
     """The standings of ``t`` with its tables being played as ``now`` holds them, computed
     from the parts this process keeps (the same as ``_standings``: the tests hold them equal)."""
+    return _standings_at(t, _versions_of(now), now, after_round, etag)
+
+
+def _standings_at(
+    t: Tournament, versions: Versions, now: dict[str, TableInfo], after_round: int | None, etag: str
+) -> Standings:
+    """The standings of ``t``, its tables being played at ``versions``: those scored at their
+    version kept, the others as ``now`` holds them."""
     rounds = len(t.rounds) if after_round is None else min(after_round, len(t.rounds))
     basis = _BASES.get(t.id)
-    ranked, basis = _ranked(t, now, rounds, basis)
+    ranked, basis = _ranked(t, _Tables(versions, now), rounds, basis)
     _BASES.put(t.id, basis)
     return Standings(t, rounds, ranked.rows, etag, ranked.keys)
 
 
-def _ranked(
-    t: Tournament, now: dict[str, TableInfo], count: int, basis: _Basis | None
-) -> tuple[tally.Ranked, _Basis]:
+@dataclass(frozen=True)
+class _Tables:
+    """The tables being played: their versions, and those read whole."""
+
+    versions: Versions
+    now: dict[str, TableInfo]
+
+
+def _ranked(t: Tournament, now: _Tables, count: int, basis: _Basis | None) -> tuple[tally.Ranked, _Basis]:
     scoring = t.scoring
     closed = basis.closed if basis is not None else {}
     kept_tables = basis.tables if basis is not None else {}
     new_closed: dict[repo.ClosedRound, tally.RoundScores] = {}
-    new_tables: dict[Hashable, tally.Scored] = {}
+    new_tables: dict[Hashable, tally.Scored | None] = {}
     counted: list[repo.ClosedRound] = []
     playing: list[tally.RoundScores] = []
     for r in t.rounds:
@@ -215,21 +269,27 @@ def _closed_round(scoring: scoring_core.Scoring, r: Round) -> tally.RoundScores:
 def _table(
     scoring: scoring_core.Scoring,
     at: TableAtRound,
-    now: dict[str, TableInfo],
-    kept: dict[Hashable, tally.Scored],
-    scored: dict[Hashable, tally.Scored],
+    now: _Tables,
+    kept: dict[Hashable, tally.Scored | None],
+    scored: dict[Hashable, tally.Scored | None],
 ) -> tally.Scored | None:
-    """A table's scores in a round being played (None while it plays): scored once per
-    version of the table (its revision and deals), else kept."""
+    """A table's scores in a round being played (None while it plays, or gone): scored once
+    per version of the table (its revision and deals), else kept."""
     if at.balances is not None:
         return tally.score_table(scoring, {key(n): b for n, b in zip(at.seats, at.balances)})
-    table = now.get(at.table_id) if at.table_id is not None else None
-    if table is None or not table.state.finished:
+    if at.table_id is None or at.table_id not in now.versions:
         return None
-    version = (at.table_id, at.seats, table.revision, table.deal_count)
-    found = kept.get(version)
-    if found is None:
-        balances = settle(table.rules, table.state).balances
-        found = tally.score_table(scoring, {key(n): b for n, b in zip(at.seats, balances)})
+    version = (at.table_id, at.seats, *now.versions[at.table_id])
+    if version in kept:
+        found = kept[version]
+    else:
+        table = now.now.get(at.table_id)
+        if table is None:
+            return None
+        finished = table.state.finished
+        balances = settle(table.rules, table.state).balances if finished else None
+        found = (
+            None if balances is None else tally.score_table(scoring, dict(zip(map(key, at.seats), balances)))
+        )
     scored[version] = found
     return found

@@ -103,3 +103,26 @@ def test_a_repeat_of_the_public_views_is_the_same_bytes(api):
         again = api.client.get(path)
         assert first.status_code == again.status_code == 200
         assert again.content == first.content
+
+
+def test_after_a_deal_at_one_table_only_that_table_is_read(api, db, monkeypatch):
+    tid = tournament(api, players=9)["id"]
+    tables = draw(api, tid, seed=3)["rounds"][0]["tables"]
+    play(api, tables[0])
+    api.deal(tables[1]["table_id"], six_spades(0))
+    assert api.get(f"/v1/tournaments/{tid}/standings").status_code == 200
+    read: list[list[str]] = []
+    get_tables = standings.tables.get_tables
+
+    def counted(db_, ids):
+        read.append(sorted(ids))
+        return get_tables(db_, ids)
+
+    monkeypatch.setattr(standings.tables, "get_tables", counted)
+    assert api.get(f"/v1/tournaments/{tid}/standings").status_code == 200
+    assert read == []  # the versions only: nothing moved
+    api.deal(tables[1]["table_id"], six_spades(1))  # the table finishes
+    kept = api.get(f"/v1/tournaments/{tid}/standings")
+    assert read == [[tables[1]["table_id"]]]
+    _forget()
+    assert api.get(f"/v1/tournaments/{tid}/standings").content == kept.content
