@@ -55,8 +55,11 @@ from app.tournaments.schemas import (
 router = APIRouter(prefix="/v1", tags=["tournaments"], route_class=BodyRoute)
 # The standings' answers by ETag, bounded (app/tournaments/service.py keeps the standings).
 _ANSWERS: Kept[str, bytes] = Kept(128)
-# The standings' rows as answered but their place, by content (``_standings_body``), bounded.
-_ROWS: Kept[Hashable, bytes] = Kept(20_000, max_weight=8 * 1024 * 1024, weigh=len)
+# The rows of the standings' last answer but their place, by content (``_standings_body``),
+# by tournament and rounds counted; bounded by number and bytes.
+_ROWS: Kept[tuple[str, int], dict[Hashable, bytes]] = Kept(
+    64, max_weight=16 * 1024 * 1024, weigh=lambda texts: sum(map(len, texts.values()))
+)
 # The share link's answers, by share token: built once per version of the tournament's view
 # (app/tournaments/service.py public_view), bounded by number and size.
 _SHARED: Built[bytes] = Built(64, max_bytes=32 * 1024 * 1024, weigh=len)
@@ -381,24 +384,29 @@ def get_standings(
 
 
 def _standings_body(st: svc.Standings) -> bytes:
-    """``StandingsOut.of(st)`` as JSON, each row's text kept by its content (``st.keys``):
-    after a change at one table most rows are as they were but for their place."""
+    """``StandingsOut.of(st)`` as JSON, each row's text kept by its content (``st.keys``)
+    from the last answer of these standings: after a change at one table most rows are as
+    they were but for their place."""
     if len(st.keys) != len(st.rows):
         return StandingsOut.of(st).model_dump_json().encode()
     head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
     assert head.endswith(_NO_ITEMS)  # items is the answer's last field
-    entrants = {e.number: e for e in st.tournament.entrants}
+    t = st.tournament
+    entrants = {e.number: e for e in t.entrants}
+    last = _ROWS.get((t.id, st.rounds)) or {}
+    texts: dict[Hashable, bytes] = {}
     rows = []
     for row, key in zip(st.rows, st.keys):
         entrant = entrants.get(int(row.player))
         kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
-        rest = _ROWS.get(kept_as)
+        rest = last.get(kept_as)
         if rest is None:
-            text = StandingOut.of(replace(row, place=0), st.tournament, entrants).model_dump_json().encode()
+            text = StandingOut.of(replace(row, place=0), t, entrants).model_dump_json().encode()
             assert text.startswith(_PLACE_0)  # place is a row's first field
             rest = text[len(_PLACE_0) :]
-            _ROWS.put(kept_as, rest)
+        texts[kept_as] = rest
         rows.append(b'{"place":%d,' % row.place + rest)
+    _ROWS.put((t.id, st.rounds), texts)
     return head[: -len(_NO_ITEMS)] + b'"items":[' + b",".join(rows) + b"]}"
 
 

@@ -108,6 +108,7 @@ class _Basis:
     closed: dict[repo.ClosedRound, tally.RoundScores]
     tables: dict[Hashable, tally.Scored | None]  # None: a table playing at that version
     folded: dict[tuple[repo.ClosedRound, ...], dict[str, tally.Sums]]
+    playing: tally.Folded | None = None  # the rounds being played added to the closed rounds' sums
 
     def closed_tables(self) -> dict[repo.ClosedRound, tuple[TableAtRound, ...]]:
         return {(r.number, r.closed_at): r.tables for r in self.tournament.rounds if r.closed_at is not None}
@@ -240,6 +241,7 @@ def _ranked(t: Tournament, now: _Tables, count: int, basis: _Basis | None) -> tu
     kept_folds = {k: v for k, v in folds.items() if k != closed_key and all(c in new_closed for c in k)}
     kept_folds = dict(list(kept_folds.items())[-(_FOLDS_KEPT - 1) :]) if _FOLDS_KEPT > 1 else {}
     kept_folds[closed_key] = sums
+    folded = tally.refold(sums, playing, basis.playing if basis is not None else None)
     adjustments = [
         scoring_core.Adjustment(key(a.entrant), a.amount, a.reason, a.round)
         for a in t.adjustments
@@ -248,12 +250,12 @@ def _ranked(t: Tournament, now: _Tables, count: int, basis: _Basis | None) -> tu
     ranked = tally.ranked(
         scoring,
         [e.key for e in t.entrants],
-        tally.fold(sums, playing),
+        folded.sums,
         [new_closed[v] for v in closed_key] + playing,
         adjustments,
         count,
     )
-    return ranked, _Basis(t, new_closed, new_tables, kept_folds)
+    return ranked, _Basis(t, new_closed, new_tables, kept_folds, folded)
 
 
 def _closed_round(scoring: scoring_core.Scoring, r: Round) -> tally.RoundScores:

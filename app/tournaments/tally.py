@@ -82,7 +82,7 @@ class Sums:
     """One player's sums over some rounds (shared between the sums of many versions: never
     changed once made)."""
 
-    __slots__ = ("slots", "total", "balance", "firsts", "byes", "best", "_rounds", "_row", "_ties")
+    __slots__ = ("slots", "total", "balance", "firsts", "byes", "best", "_rounds", "_row", "_ties", "_over")
 
     def __init__(
         self,
@@ -102,23 +102,28 @@ class Sums:
         self._rounds: tuple[int, tuple[Fraction | None, ...], Key] | None = None
         self._row: Standing | None = None
         self._ties: tuple[tuple[str, ...], int, tuple[int, ...]] | None = None
+        self._over: int | None = None
 
-    def tie_breaks(self, names: tuple[str, ...], over: int) -> tuple[int, ...]:
-        """The tie-breaks named, negated, times ``over`` (a multiple of their denominators), made
-        once per names and multiple."""
+    def merit(self, names: tuple[str, ...], over: int) -> tuple[int, ...]:
+        """The total and the tie-breaks named, negated, times ``over`` (a multiple of their
+        denominators), made once per names and multiple."""
         made = self._ties
         if made is None or made[0] != names or made[1] != over:
             best = 0 if self.best is None else self.best
             values = {"balance": self.balance, "firsts": self.firsts, "best_round": best}
-            made = (names, over, tuple(_scaled(values[name], over) for name in names))
+            merit = (_scaled(self.total, over), *(_scaled(values[name], over) for name in names))
+            made = (names, over, merit)
             self._ties = made
         return made[2]
 
     def denominator(self) -> int:
-        """A multiple of the tie-breaks' denominators."""
-        balance = 1 if type(self.balance) is int else self.balance.denominator
-        best = 1 if self.best is None or type(self.best) is int else self.best.denominator
-        return balance if best == balance else math.lcm(balance, best)
+        """A multiple of the total's and the tie-breaks' denominators, made once."""
+        over = self._over
+        if over is None:
+            values = (self.total, self.balance, self.best)
+            over = math.lcm(*(1 if v is None or type(v) is int else v.denominator for v in values))
+            self._over = over
+        return over
 
     def row(
         self, player: str, place: int, total: Exact, adjustments: tuple[Adjustment, ...], count: int
@@ -212,6 +217,53 @@ def fold(sums: Mapping[str, Sums], rounds: Iterable[RoundScores]) -> dict[str, S
     return out
 
 
+@dataclass(frozen=True)
+class Folded:
+    """Sums of some players' sums (``base``) and some rounds (those being played), kept to be
+    folded again when one of those rounds moves (``refold``)."""
+
+    base: Mapping[str, Sums]
+    rounds: tuple[RoundScores, ...]
+    sums: dict[str, Sums]
+
+
+def refold(base: Mapping[str, Sums], rounds: Sequence[RoundScores], previous: Folded | None) -> Folded:
+    """``fold(base, rounds)``, the players whose scores in these rounds are the very scores of
+    ``previous`` (over the same ``base``) keeping their sums: after a change at one table,
+    only its players' sums are made again."""
+    rounds = tuple(rounds)
+    if (
+        previous is None
+        or previous.base is not base
+        or [r.number for r in previous.rounds] != [r.number for r in rounds]
+    ):
+        return Folded(base, rounds, fold(base, rounds))
+    moved: set[str] = set()
+    for old, new in zip(previous.rounds, rounds):
+        if old is new:
+            continue
+        was, now = old.seated, new.seated
+        moved.update(name for name in was.keys() | now.keys() if was.get(name) is not now.get(name))
+        if old.byes != new.byes or old.bye != new.bye:
+            moved.update(old.byes + new.byes)
+    if not moved:
+        return Folded(base, rounds, previous.sums)
+    sums = dict(previous.sums)
+    for name in moved:
+        s = base.get(name, _EMPTY)
+        for r in rounds:
+            scores = r.seated.get(name)
+            if scores is not None:
+                s = _added(s, r.number, scores[0], scores[1], scores[2], 0)
+            elif name in r.byes:
+                s = _added(s, r.number, r.bye, 0, False, 1)
+        if s is _EMPTY:
+            sums.pop(name, None)
+        else:
+            sums[name] = s
+    return Folded(base, rounds, sums)
+
+
 _FRACTIONS: dict[Exact, Fraction] = {}
 
 
@@ -296,7 +348,10 @@ def _scaled(value: Exact, over: int) -> int:
 def _in_integers(totals: list[Exact], found: list[Sums], names: tuple[str, ...]) -> list[tuple[int, ...]]:
     """The merits (the total, then the tie-breaks) negated (more is better: first when sorted)
     over one common denominator, in the same order: ints compare many times faster than
-    Fractions."""
+    Fractions. A player without adjustments has the merit of his sums, made once."""
     denominators = {s.denominator() for s in found} | {t.denominator for t in totals if type(t) is not int}
     over = math.lcm(*denominators)
-    return [(_scaled(total, over), *s.tie_breaks(names, over)) for total, s in zip(totals, found)]
+    return [
+        s.merit(names, over) if total is s.total else (_scaled(total, over), *s.merit(names, over)[1:])
+        for total, s in zip(totals, found)
+    ]

@@ -52,6 +52,7 @@ class Kept:
         self.tables: dict[object, tally.Scored] = {}
         self.closed: dict[tuple[int, int], tally.RoundScores] = {}
         self.folded: dict[tuple[tuple[int, int], ...], dict[str, tally.Sums]] = {}
+        self.playing: dict[int, tally.Folded] = {}  # by the rounds counted
 
     def table(self, balances: dict[str, Fraction]) -> tally.Scored:
         key = tuple(sorted(balances.items()))
@@ -85,7 +86,9 @@ def _kept_standings(kept: Kept, state: dict, count: int) -> tally.Ranked:
     key = tuple(closed_keys)
     if key not in kept.folded:
         kept.folded[key] = tally.fold({}, [kept.closed[k] for k in key])
-    sums = tally.fold(kept.folded[key], open_rounds)
+    folded = tally.refold(kept.folded[key], open_rounds, kept.playing.get(count))
+    kept.playing[count] = folded
+    sums = folded.sums
     rounds = [kept.closed[k] for k in key] + open_rounds
     adjustments = [a for a in state["adjustments"] if a.round is None or a.round <= count]
     return tally.ranked(kept.scoring, PLAYERS, sums, rounds, adjustments, count)
