@@ -127,10 +127,11 @@ class Sums:
 
     def row(
         self, player: str, place: int, total: Exact, adjustments: tuple[Adjustment, ...], count: int
-    ) -> Standing:
-        """The player's Standing (the last made from these sums when it is the same)."""
+    ) -> tuple[Standing, Key]:
+        """The player's Standing (the last made from these sums when it is the same), and the
+        sums' content as a key."""
         made = self._row
-        exact = self.rounds(count)[0]
+        exact, content = self.rounds(count)
         if (
             made is not None
             and made.place == place
@@ -138,7 +139,7 @@ class Sums:
             and made.rounds is exact
             and made.adjustments == adjustments
         ):
-            return made
+            return made, content
         best = 0 if self.best is None else self.best
         made = Standing(
             player,
@@ -152,7 +153,7 @@ class Sums:
             self.byes,
         )
         self._row = made
-        return made
+        return made, content
 
     def rounds(self, count: int) -> tuple[tuple[Fraction | None, ...], Key]:
         """The score of each of ``count`` rounds (None: absent), and the sums' content over
@@ -323,21 +324,28 @@ def ranked(
     for a in adjustments:
         by_player[a.player] = by_player.get(a.player, ()) + (a,)
     names = _order(players, sorted(rounds, key=lambda r: r.number), adjustments)
-    found = [sums.get(name, _EMPTY) for name in names]
-    owns = [by_player.get(name, ()) for name in names]
-    totals = [
-        _sum([s.total, *(_small(a.amount) for a in own)]) if own else s.total for s, own in zip(found, owns)
-    ]
+    get = sums.get
+    found = [get(name, _EMPTY) for name in names]
+    if by_player:
+        owns = [by_player.get(name, ()) for name in names]
+        totals = [
+            _sum([s.total, *(_small(a.amount) for a in own)]) if own else s.total
+            for s, own in zip(found, owns)
+        ]
+    else:
+        owns = [()] * len(names)
+        totals = [s.total for s in found]
     merits = _in_integers(totals, found, scoring.tie_breaks)
-    order = sorted(range(len(names)), key=lambda i: (merits[i], i))
+    order = sorted(range(len(names)), key=merits.__getitem__)  # stable: ties stay in order
     rows, keys = [], []
     place, previous = 0, None
     for position, i in enumerate(order, 1):
-        if merits[i] != previous:
-            place, previous = position, merits[i]
-        s, own = found[i], owns[i]
-        rows.append(s.row(names[i], place, totals[i], own, count))
-        keys.append((names[i], s.rounds(count)[1], own))
+        merit = merits[i]
+        if merit != previous:
+            place, previous = position, merit
+        row, content = found[i].row(names[i], place, totals[i], owns[i], count)
+        rows.append(row)
+        keys.append((names[i], content, owns[i]))
     return Ranked(tuple(rows), tuple(keys))
 
 
