@@ -109,6 +109,7 @@ class _Basis:
     tables: dict[Hashable, tally.Scored | None]  # None: a table playing at that version
     folded: dict[tuple[repo.ClosedRound, ...], dict[str, tally.Sums]]
     playing: tally.Folded | None = None  # the rounds being played added to the closed rounds' sums
+    players: tuple[str, ...] = ()  # the tournament's entrants as the scoring names them
 
     def closed_tables(self) -> dict[repo.ClosedRound, tuple[TableAtRound, ...]]:
         return {(r.number, r.closed_at): r.tables for r in self.tournament.rounds if r.closed_at is not None}
@@ -212,6 +213,7 @@ class _Tables:
 
 
 def _ranked(t: Tournament, now: _Tables, count: int, basis: _Basis | None) -> tuple[tally.Ranked, _Basis]:
+    """The standings of ``count`` rounds from the parts ``basis`` kept, and the new basis."""
     scoring = t.scoring
     closed = basis.closed if basis is not None else {}
     kept_tables = basis.tables if basis is not None else {}
@@ -242,6 +244,10 @@ def _ranked(t: Tournament, now: _Tables, count: int, basis: _Basis | None) -> tu
     kept_folds = dict(list(kept_folds.items())[-(_FOLDS_KEPT - 1) :]) if _FOLDS_KEPT > 1 else {}
     kept_folds[closed_key] = sums
     folded = tally.refold(sums, playing, basis.playing if basis is not None else None)
+    if basis is not None and basis.tournament is t:
+        players = basis.players
+    else:
+        players = tuple(e.key for e in t.entrants)
     adjustments = [
         scoring_core.Adjustment(key(a.entrant), a.amount, a.reason, a.round)
         for a in t.adjustments
@@ -249,13 +255,13 @@ def _ranked(t: Tournament, now: _Tables, count: int, basis: _Basis | None) -> tu
     ]
     ranked = tally.ranked(
         scoring,
-        [e.key for e in t.entrants],
+        players,
         folded.sums,
         [new_closed[v] for v in closed_key] + playing,
         adjustments,
         count,
     )
-    return ranked, _Basis(t, new_closed, new_tables, kept_folds, folded)
+    return ranked, _Basis(t, new_closed, new_tables, kept_folds, folded, players)
 
 
 def _closed_round(scoring: scoring_core.Scoring, r: Round) -> tally.RoundScores:
