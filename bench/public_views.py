@@ -214,6 +214,9 @@ def run(source: Path, args: argparse.Namespace) -> dict[str, Any]:
             log.close()
 
 
+PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=600)
@@ -223,9 +226,48 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seconds", type=float, default=12.0, help="how long the four readers read")
     parser.add_argument("--source", type=Path, default=REPO, help="the checkout whose server is measured")
+    parser.add_argument("--before", metavar="REV", help="measure the server of this commit too, side by side")
+    parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default=None)
+    parser.add_argument("--quick", action="store_true", help="fewer requests, changes and seconds")
     args = parser.parse_args(argv)
-    print(f"server from {args.source}")
-    r = run(args.source.resolve(), args)
+    if args.quick:
+        args.requests, args.changes, args.seconds = 20, 3, 4.0
+    dbs = [None] if args.db is None else ["sqlite", "postgres"] if args.db == "both" else [args.db]
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="prefscore-public-views-before-") as tmp:
+        sources = [("", args.source.resolve())]
+        if args.before:
+            old = Path(tmp)
+            archive = subprocess.run(
+                ["git", "archive", args.before, "app", "migrations"],
+                cwd=REPO,
+                capture_output=True,
+                check=True,
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+            sources = [(args.before, old), ("", args.source.resolve())]
+        for db in dbs:
+            for label, source in sources:
+                saved = os.environ.get("PREFSCORE_TEST_DATABASE_URL")
+                if db == "sqlite":
+                    os.environ.pop("PREFSCORE_TEST_DATABASE_URL", None)
+                elif db == "postgres":
+                    os.environ["PREFSCORE_TEST_DATABASE_URL"] = saved or PG
+                try:
+                    print(f"server from {label or source}")
+                    r = run(source, args)
+                finally:
+                    if saved is None:
+                        os.environ.pop("PREFSCORE_TEST_DATABASE_URL", None)
+                    else:
+                        os.environ["PREFSCORE_TEST_DATABASE_URL"] = saved
+                _print(r, args)
+                runs.append((label, r))
+    _report(runs)
+    return 0
+
+
+def _print(r: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"{r['database']}: {r['players']} entrants")
     for name in ("page", "json"):
         v = r[name]
@@ -239,7 +281,31 @@ def main(argv: list[str] | None = None) -> int:
         f"(worst {r['health_readers_max_ms']:.0f} ms), {r['views_read']} views read in {args.seconds:.0f} s"
     )
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    return 0
+
+
+def _report(runs: list[tuple[str, dict[str, Any]]]) -> None:
+    """The issue's targets through bench/targets.py: this checkout's figures, those of
+    ``--before`` alongside in the JSON."""
+    sys.path.insert(0, str(REPO))
+    from bench.targets import Figure, report
+
+    names = {
+        "json": "public view repeat ÷ first, CPU (600 entrants)",
+        "page": "public page repeat ÷ first, CPU (600 entrants)",
+    }
+    figures, before = [], {}
+    for label, r in runs:
+        db = "postgres" if r["database"].startswith("postgres") else "sqlite"
+        for view, name in names.items():
+            v = r[view]
+            ratio = v["again_cpu_ms"] / max(v["first_cpu_ms"], 1e-9)
+            if label:
+                before[f"before {label} [{db}] {name}"] = ratio
+            else:
+                figures.append(Figure(name, ratio, 0.1, at_least=False, db=db))
+    for key, value in before.items():
+        print(f"  {key}: {value:.3f}")
+    report("public_views", figures, {"before": before})
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ import time
 from datetime import UTC
 from typing import Any
 
-from bench.players import CPU, _database, _ms, _p, _timed
+from bench.players import CPU, _database, _p, _timed
 
 ADMIN = "pk_bench_admin_" + secrets.token_urlsafe(12)
 OWNER = "bench-director"
@@ -51,7 +51,7 @@ def _six(declarer: int) -> dict[str, Any]:
 
 
 async def _measure(
-    url: str, players: int, rounds: int, requests: int, posts: int, seed: int
+    url: str, players: int, rounds: int, requests: int, posts: int, seed: int, changes: int = 0
 ) -> dict[str, Any]:
     import httpx
 
@@ -83,18 +83,22 @@ async def _measure(
         tid = r.json()["id"]
         start = time.perf_counter()
         draws = []
+        later: list[str] = []  # the last round's tables played after the table-change phase
         for number in range(1, rounds + 1):
             t0 = time.perf_counter()
             r = await client.post(f"/v1/tournaments/{tid}/rounds", json={"seed": seed + number}, headers=h)
             assert r.status_code == 201, r.text
             draws.append(time.perf_counter() - t0)
-            for table in r.json()["rounds"][-1]["tables"]:
-                p = await client.post(
-                    f"/v1/tables/{table['table_id']}/deals", json=_six(rng.randrange(3)), headers=h
-                )
+            tables = [t["table_id"] for t in r.json()["rounds"][-1]["tables"]]
+            if number == rounds and changes:
+                tables, later = tables[: -(changes + 1)], tables[-(changes + 1) :]
+            for table in tables:
+                p = await client.post(f"/v1/tables/{table}/deals", json=_six(rng.randrange(3)), headers=h)
                 assert p.status_code == 201, p.text
         out["played"] = time.perf_counter() - start
         out["draw"] = draws
+        if later:
+            out.update(await _table_changes(client, h, tid, later, requests, rng))
         r = await client.get(f"/v1/tournaments/{tid}/standings", headers=h)  # closes the last round
         assert r.status_code == 200 and r.json()["rounds_closed"] == rounds, r.text
         out["rows"] = len(r.json()["items"])
@@ -115,6 +119,7 @@ async def _measure(
                 headers=h,
             )
             assert a.status_code == 201, a.text
+            await asyncio.sleep(0.02)  # what the post set going in the background is done
             t, r = await _timed(
                 lambda: client.get(f"/v1/tournaments/{tid}/standings", headers=h), "standings_changed"
             )
@@ -130,6 +135,42 @@ async def _measure(
         out.update(await _posting(client, h, posts))
     app.state.db.dispose()
     return out
+
+
+async def _cpu_of(call: Any) -> tuple[float, float]:
+    """(CPU, wall) of one request: the app runs in this process, so its CPU time is ours."""
+    start, cpu = time.perf_counter(), time.process_time()
+    r = await call()
+    assert r.status_code == 200, r.text
+    return time.process_time() - cpu, time.perf_counter() - start
+
+
+async def _table_changes(
+    client: Any, h: dict[str, str], tid: str, later: list[str], requests: int, rng: random.Random
+) -> dict[str, list[float]]:
+    """The last round being played: the standings read again and again (cached), and the first
+    read after a change at one of its tables (a deal that finishes it), each followed by a few
+    cached reads of the same version; the last table then played (the round closes)."""
+
+    def read() -> Any:
+        return client.get(f"/v1/tournaments/{tid}/standings", headers=h)
+
+    await read()
+    got: dict[str, list[float]] = {"cached": [], "cached_wall": [], "first": [], "first_wall": []}
+    for table in later[:-1]:
+        p = await client.post(f"/v1/tables/{table}/deals", json=_six(rng.randrange(3)), headers=h)
+        assert p.status_code == 201, p.text
+        await asyncio.sleep(0.02)  # what the post set going in the background is done
+        cpu, wall = await _cpu_of(read)
+        got["first"].append(cpu)
+        got["first_wall"].append(wall)
+        for _ in range(max(3, requests // len(later))):
+            cpu, wall = await _cpu_of(read)
+            got["cached"].append(cpu)
+            got["cached_wall"].append(wall)
+    p = await client.post(f"/v1/tables/{later[-1]}/deals", json=_six(0), headers=h)
+    assert p.status_code == 201, p.text
+    return {f"table_change_{k}": v for k, v in got.items()}
 
 
 def _async(fn, *args):  # noqa: ANN001, ANN002, ANN202
@@ -186,29 +227,169 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--posts", type=int, default=300, help="deals posted per kind of table")
+    parser.add_argument("--changes", type=int, default=20, help="changes at one table of the last round")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--quick", action="store_true", help="fewer requests, posts and changes (~1 min)")
+    parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default=None)
+    parser.add_argument("--before", metavar="REV", help="measure the app of this commit too, side by side")
+    parser.add_argument("--child", metavar="JSON", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.requests, args.posts, args.changes = 40, 30, 8
+    if args.child:
+        return _child(args)
+    if args.db is None and not args.before:
+        return _one(args)  # as before: one run in this process, on the database the environment names
+    return _side_by_side(args)
+
+
+def _one(args: argparse.Namespace) -> int:
     from app.kit.db import migrate
 
     with _database("bench_tournaments") as url:
         migrate.upgrade(url)
-        out = asyncio.run(_measure(url, args.players, args.rounds, args.requests, args.posts, args.seed))
+        out = asyncio.run(
+            _measure(url, args.players, args.rounds, args.requests, args.posts, args.seed, args.changes)
+        )
     kind = url.split(":", 1)[0]
+    out["cpu"] = CPU
+    _print(kind, args, out)
+    _save(kind, args, out, os.getloadavg())
+    _report([(_db_name(kind), "", out)])
+    return 0
+
+
+def _child(args: argparse.Namespace) -> int:
+    import json
+
+    from app.kit.db import migrate
+
+    with _database("bench_tournaments") as url:
+        migrate.upgrade(url)
+        out = asyncio.run(
+            _measure(url, args.players, args.rounds, args.requests, args.posts, args.seed, args.changes)
+        )
+    out["cpu"] = CPU
+    with open(args.child, "w") as f:
+        json.dump(out, f)
+    return 0
+
+
+PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+
+
+def _side_by_side(args: argparse.Namespace) -> int:
+    """Each database, the app of ``--before`` (its app/ and migrations/ taken with git archive)
+    and this checkout's, each in a process of its own running this very bench."""
+    import json
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    dbs = ["sqlite", "postgres"] if args.db in (None, "both") else [args.db]
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="bench-tournaments-") as tmp:
+        sources = [("", repo)]
+        if args.before:
+            old = Path(tmp) / "before"
+            old.mkdir()
+            archive = subprocess.run(
+                ["git", "archive", args.before, "app", "migrations"],
+                cwd=repo,
+                capture_output=True,
+                check=True,
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+            sources = [(args.before, old), ("", repo)]
+        for db in dbs:
+            for label, source in sources:
+                env = {k: v for k, v in os.environ.items() if k != "PREFSCORE_TEST_DATABASE_URL"}
+                if db == "postgres":
+                    env["PREFSCORE_TEST_DATABASE_URL"] = os.environ.get("PREFSCORE_TEST_DATABASE_URL") or PG
+                env["PYTHONPATH"] = f"{source}{os.pathsep}{repo}"  # its app first, this bench
+                result = Path(tmp) / f"{db}-{label or 'now'}.json"
+                subprocess.run(
+                    [sys.executable, "-m", "bench.tournaments", *_argv(args), "--child", str(result)],
+                    cwd=tmp,
+                    env=env,
+                    check=True,
+                )
+                out = json.loads(result.read_text())
+                print(f"--- {db}, {'app of ' + label if label else 'this checkout'}")
+                _print(db, args, out)
+                runs.append((db, label, out))
+    _report(runs)
+    return 0
+
+
+def _argv(args: argparse.Namespace) -> list[str]:
+    return [
+        f"--players={args.players}",
+        f"--rounds={args.rounds}",
+        f"--requests={args.requests}",
+        f"--posts={args.posts}",
+        f"--changes={args.changes}",
+        f"--seed={args.seed}",
+    ]
+
+
+def _db_name(kind: str) -> str:
+    return "postgres" if kind.startswith("postgres") else "sqlite"
+
+
+def _print(kind: str, args: argparse.Namespace, out: dict[str, Any]) -> None:
+    cpu = out["cpu"]
     print(
         f"{kind}: {args.players} players, {args.rounds} rounds played in {out['played']:.0f} s (draw p50 {_p(out['draw'], 0.5) * 1000:.0f} ms)"
     )
-    print(f"GET standings ({out['rows']} rows)   {_ms(out['standings'], 'standings')}")
-    print(f"GET standings after a change   {_ms(out['standings_changed'], 'standings_changed')}")
-    print(f"service standings alone   {_ms(out['service'], 'service')}")
+    if "table_change_first" in out:
+        for what, label in (("cached", "cached read"), ("first", "first read after a change at one table")):
+            print(
+                f"GET standings, last round being played: {label}: CPU p50 "
+                f"{_p(out[f'table_change_{what}'], 0.5) * 1000:.2f} ms, wall p50 "
+                f"{_p(out[f'table_change_{what}_wall'], 0.5) * 1000:.2f} ms"
+            )
+    print(f"GET standings ({out['rows']} rows)   {_ms_of(out, cpu, 'standings')}")
+    print(f"GET standings after a change   {_ms_of(out, cpu, 'standings_changed')}")
+    print(f"service standings alone   {_ms_of(out, cpu, 'service')}")
     for m in ("tournament", "ordinary"):
-        print(f"POST deal, {m:10}      {_ms(out[f'post_{m}'], f'post_{m}')}")
+        print(f"POST deal, {m:10}      {_ms_of(out, cpu, f'post_{m}')}")
     wall = _p(out["post_tournament"], 0.5) / _p(out["post_ordinary"], 0.5)
-    cpu = _p(CPU["post_tournament"], 0.5) / _p(CPU["post_ordinary"], 0.5)
-    print(f"POST ratio tournament/ordinary: wall p50 {wall:.3f}   CPU p50 {cpu:.3f}")
-    load = os.getloadavg()
-    print(f"load average {' '.join(f'{x:.1f}' for x in load)}")
-    _save(kind, args, out, load)
-    return 0
+    ratio = _p(cpu["post_tournament"], 0.5) / _p(cpu["post_ordinary"], 0.5)
+    print(f"POST ratio tournament/ordinary: wall p50 {wall:.3f}   CPU p50 {ratio:.3f}")
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+def _ms_of(out: dict[str, Any], cpu: dict[str, list[float]], what: str) -> str:
+    return (
+        f"p50 {_p(out[what], 0.5) * 1000:6.2f} ms   p90 {_p(out[what], 0.9) * 1000:6.2f} ms   "
+        f"CPU p50 {_p(cpu.get(what, [0.0]), 0.5) * 1000:5.2f} ms"
+    )
+
+
+def _report(runs: list[tuple[str, str, dict[str, Any]]]) -> None:
+    """The issue's target through bench/targets.py: this checkout's figures, those of
+    ``--before`` alongside in the JSON."""
+    from bench.targets import Figure, report
+
+    figures, extra = [], {}
+    for db, label, out in runs:
+        if "table_change_first" not in out:
+            continue
+        cpu = out["cpu"]
+        ratio = _p(out["table_change_first"], 0.5) / _p(out["table_change_cached"], 0.5)
+        adjustment = _p(cpu["standings_changed"], 0.5) / _p(cpu["standings"], 0.5)
+        name = "standings first read after a change ÷ cached read (200 players, 10 rounds)"
+        if label:
+            extra[f"before {label} [{db}]"] = {name: ratio, "after an adjustment ÷ cached, CPU": adjustment}
+            continue
+        figures.append(Figure(name, ratio, 2.0, at_least=False, db=db))
+        extra[f"[{db}] after an adjustment ÷ cached, CPU"] = adjustment
+    for key, value in extra.items():
+        print(f"  {key}: {value}")
+    if figures:
+        report("tournaments", figures, {"also": extra})
 
 
 def _save(kind: str, args: argparse.Namespace, out: dict[str, Any], load: tuple[float, float, float]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import re
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -142,16 +143,50 @@ def _balances(stored: list[Any] | None) -> tuple[Fraction, ...] | None:
     return None if stored is None else tuple(_exact(b) for b in stored)
 
 
-def _tournament(session: Session, row: Row) -> Tournament:
-    """The whole tournament of its row: entrants, rounds with their tables, adjustments."""
-    tid = row.id
-    entrants = tuple(_entrant(r) for r in session.execute(_ENTRANTS_OF, {"tid": tid}))
+# A closed round as it was closed: (number, closed_at). Its tables do not change while it is
+# closed (a swap, a deal, a penalty are refused at them; reopening it clears closed_at and
+# moves the tournament's revision), so tables read at one closing are its tables until the next.
+ClosedRound = tuple[int, datetime]
+
+
+def load_knowing(
+    session: Session, owner: str, tournament_id: str, known: Mapping[ClosedRound, tuple[TableAtRound, ...]]
+) -> Tournament:
+    """The owner's whole tournament, the tables of a closed round taken from ``known`` when
+    they were read at that same closing (the standings of a large tournament read only the
+    tables of its rounds not closed since)."""
+    return _tournament(session, _row_of(session, owner, tournament_id), known)
+
+
+_TABLES_OF_ROUNDS = _TABLES_OF.where(_TABLES.c.round.in_(bindparam("rounds", expanding=True)))
+
+
+def _rounds(
+    session: Session, tid: str, known: Mapping[ClosedRound, tuple[TableAtRound, ...]] | None
+) -> tuple[Round, ...]:
+    """The tournament's rounds with their tables, a closed round's taken from ``known`` when
+    read at that same closing."""
+    round_rows = list(session.execute(_ROUNDS_OF, {"tid": tid}))
+    kept = {
+        r.number: known[(r.number, r.closed_at)]
+        for r in round_rows
+        if known and r.closed_at is not None and (r.number, r.closed_at) in known
+    }
     by_round: dict[int, list[TableAtRound]] = {}
-    for r in session.execute(_TABLES_OF, {"tid": tid}):
-        by_round.setdefault(r.round, []).append(
-            TableAtRound(r.round, r.number, r.table_id, tuple(r.seats), _balances(r.balances))
+    if len(kept) < len(round_rows):
+        tables = (
+            session.execute(
+                _TABLES_OF_ROUNDS,
+                {"tid": tid, "rounds": [r.number for r in round_rows if r.number not in kept]},
+            )
+            if kept
+            else session.execute(_TABLES_OF, {"tid": tid})
         )
-    rounds = tuple(
+        for r in tables:
+            by_round.setdefault(r.round, []).append(
+                TableAtRound(r.round, r.number, r.table_id, tuple(r.seats), _balances(r.balances))
+            )
+    return tuple(
         Round(
             r.number,
             r.seed,
@@ -159,10 +194,19 @@ def _tournament(session: Session, row: Row) -> Tournament:
             r.created_at,
             r.closed_at,
             r.reopened,
-            tuple(by_round.get(r.number, ())),
+            kept[r.number] if r.number in kept else tuple(by_round.get(r.number, ())),
         )
-        for r in session.execute(_ROUNDS_OF, {"tid": tid})
+        for r in round_rows
     )
+
+
+def _tournament(
+    session: Session, row: Row, known: Mapping[ClosedRound, tuple[TableAtRound, ...]] | None = None
+) -> Tournament:
+    """The whole tournament of its row: entrants, rounds with their tables, adjustments."""
+    tid = row.id
+    entrants = tuple(_entrant(r) for r in session.execute(_ENTRANTS_OF, {"tid": tid}))
+    rounds = _rounds(session, tid, known)
     adjustments = tuple(
         AdjustmentInfo(r.id, r.entrant, Fraction(r.amount), r.reason, r.round, r.created_at, r.by)
         for r in session.execute(_ADJUSTMENTS_OF, {"tid": tid})

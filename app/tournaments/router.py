@@ -4,6 +4,8 @@ round, swap players, close and reopen a round; adjustments and the audit; the st
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Response
@@ -40,6 +42,7 @@ from app.tournaments.schemas import (
     PenaltyOut,
     ReopenIn,
     SharedTournament,
+    StandingOut,
     StandingsOut,
     SwapIn,
     TournamentCreate,
@@ -52,6 +55,11 @@ from app.tournaments.schemas import (
 router = APIRouter(prefix="/v1", tags=["tournaments"], route_class=BodyRoute)
 # The standings' answers by ETag, bounded (app/tournaments/service.py keeps the standings).
 _ANSWERS: Kept[str, bytes] = Kept(128)
+# The rows of the standings' last answer but their place, by content (``_standings_body``),
+# by tournament and rounds counted; bounded by number and bytes.
+_ROWS: Kept[tuple[str, int], dict[Hashable, bytes]] = Kept(
+    64, max_weight=16 * 1024 * 1024, weigh=lambda texts: sum(map(len, texts.values()))
+)
 # The share link's answers, by share token: built once per version of the tournament's view
 # (app/tournaments/service.py public_view), bounded by number and size.
 _SHARED: Built[bytes] = Built(64, max_bytes=32 * 1024 * 1024, weigh=len)
@@ -370,9 +378,40 @@ def get_standings(
     if body is None:
         # The answer of a version, made once: a federation's standings are read far more
         # often than they change (the ETag names the tournament and the version).
-        body = StandingsOut.of(result).model_dump_json().encode()  # type: ignore[arg-type]
+        body = _standings_body(result)  # type: ignore[arg-type]
         _ANSWERS.put(etag, body)
     return Response(content=body, media_type="application/json", headers=headers)
+
+
+def _standings_body(st: svc.Standings) -> bytes:
+    """``StandingsOut.of(st)`` as JSON, each row's text kept by its content (``st.keys``)
+    from the last answer of these standings: after a change at one table most rows are as
+    they were but for their place."""
+    if len(st.keys) != len(st.rows):
+        return StandingsOut.of(st).model_dump_json().encode()
+    head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
+    assert head.endswith(_NO_ITEMS)  # items is the answer's last field
+    t = st.tournament
+    entrants = {e.number: e for e in t.entrants}
+    last = _ROWS.get((t.id, st.rounds)) or {}
+    texts: dict[Hashable, bytes] = {}
+    rows = []
+    for row, key in zip(st.rows, st.keys):
+        entrant = entrants.get(int(row.player))
+        kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
+        rest = last.get(kept_as)
+        if rest is None:
+            text = StandingOut.of(replace(row, place=0), t, entrants).model_dump_json().encode()
+            assert text.startswith(_PLACE_0)  # place is a row's first field
+            rest = text[len(_PLACE_0) :]
+        texts[kept_as] = rest
+        rows.append(b'{"place":%d,' % row.place + rest)
+    _ROWS.put((t.id, st.rounds), texts)
+    return head[: -len(_NO_ITEMS)] + b'"items":[' + b",".join(rows) + b"]}"
+
+
+_NO_ITEMS = b'"items":[]}'
+_PLACE_0 = b'{"place":0,'
 
 
 @router.post(

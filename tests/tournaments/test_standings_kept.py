@@ -1,0 +1,128 @@
+"""The standings kept from one read to the next (app/tournaments/standings.py ``_Basis``, the
+rows' texts in app/tournaments/router.py) equal a fresh process's after every change: a deal
+corrected at one table, a round closed, reopened, corrected and closed again, an adjustment,
+a round drawn; and equal the full computation from the stored balances and the tables' logs
+(``_standings``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.tournaments import router, standings
+from app.tournaments.reading import _read
+from tests.tournaments.test_api import draw, play, six_spades, tournament
+
+
+def _forget() -> None:
+    """What a fresh process has kept: nothing."""
+    standings._BASES.clear()
+    standings._COMPUTED.clear()
+    router._ANSWERS.clear()
+    router._ROWS.clear()
+
+
+def _same_as_a_fresh_process(api, db, tid: str) -> None:
+    for params in ({}, {"after_round": 1}):
+        kept = api.get(f"/v1/tournaments/{tid}/standings", params=params)
+        assert kept.status_code == 200, kept.text
+        assert tid in standings._BASES  # computed from what was kept
+        t, now = _read(db, api.owner, tid)
+        full = standings._standings(t, now, params.get("after_round"))
+        got = standings.standings(db, api.owner, tid, after_round=params.get("after_round"))
+        assert not isinstance(got, str) and list(got.rows) == full
+        _forget()
+        fresh = api.get(f"/v1/tournaments/{tid}/standings", params=params)
+        assert fresh.content == kept.content and fresh.headers["ETag"] == kept.headers["ETag"]
+
+
+@pytest.mark.parametrize("scoring", ["gambler_ru", "places"])
+def test_the_standings_kept_equal_a_fresh_computation_after_every_change(api, db, scoring):
+    _forget()
+    tid = tournament(api, players=10, scoring=scoring)["id"]  # 3 tables and a bye a round
+    first = draw(api, tid, seed=3)["rounds"][0]["tables"]
+    for table in first:
+        play(api, table)  # the round closes with its last table
+    _same_as_a_fresh_process(api, db, tid)
+    second = draw(api, tid, seed=4)["rounds"][1]["tables"]
+    play(api, second[0])
+    api.deal(second[1]["table_id"], six_spades(0))
+    _same_as_a_fresh_process(api, db, tid)
+
+    # a correction at one table of the round being played
+    r = api.put(f"/v1/tables/{second[0]['table_id']}/deals/1", json=six_spades(2))
+    assert r.status_code == 200, r.text
+    _same_as_a_fresh_process(api, db, tid)
+    # a deal finishing another table
+    api.deal(second[1]["table_id"], six_spades(1))
+    _same_as_a_fresh_process(api, db, tid)
+
+    # the closed round reopened, corrected at one table and closed again
+    r = api.post(f"/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": "table 1 wrote deal 1 wrongly"})
+    assert r.status_code == 200, r.text
+    _same_as_a_fresh_process(api, db, tid)
+    r = api.put(f"/v1/tables/{first[0]['table_id']}/deals/1", json=six_spades(2))
+    assert r.status_code == 200, r.text
+    _same_as_a_fresh_process(api, db, tid)
+    assert api.post(f"/v1/tournaments/{tid}/rounds/1/close").status_code == 200
+    _same_as_a_fresh_process(api, db, tid)
+
+    # an adjustment, then the last table of round 2: the round closes
+    r = api.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": 2, "amount": "7/2", "reason": "r"})
+    assert r.status_code == 201, r.text
+    _same_as_a_fresh_process(api, db, tid)
+    play(api, second[2])
+    _same_as_a_fresh_process(api, db, tid)
+    draw(api, tid, seed=5)
+    _same_as_a_fresh_process(api, db, tid)
+
+
+def test_the_answer_made_of_kept_rows_is_the_answer_written_whole(api, db):
+    tid = tournament(api, players=10)["id"]
+    tables = draw(api, tid, seed=3)["rounds"][0]["tables"]
+    play(api, tables[0])
+    r = api.post(
+        f"/v1/tournaments/{tid}/adjustments", json={"entrant": 4, "amount": "-5/2", "reason": "late"}
+    )
+    assert r.status_code == 201, r.text
+    for _ in range(2):  # the rows made, then the rows kept
+        st = standings.standings(db, api.owner, tid)
+        assert not isinstance(st, str)
+        assert router._standings_body(st) == router.StandingsOut.of(st).model_dump_json().encode()
+    play(api, tables[1])  # places move, rows' texts are kept
+    st = standings.standings(db, api.owner, tid)
+    assert not isinstance(st, str)
+    assert router._standings_body(st) == router.StandingsOut.of(st).model_dump_json().encode()
+
+
+def test_a_repeat_of_the_public_views_is_the_same_bytes(api):
+    t = tournament(api, players=10)
+    tables = draw(api, t["id"], seed=3)["rounds"][0]["tables"]
+    play(api, tables[0])
+    for path in (f"/v1/shared/{t['share_token']}/tournament", f"/tournament/{t['share_token']}"):
+        first = api.client.get(path)
+        again = api.client.get(path)
+        assert first.status_code == again.status_code == 200
+        assert again.content == first.content
+
+
+def test_after_a_deal_at_one_table_only_that_table_is_read(api, db, monkeypatch):
+    tid = tournament(api, players=9)["id"]
+    tables = draw(api, tid, seed=3)["rounds"][0]["tables"]
+    play(api, tables[0])
+    api.deal(tables[1]["table_id"], six_spades(0))
+    assert api.get(f"/v1/tournaments/{tid}/standings").status_code == 200
+    read: list[list[str]] = []
+    get_tables = standings.tables.get_tables
+
+    def counted(db_, ids):
+        read.append(sorted(ids))
+        return get_tables(db_, ids)
+
+    monkeypatch.setattr(standings.tables, "get_tables", counted)
+    assert api.get(f"/v1/tournaments/{tid}/standings").status_code == 200
+    assert read == []  # the versions only: nothing moved
+    api.deal(tables[1]["table_id"], six_spades(1))  # the table finishes
+    kept = api.get(f"/v1/tournaments/{tid}/standings")
+    assert read == [[tables[1]["table_id"]]]
+    _forget()
+    assert api.get(f"/v1/tournaments/{tid}/standings").content == kept.content
