@@ -26,6 +26,11 @@ PYTHON = sys.executable
 STEPS: dict[str, tuple[list[str], list[str]]] = {
     "http": (["bench.http", "--rounds", "3"], ["bench.http", "--quick"]),
     "physical": (["bench.physical"], ["bench.physical", "--quick"]),
+    "standings": (["bench.tournaments", "--db", "both"], ["bench.tournaments", "--db", "both", "--quick"]),
+    "public_views": (
+        ["bench.public_views", "--db", "both"],
+        ["bench.public_views", "--db", "both", "--quick"],
+    ),
     "draw": (["bench.tournament_draw"], ["bench.tournament_draw", "--quick"]),
     "webhooks": (["bench.webhooks", "--db", "both"], ["bench.webhooks", "--db", "both", "--quick"]),
 }
