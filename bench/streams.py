@@ -82,13 +82,17 @@ async def _stream(
         opened[0] += 1
     mine: list[float] = []
     arrivals.append(mine)
+    tail = b""
     try:
         while True:
-            line = await reader.readline()
-            if not line:
+            data = await reader.read(1 << 16)
+            if not data:
                 return
-            if line.startswith(b"id: "):  # one per event (chunk sizes and data lines ignored)
-                mine.append(time.monotonic())
+            # one "id: " line per event (chunk sizes, data and pings do not start a line so);
+            # read in blocks, not lines, so the load process keeps up with 10,000 streams
+            seen = (tail + data).count(b"\nid: ")
+            mine.extend([time.monotonic()] * seen)
+            tail = data[-4:]  # shorter than the pattern: never counted twice
     finally:
         writer.close()
 

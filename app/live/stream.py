@@ -31,7 +31,7 @@ Render = Callable[[list[Any]], tuple[list[bytes], bool]]
 PING = b": ping\r\n\r\n"  # a comment: keeps proxies from closing an idle stream
 _END = {"type": "http.response.body", "body": b"", "more_body": False}
 _BUCKETS = 8  # the heartbeat's ticks per interval: each pings an eighth of the streams
-_WAKE_BATCH = 256  # the streams whose writes start in one turn of the loop
+_WAKE_BATCH = 32  # the streams whose writes start in one turn of the loop (each a send)
 
 
 class Connection:
@@ -137,9 +137,11 @@ class Heartbeat:
     async def _start_writes(self) -> None:
         try:
             while self._woken:
-                batch, self._woken = self._woken[:_WAKE_BATCH], self._woken[_WAKE_BATCH:]
-                for conn in batch:
+                woken, self._woken = self._woken, []
+                for i, conn in enumerate(woken, 1):
                     conn.start_writing()
+                    if i % _WAKE_BATCH == 0:
+                        await asyncio.sleep(0)
                 await asyncio.sleep(0)
         finally:
             self._waker = None
