@@ -18,6 +18,7 @@ from app.live.key_watcher import KeyWatcher
 from app.live.pg_listener import PgListener
 from app.live.reads import current, load_current, load_revisions, load_revoked_links
 from app.live.revision_watcher import RevisionWatcher
+from app.live.stream import Heartbeat
 from app.live.subscription import ADDRESS, KEY, SCORER_LINK, SHARE_TOKEN
 from app.tournaments.service import versions as tournament_versions
 
@@ -46,6 +47,7 @@ class LiveUpdates:
                 ADDRESS: settings.events_max_per_address,
             },
         )
+        self.streams = Heartbeat(settings.events_heartbeat)  # every open stream of the process
         self.listener: PgListener | None = None
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -78,6 +80,8 @@ class LiveUpdates:
             interval = self.settings.events_poll_interval
         self._tasks.append(loop.create_task(RevisionWatcher(self.hub, interval).run()))
         self._tasks.append(loop.create_task(KeyWatcher(self.hub, self.settings.events_heartbeat).run()))
+        self._tasks.append(loop.create_task(self.streams.run()))
+        self._tasks.append(loop.create_task(self.streams.end_on_exit()))
 
     async def stop(self) -> None:
         remove_sink(self.hub.changed_threadsafe)

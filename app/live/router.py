@@ -20,8 +20,9 @@ its slot back when it ends, however it ends.
 
 A comment every ``PREFSCORE_EVENTS_HEARTBEAT`` seconds keeps proxies from closing an idle
 stream. A keyed stream ends when its key is revoked: at once on the process that revoked it,
-within the heartbeat interval on the others (app/live/key_watcher.py). The stream is
-sse-starlette's ``EventSourceResponse`` (disconnects, heartbeats, shutdown).
+within the heartbeat interval on the others (app/live/key_watcher.py). The stream's
+connection (disconnects, one heartbeat for the process, shutdown) is app/live/stream.py,
+light enough for 10,000 idle streams in a process; events are encoded by sse-starlette.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -45,10 +45,10 @@ from app.kit.errors import NotFound, Unprocessable
 from app.kit.i18n import N_
 from app.kit.problems import problem
 from app.live.documents import stream_responses, tournament_stream_responses
-from app.live.hub import Hub
 from app.live.limits import LAST_EVENT_ID_DIGITS, STREAM_TABLES_MAX
 from app.live.live import LiveUpdates
 from app.live.reads import current, load_current, load_owner_tables, load_revisions
+from app.live.stream import Connection, LiveStream
 from app.live.subscription import (
     ADDRESS,
     KEY,
@@ -134,34 +134,47 @@ def _sse(event: TableEvent | StreamNotice, *, owner_wide: bool) -> ServerSentEve
     return wire
 
 
-async def _events(
+def _wire(event: TableEvent | StreamNotice, *, owner_wide: bool) -> bytes:
+    sse = _sse(event, owner_wide=owner_wide)
+    return sse if isinstance(sse, bytes) else sse.encode()
+
+
+class _TableRender:
+    """What a table stream (or an owner-wide one) sends of the items the hub hands it: each
+    table's revisions once (not the first state again, nor a signal seen twice); a deleted
+    table ends a one-table stream."""
+
+    __slots__ = ("seen", "owner_wide")
+
+    def __init__(self, seen: dict[str, int], owner_wide: bool):
+        self.seen, self.owner_wide = seen, owner_wide
+
+    def __call__(self, items: list[Any]) -> tuple[list[bytes], bool]:
+        out = []
+        for item in items:
+            if isinstance(item, TableEvent):
+                if item.kind != "table.deleted" and item.revision <= self.seen.get(item.table_id, -1):
+                    continue  # already sent (the first state, or a signal seen twice)
+                self.seen[item.table_id] = item.revision
+            out.append(_wire(item, owner_wide=self.owner_wide))
+            if isinstance(item, TableEvent) and item.kind == "table.deleted" and not self.owner_wide:
+                return out, True
+        return out, False
+
+
+def _stream(
     updates: LiveUpdates,
     sub: Subscription,
     first: list[TableEvent],
     seen: dict[str, int],
     *,
     owner_wide: bool,
-) -> AsyncIterator[ServerSentEvent | bytes]:
-    """The stream's events until the hub ends it (its key or scorer link revoked, its share
-    link replaced) or its table is deleted; its slot is given back however it ends."""
-    hub = updates.hub
-    try:
-        for event in first:
-            yield _sse(event, owner_wide=owner_wide)
-        while True:
-            items = await sub.next()
-            if sub.ended:
-                return
-            for item in items:
-                if isinstance(item, TableEvent):
-                    if item.kind != "table.deleted" and item.revision <= seen.get(item.table_id, -1):
-                        continue  # already sent (the first state, or a signal seen twice)
-                    seen[item.table_id] = item.revision
-                yield _sse(item, owner_wide=owner_wide)
-                if isinstance(item, TableEvent) and item.kind == "table.deleted" and not owner_wide:
-                    return
-    finally:
-        hub.unsubscribe(sub)
+) -> LiveStream:
+    """The stream's response: its first events, then the hub's until it ends the stream (its
+    key or scorer link revoked, its share link replaced) or the table is deleted; its slots
+    are given back however it ends (app/live/stream.py)."""
+    conn = Connection(updates.hub, sub, _TableRender(seen, owner_wide), updates.streams)
+    return LiveStream(conn, [_wire(e, owner_wide=owner_wide) for e in first])
 
 
 def _subscribe(updates: LiveUpdates, sub: Subscription, scope: Scope) -> None:
@@ -216,29 +229,6 @@ def key_holder(caller: Caller) -> Holder:
     return (KEY, f"id:{caller.key_id}") if caller.key_id is not None else (KEY, f"owner:{caller.owner}")
 
 
-class _Stream(EventSourceResponse):
-    """The stream's response: its slots are given back when the response ends, however it
-    ends (the client gone, the server shutting down, the stream ended), even before its
-    first event (a generator never started never runs its ``finally``)."""
-
-    def __init__(
-        self, updates: LiveUpdates, sub: Subscription, events: AsyncIterator[ServerSentEvent | bytes]
-    ):
-        super().__init__(
-            events,
-            ping=updates.settings.events_heartbeat,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
-        self._release = (updates.hub, sub)
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            hub, sub = self._release
-            hub.unsubscribe(sub)
-
-
 async def table_stream(
     request: Request, table_id: str, owner: str | None, have: int | None, sub: Subscription
 ) -> Response:
@@ -258,7 +248,7 @@ async def table_stream(
         raise
     updates.hub.seed([(found.table_id, found.revision, found.deal_count)], found.owner)
     first = [] if have == found.revision else [TableEvent.of("sheet", found)]
-    return _Stream(updates, sub, _events(updates, sub, first, {table_id: found.revision}, owner_wide=False))
+    return _stream(updates, sub, first, {table_id: found.revision}, owner_wide=False)
 
 
 @router.get(
@@ -366,32 +356,29 @@ async def stream_owner_events(
         raise
     updates.hub.seed(seeds, owner)
     seen = {t: r for t, r, _n in seeds}
-    return _Stream(updates, sub, _events(updates, sub, first, seen, owner_wide=True))
+    return _stream(updates, sub, first, seen, owner_wide=True)
 
 
-async def _tournament_events(
-    sub: Subscription, first: list[TournamentEvent], revision: int, hub: Hub
-) -> AsyncIterator[ServerSentEvent | bytes]:
-    """The tournament's standings changes until the hub ends the stream (its share token
-    replaced, the tournament gone); its slot is given back however it ends."""
-    sent = revision  # the revision the client has now
-    try:
-        for event in first:
-            yield ServerSentEvent(data=event.data(), event=event.kind, id=str(event.revision))
-        while True:
-            items = await sub.next()
-            if sub.ended:
-                return
-            for item in items:
-                if isinstance(item, TournamentEvent):
-                    if item.revision <= sent:
-                        continue  # already sent (the first event, read twice)
-                    sent = item.revision
-                    yield ServerSentEvent(data=item.data(), event=item.kind, id=str(item.revision))
-                else:
-                    yield _sse(item, owner_wide=False)
-    finally:
-        hub.unsubscribe(sub)
+class _TournamentRender:
+    """What a tournament's share stream sends: each revision of its standings once (not the
+    first one again, nor one read twice), and the notices about the stream."""
+
+    __slots__ = ("sent",)
+
+    def __init__(self, revision: int):
+        self.sent = revision  # the revision the client has now
+
+    def __call__(self, items: list[Any]) -> tuple[list[bytes], bool]:
+        out = []
+        for item in items:
+            if isinstance(item, TournamentEvent):
+                if item.revision <= self.sent:
+                    continue
+                self.sent = item.revision
+                out.append(ServerSentEvent(data=item.data(), event=item.kind, id=str(item.revision)).encode())
+            else:
+                out.append(_wire(item, owner_wide=False))
+        return out, False
 
 
 @router.get(
@@ -444,7 +431,9 @@ async def stream_shared_tournament_events(
     updates.hub.seed_tournament(found.tournament_id, revision)
     have = resume_revision(last_event_id, after)
     first = [] if have == revision else [TournamentEvent(STANDINGS, found.tournament_id, revision)]
-    return _Stream(updates, sub, _tournament_events(sub, first, revision, updates.hub))
+    conn = Connection(updates.hub, sub, _TournamentRender(revision), updates.streams)
+    wire = [ServerSentEvent(data=e.data(), event=e.kind, id=str(e.revision)).encode() for e in first]
+    return LiveStream(conn, wire)
 
 
 __all__ = ["router", "live", "current", "table_stream", "anonymous_holders"]

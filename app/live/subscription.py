@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,7 +87,7 @@ ADDRESS = "address"
 Holder = tuple[str, str]  # (SHARE_TOKEN | SCORER_LINK | KEY | ADDRESS, who)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Subscription:
     """One open stream: the tables it watches (``tables``), or every table of ``owner``
     (``tables`` None), and the stored key it was opened with (``key_id``; None for the share
@@ -101,7 +101,10 @@ class Subscription:
     another share token (the link was replaced).
     ``tournament``: the stream of a tournament's share link (``tables`` empty): it is sent the
     tournament's standings changes, and ends when the tournament is read with another share
-    token or is gone."""
+    token or is gone.
+    ``listener``: called at each push and at the end instead of waking ``next`` (the stream
+    writing the subscription, app/live/stream.py): an idle stream then holds no waiting
+    future or task of its own. One of 10,000 idle streams, it is kept small (slots, a list)."""
 
     owner: str | None
     tables: frozenset[str] | None
@@ -112,18 +115,31 @@ class Subscription:
     share_token: str | None = None
     tournament: str | None = None
     _subscribed: bool = False
-    _queue: deque[Any] = field(default_factory=deque)
-    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _queue: list[Any] = field(default_factory=list)
+    listener: Callable[[], None] | None = None
+    _waiter: asyncio.Future[None] | None = None
+
+    def _wake(self) -> None:
+        if self.listener is not None:
+            self.listener()
+            return
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def end(self) -> None:
         self.ended = True
-        self._wake.set()
+        self._wake()
 
     def push(self, item: Any) -> None:
         self._queue.append(item)
         if len(self._queue) > EVENT_QUEUE_MAX:
             self._coalesce()
-        self._wake.set()
+        self._wake()
+
+    @property
+    def waiting(self) -> bool:
+        return bool(self._queue)
 
     def _coalesce(self) -> None:
         """A subscriber that does not read keeps only the newest event of each table (and of
@@ -137,19 +153,24 @@ class Subscription:
                 newest[key] = item
             else:
                 other = [item]
-        self._queue = deque(other + list(newest.values())[-EVENT_QUEUE_MAX:])
+        self._queue = other + list(newest.values())[-EVENT_QUEUE_MAX:]
+
+    def take(self) -> list[Any]:
+        """The events waiting (now none)."""
+        items, self._queue = self._queue, []
+        return items
 
     async def next(self, timeout: float | None = None) -> list[Any]:
         """The events waiting, after waiting for one at most ``timeout`` seconds."""
-        if not self._queue:
+        if not self._queue and not self.ended:
+            self._waiter = asyncio.get_running_loop().create_future()
             try:
-                await asyncio.wait_for(self._wake.wait(), timeout)
+                await asyncio.wait_for(self._waiter, timeout)
             except TimeoutError:
                 return []
-        self._wake.clear()
-        items = list(self._queue)
-        self._queue.clear()
-        return items
+            finally:
+                self._waiter = None
+        return self.take()
 
 
 class TooManySubscriptions(Exception):
