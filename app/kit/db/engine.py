@@ -326,6 +326,10 @@ class Database:
             return f"the directory {directory} of the SQLite file is not writable by this process (SQLite keeps its journal there)"
         return None
 
+    def write_probe_due(self) -> bool:
+        """The next ``write_probe`` writes (else it answers its last answer at once)."""
+        return time.monotonic() - self._probe_at >= self.write_probe_interval
+
     def write_probe(self) -> tuple[str, str] | None:
         """Whether a write can be committed now, found by committing one: None, or (state,
         why) with state "full" or "read-only". Throttled: one probe per
