@@ -31,6 +31,8 @@ STEPS: dict[str, tuple[list[str], list[str]]] = {
         ["bench.public_views", "--db", "both"],
         ["bench.public_views", "--db", "both", "--quick"],
     ),
+    # The streams' targets are for 10,000 streams, even in a quick run (about 2 minutes).
+    "streams": (["bench.streams", "--db", "both"], ["bench.streams", "--db", "both", "--deals", "3"]),
     "draw": (["bench.tournament_draw"], ["bench.tournament_draw", "--quick"]),
     "webhooks": (["bench.webhooks", "--db", "both"], ["bench.webhooks", "--db", "both", "--quick"]),
 }
