@@ -5,7 +5,7 @@ round, swap players, close and reopen a round; adjustments and the audit; the st
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Response
@@ -55,10 +55,9 @@ from app.tournaments.schemas import (
 router = APIRouter(prefix="/v1", tags=["tournaments"], route_class=BodyRoute)
 # The standings' answers by ETag, bounded (app/tournaments/service.py keeps the standings).
 _ANSWERS: Kept[str, bytes] = Kept(128)
-# The rows of the standings' last answer but their place, by content (``_standings_body``),
-# by tournament and rounds counted; bounded by number and bytes.
-_ROWS: Kept[tuple[str, int], dict[Hashable, bytes]] = Kept(
-    64, max_weight=16 * 1024 * 1024, weigh=lambda texts: sum(map(len, texts.values()))
+# The standings' last answers' rows (``_standings_body``), by tournament and rounds; bounded.
+_ROWS: Kept[tuple[str, int], _Answered] = Kept(
+    64, max_weight=16 * 1024 * 1024, weigh=lambda kept: 2 * sum(map(len, kept.texts.values()))
 )
 # The share link's answers, by share token: built once per version of the tournament's view
 # (app/tournaments/service.py public_view), bounded by number and size.
@@ -384,30 +383,45 @@ def get_standings(
 
 
 def _standings_body(st: svc.Standings) -> bytes:
-    """``StandingsOut.of(st)`` as JSON, each row's text kept by its content (``st.keys``)
-    from the last answer of these standings: after a change at one table most rows are as
-    they were but for their place."""
+    """``StandingsOut.of(st)`` as JSON, the rows' texts from the last answer: by content
+    (``st.keys``) but the place, or whole when the ranking kept the row as it was."""
     if len(st.keys) != len(st.rows):
         return StandingsOut.of(st).model_dump_json().encode()
     head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
     assert head.endswith(_NO_ITEMS)  # items is the answer's last field
-    t = st.tournament
-    entrants = {e.number: e for e in t.entrants}
-    last = _ROWS.get((t.id, st.rounds)) or {}
+    t, entrants = st.tournament, {e.number: e for e in st.tournament.entrants}
+    last = _ROWS.get((t.id, st.rounds)) or _Answered(None, {}, (), ())
+    same = last.st.rows if last.st is not None and last.st.tournament is t else ()
     texts: dict[Hashable, bytes] = {}
-    rows = []
-    for row, key in zip(st.rows, st.keys):
-        entrant = entrants.get(int(row.player))
-        kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
-        rest = last.get(kept_as)
-        if rest is None:
-            text = StandingOut.of(replace(row, place=0), t, entrants).model_dump_json().encode()
-            assert text.startswith(_PLACE_0)  # place is a row's first field
-            rest = text[len(_PLACE_0) :]
-        texts[kept_as] = rest
-        rows.append(b'{"place":%d,' % row.place + rest)
-    _ROWS.put((t.id, st.rounds), texts)
+    keys, rows = [], []
+    for n, (row, key) in enumerate(zip(st.rows, st.keys)):
+        if n < len(same) and same[n] is row:  # the same row of the same tournament: the same text
+            kept_as, whole = last.keys[n], last.rows[n]
+            texts[kept_as] = last.texts[kept_as]
+        else:
+            entrant = entrants.get(int(row.player))
+            kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
+            rest = last.texts.get(kept_as)
+            if rest is None:
+                text = StandingOut.of(replace(row, place=0), t, entrants).model_dump_json().encode()
+                assert text.startswith(_PLACE_0)  # place is a row's first field
+                rest = text[len(_PLACE_0) :]
+            texts[kept_as] = rest
+            whole = b'{"place":%d,' % row.place + rest
+        keys.append(kept_as)
+        rows.append(whole)
+    _ROWS.put((t.id, st.rounds), _Answered(st, texts, tuple(keys), tuple(rows)))
     return head[: -len(_NO_ITEMS)] + b'"items":[' + b",".join(rows) + b"]}"
+
+
+@dataclass(frozen=True)
+class _Answered:
+    """A last answer: its rows' texts but their place by content, and its rows in order."""
+
+    st: svc.Standings | None
+    texts: dict[Hashable, bytes]
+    keys: tuple[Hashable, ...]
+    rows: tuple[bytes, ...]
 
 
 _NO_ITEMS = b'"items":[]}'

@@ -110,6 +110,7 @@ class _Basis:
     folded: dict[tuple[repo.ClosedRound, ...], dict[str, tally.Sums]]
     playing: tally.Folded | None = None  # the rounds being played added to the closed rounds' sums
     players: tuple[str, ...] = ()  # the tournament's entrants as the scoring names them
+    ranked: tally.Ranked | None = None  # the last ranking, patched by the next one
 
     def closed_tables(self) -> dict[repo.ClosedRound, tuple[TableAtRound, ...]]:
         return {(r.number, r.closed_at): r.tables for r in self.tournament.rounds if r.closed_at is not None}
@@ -260,8 +261,9 @@ def _ranked(t: Tournament, now: _Tables, count: int, basis: _Basis | None) -> tu
         [new_closed[v] for v in closed_key] + playing,
         adjustments,
         count,
+        basis.ranked if basis is not None else None,
     )
-    return ranked, _Basis(t, new_closed, new_tables, kept_folds, folded, players)
+    return ranked, _Basis(t, new_closed, new_tables, kept_folds, folded, players, ranked)
 
 
 def _closed_round(scoring: scoring_core.Scoring, r: Round) -> tally.RoundScores:

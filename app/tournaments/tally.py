@@ -13,6 +13,7 @@ round's gathering, and the ranking of the players; not the scoring of every tabl
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -287,10 +288,29 @@ def _exact(value: Exact) -> Fraction:
 @dataclass(frozen=True)
 class Ranked:
     """The standings, and each row's content but its place in small values (equal keys: equal
-    rows but for the place), for whoever keeps what is made of a row."""
+    rows but for the place), for whoever keeps what is made of a row; and the order they were
+    ranked in, for the next ranking to patch (``ranked``'s ``previous``)."""
 
     rows: tuple[Standing, ...]
     keys: tuple[Hashable, ...]
+    order: Order | None = None
+
+
+@dataclass(frozen=True)
+class Order:
+    """A ranking's inputs and its merits sorted: the next ranking of the same players and
+    adjustments re-sorts only the players whose sums moved."""
+
+    names: list[str]
+    adjustments: tuple[Adjustment, ...]
+    tie_breaks: tuple[str, ...]
+    count: int
+    over: int  # the merits' common denominator (a multiple: the order is the same)
+    found: list[Sums]  # by player, in ``names``' order
+    owns: list[tuple[Adjustment, ...]]
+    totals: list[Exact]
+    merits: list[tuple[int, ...]]
+    ordered: list[tuple[tuple[int, ...], int]]  # (merit, player's index), best first: a stable sort
 
 
 def _order(
@@ -317,25 +337,44 @@ def ranked(
     rounds: Sequence[RoundScores],
     adjustments: Sequence[Adjustment],
     count: int,
+    previous: Ranked | None = None,
 ) -> Ranked:
     """The standings of ``count`` rounds from the players' sums over them (``rounds``, by
-    number) and the adjustments of those rounds, ordered as ``scoring.standings`` orders them."""
-    by_player: dict[str, tuple[Adjustment, ...]] = {}
-    for a in adjustments:
-        by_player[a.player] = by_player.get(a.player, ()) + (a,)
+    number) and the adjustments of those rounds, ordered as ``scoring.standings`` orders them.
+    With the ``previous`` ranking of the same players and adjustments, only the players whose
+    sums moved are placed again (the tests hold it equal to a ranking whole)."""
+    adjustments = tuple(adjustments)
     names = _order(players, sorted(rounds, key=lambda r: r.number), adjustments)
     get = sums.get
     found = [get(name, _EMPTY) for name in names]
+    kept = previous.order if previous is not None else None
+    if (
+        previous is not None
+        and kept is not None
+        and kept.count == count
+        and kept.tie_breaks == scoring.tie_breaks
+        and kept.adjustments == adjustments
+        and kept.names == names
+    ):
+        patched = _patched(previous, kept, found)
+        if patched is not None:
+            return patched
+    return _ranked_whole(scoring, names, found, adjustments, count)
+
+
+def _ranked_whole(
+    scoring: Scoring, names: list[str], found: list[Sums], adjustments: tuple[Adjustment, ...], count: int
+) -> Ranked:
+    by_player: dict[str, tuple[Adjustment, ...]] = {}
+    for a in adjustments:
+        by_player[a.player] = by_player.get(a.player, ()) + (a,)
     if by_player:
         owns = [by_player.get(name, ()) for name in names]
-        totals = [
-            _sum([s.total, *(_small(a.amount) for a in own)]) if own else s.total
-            for s, own in zip(found, owns)
-        ]
+        totals = [_total(s, own) for s, own in zip(found, owns)]
     else:
         owns = [()] * len(names)
         totals = [s.total for s in found]
-    merits = _in_integers(totals, found, scoring.tie_breaks)
+    over, merits = _in_integers(totals, found, scoring.tie_breaks)
     order = sorted(range(len(names)), key=merits.__getitem__)  # stable: ties stay in order
     rows, keys = [], []
     place, previous = 0, None
@@ -346,20 +385,76 @@ def ranked(
         row, content = found[i].row(names[i], place, totals[i], owns[i], count)
         rows.append(row)
         keys.append((names[i], content, owns[i]))
-    return Ranked(tuple(rows), tuple(keys))
+    ordered = [(merits[i], i) for i in order]
+    kept = Order(names, adjustments, scoring.tie_breaks, count, over, found, owns, totals, merits, ordered)
+    return Ranked(tuple(rows), tuple(keys), kept)
+
+
+def _patched(previous: Ranked, kept: Order, found: list[Sums]) -> Ranked | None:
+    """``previous`` with the players whose sums moved taken out of the order and put back by
+    bisection, the rows between the first and the last position touched made again (and the
+    rest of a tie they end in); None when a moved player's merit needs a new denominator."""
+    moved = [i for i, (now, was) in enumerate(zip(found, kept.found)) if now is not was]
+    if not moved:
+        return previous
+    totals, merits, over = list(kept.totals), list(kept.merits), kept.over
+    for i in moved:
+        totals[i] = total = _total(found[i], kept.owns[i])
+        if over % found[i].denominator() or (type(total) is not int and over % total.denominator):
+            return None
+    ordered = list(kept.ordered)
+    touched = []
+    for i in moved:
+        at = bisect_left(ordered, (merits[i], i))
+        del ordered[at]
+        touched.append(at)
+    for i in moved:
+        merits[i] = _merit(totals[i], found[i], kept.tie_breaks, over)
+        at = bisect_left(ordered, (merits[i], i))
+        ordered.insert(at, (merits[i], i))
+        touched.append(at)
+    # before the first position touched nothing moved; after the last (plus as many as moved)
+    # each player is where he was, his place the same once a tie started after the touched ones
+    low, end, was = min(touched), min(len(ordered), max(touched) + len(moved) + 1), kept.ordered
+    while end < len(ordered) and (ordered[end][0] == ordered[end - 1][0] or was[end][0] == was[end - 1][0]):
+        end += 1
+    rows, keys = [], []
+    place, last = (previous.rows[low - 1].place, ordered[low - 1][0]) if low else (0, None)
+    names, owns, count = kept.names, kept.owns, kept.count
+    for position in range(low, end):
+        merit, i = ordered[position]
+        if merit != last:
+            place, last = position + 1, merit
+        row, content = found[i].row(names[i], place, totals[i], owns[i], count)
+        rows.append(row)
+        keys.append((names[i], content, owns[i]))
+    order = Order(names, kept.adjustments, kept.tie_breaks, count, over, found, owns, totals, merits, ordered)
+    return Ranked(
+        previous.rows[:low] + tuple(rows) + previous.rows[end:],
+        previous.keys[:low] + tuple(keys) + previous.keys[end:],
+        order,
+    )
+
+
+def _total(s: Sums, own: tuple[Adjustment, ...]) -> Exact:
+    return _sum([s.total, *(_small(a.amount) for a in own)]) if own else s.total
 
 
 def _scaled(value: Exact, over: int) -> int:
     return -(value * over) if type(value) is int else -(value.numerator * (over // value.denominator))
 
 
-def _in_integers(totals: list[Exact], found: list[Sums], names: tuple[str, ...]) -> list[tuple[int, ...]]:
+def _merit(total: Exact, s: Sums, names: tuple[str, ...], over: int) -> tuple[int, ...]:
+    """A player's merit: the merit of his sums, made once, unless adjustments moved his total."""
+    return s.merit(names, over) if total is s.total else (_scaled(total, over), *s.merit(names, over)[1:])
+
+
+def _in_integers(
+    totals: list[Exact], found: list[Sums], names: tuple[str, ...]
+) -> tuple[int, list[tuple[int, ...]]]:
     """The merits (the total, then the tie-breaks) negated (more is better: first when sorted)
-    over one common denominator, in the same order: ints compare many times faster than
-    Fractions. A player without adjustments has the merit of his sums, made once."""
+    over one common denominator, in the same order, and that denominator: ints compare many
+    times faster than Fractions."""
     denominators = {s.denominator() for s in found} | {t.denominator for t in totals if type(t) is not int}
     over = math.lcm(*denominators)
-    return [
-        s.merit(names, over) if total is s.total else (_scaled(total, over), *s.merit(names, over)[1:])
-        for total, s in zip(totals, found)
-    ]
+    return over, [_merit(total, s, names, over) for total, s in zip(totals, found)]

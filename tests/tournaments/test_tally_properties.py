@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.tournaments import tally
-from app.tournaments.scoring import TRANSFORMS, Adjustment, Scoring, TableResult, standings
+from app.tournaments.scoring import TRANSFORMS, Adjustment, Scoring, TableResult, _small, standings
 
 PLAYERS = [str(n) for n in range(1, 11)]  # 10 entrants: 3 tables of 3 and a bye a round
 ROUNDS = 3
@@ -53,6 +53,7 @@ class Kept:
         self.closed: dict[tuple[int, int], tally.RoundScores] = {}
         self.folded: dict[tuple[tuple[int, int], ...], dict[str, tally.Sums]] = {}
         self.playing: dict[int, tally.Folded] = {}  # by the rounds counted
+        self.ranked: dict[int, tally.Ranked] = {}  # the last ranking, by the rounds counted
 
     def table(self, balances: dict[str, Fraction]) -> tally.Scored:
         key = tuple(sorted(balances.items()))
@@ -91,7 +92,12 @@ def _kept_standings(kept: Kept, state: dict, count: int) -> tally.Ranked:
     sums = folded.sums
     rounds = [kept.closed[k] for k in key] + open_rounds
     adjustments = [a for a in state["adjustments"] if a.round is None or a.round <= count]
-    return tally.ranked(kept.scoring, PLAYERS, sums, rounds, adjustments, count)
+    got = tally.ranked(kept.scoring, PLAYERS, sums, rounds, adjustments, count, kept.ranked.get(count))
+    # the ranking patched from the last one is the ranking made whole, ties included
+    whole = tally.ranked(kept.scoring, PLAYERS, sums, rounds, adjustments, count)
+    assert (got.rows, got.keys) == (whole.rows, whole.keys)
+    kept.ranked[count] = got
+    return got
 
 
 @settings(max_examples=60, deadline=None)
@@ -134,6 +140,40 @@ def test_kept_standings_equal_a_full_computation_after_every_change(scoring, ste
                     row.total,
                     row.rounds,
                 )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    scorings,
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=24, max_size=24),
+    st.integers(1, 3),
+    st.lists(
+        st.lists(
+            st.tuples(st.integers(0, 23), st.integers(0, 2), st.integers(0, 2), st.integers(1, 3)), max_size=6
+        ),
+        max_size=12,
+    ),
+)
+def test_a_ranking_patched_after_any_moves_is_the_ranking_made_whole(scoring, start, first_over, moves):
+    """Many ties (a few values for 24 players), a few players' sums moved at a time: the
+    patched order and places are the full sort's."""
+    players = [f"p{n}" for n in range(24)]
+
+    def sums_of(total: int, balance: int, over: int) -> tally.Sums:
+        # whole points, halves and thirds: a moved player may need a new common denominator
+        score = _small(Fraction(total, over))
+        return tally.Sums({1: score}, score, balance, balance % 2, 0, score)
+
+    sums = {p: sums_of(*v, first_over) for p, v in zip(players, start)}
+    previous = tally.ranked(scoring, players, sums, [], [], 1)
+    for step in moves:
+        sums = dict(sums)
+        for who, *values in step:
+            sums[players[who]] = sums_of(*values)
+        got = tally.ranked(scoring, players, sums, [], [], 1, previous)
+        whole = tally.ranked(scoring, players, sums, [], [], 1)
+        assert (got.rows, got.keys) == (whole.rows, whole.keys)
+        previous = got
 
 
 def test_a_player_scored_twice_in_a_round_is_refused_as_the_full_computation_refuses():
