@@ -92,26 +92,35 @@ def _loop_db(url: str, **settings: object):
 _PID = "SELECT pg_backend_pid() WHERE 1 = ?"
 
 
+def _on_loop(db, scenario):
+    """``scenario()`` run on a new event loop, its loop reads closed on that loop, then the database."""
+
+    async def closing():
+        try:
+            return await scenario()
+        finally:
+            await db.close_loop_reads()
+
+    try:
+        return asyncio.run(closing())
+    finally:
+        db.dispose()
+
+
 @needs_postgres
 def test_a_connection_broken_under_a_read_is_not_used_again(fresh_db):
     db = _loop_db(fresh_db, pg_loop_connections=1)
 
     async def scenario() -> None:
-        try:
-            (pid,) = await db.read_one_async(_PID, (1,)) or (None,)
-            with db.engine.begin() as conn:
-                conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
-            with pytest.raises(LoopReadUnavailable):
-                await db.read_one_async(_PID, (1,))
-            (again,) = await db.read_one_async(_PID, (1,)) or (None,)
-            assert again is not None and again != pid
-        finally:
-            await db.close_loop_reads()
+        (pid,) = await db.read_one_async(_PID, (1,)) or (None,)
+        with db.engine.begin() as conn:
+            conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        with pytest.raises(LoopReadUnavailable):
+            await db.read_one_async(_PID, (1,))
+        (again,) = await db.read_one_async(_PID, (1,)) or (None,)
+        assert again is not None and again != pid
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        db.dispose()
+    _on_loop(db, scenario)
 
 
 @needs_postgres
@@ -119,23 +128,17 @@ def test_a_read_cancelled_mid_statement_leaves_no_connection_behind(fresh_db):
     db = _loop_db(fresh_db, pg_loop_connections=1)
 
     async def scenario() -> None:
-        try:
-            (pid,) = await db.read_one_async(_PID, (1,)) or (None,)
-            slow = asyncio.ensure_future(db.read_one_async("SELECT 1, pg_sleep(5) WHERE 1 = ?", (1,)))
-            await asyncio.sleep(0.2)
-            slow.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await slow
-            # Its connection was closed, not handed to the next read with a statement in flight.
-            (again,) = await db.read_one_async(_PID, (1,)) or (None,)
-            assert again is not None and again != pid
-        finally:
-            await db.close_loop_reads()
+        (pid,) = await db.read_one_async(_PID, (1,)) or (None,)
+        slow = asyncio.ensure_future(db.read_one_async("SELECT 1, pg_sleep(5) WHERE 1 = ?", (1,)))
+        await asyncio.sleep(0.2)
+        slow.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await slow
+        # Its connection was closed, not handed to the next read with a statement in flight.
+        (again,) = await db.read_one_async(_PID, (1,)) or (None,)
+        assert again is not None and again != pid
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        db.dispose()
+    _on_loop(db, scenario)
 
 
 @needs_postgres
@@ -143,18 +146,12 @@ def test_a_failing_statement_gives_way_and_the_next_read_is_answered(fresh_db):
     db = _loop_db(fresh_db, pg_loop_connections=1)
 
     async def scenario() -> None:
-        try:
-            with pytest.raises(LoopReadUnavailable):
-                await db.read_one_async("SELECT 1 / (1 - ?)", (1,))
-            assert await db.read_one_async("SELECT 2 WHERE 1 = ?", (1,)) == (2,)
-            assert await db.read_one_async("SELECT 3 WHERE 1 = ?", (2,)) is None
-        finally:
-            await db.close_loop_reads()
+        with pytest.raises(LoopReadUnavailable):
+            await db.read_one_async("SELECT 1 / (1 - ?)", (1,))
+        assert await db.read_one_async("SELECT 2 WHERE 1 = ?", (1,)) == (2,)
+        assert await db.read_one_async("SELECT 3 WHERE 1 = ?", (2,)) is None
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        db.dispose()
+    _on_loop(db, scenario)
 
 
 @needs_postgres
@@ -166,15 +163,9 @@ def test_loop_reads_prepare_their_statement_only_when_allowed(fresh_db, prepared
     count = "SELECT count(*) FROM pg_prepared_statements WHERE 1 = ?"
 
     async def scenario() -> list[tuple[object, ...] | None]:
-        try:
-            return [await db.read_one_async(count, (1,)) for _ in range(3)]
-        finally:
-            await db.close_loop_reads()
+        return [await db.read_one_async(count, (1,)) for _ in range(3)]
 
-    try:
-        counts = asyncio.run(scenario())
-    finally:
-        db.dispose()
+    counts = _on_loop(db, scenario)
     assert counts == ([(1,)] * 3 if prepared else [(0,)] * 3)
 
 
@@ -183,20 +174,14 @@ def test_loop_reads_take_any_parameter_and_load_psycopgs_types(fresh_db):
     db = _loop_db(fresh_db)
 
     async def scenario() -> list[tuple[object, ...] | None]:
-        try:
-            return [
-                await db.read_one_async(
-                    "SELECT ?::text, ?::int8, ?::numeric, ?::text IS NULL", ("é ?", 7, None, None)
-                ),
-                await db.read_one_async("SELECT ?::float8, ?::bool", (0.5, True)),  # psycopg's dumpers
-            ]
-        finally:
-            await db.close_loop_reads()
+        return [
+            await db.read_one_async(
+                "SELECT ?::text, ?::int8, ?::numeric, ?::text IS NULL", ("é ?", 7, None, None)
+            ),
+            await db.read_one_async("SELECT ?::float8, ?::bool", (0.5, True)),  # psycopg's dumpers
+        ]
 
-    try:
-        rows = asyncio.run(scenario())
-    finally:
-        db.dispose()
+    rows = _on_loop(db, scenario)
     assert rows == [("é ?", 7, None, True), (0.5, True)]
 
 
@@ -205,25 +190,19 @@ def test_a_read_beyond_the_bound_waits_for_a_connection_then_gives_way(fresh_db)
     db = _loop_db(fresh_db, pg_loop_connections=1, loop_connection_wait=0.1)
 
     async def scenario() -> None:
-        try:
-            (pid,) = await db.read_one_async(_PID, (1,)) or (None,)
-            slow = asyncio.ensure_future(
-                db.read_one_async("SELECT pg_backend_pid(), pg_sleep(0.6) WHERE 1 = ?", (1,))
-            )
-            await asyncio.sleep(0.1)
-            started = time.monotonic()
-            with pytest.raises(LoopReadUnavailable):
-                await db.read_one_async(_PID, (1,))
-            assert time.monotonic() - started >= 0.09  # it waited for the busy connection
-            assert (await slow or (None,))[0] == pid
-            # The connection went back to the pool after its read and serves the next one.
-            assert await db.read_one_async(_PID, (1,)) == (pid,)
-            stats = db._pg_pools[asyncio.get_running_loop()].get_stats()
-            assert stats["pool_size"] == 1 and stats.get("requests_errors", 0) == 1, stats
-        finally:
-            await db.close_loop_reads()
+        (pid,) = await db.read_one_async(_PID, (1,)) or (None,)
+        slow = asyncio.ensure_future(
+            db.read_one_async("SELECT pg_backend_pid(), pg_sleep(0.6) WHERE 1 = ?", (1,))
+        )
+        await asyncio.sleep(0.1)
+        started = time.monotonic()
+        with pytest.raises(LoopReadUnavailable):
+            await db.read_one_async(_PID, (1,))
+        assert time.monotonic() - started >= 0.09  # it waited for the busy connection
+        assert (await slow or (None,))[0] == pid
+        # The connection went back to the pool after its read and serves the next one.
+        assert await db.read_one_async(_PID, (1,)) == (pid,)
+        stats = db._pg_pools[asyncio.get_running_loop()].get_stats()
+        assert stats["pool_size"] == 1 and stats.get("requests_errors", 0) == 1, stats
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        db.dispose()
+    _on_loop(db, scenario)
