@@ -34,19 +34,9 @@ from typing import Any
 
 from bench.http import ALLPASS_BODY, PYTHON, ROOT, Client, free_port, new_table
 
-# README's short pulka (sochi, pool 4): its fourth deal finishes the table.
-PULKA = [
-    {"type": "contract", "declarer": 1, "contract": "6S", "defenders": {"0": "pass", "2": "pass"}},
-    {"type": "allpass", "tricks": {"0": 2, "1": 5, "2": 3}},
-    {
-        "type": "contract",
-        "declarer": 0,
-        "contract": "7H",
-        "defenders": {"1": "whist", "2": "pass"},
-        "tricks": {"0": 7, "1": 3, "2": 0},
-    },
-    {"type": "misere", "declarer": 2, "tricks": {"2": 0}},
-]
+# PULKA: the README's short pulka (sochi, pool 4); its fourth deal finishes the table.
+from tests.api.samples import PULKA
+
 NAMES = ("Anna", "Boris", "Vera")
 
 
