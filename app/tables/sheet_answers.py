@@ -18,6 +18,7 @@ is seen at once; a representation is the same bytes whichever path sends it (``s
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from starlette.responses import Response
@@ -49,7 +50,7 @@ def sheet_json(sheet: Sheet) -> bytes:
     return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
-def kept_sheet(owner: str, table_id: str, etag: str, build: Any) -> bytes:
+def kept_sheet(owner: str, table_id: str, etag: str, build: Callable[[], Sheet]) -> bytes:
     """The sheet's bytes at ``etag``: kept, or ``build()`` serialised now and kept."""
     return _SHEETS.get_or_build((owner, table_id), etag, lambda: sheet_json(build()))
 
