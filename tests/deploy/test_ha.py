@@ -223,7 +223,7 @@ class Ha:
 
 
 @pytest.fixture(scope="module")
-def ha(app_image: str, bases: dict[str, str]) -> Iterator[Ha]:
+def ha_stack(app_image: str, bases: dict[str, str]) -> Iterator[Ha]:
     began = time.monotonic()
     base = bases["PREFSCORE_BASE_IMAGE"]
     with ThreadPoolExecutor(3) as pool:
@@ -321,6 +321,21 @@ def ha(app_image: str, bases: dict[str, str]) -> Iterator[Ha]:
         )
 
 
+@pytest.fixture
+def ha(ha_stack: Ha, request: pytest.FixtureRequest) -> Iterator[Ha]:
+    """The stack as each test starts on it: the cluster whole and the load balancer serving
+    (whatever the test before left settling has settled). A test that fails prints the logs
+    of the nodes, HAProxy, PgBouncer, the API replicas and the load balancer."""
+    ha_stack.wait_cluster()
+    ha_stack.wait_lb()
+    failed_before = request.session.testsfailed
+    yield ha_stack
+    if request.session.testsfailed > failed_before:
+        print(ha_stack.node_logs(), file=sys.stderr)
+        for service in ("dbproxy", "pgbouncer", "api1", "api2", "lb"):
+            print(f"--- {service}\n{ha_stack.compose.logs(service)[-3000:]}", file=sys.stderr)
+
+
 # --------------------------------------------------------------------------- point-in-time
 
 
@@ -369,6 +384,10 @@ def test_a_point_in_time_restore_finds_exactly_the_deals_before_it(ha: Ha):
     r = pm.podman(
         "run",
         "--rm",
+        # The restore needs no network (the archive's volume in, a server on a socket): no
+        # network is set up and torn down beside the stack's while it serves.
+        "--network",
+        "none",
         "-v",
         f"{ha.compose.project}_pgbackrest:/var/lib/pgbackrest",
         "--entrypoint",
