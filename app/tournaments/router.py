@@ -4,8 +4,6 @@ round, swap players, close and reopen a round; adjustments and the audit; the st
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from dataclasses import dataclass, replace
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Response
@@ -15,7 +13,6 @@ from app.deals.model import request_hash
 from app.kit import etags
 from app.kit.bodies import BodyRoute
 from app.kit.built import Built
-from app.kit.caching import Kept
 from app.kit.callers import Caller
 from app.kit.deps import DB, NO_KEY, KeyCaller, get_settings
 from app.kit.headers import CACHE_CONTROL, ETAG, IDEMPOTENT_REPLAYED, LOCATION, not_modified
@@ -23,7 +20,7 @@ from app.kit.preconditions import SeenVersions, not_modified_response
 from app.kit.problem_schemas import problem_responses
 from app.kit.settings import Settings
 from app.tables.model import Limits
-from app.tournaments import export
+from app.tournaments import export, standings_answers
 from app.tournaments import service as svc
 from app.tournaments.limits import (
     AUDIT_PAGE_MAX,
@@ -42,7 +39,6 @@ from app.tournaments.schemas import (
     PenaltyOut,
     ReopenIn,
     SharedTournament,
-    StandingOut,
     StandingsOut,
     SwapIn,
     TournamentCreate,
@@ -53,12 +49,6 @@ from app.tournaments.schemas import (
 )
 
 router = APIRouter(prefix="/v1", tags=["tournaments"], route_class=BodyRoute)
-# The standings' answers by ETag, bounded (app/tournaments/service.py keeps the standings).
-_ANSWERS: Kept[str, bytes] = Kept(128)
-# The standings' last answers' rows (``_standings_body``), by tournament and rounds; bounded.
-_ROWS: Kept[tuple[str, int], _Answered] = Kept(
-    64, max_weight=16 * 1024 * 1024, weigh=lambda kept: 2 * sum(map(len, kept.texts.values()))
-)
 # The share link's answers, by share token: built once per version of the tournament's view
 # (app/tournaments/service.py public_view), bounded by number and size.
 _SHARED: Built[bytes] = Built(64, max_bytes=32 * 1024 * 1024, weigh=len)
@@ -373,59 +363,8 @@ def get_standings(
     if (unchanged := not_modified_response(seen, etag)) is not None:
         return unchanged
     headers = {"ETag": etag, "Cache-Control": etags.CACHE}
-    body = _ANSWERS.get(etag)
-    if body is None:
-        # The answer of a version, made once: a federation's standings are read far more
-        # often than they change (the ETag names the tournament and the version).
-        body = _standings_body(result)  # type: ignore[arg-type]
-        _ANSWERS.put(etag, body)
+    body = standings_answers.answer(result)  # type: ignore[arg-type]
     return Response(content=body, media_type="application/json", headers=headers)
-
-
-def _standings_body(st: svc.Standings) -> bytes:
-    """``StandingsOut.of(st)`` as JSON, the rows' texts from the last answer: by content
-    (``st.keys``) but the place, or whole when the ranking kept the row as it was."""
-    if len(st.keys) != len(st.rows):
-        return StandingsOut.of(st).model_dump_json().encode()
-    head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
-    assert head.endswith(_NO_ITEMS)  # items is the answer's last field
-    t, entrants = st.tournament, {e.number: e for e in st.tournament.entrants}
-    last = _ROWS.get((t.id, st.rounds)) or _Answered(None, {}, (), ())
-    same = last.st.rows if last.st is not None and last.st.tournament is t else ()
-    texts: dict[Hashable, bytes] = {}
-    keys, rows = [], []
-    for n, (row, key) in enumerate(zip(st.rows, st.keys)):
-        if n < len(same) and same[n] is row:  # the same row of the same tournament: the same text
-            kept_as, whole = last.keys[n], last.rows[n]
-            texts[kept_as] = last.texts[kept_as]
-        else:
-            entrant = entrants.get(int(row.player))
-            kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
-            rest = last.texts.get(kept_as)
-            if rest is None:
-                text = StandingOut.of(replace(row, place=0), t, entrants).model_dump_json().encode()
-                assert text.startswith(_PLACE_0)  # place is a row's first field
-                rest = text[len(_PLACE_0) :]
-            texts[kept_as] = rest
-            whole = b'{"place":%d,' % row.place + rest
-        keys.append(kept_as)
-        rows.append(whole)
-    _ROWS.put((t.id, st.rounds), _Answered(st, texts, tuple(keys), tuple(rows)))
-    return head[: -len(_NO_ITEMS)] + b'"items":[' + b",".join(rows) + b"]}"
-
-
-@dataclass(frozen=True)
-class _Answered:
-    """A last answer: its rows' texts but their place by content, and its rows in order."""
-
-    st: svc.Standings | None
-    texts: dict[Hashable, bytes]
-    keys: tuple[Hashable, ...]
-    rows: tuple[bytes, ...]
-
-
-_NO_ITEMS = b'"items":[]}'
-_PLACE_0 = b'{"place":0,'
 
 
 @router.post(

@@ -1,5 +1,5 @@
 """The standings kept from one read to the next (app/tournaments/standings.py ``_Basis``, the
-rows' texts in app/tournaments/router.py) equal a fresh process's after every change: a deal
+rows' texts in app/tournaments/standings_answers.py) equal a fresh process's after every change: a deal
 corrected at one table, a round closed, reopened, corrected and closed again, an adjustment,
 a round drawn; and equal the full computation from the stored balances and the tables' logs
 (``_standings``)."""
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.tournaments import router, standings
+from app.tournaments import standings, standings_answers
 from app.tournaments.reading import _read
+from app.tournaments.schemas import StandingsOut
 from tests.tournaments.test_api import draw, play, six_spades, tournament
 
 
@@ -17,8 +18,8 @@ def _forget() -> None:
     """What a fresh process has kept: nothing."""
     standings._BASES.clear()
     standings._COMPUTED.clear()
-    router._ANSWERS.clear()
-    router._ROWS.clear()
+    standings_answers._ANSWERS.clear()
+    standings_answers._ROWS.clear()
 
 
 def _same_as_a_fresh_process(api, db, tid: str) -> None:
@@ -87,11 +88,11 @@ def test_the_answer_made_of_kept_rows_is_the_answer_written_whole(api, db):
     for _ in range(2):  # the rows made, then the rows kept
         st = standings.standings(db, api.owner, tid)
         assert not isinstance(st, str)
-        assert router._standings_body(st) == router.StandingsOut.of(st).model_dump_json().encode()
+        assert standings_answers.body_of(st) == StandingsOut.of(st).model_dump_json().encode()
     play(api, tables[1])  # places move, rows' texts are kept
     st = standings.standings(db, api.owner, tid)
     assert not isinstance(st, str)
-    assert router._standings_body(st) == router.StandingsOut.of(st).model_dump_json().encode()
+    assert standings_answers.body_of(st) == StandingsOut.of(st).model_dump_json().encode()
 
 
 def test_a_repeat_of_the_public_views_is_the_same_bytes(api):

@@ -1,0 +1,77 @@
+"""A standings GET's answer as bytes, made once per version (the ETag names the tournament and
+the version: a federation's standings are read far more often than they change), its rows'
+texts taken from the last answer of the same tournament and rounds: by content but the place,
+or whole when the ranking kept the row as it was (app/tournaments/standings.py keeps the
+standings themselves)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, replace
+
+from app.kit.caching import Kept
+from app.tournaments import service as svc
+from app.tournaments.schemas import StandingOut, StandingsOut
+
+
+def answer(st: svc.Standings) -> bytes:
+    """``StandingsOut.of(st)`` as JSON, made once per ETag."""
+    body = _ANSWERS.get(st.etag)
+    if body is None:
+        body = body_of(st)
+        _ANSWERS.put(st.etag, body)
+    return body
+
+
+def body_of(st: svc.Standings) -> bytes:
+    """``StandingsOut.of(st)`` as JSON, the rows' texts from the last answer: by content
+    (``st.keys``) but the place, or whole when the ranking kept the row as it was."""
+    if len(st.keys) != len(st.rows):
+        return StandingsOut.of(st).model_dump_json().encode()
+    head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
+    assert head.endswith(_NO_ITEMS)  # items is the answer's last field
+    t, entrants = st.tournament, {e.number: e for e in st.tournament.entrants}
+    last = _ROWS.get((t.id, st.rounds)) or _Answered(None, {}, (), ())
+    same = last.st.rows if last.st is not None and last.st.tournament is t else ()
+    texts: dict[Hashable, bytes] = {}
+    keys, rows = [], []
+    for n, (row, key) in enumerate(zip(st.rows, st.keys)):
+        if n < len(same) and same[n] is row:  # the same row of the same tournament: the same text
+            kept_as, whole = last.keys[n], last.rows[n]
+            texts[kept_as] = last.texts[kept_as]
+        else:
+            entrant = entrants.get(int(row.player))
+            kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
+            rest = last.texts.get(kept_as)
+            if rest is None:
+                text = StandingOut.of(replace(row, place=0), t, entrants).model_dump_json().encode()
+                assert text.startswith(_PLACE_0)  # place is a row's first field
+                rest = text[len(_PLACE_0) :]
+            texts[kept_as] = rest
+            whole = b'{"place":%d,' % row.place + rest
+        keys.append(kept_as)
+        rows.append(whole)
+    _ROWS.put((t.id, st.rounds), _Answered(st, texts, tuple(keys), tuple(rows)))
+    return head[: -len(_NO_ITEMS)] + b'"items":[' + b",".join(rows) + b"]}"
+
+
+@dataclass(frozen=True)
+class _Answered:
+    """A last answer: its rows' texts but their place by content, and its rows in order."""
+
+    st: svc.Standings | None
+    texts: dict[Hashable, bytes]
+    keys: tuple[Hashable, ...]
+    rows: tuple[bytes, ...]
+
+
+_NO_ITEMS = b'"items":[]}'
+_PLACE_0 = b'{"place":0,'
+
+
+# The answers by ETag, bounded.
+_ANSWERS: Kept[str, bytes] = Kept(128)
+# The last answers' rows (``body_of``), by tournament and rounds; bounded.
+_ROWS: Kept[tuple[str, int], _Answered] = Kept(
+    64, max_weight=16 * 1024 * 1024, weigh=lambda kept: 2 * sum(map(len, kept.texts.values()))
+)
