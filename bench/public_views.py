@@ -230,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default=None)
     parser.add_argument("--quick", action="store_true", help="fewer requests, changes and seconds")
     args = parser.parse_args(argv)
+    from bench.targets import source_tree
+
     if args.quick:
         args.requests, args.changes, args.seconds = 20, 3, 4.0
     dbs = [None] if args.db is None else ["sqlite", "postgres"] if args.db == "both" else [args.db]
@@ -237,14 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="prefscore-public-views-before-") as tmp:
         sources = [("", args.source.resolve())]
         if args.before:
-            old = Path(tmp)
-            archive = subprocess.run(
-                ["git", "archive", args.before, "app", "migrations"],
-                cwd=REPO,
-                capture_output=True,
-                check=True,
-            ).stdout
-            subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+            old = source_tree(args.before, Path(tmp) / "before", "app", "migrations")
             sources = [(args.before, old), ("", args.source.resolve())]
         for db in dbs:
             for label, source in sources:

@@ -179,14 +179,6 @@ class HealthPoller(threading.Thread):
         conn.close()
 
 
-def source_tree(ref: str, into: Path) -> Path:
-    """The files of ``ref`` (app, migrations...) in ``into``: the server imports them from there."""
-    into.mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", ref], cwd=REPO, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
-
-
 def measure(tree: Path, db: str, database: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     import httpx
 
@@ -342,7 +334,7 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from bench.targets import Figure, report
+    from bench.targets import Figure, report, source_tree
 
     dbs = ["sqlite", "postgres"] if args.db == "both" else [args.db]
     results: dict[str, dict[str, Any]] = {}

@@ -41,6 +41,17 @@ class Figure:
         )
 
 
+def source_tree(ref: str, into: Path, *paths: str) -> Path:
+    """The files of commit ``ref`` (only ``paths`` when given, e.g. "app", "migrations") in the
+    new directory ``into``, for a benchmark to run that commit's code beside this checkout's."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", ref, *paths], cwd=REPO, capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
 def commit() -> str:
     try:
         head = subprocess.run(

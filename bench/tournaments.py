@@ -286,21 +286,15 @@ def _side_by_side(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
+    from bench.targets import source_tree
+
     repo = Path(__file__).resolve().parent.parent
     dbs = ["sqlite", "postgres"] if args.db in (None, "both") else [args.db]
     runs = []
     with tempfile.TemporaryDirectory(prefix="bench-tournaments-") as tmp:
         sources = [("", repo)]
         if args.before:
-            old = Path(tmp) / "before"
-            old.mkdir()
-            archive = subprocess.run(
-                ["git", "archive", args.before, "app", "migrations"],
-                cwd=repo,
-                capture_output=True,
-                check=True,
-            ).stdout
-            subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+            old = source_tree(args.before, Path(tmp) / "before", "app", "migrations")
             sources = [(args.before, old), ("", repo)]
         for db in dbs:
             for label, source in sources:
