@@ -68,7 +68,6 @@ class Database:
         self._loop_busy_timeout_ms = loop_busy_timeout_ms
         self._pg_loop_connections = pg_loop_connections
         self._pg_prepare = {} if pg_prepare else {"prepare_threshold": None}
-        self._pg_prepare_loop = pg_prepare
         self.dialect = engine.dialect.name
         self._writer = sessionmaker(engine, expire_on_commit=False)
         self._write_lock = threading.RLock() if self.dialect == "sqlite" else None
@@ -174,8 +173,10 @@ class Database:
             try:
                 if encodable(params):
                     # At the libpq level, prepared once per connection (loop_reads.py): a
-                    # fifth of the CPU of conn.execute. A failed read closes its connection.
-                    return await point_read(conn, sql, params, prepare=self._pg_prepare_loop)
+                    # fifth of the CPU of conn.execute; not prepared when prepared statements
+                    # are off (``_pg_prepare`` then holds psycopg's override). A failed read
+                    # closes its connection.
+                    return await point_read(conn, sql, params, prepare=not self._pg_prepare)
                 cur = await conn.execute(sql.replace("?", "%s"), params)
                 rows = await cur.fetchall()
             finally:
