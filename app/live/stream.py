@@ -74,12 +74,17 @@ class Connection:
         with contextlib.suppress(OSError):
             await send(_END)
 
+    def _has_news(self) -> bool:
+        """Something to write (events, or the stream's end), and no write under way."""
+        return self.writing is None and not self.closing and bool(self.sub.waiting or self.sub.ended)
+
     def wake(self) -> None:
-        if self.writing is None and not self.closing and (self.sub.waiting or self.sub.ended):
+        if self._has_news():
             self.beat.wake(self)
 
     def start_writing(self) -> None:
-        if self.writing is None and not self.closing and (self.sub.waiting or self.sub.ended):
+        # Asked again: between the wake and its turn a write may have started or the stream ended.
+        if self._has_news():
             self.writing = asyncio.get_running_loop().create_task(self._write())
 
     def ping(self) -> None:
