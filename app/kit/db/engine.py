@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -62,6 +62,10 @@ class Database:
     ):
         self.engine = engine
         self._set_replica(engine, read_engine)
+        self._disposed = False
+        for pooled in (engine, read_engine):
+            if pooled is not None:
+                event.listen(pooled, "checkin", self._close_if_disposed)
         self._loop_connection_wait = loop_connection_wait
         self._loop_reconnect_timeout = loop_reconnect_timeout
         self._write_probe_busy_ms = write_probe_busy_ms
@@ -413,7 +417,15 @@ class Database:
         with self.engine.connect().execution_options(**{READONLY: True}) as conn:
             conn.execute(text("SELECT 1"))
 
+    def _close_if_disposed(self, _dbapi_connection: Any, record: Any) -> None:
+        # A connection still out when dispose() ran (a request's or a worker's thread ending
+        # after its app stopped) comes back to a pool no one holds: closed here, on its way
+        # in, rather than left open for the garbage collector (psycopg warns of that).
+        if self._disposed:
+            record.invalidate()
+
     def dispose(self) -> None:
+        self._disposed = True
         with self._loop_lock:
             conns, self._loop_all[:] = list(self._loop_all), []
         for conn in conns:
