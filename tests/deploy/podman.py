@@ -16,8 +16,11 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
+
+from tests.toolchains import held
 
 REPO = Path(__file__).resolve().parents[2]
 CONTAINERS_CONF = REPO / "deploy" / "podman" / "containers.conf"
@@ -94,6 +97,13 @@ def build(context: Path, name: str, base: str, *, host_certs: bool = False) -> s
     not for apt builds, whose packages may write there)."""
     repo = f"localhost/prefscore-test/{name}"
     tag = f"{repo}:{context_hash(context, base)}"
+    # The SQLite and PostgreSQL suites run side by side (.ci/run): one builds, the other waits.
+    with held(Path(tempfile.gettempdir()) / f"prefscore-test-image-{name}.lock"):
+        _build_missing(context, tag, repo, base, host_certs)
+    return tag
+
+
+def _build_missing(context: Path, tag: str, repo: str, base: str, host_certs: bool) -> None:
     if podman("image", "exists", tag, check=False).returncode != 0:
         # The Docker format keeps HEALTHCHECK (OCI images have no such field). Host network:
         # pip and apt reach their indexes as the host does.
@@ -123,7 +133,6 @@ def build(context: Path, name: str, base: str, *, host_certs: bool = False) -> s
         stale = [t for t in listed if t != tag]
         if stale:
             podman("rmi", "--force", *stale, check=False)
-    return tag
 
 
 def inspect(container: str) -> dict:

@@ -27,12 +27,12 @@ import httpx
 import pytest
 
 from tests.hardening.harness import REPO, Server, fresh_database
+from tests.toolchains import digest, install_once
 
 SDK = REPO / "sdk"
 TS_DIR = SDK / "typescript"
 PY_DIR = SDK / "python"
 ADMIN_KEY = "pk_sdk_admin_" + hashlib.sha256(os.urandom(16)).hexdigest()[:24]
-STAMP = ".prefscore-installed"
 
 
 def unavailable(message: str) -> None:
@@ -46,17 +46,6 @@ def run(
     args: list[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def digest(*paths: Path) -> str:
-    h = hashlib.sha256()
-    for path in paths:
-        h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def installed(stamp: Path, want: str) -> bool:
-    return stamp.is_file() and stamp.read_text().strip() == want
 
 
 @dataclass
@@ -106,12 +95,13 @@ def node_modules() -> Path:
     if int(version.lstrip("v").split(".")[0]) < 18:
         unavailable(f"Node.js 18 or newer is needed for the TypeScript client test, found {version}")
     modules = TS_DIR / "node_modules"
-    want = digest(TS_DIR / "package.json", TS_DIR / "package-lock.json")
-    if not installed(modules / STAMP, want):
+
+    def npm_ci() -> None:
         done = run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=TS_DIR)
         if done.returncode != 0:
             unavailable(f"npm ci in sdk/typescript failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-        (modules / STAMP).write_text(want + "\n")
+
+    install_once(modules, digest(TS_DIR / "package.json", TS_DIR / "package-lock.json"), npm_ci)
     return modules
 
 
@@ -122,8 +112,8 @@ def generator_python() -> Path:
     venv = PY_DIR / ".venv"
     python = venv / "bin" / "python"
     requirements = PY_DIR / "requirements.txt"
-    want = digest(requirements)
-    if not (python.exists() and installed(venv / STAMP, want)):
+
+    def make_venv() -> None:
         made = run([sys.executable, "-m", "venv", "--clear", str(venv)], cwd=PY_DIR)
         if made.returncode != 0:
             unavailable(f"could not make sdk/python/.venv:\n{made.stderr[-2000:]}")
@@ -144,7 +134,8 @@ def generator_python() -> Path:
             unavailable(
                 f"could not install openapi-python-client:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
             )
-        (venv / STAMP).write_text(want + "\n")
+
+    install_once(venv, digest(requirements), make_venv)
     return python
 
 

@@ -17,7 +17,6 @@ test-output/quality/ (the Lighthouse reports as JSON).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -26,12 +25,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.toolchains import digest, install_once
 from tests.views.test_browser import CHROMIUM, _find, browser  # noqa: F401  (the browser fixture)
 from tests.views.test_score_page_browser import PULKA, link, tap
 
 QUALITY = Path(__file__).resolve().parent / "quality"
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "quality"
-STAMP = ".prefscore-installed"
 CATEGORIES = ("performance", "accessibility", "best-practices")
 
 
@@ -52,11 +51,8 @@ def tools() -> Path:
     if chromium is None:
         unavailable("chromium is not installed: run scripts/install-system-packages")
     modules = QUALITY / "node_modules"
-    want = hashlib.sha256(
-        (QUALITY / "package.json").read_bytes() + (QUALITY / "package-lock.json").read_bytes()
-    ).hexdigest()
-    stamp = modules / STAMP
-    if not (stamp.is_file() and stamp.read_text().strip() == want):
+
+    def npm_ci() -> None:
         done = subprocess.run(
             [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"],
             cwd=QUALITY,
@@ -68,7 +64,8 @@ def tools() -> Path:
             unavailable(
                 f"npm ci in tests/views/quality failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
             )
-        stamp.write_text(want + "\n")
+
+    install_once(modules, digest(QUALITY / "package.json", QUALITY / "package-lock.json"), npm_ci)
     return modules
 
 
