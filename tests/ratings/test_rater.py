@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.events import changes
+from app.kit.db.models import utcnow
 from app.ratings.model import INITIAL, rate
 from app.ratings.orm import PlayerRatingRow, RatedTableRow, RatingChangeRow
 from app.ratings.rater import Rater
@@ -122,3 +123,78 @@ def test_a_starting_rater_rates_what_was_left_pending(api, db, no_rater):
     got = api.get(f"/v1/players/{ids[0]}/rating").json()
     assert [c["table_id"] for c in got["history"]] == [second, first] and got["rating"]["games"] == 2
     assert got["history"][0]["before"]["mu"] == got["history"][1]["after"]["mu"]
+
+
+def _places(db, tables):
+    with db.read() as session:
+        rows = session.execute(
+            select(RatedTableRow.table_id, RatedTableRow.seq).where(RatedTableRow.table_id.in_(tables))
+        ).all()
+    return dict(rows)
+
+
+def test_tables_finishing_at_once_take_a_place_each_and_rate_in_that_order(api, db):
+    ids = _players(api, "Anna", "Boris", "Vera")
+    tables = [_rated_table(api, ids)["id"] for _ in range(6)]
+    for t in tables:
+        _play(api, t, PULKA[:3])
+    start, failed = threading.Barrier(len(tables)), []
+
+    def finish(table_id):
+        start.wait()
+        r = api.post(f"/v1/tables/{table_id}/deals", json=PULKA[3])
+        if r.status_code != 201:
+            failed.append(r.text)
+
+    threads = [threading.Thread(target=finish, args=(t,)) for t in tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not failed
+    # a new owner's six places: 1 to 6, one each, whatever the order they came in
+    assert sorted(_places(db, tables).values()) == [1, 2, 3, 4, 5, 6]
+    got = api.get(f"/v1/players/{ids[0]}/rating").json()
+    assert got["rating"]["games"] == 6
+    history = got["history"]  # the latest first: each table starts from the one before it
+    assert [c["table_id"] for c in history] == sorted(tables, key=_places(db, tables).get, reverse=True)
+    for later, earlier in zip(history, history[1:]):
+        assert later["before"]["mu"] == earlier["after"]["mu"]
+
+
+def test_a_place_taken_meanwhile_is_taken_again_after_it(api, db):
+    """PostgreSQL's first try takes the next place without the lock: a second table that read
+    the same last place waits for the first's commit, finds the place taken, and takes the next
+    one under the lock. (SQLite: the second waits for the writer and reads the first's place.)"""
+    from app.ratings import repository as repo
+
+    ids = _players(api, "Anna", "Boris", "Vera")
+    first, second = (_rated_table(api, ids)["id"] for _ in range(2))
+    outcome = [[i, b] for i, b in zip(ids, ("10", "-4", "-6"))]
+    taken = threading.Event()
+    second_done: list[Exception | None] = []
+
+    def take_second():
+        taken.wait(10)
+        try:
+            with db.write() as session:
+                repo.take_place(session, second, api.owner, "sochi", outcome, utcnow())
+            second_done.append(None)
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            second_done.append(exc)
+
+    thread = threading.Thread(target=take_second)
+    thread.start()
+    with db.write() as session:
+        repo.take_place(session, first, api.owner, "sochi", outcome, utcnow())
+        taken.set()
+        time.sleep(0.3)  # the second is waiting (PostgreSQL: on the place; SQLite: on the writer)
+        assert not second_done
+    thread.join(20)
+    assert second_done == [None]
+    assert _places(db, [first, second]) == {first: 1, second: 2}
+    # The two places were taken by hand for unfinished tables: deleted, for the suite's other
+    # tests that recompute every owner's ratings (tests/ratings/test_rebuild.py).
+    for table_id in (first, second):
+        assert api.delete(f"/v1/tables/{table_id}").status_code == 204
+    assert _places(db, [first, second]) == {}
