@@ -8,6 +8,11 @@ Each benchmark writes its figures through bench/targets.py; this runs them in tu
 own process, nothing else of this run's beside it), then reads the figures they wrote and prints
 one table, PASS or FAIL per target, and writes it as ``bench/results/targets-all-<time>-<commit>.json``.
 A benchmark that fails is reported as such and the others still run.
+
+The machine's speed (bench/machine.py) is read before the first benchmark and after each one;
+when its readings spread by more than 15 % the sitting is called unsteady: the table says so,
+the JSON records every reading, and the exit status is 3 (``--accept-unsteady``: 0), so that no
+CPU-bound figure of a moving machine is read as the code's.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import subprocess
 import sys
 import time
 
+from bench import machine
 from bench.targets import REPO, RESULTS, commit
 
 PYTHON = sys.executable
@@ -59,13 +65,20 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="each benchmark's quick mode")
     p.add_argument("--only", nargs="+", choices=sorted(STEPS), help="these benchmarks only")
+    p.add_argument("--accept-unsteady", action="store_true", help="exit 0 though the machine's speed moved")
     args = p.parse_args(argv)
     start = time.time()
     failed = []
+    speeds = {"before": machine.speed()}
     for name in args.only or list(STEPS):
         full, quick = STEPS[name]
         code, seconds = run_step(name, quick if args.quick else full)
-        print(f"== {name}: exit {code} after {seconds:.0f} s", file=sys.stderr, flush=True)
+        speeds[f"after {name}"] = machine.speed()
+        print(
+            f"== {name}: exit {code} after {seconds:.0f} s; machine {speeds[f'after {name}']:.2f} M steps/s",
+            file=sys.stderr,
+            flush=True,
+        )
         if code != 0:
             failed.append(name)
     figures = figures_since(start)
@@ -79,10 +92,28 @@ def main(argv: list[str] | None = None) -> int:
         )
     if failed:
         print(f"  benchmarks that failed to run: {', '.join(failed)}")
+    spread = machine.spread(list(speeds.values()))
+    steady = spread <= machine.STEADY_SPREAD
+    readings = ", ".join(f"{k} {v:.2f}" for k, v in speeds.items())
+    print(f"  the machine's speed (M loop steps/s): {readings}; spread {spread:.2f}")
+    if not steady:
+        print(
+            f"  UNSTEADY: the machine's speed moved by more than {machine.STEADY_SPREAD - 1:.0%} during "
+            "this sitting; its CPU-bound figures are the machine's as much as the code's"
+        )
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    body = {"commit": commit(), "quick": args.quick, "failed": failed, "figures": figures}
+    body = {
+        "commit": commit(),
+        "quick": args.quick,
+        "failed": failed,
+        "machine_speed": speeds,
+        "steady": steady,
+        "figures": figures,
+    }
     (RESULTS / f"targets-all-{stamp}-{commit()}.json").write_text(json.dumps(body, indent=2) + "\n")
-    return 1 if failed else 0
+    if failed:
+        return 1
+    return 0 if steady or args.accept_unsteady else 3
 
 
 if __name__ == "__main__":
