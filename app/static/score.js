@@ -107,10 +107,22 @@ async function keptOutbox() {
 }
 let started = false;
 let storing = false;  // a deal entered is being kept: the draft (the deal) is not yet blank
+// The draft in localStorage, written before the tap's handler returns: a reload right after a
+// tap keeps it, where an IndexedDB write still under way when the page goes is lost with it
+// (IndexedDB when localStorage is refused).
+const DRAFT = TOKEN + ":draft";
 function saveDraft() {
   // at each tap: a reload (or a closed tab) right after it keeps the deal half entered
   if (!started || storing) return;  // not before the kept draft was read
-  keep("draft", {form, fixing, editing});
+  const draft = {form, fixing, editing};
+  try { localStorage.setItem(DRAFT, JSON.stringify(draft)); } catch (e) { keep("draft", draft); }
+}
+function keptDraft() {
+  try {
+    const text = localStorage.getItem(DRAFT);
+    if (text !== null) return Promise.resolve(JSON.parse(text));
+  } catch (e) { /* refused or unreadable: the IndexedDB copy, if any */ }
+  return kept("draft");
 }
 
 // --- the form ---------------------------------------------------------------------------
@@ -1017,7 +1029,7 @@ async function start() {
   document.getElementById("layout").hidden = false;
   await new Promise(resolve => setTimeout(resolve, 0));
   drawLog(); drawOutbox();
-  const [copy, entries, draft] = await Promise.all([kept("sheet"), keptOutbox(), kept("draft")]);
+  const [copy, entries, draft] = await Promise.all([kept("sheet"), keptOutbox(), keptDraft()]);
   let fresh = true;
   if (copy && copy.read_at > INITIAL.read_at && copy.table) {
     ({table, deals, etag} = copy);

@@ -18,6 +18,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.views.test_browser import browser, full_page_png  # noqa: F401  (the browser fixture)
 from tests.views.test_score_page_browser import DESKTOP, link
 
@@ -165,6 +167,14 @@ class Phone:
 
 def same(stored, expected):
     return all(stored.get(k) == v for k, v in expected.items())
+
+
+@pytest.fixture(autouse=True)
+def online_again(browser):  # noqa: F811
+    """The module's one browser back online after each test: a test that fails while offline
+    does not fail the next one too."""
+    yield
+    Phone(browser).network(online=True)
 
 
 def test_twelve_deals_five_offline_each_recorded_once_in_order(browser, live_url, api):  # noqa: F811
