@@ -74,6 +74,10 @@ def make_engine(settings: Settings) -> Engine:
         pool_size=pool_size,
         max_overflow=max(0, threads - pool_size),
         pool_timeout=settings.db_pool_timeout,
+        # The connection given back last is lent first: in a quiet moment one connection
+        # serves one request after another, so psycopg prepares a rare statement (its fifth
+        # run on a connection) where a pool lending its connections in turn never would.
+        pool_use_lifo=True,
         # No pool_pre_ping: it costs a round trip on every checkout, that is on every
         # transaction. A connection broken by a database restart raises a disconnect error
         # on its first use instead; SQLAlchemy then invalidates the whole pool, so one
