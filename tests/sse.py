@@ -39,8 +39,12 @@ class EventReader:
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         if not self._opened.wait(timeout):
+            # The request may still be answered later (a 503 once a failover is over): its
+            # connection would go back to this client's pool and be left for the collector.
+            self._client.close()
             raise TimeoutError(f"{url}: no answer")
         if self.error is not None:
+            self._client.close()
             raise self.error
 
     def _run(self) -> None:
