@@ -41,7 +41,7 @@ from tests.hardening.harness import (
     Stats,
     auth,
     create_table,
-    deal_menu,
+    endless_menu,
     fetch_deals,
     free_port,
     is_postgres_run,
@@ -449,7 +449,7 @@ class DealWriter(threading.Thread):
         self.url, self.path, self.headers, self.table_id = url, path, headers, table_id
         self.stop_event = stop
         self.stats = Timed()
-        self.menu = deal_menu()
+        self.menu = endless_menu()  # writing until stopped: no table may finish
         self.rng = random.Random(seed)
         self.error: BaseException | None = None
 

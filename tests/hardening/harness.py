@@ -387,6 +387,22 @@ def drop_after_send(base_url: str, path: str, headers: dict[str, str], body: byt
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
 
 
+def endless_menu(players: int = 3) -> list[dict[str, Any]]:
+    """The deals of ``deal_menu`` that write nothing to the pool (each declarer fails): a table
+    fed only these never finishes, however many deals a fast machine posts in a test's time
+    (the pool target is at most 1,000: about 860 of the whole menu's deals finished one)."""
+
+    def fails(deal: dict[str, Any]) -> bool:
+        taken = deal["tricks"][str(deal["declarer"])]
+        if deal["type"] == "misere":
+            return taken > 0
+        written = deal["contract"]
+        level = int(written[:-2] if written.endswith("NT") else written[:-1])
+        return taken < level
+
+    return [d for d in deal_menu(players) if "tricks" in d and fails(d)]
+
+
 class Writer(threading.Thread):
     """Posts ``count`` deals to one table, each with its own Idempotency-Key (also written in
     the deal's note so that the stored log can be matched to the acknowledgements). A deal is
@@ -406,6 +422,7 @@ class Writer(threading.Thread):
         drop_rate: float = 0.0,
         deadline: float | None = None,
         stop: threading.Event | None = None,
+        menu: list[dict[str, Any]] | None = None,
     ):
         super().__init__(name=name, daemon=True)
         self.urls = list(urls)
@@ -418,7 +435,7 @@ class Writer(threading.Thread):
         self.deadline = deadline or (time.monotonic() + 600)
         self.stop_event = stop or threading.Event()
         self.stats = Stats()
-        self.menu = deal_menu()
+        self.menu = menu or deal_menu()
         self.error: BaseException | None = None
 
     def run(self) -> None:
