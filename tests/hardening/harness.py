@@ -388,19 +388,14 @@ def drop_after_send(base_url: str, path: str, headers: dict[str, str], body: byt
 
 
 def endless_menu(players: int = 3) -> list[dict[str, Any]]:
-    """The deals of ``deal_menu`` that write nothing to the pool (each declarer fails): a table
-    fed only these never finishes, however many deals a fast machine posts in a test's time
-    (the pool target is at most 1,000: about 860 of the whole menu's deals finished one)."""
+    """The deals of ``deal_menu`` that write nothing to the pool, as the engine scores them (each
+    declarer fails): a table fed only these never finishes, however many deals a fast machine
+    posts in a test's time (the pool target is at most 1,000: about 860 of the whole menu's deals
+    finished one)."""
+    from app.rules import Deal, make_rules, replay
 
-    def fails(deal: dict[str, Any]) -> bool:
-        taken = deal["tricks"][str(deal["declarer"])]
-        if deal["type"] == "misere":
-            return taken > 0
-        written = deal["contract"]
-        level = int(written[:-2] if written.endswith("NT") else written[:-1])
-        return taken < level
-
-    return [d for d in deal_menu(players) if "tricks" in d and fails(d)]
+    rules = make_rules(TABLE_BODY["convention"], players=players, pool_target=TABLE_BODY["pool_target"])
+    return [d for d in deal_menu(players) if not any(replay(rules, 0, [Deal.from_dict(d)]).state.pools)]
 
 
 class Writer(threading.Thread):
