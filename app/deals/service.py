@@ -133,7 +133,7 @@ def post_deal(
         # transaction (a tournament closes the table's round).
         later = table_finished(conn, row.id) if result.state.finished and not state.finished else []
     # Committed: this process's streams get the table as stored, without reading it back.
-    committed(table.id, table.owner, revision, "deal.posted", table)
+    committed(table.id, table.owner, revision, "deal.posted", table, deliveries=row.hooked)
     hand_over(later)
     return Posted(table, written)
 

@@ -40,6 +40,10 @@ _PENDING = "prefscore_changes"
 # when the write has it at hand, else None (the hub reads it).
 Sink = Callable[[str, str, int, str, Any], None]
 _sinks: list[Sink] = []
+# Told, after a commit that wrote webhook deliveries, that some are due (the deliverer looks
+# at once); a commit that wrote none tells them nothing (every post would cost a look).
+_delivery_sinks: list[Callable[[], None]] = []
+_DELIVERIES = "prefscore_deliveries"
 
 
 _origin: tuple[int, str] | None = None
@@ -69,18 +73,22 @@ def announce(
     catalogue, app/events/catalogue.py; ``deal``: the deal it undid or corrected), once this
     transaction commits. The webhooks' deliveries of the change are written in this
     transaction (app/events/outbox.py)."""
-    enqueue(session, event_params(owner, table_id, revision, kind, utcnow(), deal=deal))
+    if enqueue(session, event_params(owner, table_id, revision, kind, utcnow(), deal=deal)):
+        session.info[_DELIVERIES] = True
     if session.get_bind().dialect.name == "postgresql":
         notify(session, notification(table_id, owner, revision, kind))
     session.info.setdefault(_PENDING, []).append((table_id, owner, revision, kind, None))
 
 
-def committed(table_id: str, owner: str, revision: int, kind: str, stored: Any = None) -> None:
+def committed(
+    table_id: str, owner: str, revision: int, kind: str, stored: Any = None, *, deliveries: bool = True
+) -> None:
     """Hand this process's hub a change that has committed (a write that sent its own
-    notification: posting a deal), with the table as stored when the writer has it. It never
-    raises: the write is done, and a stream that missed this catches up on its next read."""
+    notification: posting a deal), with the table as stored when the writer has it;
+    ``deliveries``: whether the write may have written webhook deliveries. It never raises:
+    the write is done, and a stream that missed this catches up on its next read."""
     try:
-        _hand_over([(table_id, owner, revision, kind, stored)])
+        _hand_over([(table_id, owner, revision, kind, stored)], deliveries=deliveries)
     except Exception:  # noqa: BLE001
         log.exception("live updates: a committed change of table %s could not be handed over", table_id)
 
@@ -89,13 +97,15 @@ def taken(session: Session) -> list[tuple[str, str, int, str, Any]]:
     """The changes ``session`` announced, taken from it: for a Session that writes inside a
     plain Connection's transaction (its commit is the Connection's, which no Session event
     follows), whose writer hands them over with ``hand_over`` once it has committed."""
+    session.info.pop(_DELIVERIES, None)  # ``hand_over`` takes any change as a maybe
     return list(session.info.pop(_PENDING, None) or ())
 
 
 def hand_over(changes: list[tuple[str, str, int, str, Any]]) -> None:
-    """``committed`` for changes ``taken`` from a Session: never raises."""
+    """``committed`` for changes ``taken`` from a Session (told, if any, that deliveries may
+    be due): never raises."""
     try:
-        _hand_over(changes)
+        _hand_over(changes, deliveries=bool(changes))
     except Exception:  # noqa: BLE001
         log.exception("live updates: committed changes could not be handed over")
 
@@ -110,20 +120,34 @@ def remove_sink(sink: Sink) -> None:
         _sinks.remove(sink)
 
 
-def _hand_over(changes: list[tuple[str, str, int, str, Any]] | None) -> None:
+def add_delivery_sink(sink: Callable[[], None]) -> None:
+    if sink not in _delivery_sinks:
+        _delivery_sinks.append(sink)
+
+
+def remove_delivery_sink(sink: Callable[[], None]) -> None:
+    if sink in _delivery_sinks:
+        _delivery_sinks.remove(sink)
+
+
+def _hand_over(changes: list[tuple[str, str, int, str, Any]] | None, *, deliveries: bool) -> None:
     for sink in list(_sinks):
         for change in changes or ():
             sink(*change)
+    if deliveries:
+        for told in list(_delivery_sinks):
+            told()
 
 
 @event.listens_for(Session, "after_commit")
 def _committed(session: Session) -> None:
-    _hand_over(session.info.pop(_PENDING, None))
+    _hand_over(session.info.pop(_PENDING, None), deliveries=session.info.pop(_DELIVERIES, False))
 
 
 @event.listens_for(Session, "after_rollback")
 def _rolled_back(session: Session) -> None:
     session.info.pop(_PENDING, None)
+    session.info.pop(_DELIVERIES, None)
 
 
 # CHANNEL and NOTIFY are the repository's, named here for the writers that announce.
@@ -131,12 +155,14 @@ __all__ = [
     "CHANNEL",
     "NOTIFY",
     "Sink",
+    "add_delivery_sink",
     "add_sink",
     "announce",
     "committed",
     "hand_over",
     "notification",
     "origin",
+    "remove_delivery_sink",
     "remove_sink",
     "taken",
 ]

@@ -58,10 +58,11 @@ def event_params(
     }
 
 
-def enqueue(conn: Session | Connection, params: dict[str, Any] | None, *, posted: bool = False) -> None:
-    """Write the deliveries of one event in the caller's transaction."""
-    if params is not None:
-        conn.execute(ENQUEUE_POSTED if posted else ENQUEUE_CHANGED, params)
+def enqueue(conn: Session | Connection, params: dict[str, Any] | None, *, posted: bool = False) -> bool:
+    """Write the deliveries of one event in the caller's transaction; whether any was written."""
+    if params is None:
+        return False
+    return bool(conn.execute(ENQUEUE_POSTED if posted else ENQUEUE_CHANGED, params).rowcount)
 
 
 def enqueue_with_data(

@@ -20,8 +20,9 @@ A process that dies with
 claimed deliveries leaves them due again once their lease is over: each is delivered at least
 once, with the same ``webhook-id`` on a repeat.
 
-The process's own committed changes wake it at once (app/events/changes.py's sinks); another
-process's are seen at the next look (``PREFSCORE_WEBHOOKS_POLL_INTERVAL``)."""
+The process's own commits that wrote deliveries wake it at once (app/events/changes.py's
+delivery sinks; a post of an owner without an endpoint wakes nothing); another process's are
+seen at the next look (``PREFSCORE_WEBHOOKS_POLL_INTERVAL``)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ import aiohttp
 import anyio.to_thread
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from app.events.changes import add_sink, remove_sink
+from app.events.changes import add_delivery_sink, remove_delivery_sink
 from app.events.payloads import utc
 from app.kit.db import Database
 from app.kit.db.models import utcnow
@@ -97,11 +98,11 @@ class Deliverer:
         self._flushed = asyncio.Event()
         self._places = asyncio.Semaphore(self.settings.webhooks_concurrency)
         self._client = sending.session(self.settings.webhooks_concurrency)
-        add_sink(self._changed)
+        add_delivery_sink(self._due)
         self._tasks = [self._loop.create_task(self._run()), self._loop.create_task(self._flush_loop())]
 
     async def stop(self) -> None:
-        remove_sink(self._changed)
+        remove_delivery_sink(self._due)
         for task in self._tasks:
             task.cancel()
         for task in list(self._sending):
@@ -117,8 +118,8 @@ class Deliverer:
         if self._client is not None:
             await self._client.close()
 
-    def _changed(self, *_change: Any) -> None:
-        """A change committed in this process (a writing thread): look now."""
+    def _due(self) -> None:
+        """A write committed in this process with deliveries (a writing thread): look now."""
         if self._loop is not None and self._wake is not None:
             self._loop.call_soon_threadsafe(self._wake.set)
 
