@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, CursorResult
 from sqlalchemy.orm import Session
 
 from app.events.catalogue import WEBHOOK_BITS
@@ -62,7 +62,8 @@ def enqueue(conn: Session | Connection, params: dict[str, Any] | None, *, posted
     """Write the deliveries of one event in the caller's transaction; whether any was written."""
     if params is None:
         return False
-    return bool(conn.execute(ENQUEUE_POSTED if posted else ENQUEUE_CHANGED, params).rowcount)
+    written = conn.execute(ENQUEUE_POSTED if posted else ENQUEUE_CHANGED, params)
+    return bool(cast("CursorResult[Any]", written).rowcount)  # a Session's too, for an INSERT
 
 
 def enqueue_with_data(
