@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from app import orm  # noqa: F401  (every domain's tables declared on the one metadata, as Alembic sees them)
 from app.conventions import router as conventions
 from app.deals import router as deals
+from app.deals.post_answers import PostAnswers
 from app.keys import router as keys
 from app.keys import service as key_service
 from app.keys.service import configure_key_cache
@@ -198,6 +199,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.pictures = Pictures(settings)  # their cache and drawing workers (app/sharing/drawing.py)
     configure_key_cache(database, ttl=settings.key_cache_ttl, size=settings.key_cache_size)
     problems.install(app)
+    # Innermost: a deal's post before the framework's routing (read-your-writes sees its write).
+    app.add_middleware(PostAnswers, db=database, settings=settings, routes=app.router.routes)
     if database.read_engine is not None:
         # Innermost: the client's own writes only (app/kit/db/replicas.py).
         app.add_middleware(ReadYourWrites, routes=REPLICA_READS, cookie_seconds=settings.read_after_seconds)

@@ -68,8 +68,23 @@ async def post(
 ) -> DealWithSheet:
     """A post as both deal routes make it (by key, by scorer link): the key checked, the use
     case in the thread pool, the answer built on the loop, its status and headers set."""
-    key = checked_key(idempotency_key)
-    result = await to_thread.run_sync(
+    result = await scored(db, owner, table_id, deal, checked_key(idempotency_key), expected, settings)
+    answer = posted(result)
+    posted_headers(result, answer, response, deals_url)
+    return answer
+
+
+async def scored(
+    db: Database,
+    owner: str,
+    table_id: str,
+    deal: DealInput,
+    key: str | None,
+    expected: Expected | None,
+    settings: Settings,
+) -> Posted:
+    """The post's use case, in the thread pool (``key`` checked)."""
+    return await to_thread.run_sync(
         partial(
             service.post_deal,
             db,
@@ -82,9 +97,6 @@ async def post(
             limits=Limits.of(settings),
         )
     )
-    answer = posted(result)
-    posted_headers(result, answer, response, deals_url)
-    return answer
 
 
 def posted(result: Posted) -> DealWithSheet:

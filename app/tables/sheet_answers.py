@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.kit import etags
 from app.kit.built import Built
 from app.kit.db import Database
-from app.kit.middleware.asgi import header
+from app.kit.middleware.asgi import find_route, header
 from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
 from app.kit.preconditions import not_modified_response
 from app.kit.versions import Seen
@@ -93,10 +93,7 @@ class SheetAnswers:
     def __init__(self, app: ASGIApp, db: Database, routes: list[Any]):
         self.app = app
         self.db = db
-        # The route itself, found among the app's routes (this layer imports no router): its
-        # path pattern is the one definition of the path, and the access line and metrics
-        # name it as they name every routed request.
-        self.route: Any = _find(routes, OPERATION)
+        self.route: Any = find_route(routes, OPERATION)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("method") == "GET" and not scope.get("root_path"):
@@ -109,15 +106,3 @@ class SheetAnswers:
                     await answer(scope, receive, send)
                     return
         await self.app(scope, receive, send)
-
-
-def _find(routes: list[Any], operation_id: str) -> Any:
-    """The route of an operation, in the app's routes or the routers they include."""
-    for route in routes:
-        if getattr(route, "operation_id", None) == operation_id:
-            return route
-        included = getattr(route, "original_router", None)  # an included router (FastAPI keeps it whole)
-        found = _find(included.routes, operation_id) if included is not None else None
-        if found is not None:
-            return found
-    return None

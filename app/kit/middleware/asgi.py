@@ -1,5 +1,6 @@
 """Small ASGI helpers the middleware share: a header of the scope, a problem+json answer
-(worded, like every problem, in the request's language: app/kit/problems.py)."""
+(worded, like every problem, in the request's language: app/kit/problems.py), a route found
+by its operation (for the layers that answer a route's requests before the routing)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,18 @@ async def send_problem(
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def find_route(routes: list[Any], operation_id: str) -> Any:
+    """The route of an operation, in the app's routes or the routers they include: a layer
+    that answers before the routing imports no router, and names its requests by the route
+    (its path pattern is the one definition of the path; the access line and the metrics name
+    the route as they name every routed request)."""
+    for route in routes:
+        if getattr(route, "operation_id", None) == operation_id:
+            return route
+        included = getattr(route, "original_router", None)  # an included router (FastAPI keeps it whole)
+        found = find_route(included.routes, operation_id) if included is not None else None
+        if found is not None:
+            return found
+    return None
