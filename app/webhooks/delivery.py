@@ -54,6 +54,9 @@ log = logging.getLogger("prefscore.webhooks")
 _SILENT_BEFORE_BACKOFF = 3  # answers missed in a row before an endpoint is backed off
 _BACKOFF_FIRST = 5.0  # seconds of its first pause; each next one doubles
 _BACKOFF_MOST = 60.0
+# Seconds a round woken by this process's own deliveries waits first: the deliveries of a burst
+# of writes are then claimed together, one claim's statements for several, not one each.
+_GATHER = 0.05
 
 
 class Deliverer:
@@ -86,6 +89,8 @@ class Deliverer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: aiohttp.ClientSession | None = None
         self._cleaned = 0.0
+        self._looked = 0.0  # when the last look was made (time.monotonic)
+        self._written = False  # a write of this process has written deliveries since the last round
         self.outage = Pause("webhooks", log)
 
     # --- the task's life
@@ -119,9 +124,14 @@ class Deliverer:
             await self._client.close()
 
     def _due(self) -> None:
-        """A write committed in this process with deliveries (a writing thread): look now."""
+        """A write committed in this process with deliveries (a writing thread): claim now."""
         if self._loop is not None and self._wake is not None:
-            self._loop.call_soon_threadsafe(self._wake.set)
+            self._loop.call_soon_threadsafe(self._written_now)
+
+    def _written_now(self) -> None:
+        assert self._wake is not None
+        self._written = True
+        self._wake.set()
 
     def wake(self) -> None:
         if self._wake is not None:
@@ -135,19 +145,26 @@ class Deliverer:
                 await asyncio.wait_for(self._wake.wait(), self.settings.webhooks_poll_interval)
             except TimeoutError:
                 pass
+            if self._written:
+                await asyncio.sleep(_GATHER)
             self._wake.clear()
+            written, self._written = self._written, False
             try:
-                await self.outage.run(self.round)  # waits while the database is away
+                await self.outage.run(self.round, written)  # waits while the database is away
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 — the database away: the next look tries again
                 log.exception("webhooks: a round of deliveries failed")
                 await asyncio.sleep(self.settings.webhooks_poll_interval)
 
-    async def round(self) -> int:
-        """Claim until nothing more is due or this process holds all it may; how many were claimed."""
+    async def round(self, written: bool = False) -> int:
+        """Claim until nothing more is due or this process holds all it may; how many were
+        claimed. ``written``: this process wrote deliveries since the last round, so some are
+        due; the look is skipped then, unless the last one is older than a poll (it keeps the
+        outbox's age and its cleaning going under a steady stream of writes)."""
         claimed = 0
-        if not await anyio.to_thread.run_sync(self._look):
+        looked_lately = time.monotonic() - self._looked < self.settings.webhooks_poll_interval
+        if not (written and looked_lately) and not await anyio.to_thread.run_sync(self._look):
             return 0
         while True:
             room = self.most_held - self.held
@@ -247,6 +264,7 @@ class Deliverer:
         return left
 
     def _look(self) -> bool:
+        self._looked = time.monotonic()
         now = self.clock()
         with self.db.lookup() as conn:
             due = repo.anything_due(conn, now)
