@@ -133,3 +133,38 @@ def test_a_prepared_write_binds_as_sqlalchemy_binds(api, db):
         row = session.execute(select(IdempotencyRow).where(IdempotencyRow.key == "prepared-1")).scalar_one()
         assert (row.table_id, row.status_code, row.response, row.deal_number) == (t["id"], 201, answer, 1)
         assert row.created_at.replace(tzinfo=UTC) == moment
+
+
+def test_a_prepared_write_for_many_rows_binds_each_as_sqlalchemy_binds(api, db):
+    """``execute_many``: one statement for several rows (a rated table's seats), each bound
+    as SQLAlchemy binds it, in the caller's transaction."""
+    t = api.table()
+    moment = datetime(2026, 12, 5, 1, 45, 0, 654321, tzinfo=UTC)
+    keep = prepared.Prepared(deals_repo._KEEP_ANSWER)
+    rows = [
+        {
+            "table_id": t["id"],
+            "idempotency_key": f"many-{n}",
+            "request_hash": f"h{n}",
+            "answer": {"deal": {"number": n}, "sheet": {"balances": [f"-{n}/2", 0, f"{n}/2"]}},
+            "number": n,
+            "posted_at": moment,
+        }
+        for n in (1, 2, 3)
+    ]
+    with pytest.raises(RuntimeError), db.write() as session:
+        prepared.execute_many(session, keep, rows)
+        raise RuntimeError("rolled back")
+    with db.write() as session:
+        prepared.execute_many(session, keep, rows)
+        prepared.execute_many(session, keep, [])  # nothing to write: no statement
+    with db.read() as session:
+        stored = session.execute(
+            select(IdempotencyRow).where(IdempotencyRow.table_id == t["id"]).order_by(IdempotencyRow.key)
+        ).scalars()
+        got = [
+            (r.key, r.request_hash, r.response, r.deal_number, r.created_at.replace(tzinfo=UTC))
+            for r in stored
+        ]
+    want = [(r["idempotency_key"], r["request_hash"], r["answer"], r["number"], moment) for r in rows]
+    assert got == want

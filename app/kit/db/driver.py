@@ -195,3 +195,20 @@ def execute(unit: Session | Connection, prepared: Prepared, params: Mapping[str,
     """A ``Prepared`` write in the caller's transaction."""
     cursor, _ = _run(unit, prepared, params)
     cursor.close()
+
+
+def execute_many(unit: Session | Connection, prepared: Prepared, rows: Sequence[Mapping[str, Any]]) -> None:
+    """A ``Prepared`` write once for each of ``rows``, in the caller's transaction, in one
+    ``executemany`` (psycopg sends them in one pipeline)."""
+    if not rows:
+        return
+    db = Driver(unit)
+    compiled = prepared.compiled(db._dialect)
+    values = [compiled.values(row) for row in rows]
+    conn = db._conn
+    with db._translated(compiled.text, values):
+        cursor = db._raw.cursor()
+        if conn._has_events or conn.engine._has_events:
+            conn.dispatch.before_cursor_execute(conn, cursor, compiled.text, values, None, True)
+        cursor.executemany(compiled.text, values)
+        cursor.close()
