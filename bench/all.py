@@ -24,7 +24,7 @@ import sys
 import time
 
 from bench import machine
-from bench.targets import REPO, RESULTS, commit
+from bench.targets import REPO, RESULTS, commit, judged
 
 PYTHON = sys.executable
 
@@ -84,12 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     figures = figures_since(start)
     print(f"\nevery target, measured at {commit()}{' (quick runs)' if args.quick else ''}:")
     for f in figures:
-        sign = ">=" if f["at_least"] else "<="
         where = f" [{f['db']}]" if f["db"] else ""
-        print(
-            f"  {f['bench']:14}{where:12} {f['name']}: {f['value']:.3f}{f['unit']} "
-            f"(target {sign} {f['target']:g}{f['unit']}) {'PASS' if f['ok'] else 'FAIL'}"
-        )
+        print(f"  {f['bench']:14}{where:12} {f['name']}: {f['value']:.3f}{f['unit']} {judged(f)}")
     if failed:
         print(f"  benchmarks that failed to run: {', '.join(failed)}")
     spread = machine.spread(list(speeds.values()))
