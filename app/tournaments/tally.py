@@ -356,9 +356,7 @@ def ranked(
         and kept.adjustments == adjustments
         and kept.names == names
     ):
-        patched = _patched(previous, kept, found)
-        if patched is not None:
-            return patched
+        return _patched(previous, kept, found)
     return _ranked_whole(scoring, names, found, adjustments, count)
 
 
@@ -390,19 +388,25 @@ def _ranked_whole(
     return Ranked(tuple(rows), tuple(keys), kept)
 
 
-def _patched(previous: Ranked, kept: Order, found: list[Sums]) -> Ranked | None:
+def _patched(previous: Ranked, kept: Order, found: list[Sums]) -> Ranked:
     """``previous`` with the players whose sums moved taken out of the order and put back by
     bisection, the rows between the first and the last position touched made again (and the
-    rest of a tie they end in); None when a moved player's merit needs a new denominator."""
+    rest of a tie they end in)."""
     moved = [i for i, (now, was) in enumerate(zip(found, kept.found)) if now is not was]
     if not moved:
         return previous
     totals, merits, over = list(kept.totals), list(kept.merits), kept.over
+    needed = over
     for i in moved:
         totals[i] = total = _total(found[i], kept.owns[i])
-        if over % found[i].denominator() or (type(total) is not int and over % total.denominator):
-            return None
+        needed = math.lcm(needed, found[i].denominator(), 1 if type(total) is int else total.denominator)
     ordered = list(kept.ordered)
+    if needed != over:
+        # A moved player's merit needs a finer denominator: every merit is linear in it, so
+        # each one times the same factor is the merit over the new one, in the same order.
+        factor, over = needed // over, needed
+        merits = [tuple(factor * part for part in merit) for merit in merits]
+        ordered = [(merits[i], i) for _merit_was, i in ordered]
     touched = []
     for i in moved:
         at = bisect_left(ordered, (merits[i], i))

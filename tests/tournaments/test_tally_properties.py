@@ -192,3 +192,27 @@ def test_a_player_scored_twice_in_a_round_is_refused_as_the_full_computation_ref
         pass
     else:
         raise AssertionError("a bye and a score in one round were not refused")
+
+
+def test_a_moved_player_needing_a_finer_denominator_is_patched_not_ranked_whole(monkeypatch):
+    """Whole points, then one player at 10/3: every merit is scaled by 3 (the order is the
+    same) instead of the field being ranked again."""
+    scoring = Scoring("whists")
+    players = [f"p{n}" for n in range(6)]
+
+    def sums_of(score: Fraction | int) -> tally.Sums:
+        score = _small(score)
+        return tally.Sums({1: score}, score, 0, 0, 0, score)
+
+    sums = {p: sums_of(n) for n, p in enumerate(players)}  # 0 … 5 points
+    previous = tally.ranked(scoring, players, sums, [], [], 1)
+    whole = tally._ranked_whole
+    made_whole = []
+    monkeypatch.setattr(tally, "_ranked_whole", lambda *a: made_whole.append(a) or whole(*a))
+    sums = {**sums, "p0": sums_of(Fraction(10, 3))}  # 3⅓: between p3 (3) and p4 (4)
+    got = tally.ranked(scoring, players, sums, [], [], 1, previous)
+    assert made_whole == []  # before: the field ranked whole again
+    assert got.order is not None and got.order.over == 3
+    assert [row.player for row in got.rows] == ["p5", "p4", "p0", "p3", "p2", "p1"]
+    again = whole(scoring, players, [sums[p] for p in players], (), 1)
+    assert (got.rows, got.keys) == (again.rows, again.keys)
