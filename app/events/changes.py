@@ -40,8 +40,8 @@ _PENDING = "prefscore_changes"
 # when the write has it at hand, else None (the hub reads it).
 Sink = Callable[[str, str, int, str, Any], None]
 _sinks: list[Sink] = []
-# Told, after a commit that wrote webhook deliveries, that some are due (the deliverer looks
-# at once); a commit that wrote none tells them nothing (every post would cost a look).
+# Told, after a commit that wrote webhook deliveries, that some are due (the deliverer claims
+# them); a commit that wrote none tells them nothing (every post would cost the deliverer a look).
 _delivery_sinks: list[Callable[[], None]] = []
 _DELIVERIES = "prefscore_deliveries"
 

@@ -20,9 +20,10 @@ A process that dies with
 claimed deliveries leaves them due again once their lease is over: each is delivered at least
 once, with the same ``webhook-id`` on a repeat.
 
-The process's own commits that wrote deliveries wake it at once (app/events/changes.py's
-delivery sinks; a post of an owner without an endpoint wakes nothing); another process's are
-seen at the next look (``PREFSCORE_WEBHOOKS_POLL_INTERVAL``)."""
+The process's own commits that wrote deliveries wake it (app/events/changes.py's delivery
+sinks; a post of an owner without an endpoint wakes nothing), and it claims them 50 ms later,
+a burst's together; another process's are seen at the next look
+(``PREFSCORE_WEBHOOKS_POLL_INTERVAL``)."""
 
 from __future__ import annotations
 

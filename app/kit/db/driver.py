@@ -168,18 +168,21 @@ class Record:
             raise AttributeError(name) from None
 
 
-def _run(unit: Session | Connection, prepared: Prepared, params: Mapping[str, Any]) -> tuple[Any, _Compiled]:
-    """Execute ``prepared`` on the driver; its cursor. The engine's ``before_cursor_execute``
-    listeners still see the statement (as they would through SQLAlchemy), when it has some."""
+def _run(
+    unit: Session | Connection, prepared: Prepared, params: Any, *, many: bool = False
+) -> tuple[Any, _Compiled]:
+    """Execute ``prepared`` on the driver (``many``: once for each of ``params``, in one
+    executemany); its cursor. The engine's ``before_cursor_execute`` listeners still see the
+    statement (as they would through SQLAlchemy), when it has some."""
     db = Driver(unit)
     compiled = prepared.compiled(db._dialect)
-    values = compiled.values(params)
+    values = [compiled.values(row) for row in params] if many else compiled.values(params)
     conn = db._conn
     with db._translated(compiled.text, values):
         cursor = db._raw.cursor()
         if conn._has_events or conn.engine._has_events:
-            conn.dispatch.before_cursor_execute(conn, cursor, compiled.text, values, None, False)
-        cursor.execute(compiled.text, values)
+            conn.dispatch.before_cursor_execute(conn, cursor, compiled.text, values, None, many)
+        (cursor.executemany if many else cursor.execute)(compiled.text, values)
     return cursor, compiled
 
 
@@ -200,15 +203,6 @@ def execute(unit: Session | Connection, prepared: Prepared, params: Mapping[str,
 def execute_many(unit: Session | Connection, prepared: Prepared, rows: Sequence[Mapping[str, Any]]) -> None:
     """A ``Prepared`` write once for each of ``rows``, in the caller's transaction, in one
     ``executemany`` (psycopg sends them in one pipeline)."""
-    if not rows:
-        return
-    db = Driver(unit)
-    compiled = prepared.compiled(db._dialect)
-    values = [compiled.values(row) for row in rows]
-    conn = db._conn
-    with db._translated(compiled.text, values):
-        cursor = db._raw.cursor()
-        if conn._has_events or conn.engine._has_events:
-            conn.dispatch.before_cursor_execute(conn, cursor, compiled.text, values, None, True)
-        cursor.executemany(compiled.text, values)
+    if rows:
+        cursor, _ = _run(unit, prepared, rows, many=True)
         cursor.close()
