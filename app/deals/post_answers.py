@@ -23,13 +23,13 @@ from typing import Any
 from fastapi.exceptions import RequestValidationError
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.deals import answers
 from app.kit.bodies import is_json, parse_and_validate
 from app.kit.db import Database
 from app.kit.errors import Unprocessable
-from app.kit.middleware.asgi import find_route, header
+from app.kit.middleware.asgi import find_route, header, replayed, whole_body
 from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
 from app.kit.settings import Settings
 from app.kit.versions import Expected
@@ -49,14 +49,14 @@ class PostAnswers:
             match = self.route.path_regex.match(scope.get("path", ""))
             caller = scope.get(CALLER_SCOPE_KEY) if match else None
             if caller is not None and caller[1] and _json_body(scope):
-                body = await _whole_body(receive)
+                body = await whole_body(receive)
                 if body is None:
                     return  # the client left
                 answer = await self._answer(scope, caller[1].owner, match["table_id"], body)
                 if answer is not None:
                     await answer(scope, receive, send)
                     return
-                receive = _replayed(body, receive)
+                receive = replayed(body, receive)
         await self.app(scope, receive, send)
 
     async def _answer(self, scope: Scope, owner: str, table_id: str, body: bytes) -> Response | None:
@@ -107,31 +107,6 @@ def _json_body(scope: Scope) -> bool:
 
 def _text(value: bytes | None) -> str | None:
     return None if value is None else value.decode("latin-1")
-
-
-async def _whole_body(receive: Receive) -> bytes | None:
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
-def _replayed(body: bytes, receive: Receive) -> Receive:
-    """``receive`` for the route: the body read here, then what the client sends next."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 def _handler(scope: Scope, exc: Exception) -> Any:

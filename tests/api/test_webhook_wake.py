@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import Api, new_owner_key
-from tests.support.receiver import Receiver
 
 from .samples import PASS_6S
-from .test_webhooks import LOOPBACK, register
+from .test_webhooks import LOOPBACK, receiver, register  # noqa: F401 (receiver: a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +54,6 @@ def slow_poll(settings, db) -> Iterator[Any]:
         deliverer._claim = counted_claim
         client.looks, client.claims = looks, claims
         yield client
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    yield r
-    r.close()
 
 
 def _owner(client: Any, admin_headers: dict[str, str]) -> Api:

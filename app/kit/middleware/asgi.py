@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from starlette.types import Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from app.kit.i18n import Lang
 from app.kit.lang import language_headers
@@ -68,3 +68,30 @@ def find_route(routes: list[Any], operation_id: str) -> Any:
         if found is not None:
             return found
     return None
+
+
+async def whole_body(receive: Receive) -> bytes | None:
+    """A request's body, read to its end; None when the client left first."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def replayed(body: bytes, receive: Receive) -> Receive:
+    """``receive`` for the next layer, once a layer has read the body: that body, then what the
+    client sends next (its disconnect)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

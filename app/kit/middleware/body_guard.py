@@ -24,11 +24,11 @@ import re
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.kit.i18n import Lang
 from app.kit.middleware.asgi import header as _header
-from app.kit.middleware.asgi import language_header_list, problem_bytes
+from app.kit.middleware.asgi import language_header_list, problem_bytes, replayed, whole_body
 from app.kit.middleware.asgi import send_problem as _send_problem
 from app.kit.problems import PROBLEM, not_valid, problem_lang
 from app.kit.settings import default_of
@@ -207,15 +207,9 @@ class BodyGuard:
         elif _header(scope, b"transfer-encoding") is None:
             await self.app(scope, receive, send)  # no body
             return
-        chunks: list[bytes] = []
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+        body = await whole_body(receive)
+        if body is None:
+            return  # the client left
         content_type = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
         if body and (
             not content_type or content_type == b"application/json" or content_type.endswith(b"+json")
@@ -232,17 +226,7 @@ class BodyGuard:
                     errors=[{"field": field, "reason": reason}],
                 )
                 return
-
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replayed(body, receive), send)
 
     async def _check(self, body: bytes) -> tuple[str, str] | None:
         if _surely_fine(body, self.max_depth):
