@@ -3,7 +3,7 @@
 ``POST /v1/tables/{id}/deals`` is the write a scorer's client sends most. Once its use case
 and its statements were trimmed, most of a post's CPU was the framework around them: finding
 the route among all the others, solving its seven dependencies, validating the answer it had
-just built (docs/performance.md, lesson 20). This layer sits where the sheet's answers do
+just built (docs/performance.md, lesson 21). This layer sits where the sheet's answers do
 (app/tables/sheet_answers.py): inside the rate limit and the body guard, so the caller is
 identified and counted and the body read, bounded and checked as for every request. For a
 valid key and a small JSON body it does what the route does, with the route's own parts: the
@@ -30,7 +30,7 @@ from app.kit.bodies import is_json, parse_and_validate
 from app.kit.db import Database
 from app.kit.errors import Unprocessable
 from app.kit.middleware.asgi import find_route, header, replayed, whole_body
-from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
+from app.kit.middleware.rate_limit import key_owner
 from app.kit.settings import Settings
 from app.kit.versions import Expected
 
@@ -47,12 +47,12 @@ class PostAnswers:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("method") == "POST" and not scope.get("root_path"):
             match = self.route.path_regex.match(scope.get("path", ""))
-            caller = scope.get(CALLER_SCOPE_KEY) if match else None
-            if caller is not None and caller[1] and _json_body(scope):
+            owner = key_owner(scope) if match else None
+            if owner is not None and _json_body(scope):
                 body = await whole_body(receive)
                 if body is None:
                     return  # the client left
-                answer = await self._answer(scope, caller[1].owner, match["table_id"], body)
+                answer = await self._answer(scope, owner, match["table_id"], body)
                 if answer is not None:
                     await answer(scope, receive, send)
                     return
@@ -99,6 +99,8 @@ class PostAnswers:
 
 
 def _json_body(scope: Scope) -> bool:
+    """Whether the framework would read the body as JSON (the usual type compared as bytes
+    first: ``is_json`` parses the header)."""
     content_type = header(scope, b"content-type")
     return content_type == b"application/json" or (
         content_type is not None and is_json(content_type.decode("latin-1"))

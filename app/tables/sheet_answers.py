@@ -28,7 +28,7 @@ from app.kit import etags
 from app.kit.built import Built
 from app.kit.db import Database
 from app.kit.middleware.asgi import find_route, header
-from app.kit.middleware.rate_limit import CALLER_SCOPE_KEY
+from app.kit.middleware.rate_limit import key_owner
 from app.kit.preconditions import not_modified_response
 from app.kit.versions import Seen
 from app.tables import service  # looked up when called (a test counts its reads)
@@ -98,9 +98,9 @@ class SheetAnswers:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("method") == "GET" and not scope.get("root_path"):
             match = self.route.path_regex.match(scope.get("path", ""))
-            caller = scope.get(CALLER_SCOPE_KEY) if match else None
-            if caller is not None and caller[1]:
-                answer = await _answer(self.db, scope, caller[1].owner, match["table_id"])
+            owner = key_owner(scope) if match else None
+            if owner is not None:
+                answer = await _answer(self.db, scope, owner, match["table_id"])
                 if answer is not None:
                     scope["route"] = self.route
                     await answer(scope, receive, send)

@@ -65,6 +65,15 @@ from app.rules import Sentence, sentence
 CALLER_SCOPE_KEY = "prefscore.caller"
 # Where the write link of a request, once looked up here, is left for app/kit/deps.py.
 SCORER_SCOPE_KEY = "prefscore.scorer"
+
+
+def key_owner(scope: Scope) -> str | None:
+    """The owner of the request's key as the gate identified it, for the layers that answer a
+    route before the routing; None when the gate identified no valid key."""
+    seen = scope.get(CALLER_SCOPE_KEY)
+    return seen[1].owner if seen is not None and seen[1] else None
+
+
 # Event streams are left out of the fair share: they last, and have caps of their own.
 _STREAM = "/events"
 
