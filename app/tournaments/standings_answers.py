@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from app.kit.caching import Kept
 from app.tournaments import service as svc
@@ -30,27 +31,33 @@ def body_of(st: svc.Standings) -> bytes:
         return StandingsOut.of(st).model_dump_json().encode()
     head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
     assert head.endswith(_NO_ITEMS)  # items is the answer's last field
-    t, entrants = st.tournament, {e.number: e for e in st.tournament.entrants}
-    last = _ROWS.get((t.id, st.rounds)) or _Answered(None, {}, (), ())
-    same = last.st.rows if last.st is not None and last.st.tournament is t else ()
-    texts: dict[Hashable, bytes] = {}
-    keys, rows = [], []
+    t = st.tournament
+    last = _ROWS.get((t.id, st.rounds))
+    same = last.st.rows if last is not None and last.st is not None and last.st.tournament is t else ()
+    # A change at one table re-ranks a stretch of the standings: the rows the ranking kept (the
+    # very objects) keep their texts with no lookup; only the others are looked up by content.
+    texts = dict(last.texts) if same and last is not None else {}
+    if len(texts) > 2 * len(st.rows):  # the contents of rows long gone: dropped now and then
+        texts = {k: texts[k] for k in last.keys} if last is not None else {}
+    keys = list(last.keys[: len(st.rows)]) if same and last is not None else []
+    rows = list(last.rows[: len(st.rows)]) if same and last is not None else []
+    keys += [None] * (len(st.rows) - len(keys))
+    rows += [b""] * (len(st.rows) - len(rows))
+    entrants: dict[int, Any] | None = None
     for n, (row, key) in enumerate(zip(st.rows, st.keys)):
         if n < len(same) and same[n] is row:  # the same row of the same tournament: the same text
-            kept_as, whole = last.keys[n], last.rows[n]
-            texts[kept_as] = last.texts[kept_as]
-        else:
-            entrant = entrants.get(int(row.player))
-            kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
-            rest = last.texts.get(kept_as)
-            if rest is None:
-                text = StandingOut.of(replace(row, place=0), t, entrants).model_dump_json().encode()
-                assert text.startswith(_PLACE_0)  # place is a row's first field
-                rest = text[len(_PLACE_0) :]
-            texts[kept_as] = rest
-            whole = b'{"place":%d,' % row.place + rest
-        keys.append(kept_as)
-        rows.append(whole)
+            continue
+        if entrants is None:
+            entrants = {e.number: e for e in t.entrants}
+        entrant = entrants.get(int(row.player))
+        kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
+        rest = texts.get(kept_as)
+        if rest is None:
+            text = StandingOut.of(replace(row, place=0), t, entrants).model_dump_json().encode()
+            assert text.startswith(_PLACE_0)  # place is a row's first field
+            rest = texts[kept_as] = text[len(_PLACE_0) :]
+        keys[n] = kept_as
+        rows[n] = b'{"place":%d,' % row.place + rest
     _ROWS.put((t.id, st.rounds), _Answered(st, texts, tuple(keys), tuple(rows)))
     return head[: -len(_NO_ITEMS)] + b'"items":[' + b",".join(rows) + b"]}"
 

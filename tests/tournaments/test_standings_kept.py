@@ -95,6 +95,23 @@ def test_the_answer_made_of_kept_rows_is_the_answer_written_whole(api, db):
     assert standings_answers.body_of(st) == StandingsOut.of(st).model_dump_json().encode()
 
 
+def test_the_rows_texts_kept_stay_bounded_and_right_over_many_changes(api, db):
+    """Each answer starts from the last one's rows and texts: the rows the ranking kept are
+    carried with no lookup, the texts of contents gone are dropped once they outnumber the
+    rows twice (10 entrants: 30 texts at most)."""
+    _forget()
+    tid = tournament(api, players=10)["id"]
+    for seed in (3, 4, 5):
+        tables = draw(api, tid, seed=seed)["rounds"][-1]["tables"]
+        for table in tables:
+            play(api, table)
+            st = standings.standings(db, api.owner, tid)
+            assert not isinstance(st, str)
+            assert standings_answers.body_of(st) == StandingsOut.of(st).model_dump_json().encode()
+            kept = standings_answers._ROWS.get((tid, st.rounds))
+            assert kept is not None and len(kept.texts) <= 3 * len(st.rows)
+
+
 def test_a_repeat_of_the_public_views_is_the_same_bytes(api):
     t = tournament(api, players=10)
     tables = draw(api, t["id"], seed=3)["rounds"][0]["tables"]
