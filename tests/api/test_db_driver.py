@@ -109,6 +109,21 @@ def test_a_prepared_read_returns_what_sqlalchemy_returns(api, db):
     assert got.id == t["id"] and isinstance(got.created_at, datetime)
 
 
+def test_one_table_read_on_the_driver_is_the_table_sqlalchemy_reads(api, db):
+    """A change names one table: its row is read on the driver (app/tables/repository.py
+    ``rows_by_ids``), the same record as the statement for many tables gives."""
+    from app.tables import repository as tables_repo
+
+    t = _seated_table(api)
+    other = api.table()
+    with db.lookup() as conn:
+        (one,) = tables_repo.rows_by_ids(conn, [t["id"]])
+        both = {r.id: r for r in tables_repo.rows_by_ids(conn, [t["id"], other["id"]])}
+        assert tables_repo.rows_by_ids(conn, ["0" * 32]) == []
+    assert one == both[t["id"]] and one.id == t["id"] and one.rated is True
+    assert isinstance(one.state, dict) and isinstance(one.created_at, datetime)
+
+
 def test_a_prepared_write_binds_as_sqlalchemy_binds(api, db):
     """A write on the driver (``Prepared``): its JSON, its date and its literal value (the
     kept answer's status) read back through SQLAlchemy as written."""
