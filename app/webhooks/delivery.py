@@ -21,9 +21,10 @@ claimed deliveries leaves them due again once their lease is over: each is deliv
 once, with the same ``webhook-id`` on a repeat.
 
 The process's own commits that wrote deliveries wake it (app/events/changes.py's delivery
-sinks; a post of an owner without an endpoint wakes nothing), and it claims them 50 ms later,
+sinks; a post of an owner without an endpoint wakes nothing), and it claims them 200 ms later,
 a burst's together; another process's are seen at the next look
-(``PREFSCORE_WEBHOOKS_POLL_INTERVAL``)."""
+(``PREFSCORE_WEBHOOKS_POLL_INTERVAL``). The outcomes are written once all that was claimed
+is sent, when a batch of them is full, or after half a second."""
 
 from __future__ import annotations
 
@@ -56,8 +57,15 @@ _SILENT_BEFORE_BACKOFF = 3  # answers missed in a row before an endpoint is back
 _BACKOFF_FIRST = 5.0  # seconds of its first pause; each next one doubles
 _BACKOFF_MOST = 60.0
 # Seconds a round woken by this process's own deliveries waits first: the deliveries of a burst
-# of writes are then claimed together, one claim's statements for several, not one each.
-_GATHER = 0.05
+# of writes, or of a steady stream of them, are then claimed together, one claim's statements
+# for several, not one each (at 50 ms a stream of 80 a second came in fours, and a delivery
+# cost its post more than the post itself: docs/performance.md lesson 22).
+_GATHER = 0.2
+# Seconds the outcomes of deliveries wait at most to be written: sooner when a batch of them is
+# full or when all that was claimed is sent (a round's together, one transaction for them). A
+# process that dies meanwhile leaves them claimed; their leases make them due again (delivered
+# at least once, with the same webhook-id).
+_OUTCOMES_EVERY = 0.5
 
 
 class Deliverer:
@@ -351,6 +359,8 @@ class Deliverer:
             endpoint, answered=not (outcome[0] is None and (outcome[1] or "").startswith(sending.TIMED_OUT))
         )
         self._pump_owner(owner, endpoint)
+        if not self.in_flight and not self.queues and self._flushed is not None:
+            self._flushed.set()  # all that was claimed is sent: its outcomes written together now
         # Its queue ran dry: claim more now rather than at the next look; not while its owner
         # holds all it may (the claim would take nothing of it: a write for nothing).
         room = self.held < self.most_held and self.owner_held(owner) < self.owner_may_hold(owner)
@@ -419,7 +429,7 @@ class Deliverer:
         assert self._flushed is not None
         while True:
             try:
-                await asyncio.wait_for(self._flushed.wait(), 0.05)
+                await asyncio.wait_for(self._flushed.wait(), _OUTCOMES_EVERY)
             except TimeoutError:
                 pass
             self._flushed.clear()

@@ -95,7 +95,7 @@ def test_a_burst_of_posts_is_claimed_together_without_looks(slow_poll, admin_hea
         assert owner.post(f"/v1/tables/{table['id']}/deals", json=PASS_6S).status_code == 201
     receiver.wait_for(9, timeout=10)
     # Before: a look and a claim for nearly every post; now the writes say what is due, and a
-    # round waits 50 ms to claim a burst's deliveries at once (a delivery that empties its
+    # round waits 200 ms to claim a burst's deliveries at once (a delivery that empties its
     # endpoint's queue still asks for a round, which looks first).
     made = (len(slow_poll.looks) - looks, len(slow_poll.claims) - claims)
     assert made[0] <= 3 and made[1] <= 4, made
