@@ -169,19 +169,35 @@ async def _read_up_to(content: aiohttp.StreamReader, most: int) -> bytes:
 async def connect_to(url: str, allowed: Any) -> tuple[str, str | None, str]:
     """The URL with its host replaced by the checked address, the TLS server name (none for
     plain HTTP or an address), the Host header."""
+    at_address = _at_address(url, allowed)
+    if at_address is not None:
+        return at_address
+    scheme, host, port = addresses.split(url)
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
+    except OSError as exc:
+        raise addresses.AddressRefused(
+            Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)
+        ) from None
+    return _target(url, scheme, host, port, addresses.checked(infos, allowed))
+
+
+@functools.lru_cache(maxsize=1024)
+def _at_address(url: str, allowed: Any) -> tuple[str, str | None, str] | None:
+    """``connect_to`` of a URL naming an address (None for a host name): no resolution, so its
+    check holds as long as the URL and the allowed networks do, and is made once per both
+    (a stream of deliveries to one endpoint parsed and checked its URL on every attempt). A
+    refusal is raised, not kept."""
     scheme, host, port = addresses.split(url)
     ip = addresses.literal(host)
-    if ip is not None:
-        addresses.check(ip, allowed)
-    else:
-        loop = asyncio.get_running_loop()
-        try:
-            infos = await loop.getaddrinfo(host, port, type=1)  # SOCK_STREAM
-        except OSError as exc:
-            raise addresses.AddressRefused(
-                Sentence("host {host!r} does not resolve ({exc})", host=host, exc=exc)
-            ) from None
-        ip = addresses.checked(infos, allowed)
+    if ip is None:
+        return None
+    addresses.check(ip, allowed)
+    return _target(url, scheme, host, port, ip)
+
+
+def _target(url: str, scheme: str, host: str, port: int, ip: Any) -> tuple[str, str | None, str]:
     parts = urlsplit(url)
     shown = f"[{ip}]" if ip.version == 6 else str(ip)
     target = urlunsplit((scheme, f"{shown}:{port}", parts.path or "/", parts.query, ""))

@@ -758,3 +758,24 @@ def test_a_deal_posted_while_its_endpoint_is_deleted_is_stored(owner, settings):
         engine.dispose()
     assert answers and answers[0].status_code == 201, answers[0].text if answers else "no answer"
     assert [d["number"] for d in owner.log(table["id"])] == [1]
+
+
+def test_an_address_in_the_url_is_checked_once_and_a_refusal_every_time():
+    """A URL naming an address needs no resolution: its check is kept with the URL and the
+    allowed networks (a stream of deliveries to one endpoint checked it on every attempt); a
+    refused address is refused on every attempt, and allowing its network lets it through."""
+    import asyncio
+
+    from app.webhooks import addresses, sending
+
+    loopback = addresses.networks(["127.0.0.0/8"])
+    sending._at_address.cache_clear()
+    first = asyncio.run(sending.connect_to("http://127.0.0.1:8123/hook?x=1", loopback))
+    again = asyncio.run(sending.connect_to("http://127.0.0.1:8123/hook?x=1", loopback))
+    assert first == again == ("http://127.0.0.1:8123/hook?x=1", None, "127.0.0.1:8123")
+    assert sending._at_address.cache_info().hits == 1
+    for _ in range(2):
+        with pytest.raises(addresses.AddressRefused):
+            asyncio.run(sending.connect_to("http://10.1.2.3/hook", loopback))
+    private = addresses.networks(["127.0.0.0/8", "10.0.0.0/8"])
+    assert asyncio.run(sending.connect_to("http://10.1.2.3/hook", private))[0] == "http://10.1.2.3:80/hook"
