@@ -35,8 +35,10 @@ def body_of(st: svc.Standings) -> bytes:
     last = _ROWS.get((t.id, st.rounds))
     same = last.st.rows if last is not None and last.st is not None and last.st.tournament is t else ()
     # A change at one table re-ranks a stretch of the standings: the rows the ranking kept (the
-    # very objects) keep their texts with no lookup; only the others are looked up by content.
-    texts = dict(last.texts) if same and last is not None else {}
+    # very objects) keep their texts with no lookup; only the others are looked up by content
+    # (the last answer's texts serve a new revision of the tournament too: a row's text is made
+    # of its content, its entrant's name and withdrawal, and its place).
+    texts = dict(last.texts) if last is not None else {}
     if len(texts) > 2 * len(st.rows):  # the contents of rows long gone: dropped now and then
         texts = {k: texts[k] for k in last.keys} if last is not None else {}
     keys = list(last.keys[: len(st.rows)]) if same and last is not None else []

@@ -112,6 +112,28 @@ def test_the_rows_texts_kept_stay_bounded_and_right_over_many_changes(api, db):
             assert kept is not None and len(kept.texts) <= 3 * len(st.rows)
 
 
+def test_an_adjustment_makes_only_the_adjusted_rows_text_again(api, db, monkeypatch):
+    """A new revision of the tournament (an adjustment) keeps the last answer's texts: only the
+    adjusted player's row, whose content moved, is written again."""
+    _forget()
+    tid = tournament(api, players=10)["id"]
+    for table in draw(api, tid, seed=3)["rounds"][0]["tables"]:
+        play(api, table)
+    assert api.get(f"/v1/tournaments/{tid}/standings").status_code == 200
+    made = []
+    real = standings_answers.StandingOut.of
+    monkeypatch.setattr(
+        standings_answers.StandingOut, "of", lambda *a, **k: made.append(a[0]) or real(*a, **k)
+    )
+    r = api.post(f"/v1/tournaments/{tid}/adjustments", json={"entrant": 2, "amount": "1/2", "reason": "r"})
+    assert r.status_code == 201, r.text
+    st = standings.standings(db, api.owner, tid)
+    assert not isinstance(st, str)
+    body = standings_answers.body_of(st)
+    assert [row.player for row in made] == ["2"]
+    assert body == StandingsOut.of(st).model_dump_json().encode()
+
+
 def test_a_repeat_of_the_public_views_is_the_same_bytes(api):
     t = tournament(api, players=10)
     tables = draw(api, t["id"], seed=3)["rounds"][0]["tables"]
