@@ -13,6 +13,7 @@ from typing import Any
 from app.kit.caching import Kept
 from app.tournaments import service as svc
 from app.tournaments.schemas import StandingOut, StandingsOut
+from app.tournaments.scoring import Standing
 
 
 def answer(st: svc.Standings) -> bytes:
@@ -31,20 +32,21 @@ def body_of(st: svc.Standings) -> bytes:
         return StandingsOut.of(st).model_dump_json().encode()
     head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
     assert head.endswith(_NO_ITEMS)  # items is the answer's last field
-    t = st.tournament
+    t, count = st.tournament, len(st.rows)
     last = _ROWS.get((t.id, st.rounds))
-    same = last.st.rows if last is not None and last.st is not None and last.st.tournament is t else ()
     # A change at one table re-ranks a stretch of the standings: the rows the ranking kept (the
     # very objects) keep their texts with no lookup; only the others are looked up by content
     # (the last answer's texts serve a new revision of the tournament too: a row's text is made
     # of its content, its entrant's name and withdrawal, and its place).
     texts = dict(last.texts) if last is not None else {}
-    if len(texts) > 2 * len(st.rows):  # the contents of rows long gone: dropped now and then
-        texts = {k: texts[k] for k in last.keys} if last is not None else {}
-    keys = list(last.keys[: len(st.rows)]) if same and last is not None else []
-    rows = list(last.rows[: len(st.rows)]) if same and last is not None else []
-    keys += [None] * (len(st.rows) - len(keys))
-    rows += [b""] * (len(st.rows) - len(rows))
+    if last is not None and len(texts) > 2 * count:  # the contents of rows long gone: dropped
+        texts = {k: texts[k] for k in last.keys}
+    same: tuple[Standing, ...] = ()
+    keys: list[Hashable] = [None] * count
+    rows: list[bytes] = [b""] * count
+    if last is not None and last.st.tournament is t:
+        same, kept = last.st.rows, min(count, len(last.rows))
+        keys[:kept], rows[:kept] = last.keys[:kept], last.rows[:kept]
     entrants: dict[int, Any] | None = None
     for n, (row, key) in enumerate(zip(st.rows, st.keys)):
         if n < len(same) and same[n] is row:  # the same row of the same tournament: the same text
@@ -68,7 +70,7 @@ def body_of(st: svc.Standings) -> bytes:
 class _Answered:
     """A last answer: its rows' texts but their place by content, and its rows in order."""
 
-    st: svc.Standings | None
+    st: svc.Standings
     texts: dict[Hashable, bytes]
     keys: tuple[Hashable, ...]
     rows: tuple[bytes, ...]
