@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any, cast
 
 from sqlalchemy import Connection, CursorResult, bindparam, delete, insert, select, update
@@ -20,6 +21,7 @@ from app.kit.errors import NotFound
 from app.kit.etags import checked_table_id
 from app.kit.repository import NOTIFY
 from app.players import service as players
+from app.ratings import service as ratings
 from app.rules import Sentence
 from app.tables.model import StoredTable, stored
 from app.tables.orm import TableRow
@@ -65,24 +67,31 @@ _KEEP_ANSWER = insert(_IDEMPOTENCY).values(
     deal_number=bindparam("number"),
     created_at=bindparam("posted_at"),
 )
+
+
 # PostgreSQL: the deal, the table row, the kept answer (with a key), the webhooks' deliveries
-# (when the owner has an active endpoint: app/events/outbox.py) and the notification in one
-# statement (data-modifying CTEs, which SQLite does not have): one round trip where
-# there were three or four, most of what a post costs this process beyond the framework.
+# (when the owner has an active endpoint: app/events/outbox.py), the registered seats' rows
+# (app/players), a finished rated table's place (app/ratings) and the notification in one
+# statement (data-modifying CTEs, which SQLite does not have): one round trip where there
+# were three to six, most of what a post costs this process beyond the framework. Its one
+# row: the notification's, and the place taken (null when another table's commit took it).
 # Run on the driver (app/kit/db/driver.py ``Prepared``): SQLAlchemy's work around each
-# execution cost the post more than its statements' own.
-_POSTED_PG = {
-    (keyed, hooked): driver.Prepared(
-        select(NOTIFY).add_cte(
+# execution cost the post more than its statements' own. Each combination built once.
+@cache
+def _posted_pg(keyed: bool, hooked: bool, seats: bool, placed: bool) -> driver.Prepared:
+    place = ratings.PLACE_TRIED.cte("placed")
+    return driver.Prepared(
+        select(NOTIFY, *([select(place.c.seq).scalar_subquery().label("placed")] if placed else [])).add_cte(
             _INSERT_DEAL.cte("posted"),
             _UPDATE_TABLE.cte("moved"),
             *([_KEEP_ANSWER.cte("kept")] if keyed else []),
             *([ENQUEUE_POSTED.cte("announced")] if hooked else []),
+            *([players.SEAT_ROWS_REWRITTEN.cte("seated")] if seats else []),
+            *([place] if placed else []),
         )
     )
-    for keyed in (False, True)
-    for hooked in (False, True)
-}
+
+
 # SQLite: the same writes one by one (it has no data-modifying CTEs).
 _POSTED_SQLITE = tuple(
     driver.Prepared(s) for s in (_INSERT_DEAL, _UPDATE_TABLE, _KEEP_ANSWER, ENQUEUE_POSTED)
@@ -142,13 +151,23 @@ def table_to_post_at(conn: Connection, owner: str, table_id: str) -> StoredTable
     return stored(row)
 
 
-def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool, hooked: bool = False) -> None:
+def write_post(
+    conn: Connection,
+    params: dict[str, Any],
+    *,
+    keyed: bool,
+    hooked: bool = False,
+    seats: bool = False,
+    placed: bool = False,
+) -> bool:
     """The post's writes: the deal, the table row, the kept answer (``keyed``), the webhooks'
     deliveries (``hooked``: ``params``' ``event_*``); on PostgreSQL with the notification
-    (``params["notification"]``), all in one statement."""
+    (``params["notification"]``), the seats' rows (``seats``: ``params["seat_rows"]``) and
+    the table's place (``placed``: ``params``' ``place_*``), all in one statement. Whether the
+    place was taken (False on SQLite, where the caller writes the seats and the place)."""
     if conn.dialect.name == "postgresql":
-        driver.execute(conn, _POSTED_PG[bool(keyed), bool(hooked)], params)
-        return
+        row = driver.one_or_none(conn, _posted_pg(keyed, hooked, seats, placed), params)
+        return placed and row is not None and row.placed is not None
     deal, table, answer, deliveries = _POSTED_SQLITE
     driver.execute(conn, deal, params)
     driver.execute(conn, table, params)
@@ -156,6 +175,7 @@ def write_post(conn: Connection, params: dict[str, Any], *, keyed: bool, hooked:
         driver.execute(conn, answer, params)
     if hooked:
         driver.execute(conn, deliveries, params)
+    return False
 
 
 def kept_answer(conn: Connection, table_id: str, key: str) -> KeptAnswer | None:

@@ -118,6 +118,8 @@ def post_deal(
         revision = row.revision + 1
         table = replace(info(row, rules, result.state), deal_count=number, revision=revision, updated_at=now)
         written = DealInfo(number, canonical, tuple(result.entries), now, state.next_dealer)
+        seats, place = _seats_and_place(row, rules, deal, state, result)
+        together = conn.dialect.name == "postgresql"  # the post's writes in one statement
         params = _post_params(conn.dialect.name, row, state, result, table, written, now)
         if idempotency_key is not None:  # the answer kept with the key, in the same statement
             params.update(
@@ -125,10 +127,25 @@ def post_deal(
                 request_hash=request_hash,
                 answer=kept_answer(table, written, params["new_state"]),
             )
-        repo.write_post(conn, params, keyed=idempotency_key is not None, hooked=row.hooked)
+        if together and seats is not None:
+            params.update(seats.param())
+        if together and place is not None:
+            params.update(place)
+        placed = repo.write_post(
+            conn,
+            params,
+            keyed=idempotency_key is not None,
+            hooked=row.hooked,
+            seats=seats is not None,
+            placed=place is not None,
+        )
+        if not together and seats is not None:
+            player_stats.on_deal_posted(conn, seats)
+        if place is not None and not placed:
+            ratings.take_place(conn, place, tried=together)
         if also is not None:
             also(conn, written)
-        _after_post(conn, row, rules, deal, state, result, revision, now)
+        _after_post(conn, row, state, result, revision, now)
         # The post that finishes the table: whoever follows its finish writes in this
         # transaction (a tournament closes the table's round).
         later = table_finished(conn, row.id) if result.state.finished and not state.finished else []
@@ -157,8 +174,8 @@ def _post_params(
     dialect: str, row: Any, state: Any, result: Any, table: TableInfo, written: DealInfo, now: datetime
 ) -> dict[str, Any]:
     """The parameters of the post's writes (app/deals/repository.write_post): the deal, the
-    table after it, the notification (PostgreSQL) and the webhooks'
-    deliveries (an owner with an endpoint), in the same statement on PostgreSQL."""
+    table after it, the notification (PostgreSQL) and the webhooks' deliveries (an owner with
+    an endpoint), in the same statement on PostgreSQL (with the seats' rows and the place)."""
     number, revision = written.number, table.revision
     params: dict[str, Any] = {
         "table_id": row.id,
@@ -221,11 +238,25 @@ def _refuse_full(row: Any, limits: Limits) -> None:
         )
 
 
-def _after_post(
-    conn: Any, row: Any, rules: Any, deal: Deal, state: Any, result: Any, revision: int, now: datetime
-) -> None:
-    """In the post's transaction, once the deal is written: the webhooks' table.finished, the
-    registered players' statistics, and a rated table's place in the finishing order."""
+def _seats_and_place(
+    row: Any, rules: Any, deal: Deal, state: Any, result: Any
+) -> tuple[player_stats.SeatsAfterDeal | None, dict[str, Any] | None]:
+    """What the post adds to its table's registered seats (none without any), and the place in
+    the finishing order of the rated table it finishes with every seat registered (no other
+    post does any rating work: the table is rated after the commit)."""
+    if not row.registered:
+        return None, None
+    seats = player_stats.seats_after_deal(
+        row.id, row.registered, rules, deal, state, result.state, result.entries, row.deal_count + 1
+    )
+    if not (row.rated and result.state.finished and len(row.registered) == len(row.players)):
+        return seats, None
+    seated = {seat: player for _, seat, _, player in row.registered}
+    return seats, ratings.place_of(outcome(row.id, row.owner, row.convention, seats.balances, seated))
+
+
+def _after_post(conn: Any, row: Any, state: Any, result: Any, revision: int, now: datetime) -> None:
+    """In the post's transaction, once the deal is written: the webhooks' table.finished."""
     number = row.deal_count + 1
     if row.hooked and result.state.finished and not state.finished:
         enqueue(
@@ -233,15 +264,6 @@ def _after_post(
             event_params(row.owner, row.id, revision, "table.finished", now, deal=number, deal_count=number),
             posted=True,
         )
-    if row.registered:  # registered players' statistics, in this transaction
-        balances = player_stats.on_deal_posted(
-            conn, row.registered, rules, deal, state, result.state, result.entries, number
-        )
-        # The post that finishes a rated table with every seat registered gives it its place
-        # in the finishing order (rated after the commit); no other post does any rating work.
-        if row.rated and result.state.finished and len(row.registered) == len(row.players):
-            seated = {seat: player for _, seat, _, player in row.registered}
-            ratings.on_table_finished(conn, outcome(row.id, row.owner, row.convention, balances, seated))
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,16 @@ from app.players.repository import Player
 
 # What the deals' use cases do to the registered players' rows, in their own transaction: the
 # post's read of the seats (a column of its one statement), a posted deal, a refolded log.
-from app.players.stats import PlayerStats, Tally, on_deal_posted, on_log_refolded, registered_seats
+from app.players.stats import (
+    SEAT_ROWS_REWRITTEN,
+    PlayerStats,
+    SeatsAfterDeal,
+    Tally,
+    on_deal_posted,
+    on_log_refolded,
+    registered_seats,
+    seats_after_deal,
+)
 from app.ratings import service as ratings
 from app.rules import FieldError, Sentence
 
@@ -296,8 +305,10 @@ def link_seats(
 
 __all__: Sequence[str] = [
     "PLAYERS_PER_OWNER",
+    "SEAT_ROWS_REWRITTEN",
     "Player",
     "SeatLink",
+    "SeatsAfterDeal",
     "check_links",
     "create_player",
     "get_player",
@@ -308,6 +319,7 @@ __all__: Sequence[str] = [
     "player_name",
     "registered_seats",
     "seated_players",
+    "seats_after_deal",
     "stats",
     "update_player",
 ]

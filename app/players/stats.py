@@ -5,9 +5,10 @@ deal count, whether it is finished and, once it is, the seat's exact balance ("0
 table is played: only a finished table's balance is counted, and settling on every post cost
 a sixth of the hook). It is written in the same transaction as the deal:
 
-- ``on_deal_posted``: a post adds the deal's contribution (one update of the table's rows,
-  which the post's read of the table row brought along: ``registered_seats``); the post
-  calls it only when there are some, so a table without one costs no statement more;
+- ``seats_after_deal``: a post adds the deal's contribution to the table's rows, which the
+  post's read of the table row brought along (``registered_seats``); the post writes them
+  (``on_deal_posted``, or on PostgreSQL as ``SEAT_ROWS_REWRITTEN``, a member of its own
+  statement) only when there are some, so a table without one costs nothing more;
 - ``on_log_refolded``: an undo or a correction replaces each row with ``recompute`` of the
   log as it now stands (those use cases fold the whole log already).
 
@@ -165,8 +166,24 @@ def _balances(rules: Rules, state: TableState) -> list[Fraction | int]:
 registered_seats = repository.registered_seats
 
 
-def on_deal_posted(
-    session: Session | Connection,
+@dataclass(frozen=True)
+class SeatsAfterDeal:
+    """What a post adds to its table's registered seats: the rows' changes (as
+    ``repository.rewrite_seat_rows`` takes them) and every seat's balance as stored (exact once
+    the table is finished, else 0), so that the post does not settle the table twice."""
+
+    table_id: str
+    changes: list[dict[str, Any]]
+    balances: list[Fraction | int]
+
+    def param(self) -> dict[str, Any]:
+        """The parameters of ``SEAT_ROWS_REWRITTEN``, the changes in the post's own statement
+        (PostgreSQL)."""
+        return repository.seat_rows_param(self.table_id, self.changes)
+
+
+def seats_after_deal(
+    table_id: str,
     registered: list[list[Any]],
     rules: Rules,
     deal: Deal,
@@ -174,11 +191,10 @@ def on_deal_posted(
     after: TableState,
     entries: Iterable[Entry],
     deal_count: int,
-) -> list[Fraction | int]:
-    """In a post's transaction: add the deal (the table's ``deal_count``-th) to the rows of the
-    table's registered seats, ``registered`` as ``registered_seats`` read them ([row id, seat,
-    tally, player id]). The seats' balances as stored (exact once finished, else 0), so that
-    the post does not settle the table twice."""
+) -> SeatsAfterDeal:
+    """The deal (table ``table_id``'s ``deal_count``-th) added to the rows of its registered
+    seats, ``registered`` as ``registered_seats`` read them ([row id, seat, tally, player id]):
+    written by ``on_deal_posted``, or in the post's own statement."""
     entries = tuple(entries)
     balances = _balances(rules, after)  # once for every seat
     changes = []
@@ -194,8 +210,15 @@ def on_deal_posted(
                 "new_balance": str(balances[seat]),
             }
         )
-    repository.rewrite_seat_rows(session, changes)
-    return balances
+    return SeatsAfterDeal(table_id, changes, balances)
+
+
+def on_deal_posted(session: Session | Connection, seats: SeatsAfterDeal) -> None:
+    """In a post's transaction: its seats' rows rewritten (``seats_after_deal``)."""
+    repository.rewrite_seat_rows(session, seats.changes)
+
+
+SEAT_ROWS_REWRITTEN = repository.SEAT_ROWS_REWRITTEN
 
 
 def on_log_refolded(session: Session, table_id: str, rules: Rules, first_dealer: int) -> None:

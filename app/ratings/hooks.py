@@ -21,10 +21,24 @@ from app.ratings.model import (
 )
 
 
+def place_of(outcome: Outcome) -> dict[str, Any]:
+    """The parameters of a finished rated table's place in its owner's finishing order
+    (``on_table_finished``; on PostgreSQL the post tries it in its own statement,
+    ``PLACE_TRIED``)."""
+    return repo.place_params(outcome.table_id, outcome.owner, outcome.convention, outcome.to_json(), utcnow())
+
+
 def on_table_finished(conn: Any, outcome: Outcome) -> None:
     """In the transaction of the post that finished a rated table: its place, last in the
     owner's finishing order, pending (``rate_pending`` rates it after the commit)."""
-    repo.take_place(conn, outcome.table_id, outcome.owner, outcome.convention, outcome.to_json(), utcnow())
+    repo.take_place(conn, place_of(outcome))
+
+
+def take_place(conn: Any, place: dict[str, Any], *, tried: bool = False) -> None:
+    """``on_table_finished`` with the place's parameters (``place_of``); ``tried``: the post's
+    own statement tried the place (``PLACE_TRIED``) and another table's commit had taken it,
+    so the next free one is taken under the owner's ratings lock."""
+    repo.take_place(conn, place, tried=tried)
 
 
 def rate_pending(conn: Any, owner: str) -> int:

@@ -19,9 +19,11 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    literal_column,
     select,
     table,
     text,
+    true,
     tuple_,
     update,
 )
@@ -29,7 +31,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from app.kit.db.driver import Driver, for_drivers
+from app.kit.db.driver import Driver, Prepared, execute, for_drivers, one_or_none
 from app.ratings.model import RatedTable, StoredChange, StoredRating
 from app.ratings.orm import PlayerRatingRow, RatedTableRow, RatingChangeRow
 
@@ -195,58 +197,69 @@ def current(
 # On the driver itself (app/kit/db/driver.py): SQLAlchemy's own work per statement would cost
 # the post more than the database does.
 
-_TAKE_PLACE = {
-    "sqlite": (
-        "INSERT INTO rated_tables (table_id, owner, convention, seq, outcome, finished_at, stamp, pending) "
-        "SELECT :table_id, :owner, :convention, COALESCE(MAX(seq), 0) + 1, :outcome, :finished_at, 0, :pending "
-        "FROM rated_tables WHERE owner = :owner"
-    ),
-    # Typed: PostgreSQL deduces no one type for a parameter used twice (text and varchar).
-    "postgresql": (
-        "INSERT INTO rated_tables (table_id, owner, convention, seq, outcome, finished_at, stamp, pending) "
-        "SELECT CAST(%(table_id)s AS text), CAST(%(owner)s AS text), CAST(%(convention)s AS text), COALESCE(MAX(seq), 0) + 1, "
-        "CAST(%(outcome)s AS json), CAST(%(finished_at)s AS timestamptz), 0, CAST(%(pending)s AS boolean) "
-        "FROM rated_tables WHERE owner = CAST(%(owner)s AS text)"
-    ),
-}
-
-
+# The next place in the owner's finishing order: one past the last, pending. Its parameters
+# (``place_params``) are named apart from every column: on PostgreSQL the post makes this a
+# member of its own statement (app/deals/repository.py).
+_PLACE_OWNER = bindparam("place_owner", type_=_RATED.c.owner.type)
+_NEXT_PLACE = select(
+    bindparam("place_table", type_=_RATED.c.table_id.type),
+    _PLACE_OWNER,
+    bindparam("place_convention", type_=_RATED.c.convention.type),
+    func.coalesce(func.max(_RATED.c.seq), 0) + 1,
+    bindparam("place_outcome", type_=_RATED.c.outcome.type),
+    bindparam("place_finished_at", type_=_RATED.c.finished_at.type),
+    literal_column("0"),
+    true(),
+).where(_RATED.c.owner == _PLACE_OWNER)
+_PLACE_COLUMNS = ("table_id", "owner", "convention", "seq", "outcome", "finished_at", "stamp", "pending")
+_TAKE_PLACE = Prepared(insert(_RATED).from_select(_PLACE_COLUMNS, _NEXT_PLACE))
 # PostgreSQL: the next place, or nothing when another table took it meanwhile. Two tables
 # finishing at once read the same last place; the unique (owner, seq) makes the second wait
 # for the first's commit and then do nothing; its next try, a statement of its own, reads the
 # place the first took.
+PLACE_TRIED = (
+    pg_insert(_RATED)
+    .from_select(_PLACE_COLUMNS, _NEXT_PLACE)
+    .on_conflict_do_nothing(index_elements=[_RATED.c.owner, _RATED.c.seq])
+    .returning(_RATED.c.seq)
+)
+_TRY_PLACE = Prepared(PLACE_TRIED)
 _PLACE_TRIES = 1000  # each lost try is another table's commit: far more than an owner finishes at once
-_TRY_PLACE = _TAKE_PLACE["postgresql"] + " ON CONFLICT (owner, seq) DO NOTHING RETURNING seq"
 
 
-def take_place(
-    unit: Unit, table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any
-) -> None:
-    """A finished rated table's place, the owner's next in the finishing order, pending. SQLite:
-    one statement (the writer holds the database). PostgreSQL: one statement when no other
-    table of the owner is taking a place at the same moment (a round trip less than taking the
-    lock first, on the post that finishes the table); else the owner's ratings lock, then tries
-    until a place is free: a try that finds its place taken found it taken by a commit, so each
-    try makes progress, and the lock keeps the losers from trying all at once."""
-    db = Driver(unit)
-    row = {
-        "table_id": table_id,
-        "owner": owner,
-        "convention": convention,
-        "outcome": db.bound(_RATED.c.outcome, outcome),
-        "finished_at": db.bound(_RATED.c.finished_at, finished_at),
-        "pending": db.bound(_RATED.c.pending, True),
+def place_params(
+    table_id: str, owner: str, convention: str, outcome: list[Any], finished_at: Any
+) -> dict[str, Any]:
+    """The parameters of a finished rated table's place (``take_place``, ``PLACE_TRIED``)."""
+    return {
+        "place_table": table_id,
+        "place_owner": owner,
+        "place_convention": convention,
+        "place_outcome": outcome,
+        "place_finished_at": finished_at,
     }
-    if db.dialect != "postgresql":
-        db.run(_TAKE_PLACE, row)
+
+
+def take_place(unit: Unit, place: dict[str, Any], *, tried: bool = False) -> None:
+    """A finished rated table's place (``place_params``), the owner's next in the finishing
+    order, pending. SQLite: one statement (the writer holds the database). PostgreSQL: one
+    statement when no other table of the owner is taking a place at the same moment (a round
+    trip less than taking the lock first; ``tried``: the post's own statement tried it and
+    lost); else the owner's ratings lock, then tries until a place is free: a try that finds
+    its place taken found it taken by a commit, so each try makes progress, and the lock keeps
+    the losers from trying all at once."""
+    if _dialect(unit) != "postgresql":
+        execute(unit, _TAKE_PLACE, place)
         return
-    if db.rows(_TRY_PLACE, row):
+    if not tried and one_or_none(unit, _TRY_PLACE, place) is not None:
         return
-    lock_pools(unit, owner)
+    lock_pools(unit, place["place_owner"])
     for _ in range(_PLACE_TRIES):
-        if db.rows(_TRY_PLACE, row):
+        if one_or_none(unit, _TRY_PLACE, place) is not None:
             return
-    raise RuntimeError(f"no place in the finishing order of {owner} after {_PLACE_TRIES} tries")
+    raise RuntimeError(
+        f"no place in the finishing order of {place['place_owner']} after {_PLACE_TRIES} tries"
+    )
 
 
 _PENDING = (

@@ -5,7 +5,8 @@ The hooks run in the transaction of the write that changes a table (app/deals, a
 
 - ``on_table_finished``: the post that finishes a rated table takes its place, last in the
   owner's finishing order, pending; nothing more, so that rating costs the post almost
-  nothing. ``rate_pending`` rates the pending tables in order (their players' current
+  nothing (on PostgreSQL the post tries the place in its own statement, ``PLACE_TRIED`` with
+  ``place_of``'s parameters, and calls ``take_place`` when another table's commit took it). ``rate_pending`` rates the pending tables in order (their players' current
   ratings read, the model run, the changes written): the rater (app/ratings/rater.py) right
   after the commit, and every read of the ratings first (``caught_up``), so that nobody ever
   reads a rating without its latest tables;
@@ -23,7 +24,15 @@ rating of pending tables), reads.py and rebuild.py."""
 
 from __future__ import annotations
 
-from app.ratings.hooks import caught_up, on_table_changed, on_table_finished, rate_owner, rate_pending
+from app.ratings.hooks import (
+    caught_up,
+    on_table_changed,
+    on_table_finished,
+    place_of,
+    rate_owner,
+    rate_pending,
+    take_place,
+)
 from app.ratings.model import Outcome, Rating
 from app.ratings.reads import (
     Change,
@@ -44,6 +53,7 @@ from app.ratings.reads import (
     table_rating,
 )
 from app.ratings.rebuild import Rebuilt, Recomputed, differences, differences_of, rebuild, recompute
+from app.ratings.repository import PLACE_TRIED
 
 __all__ = [
     "Change",
@@ -66,6 +76,8 @@ __all__ = [
     "leaderboard",
     "on_table_changed",
     "on_table_finished",
+    "place_of",
+    "PLACE_TRIED",
     "player_rating",
     "predict",
     "rate_owner",
@@ -75,4 +87,5 @@ __all__ = [
     "recompute",
     "table_etag_part",
     "table_rating",
+    "take_place",
 ]

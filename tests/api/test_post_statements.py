@@ -1,5 +1,6 @@
-"""What a post says to the database: on PostgreSQL the deal, the table row, the kept answer
-and the notification are one statement after the locked read (each round trip was a good
+"""What a post says to the database: on PostgreSQL the deal, the table row, the kept answer,
+the registered seats' rows, a rated table's place and the notification are one statement
+after the locked read (each round trip was a good
 part of a post's CPU: docs/performance.md); on SQLite, which has no data-modifying CTEs, a
 statement each. The stored rows and the notification are what they were."""
 
@@ -11,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import event
 
-from .samples import ALLPASS, PASS_6S
+from .samples import ALLPASS, PASS_6S, PULKA
 
 # The rate limit and the key cache may touch the database during any request: not the post's;
 # nor SQLite's BEGIN IMMEDIATE, the writer's lock (app/kit/db/engine.py).
@@ -75,6 +76,38 @@ def test_a_keyed_post_keeps_its_answer_in_the_same_write(api, db):
     assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
     assert again.json() == first.json()
     assert api.get(f"/v1/tables/{t['id']}").json()["deal_count"] == 1
+
+
+def test_a_rated_tables_posts_write_its_seats_and_its_place_in_the_same_write(api, db):
+    """Every post to a table of registered players rewrites their seats' rows; the one that
+    finishes a rated table also takes its place in the finishing order. On PostgreSQL both are
+    members of the post's one write (a round trip each before); on SQLite a statement each."""
+    from tests.ratings.test_api import _players, _rated_table
+
+    ids = _players(api, "Anna", "Boris", "Vera")
+    t = _rated_table(api, ids)["id"]
+    writes = []
+    for body in PULKA:
+        with statements(db) as seen:
+            api.deal(t, body)
+        # (the finishing post also asks whether the table is a tournament's: a read)
+        writes.append([s for s in seen[1:] if not s.startswith("SELECT")])
+    if db.dialect == "postgresql":
+        assert all(len(w) == 1 and w[0].startswith("WITH posted AS (INSERT INTO deals") for w in writes), (
+            writes
+        )
+        assert all("seated AS (UPDATE player_tables SET" in w[0] for w in writes)
+        assert ["placed AS (INSERT INTO rated_tables" in w[0] for w in writes] == [False, False, False, True]
+    else:
+        rewrites = [sum(s.startswith("UPDATE player_tables SET") for s in w) for w in writes]
+        assert rewrites == [1, 1, 1, 1]  # one executemany each
+        assert [sum(s.startswith("INSERT INTO rated_tables") for s in w) for w in writes] == [0, 0, 0, 1]
+    # What was written: the four deals in each seat's row, the table pending in its place.
+    for player in ids:
+        stats = api.get(f"/v1/players/{player}/stats").json()
+        assert (stats["tables"], stats["finished"], stats["deals"]) == (1, 1, 4), stats
+    history = api.get(f"/v1/players/{ids[0]}/rating").json()["history"]
+    assert [c["table_id"] for c in history] == [t]
 
 
 def test_the_posts_own_statement_notifies_every_listener(api, db, database_url):

@@ -178,7 +178,7 @@ def test_a_place_taken_meanwhile_is_taken_again_after_it(api, db):
         taken.wait(10)
         try:
             with db.write() as session:
-                repo.take_place(session, second, api.owner, "sochi", outcome, utcnow())
+                repo.take_place(session, repo.place_params(second, api.owner, "sochi", outcome, utcnow()))
             second_done.append(None)
         except Exception as exc:  # noqa: BLE001 - reported by the assertion below
             second_done.append(exc)
@@ -186,7 +186,7 @@ def test_a_place_taken_meanwhile_is_taken_again_after_it(api, db):
     thread = threading.Thread(target=take_second)
     thread.start()
     with db.write() as session:
-        repo.take_place(session, first, api.owner, "sochi", outcome, utcnow())
+        repo.take_place(session, repo.place_params(first, api.owner, "sochi", outcome, utcnow()))
         taken.set()
         time.sleep(0.3)  # the second is waiting (PostgreSQL: on the place; SQLite: on the writer)
         assert not second_done
@@ -198,3 +198,35 @@ def test_a_place_taken_meanwhile_is_taken_again_after_it(api, db):
     for table_id in (first, second):
         assert api.delete(f"/v1/tables/{table_id}").status_code == 204
     assert _places(db, [first, second]) == {}
+
+
+def test_a_post_whose_place_was_taken_meanwhile_takes_the_next(api, db):
+    """The post that finishes a rated table tries its place in its own statement (PostgreSQL):
+    when another table read the same last place and commits first, the post's try finds it
+    taken (its statement does nothing there) and the post takes the next one under the owner's
+    lock, still in its transaction. (SQLite: the post waits for the writer and reads the
+    other's place.)"""
+    from app.ratings import repository as repo
+
+    ids = _players(api, "Anna", "Boris", "Vera")
+    other, posted = (_rated_table(api, ids)["id"] for _ in range(2))
+    _play(api, posted, PULKA[:3])
+    outcome = [[i, b] for i, b in zip(ids, ("10", "-4", "-6"))]
+    answers: list[int] = []
+    poster = threading.Thread(
+        target=lambda: answers.append(api.post(f"/v1/tables/{posted}/deals", json=PULKA[3]).status_code)
+    )
+    with db.write() as session:
+        repo.take_place(session, repo.place_params(other, api.owner, "sochi", outcome, utcnow()))
+        poster.start()
+        time.sleep(0.3)  # the post is waiting (PostgreSQL: on the place; SQLite: on the writer)
+        assert not answers
+    poster.join(20)
+    assert answers == [201]
+    assert _places(db, [other, posted]) == {other: 1, posted: 2}
+    # The post's table is rated from its place, after the other's (taken by hand, never rated).
+    got = api.get(f"/v1/players/{ids[0]}/rating").json()
+    assert [c["table_id"] for c in got["history"]] == [posted, other]
+    for table_id in (other, posted):
+        assert api.delete(f"/v1/tables/{table_id}").status_code == 204
+    assert _places(db, [other, posted]) == {}
