@@ -81,12 +81,28 @@ class RequestIdFilter(logging.Filter):
 
 
 class JsonFormatter(logging.Formatter):
-    """One JSON object per line: ts, level, logger, message, request_id, and any ``extra``."""
+    """One JSON object per line: ts, level, logger, message, request_id, and any ``extra``.
+
+    Every request writes a line: the second's text is kept while the second lasts, and one
+    encoder serves every line (``json.dumps`` with options builds a new one per call)."""
+
+    _encoder = json.JSONEncoder(default=str, ensure_ascii=False)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._second: tuple[int, str] = (-1, "")
+
+    def _timestamp(self, record: logging.LogRecord) -> str:
+        second = int(record.created)
+        kept, text = self._second
+        if kept != second:  # a tuple swapped whole: threads that race write the same text
+            text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = (second, text)
+        return f"{text}.{int(record.msecs):03d}Z"
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-            + f".{int(record.msecs):03d}Z",
+            "ts": self._timestamp(record),
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
@@ -99,7 +115,7 @@ class JsonFormatter(logging.Formatter):
             out["exc"] = self.formatException(record.exc_info)
         if record.stack_info:
             out["stack"] = record.stack_info
-        return json.dumps(out, default=str, ensure_ascii=False)
+        return self._encoder.encode(out)
 
 
 class TextFormatter(logging.Formatter):
