@@ -118,8 +118,6 @@ def post_deal(
         revision = row.revision + 1
         table = replace(info(row, rules, result.state), deal_count=number, revision=revision, updated_at=now)
         written = DealInfo(number, canonical, tuple(result.entries), now, state.next_dealer)
-        seats, place = _seats_and_place(row, rules, deal, state, result)
-        together = conn.dialect.name == "postgresql"  # the post's writes in one statement
         params = _post_params(conn.dialect.name, row, state, result, table, written, now)
         if idempotency_key is not None:  # the answer kept with the key, in the same statement
             params.update(
@@ -127,22 +125,8 @@ def post_deal(
                 request_hash=request_hash,
                 answer=kept_answer(table, written, params["new_state"]),
             )
-        if together and seats is not None:
-            params.update(seats.param())
-        if together and place is not None:
-            params.update(place)
-        placed = repo.write_post(
-            conn,
-            params,
-            keyed=idempotency_key is not None,
-            hooked=row.hooked,
-            seats=seats is not None,
-            placed=place is not None,
-        )
-        if not together and seats is not None:
-            player_stats.on_deal_posted(conn, seats)
-        if place is not None and not placed:
-            ratings.take_place(conn, place, tried=together)
+        seats, place = _seats_and_place(row, rules, deal, state, result)
+        _write(conn, row, params, keyed=idempotency_key is not None, seats=seats, place=place)
         if also is not None:
             also(conn, written)
         _after_post(conn, row, state, result, revision, now)
@@ -236,6 +220,32 @@ def _refuse_full(row: Any, limits: Limits) -> None:
             reason="deal_limit",
             limit=limits.deals_per_table,
         )
+
+
+def _write(
+    conn: Any,
+    row: Any,
+    params: dict[str, Any],
+    *,
+    keyed: bool,
+    seats: player_stats.SeatsAfterDeal | None,
+    place: dict[str, Any] | None,
+) -> None:
+    """The post's writes: on PostgreSQL one statement, the seats' rows and the rated table's
+    place in it; on SQLite one by one. A place another table's commit took meanwhile is taken
+    again, the next one, under the owner's lock."""
+    together = conn.dialect.name == "postgresql"
+    if together and seats is not None:
+        params.update(seats.param())
+    if together and place is not None:
+        params.update(place)
+    placed = repo.write_post(
+        conn, params, keyed=keyed, hooked=row.hooked, seats=seats is not None, placed=place is not None
+    )
+    if not together and seats is not None:
+        player_stats.on_deal_posted(conn, seats)
+    if place is not None and not placed:
+        ratings.take_place(conn, place, tried=together)
 
 
 def _seats_and_place(
