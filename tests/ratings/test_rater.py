@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import func, select
@@ -185,19 +186,32 @@ def test_a_place_taken_meanwhile_is_taken_again_after_it(api, db):
 
     thread = threading.Thread(target=take_second)
     thread.start()
-    with db.write() as session:
-        repo.take_place(session, repo.place_params(first, api.owner, "sochi", outcome, utcnow()))
+    with _place_held(db, api, first, outcome):
         taken.set()
         time.sleep(0.3)  # the second is waiting (PostgreSQL: on the place; SQLite: on the writer)
         assert not second_done
     thread.join(20)
     assert second_done == [None]
     assert _places(db, [first, second]) == {first: 1, second: 2}
-    # The two places were taken by hand for unfinished tables: deleted, for the suite's other
-    # tests that recompute every owner's ratings (tests/ratings/test_rebuild.py).
-    for table_id in (first, second):
+    _deleted(api, db, [first, second])
+
+
+@contextmanager
+def _place_held(db, api, table_id, outcome):
+    """The table's place taken by hand in a transaction held open while the block runs."""
+    from app.ratings import repository as repo
+
+    with db.write() as session:
+        repo.take_place(session, repo.place_params(table_id, api.owner, "sochi", outcome, utcnow()))
+        yield
+
+
+def _deleted(api, db, tables):
+    """Places taken by hand for unfinished tables: deleted, for the suite's other tests that
+    recompute every owner's ratings (tests/ratings/test_rebuild.py)."""
+    for table_id in tables:
         assert api.delete(f"/v1/tables/{table_id}").status_code == 204
-    assert _places(db, [first, second]) == {}
+    assert _places(db, tables) == {}
 
 
 def test_a_post_whose_place_was_taken_meanwhile_takes_the_next(api, db):
@@ -206,8 +220,6 @@ def test_a_post_whose_place_was_taken_meanwhile_takes_the_next(api, db):
     taken (its statement does nothing there) and the post takes the next one under the owner's
     lock, still in its transaction. (SQLite: the post waits for the writer and reads the
     other's place.)"""
-    from app.ratings import repository as repo
-
     ids = _players(api, "Anna", "Boris", "Vera")
     other, posted = (_rated_table(api, ids)["id"] for _ in range(2))
     _play(api, posted, PULKA[:3])
@@ -216,8 +228,7 @@ def test_a_post_whose_place_was_taken_meanwhile_takes_the_next(api, db):
     poster = threading.Thread(
         target=lambda: answers.append(api.post(f"/v1/tables/{posted}/deals", json=PULKA[3]).status_code)
     )
-    with db.write() as session:
-        repo.take_place(session, repo.place_params(other, api.owner, "sochi", outcome, utcnow()))
+    with _place_held(db, api, other, outcome):
         poster.start()
         time.sleep(0.3)  # the post is waiting (PostgreSQL: on the place; SQLite: on the writer)
         assert not answers
@@ -227,6 +238,4 @@ def test_a_post_whose_place_was_taken_meanwhile_takes_the_next(api, db):
     # The post's table is rated from its place, after the other's (taken by hand, never rated).
     got = api.get(f"/v1/players/{ids[0]}/rating").json()
     assert [c["table_id"] for c in got["history"]] == [posted, other]
-    for table_id in (other, posted):
-        assert api.delete(f"/v1/tables/{table_id}").status_code == 204
-    assert _places(db, [other, posted]) == {}
+    _deleted(api, db, [other, posted])
