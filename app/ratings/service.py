@@ -6,7 +6,8 @@ The hooks run in the transaction of the write that changes a table (app/deals, a
 - ``on_table_finished``: the post that finishes a rated table takes its place, last in the
   owner's finishing order, pending; nothing more, so that rating costs the post almost
   nothing (on PostgreSQL the post tries the place in its own statement, ``PLACE_TRIED`` with
-  ``place_of``'s parameters, and calls ``take_place`` when another table's commit took it). ``rate_pending`` rates the pending tables in order (their players' current
+  ``place_of``'s parameters, and calls ``take_place`` when another table's commit took it).
+  ``rate_pending`` rates the pending tables in order (their players' current
   ratings read, the model run, the changes written): the rater (app/ratings/rater.py) right
   after the commit, and every read of the ratings first (``caught_up``), so that nobody ever
   reads a rating without its latest tables;
