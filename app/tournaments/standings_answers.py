@@ -30,10 +30,17 @@ def body_of(st: svc.Standings) -> bytes:
     (``st.keys``) but the place, or whole when the ranking kept the row as it was."""
     if len(st.keys) != len(st.rows):
         return StandingsOut.of(st).model_dump_json().encode()
-    head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
-    assert head.endswith(_NO_ITEMS)  # items is the answer's last field
     t, count = st.tournament, len(st.rows)
     last = _ROWS.get((t.id, st.rounds))
+    # The same tournament object (a change at a table leaves it as it was): the last answer's
+    # head (the tournament's id, name, scoring and rounds), entrants and rows in order.
+    same = last if last is not None and last.st.tournament is t else None
+    if same is not None:
+        head, entrants = same.head, same.entrants
+    else:
+        head = StandingsOut.of(replace(st, rows=(), keys=())).model_dump_json().encode()
+        assert head.endswith(_NO_ITEMS)  # items is the answer's last field
+        entrants = {e.number: e for e in t.entrants}
     # A change at one table re-ranks a stretch of the standings: the rows the ranking kept (the
     # very objects) keep their texts with no lookup; only the others are looked up by content
     # (the last answer's texts serve a new revision of the tournament too: a row's text is made
@@ -41,18 +48,15 @@ def body_of(st: svc.Standings) -> bytes:
     texts = dict(last.texts) if last is not None else {}
     if last is not None and len(texts) > 2 * count:  # the contents of rows long gone: dropped
         texts = {k: texts[k] for k in last.keys}
-    same: tuple[Standing, ...] = ()
+    kept_rows: tuple[Standing, ...] = ()
     keys: list[Hashable] = [None] * count
     rows: list[bytes] = [b""] * count
-    if last is not None and last.st.tournament is t:
-        same, kept = last.st.rows, min(count, len(last.rows))
-        keys[:kept], rows[:kept] = last.keys[:kept], last.rows[:kept]
-    entrants: dict[int, Any] | None = None
+    if same is not None:
+        kept_rows, kept = same.st.rows, min(count, len(same.rows))
+        keys[:kept], rows[:kept] = same.keys[:kept], same.rows[:kept]
     for n, (row, key) in enumerate(zip(st.rows, st.keys)):
-        if n < len(same) and same[n] is row:  # the same row of the same tournament: the same text
+        if n < len(kept_rows) and kept_rows[n] is row:  # the same row of the same tournament: the same text
             continue
-        if entrants is None:
-            entrants = {e.number: e for e in t.entrants}
         entrant = entrants.get(int(row.player))
         kept_as = (key, entrant.name if entrant else None, entrant.withdrawn_round if entrant else None)
         rest = texts.get(kept_as)
@@ -62,15 +66,18 @@ def body_of(st: svc.Standings) -> bytes:
             rest = texts[kept_as] = text[len(_PLACE_0) :]
         keys[n] = kept_as
         rows[n] = b'{"place":%d,' % row.place + rest
-    _ROWS.put((t.id, st.rounds), _Answered(st, texts, tuple(keys), tuple(rows)))
+    _ROWS.put((t.id, st.rounds), _Answered(st, head, entrants, texts, tuple(keys), tuple(rows)))
     return head[: -len(_NO_ITEMS)] + b'"items":[' + b",".join(rows) + b"]}"
 
 
 @dataclass(frozen=True)
 class _Answered:
-    """A last answer: its rows' texts but their place by content, and its rows in order."""
+    """A last answer: its head (all but the rows) and the entrants by number it was written
+    with, its rows' texts but their place by content, and its rows in order."""
 
     st: svc.Standings
+    head: bytes
+    entrants: dict[int, Any]
     texts: dict[Hashable, bytes]
     keys: tuple[Hashable, ...]
     rows: tuple[bytes, ...]

@@ -134,6 +134,33 @@ def test_an_adjustment_makes_only_the_adjusted_rows_text_again(api, db, monkeypa
     assert body == StandingsOut.of(st).model_dump_json().encode()
 
 
+def test_a_deal_at_one_table_writes_no_head_and_only_its_players_rows(api, db, monkeypatch):
+    """The same tournament object after a deal at one of its tables: the answer's head and
+    entrants are the last answer's, and only the rows of the table's players, whose sums
+    moved, are written again (the others carried or found by content)."""
+    _forget()
+    tid = tournament(api, players=10)["id"]
+    tables = draw(api, tid, seed=3)["rounds"][0]["tables"]
+    play(api, tables[0])
+    assert api.get(f"/v1/tournaments/{tid}/standings").status_code == 200
+    heads, rows = [], []
+    real_head, real_row = standings_answers.StandingsOut.of, standings_answers.StandingOut.of
+    monkeypatch.setattr(
+        standings_answers.StandingsOut, "of", lambda *a, **k: heads.append(a) or real_head(*a, **k)
+    )
+    monkeypatch.setattr(
+        standings_answers.StandingOut, "of", lambda *a, **k: rows.append(a[0].player) or real_row(*a, **k)
+    )
+    play(api, tables[1])
+    st = standings.standings(db, api.owner, tid)
+    assert not isinstance(st, str)
+    body = standings_answers.body_of(st)
+    assert heads == []
+    assert rows and set(rows) <= {str(seat["entrant"]) for seat in tables[1]["seats"]}, rows
+    monkeypatch.undo()
+    assert body == StandingsOut.of(st).model_dump_json().encode()
+
+
 def test_a_repeat_of_the_public_views_is_the_same_bytes(api):
     t = tournament(api, players=10)
     tables = draw(api, t["id"], seed=3)["rounds"][0]["tables"]
