@@ -171,15 +171,16 @@ def rewrite_seat_rows(session: Session | Connection, changes: list[dict[str, Any
 
 # PostgreSQL: the same rewrite as one statement, which the post makes a member of its own
 # (app/deals/repository.py): a rated table's post then costs no round trip more than any
-# other. The changes travel as one JSON array (``seat_rows_param``), read back as rows.
+# other. The changes travel as one JSON array (``seat_rows_param``), read back as rows with
+# the names ``rewrite_seat_rows`` gives them.
 _CHANGES = (
     func.json_to_recordset(bindparam("seat_rows", type_=JSON))
     .table_valued(
         column("row_id", Integer),
-        column("tally", JSON),
-        column("deal_count", Integer),
-        column("finished", Boolean),
-        column("balance", String),
+        column("new_tally", JSON),
+        column("new_count", Integer),
+        column("new_finished", Boolean),
+        column("new_balance", String),
     )
     .render_derived(name="seat_changes", with_types=True)
 )
@@ -189,10 +190,10 @@ SEAT_ROWS_REWRITTEN = (
     .where(_ROWS.c.table_id == bindparam("seat_table", type_=_ROWS.c.table_id.type))
     .where(_ROWS.c.id == _CHANGES.c.row_id)
     .values(
-        tally=_CHANGES.c.tally,
-        deal_count=_CHANGES.c.deal_count,
-        finished=_CHANGES.c.finished,
-        balance=_CHANGES.c.balance,
+        tally=_CHANGES.c.new_tally,
+        deal_count=_CHANGES.c.new_count,
+        finished=_CHANGES.c.new_finished,
+        balance=_CHANGES.c.new_balance,
     )
 )
 
@@ -200,17 +201,7 @@ SEAT_ROWS_REWRITTEN = (
 def seat_rows_param(table_id: str, changes: list[dict[str, Any]]) -> dict[str, Any]:
     """``SEAT_ROWS_REWRITTEN``'s parameters for the changes of ``rewrite_seat_rows`` of the
     rows of table ``table_id``."""
-    rows = [
-        {
-            "row_id": c["row_id"],
-            "tally": c["new_tally"],
-            "deal_count": c["new_count"],
-            "finished": c["new_finished"],
-            "balance": c["new_balance"],
-        }
-        for c in changes
-    ]
-    return {"seat_table": table_id, "seat_rows": rows}
+    return {"seat_table": table_id, "seat_rows": changes}
 
 
 _SEATED = select(_ROWS.c.seat, _ROWS.c.player_id).where(_ROWS.c.table_id == bindparam("table_id"))
