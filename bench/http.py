@@ -21,7 +21,10 @@ of its own, driven by ``bench/wrk/load.lua``: ``-t N -c N``, so each of the N cl
 connection on its own wrk thread with its own path, hence its own table when posting (one
 table's posts serialise on its row lock by design). Measured pairs run back to back (the
 servers all stay up, idle ones cost nothing), so a ratio compares two runs taken under the
-same load of the machine; ``--rounds R`` repeats everything and keeps the median.
+same load of the machine; ``--rounds R`` repeats everything and keeps the median, the loads
+compared with one another (the reads; the posts) taken in turn round after round, so that
+each one's runs spread over the same minutes as the others' (the machine's speed drifts by
+tens of per cent within minutes here).
 
 Every run also records the CPU seconds used by the server processes, by wrk, by PostgreSQL
 and by the whole machine, so the generator's own cost is visible (requests per CPU-second of
@@ -564,20 +567,25 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
                 out.append(tag)
             return out
 
-        def measure(name: str, server: Server, load_for: Callable[[int], Load], c: int) -> None:
-            runs = []
+        def measure(group: list[tuple[str, Server, Callable[[int], Load]]], c: int) -> None:
+            """The loads of a group compared with one another, a run of each in turn, round
+            after round (the machine's speed drifts within minutes: each load's runs are then
+            spread over the same minutes as the others'), each load's median run kept."""
+            runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in group}
             for _ in range(args.rounds):
-                if args.warmup > 0:
-                    run_wrk(wrk, server, load_for(c), c, args.warmup, tmp, pg)
-                runs.append(run_wrk(wrk, server, load_for(c), c, args.duration, tmp, pg))
-            r = median_run(runs)
-            r["clients"] = c
-            r["server"] = server.name
-            result["runs"][f"{name}@{c}"] = r
-            log(
-                f"{db:8} {name:22} c={c}: {r['rps']:8.1f} req/s  p50 {r['p50_ms']:7.2f} ms  "
-                f"p99 {r['p99_ms']:7.2f} ms  unexpected {r['unexpected']}"
-            )
+                for name, server, load_for in group:
+                    if args.warmup > 0:
+                        run_wrk(wrk, server, load_for(c), c, args.warmup, tmp, pg)
+                    runs[name].append(run_wrk(wrk, server, load_for(c), c, args.duration, tmp, pg))
+            for name, server, _ in group:
+                r = median_run(runs[name])
+                r["clients"] = c
+                r["server"] = server.name
+                result["runs"][f"{name}@{c}"] = r
+                log(
+                    f"{db:8} {name:22} c={c}: {r['rps']:8.1f} req/s  p50 {r['p50_ms']:7.2f} ms  "
+                    f"p99 {r['p99_ms']:7.2f} ms  unexpected {r['unexpected']}"
+                )
 
         base = servers["baseline"]
         fixed = lambda c: Load("GET", ["/fixed"])  # noqa: E731
@@ -608,15 +616,21 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
             not_modified = lambda c, tags=tags: Load(  # noqa: E731
                 "GET", [f"/v1/tables/{t}/sheet" for t in tables[c]], None, auth, tags, expect=304
             )
-            measure("baseline GET fixed", base, fixed, c)
-            measure("baseline GET select", base, select_row, c)
-            measure("service GET sheet 304", svc, not_modified, c)
-            measure("service GET sheet", svc, sheet, c)
-            measure("service GET settlement", svc, settlement, c)
+            reads = [
+                ("baseline GET fixed", base, fixed),
+                ("baseline GET select", base, select_row),
+                ("service GET sheet 304", svc, not_modified),
+                ("service GET sheet", svc, sheet),
+                ("service GET settlement", svc, settlement),
+            ]
+            measure(reads, c)
         for c in clients:
-            measure("baseline POST insert", base, insert, c)
-            measure("service POST deal", svc, post, c)
-            measure("service POST deal mix", svc, post_mix, c)
+            posts = [
+                ("baseline POST insert", base, insert),
+                ("service POST deal", svc, post),
+                ("service POST deal mix", svc, post_mix),
+            ]
+            measure(posts, c)
 
         if not args.skip_growth:
             g = growth(svc.port, key, args.growth_pairs)
