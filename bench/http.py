@@ -567,10 +567,11 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
                 out.append(tag)
             return out
 
-        def measure(group: list[tuple[str, Server, Callable[[int], Load]]], c: int) -> None:
+        def measure(group: list[tuple[str, Server, Callable[[int], Load]]], c: int, suffix: str = "") -> None:
             """The loads of a group compared with one another, a run of each in turn, round
             after round (the machine's speed drifts within minutes: each load's runs are then
-            spread over the same minutes as the others'), each load's median run kept."""
+            spread over the same minutes as the others'), each load's median run kept as
+            ``<name>@<clients><suffix>``."""
             runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in group}
             for _ in range(args.rounds):
                 for name, server, load_for in group:
@@ -581,7 +582,7 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
                 r = median_run(runs[name])
                 r["clients"] = c
                 r["server"] = server.name
-                result["runs"][f"{name}@{c}"] = r
+                result["runs"][f"{name}@{c}{suffix}"] = r
                 log(
                     f"{db:8} {name:22} c={c}: {r['rps']:8.1f} req/s  p50 {r['p50_ms']:7.2f} ms  "
                     f"p99 {r['p99_ms']:7.2f} ms  unexpected {r['unexpected']}"
@@ -655,29 +656,13 @@ def bench_database(db: str, url: str, args: argparse.Namespace, wrk: str, tmp: P
             svc2, base2 = servers["service2"], servers["baseline2"]
             # Fresh tables for this comparison, shared by both instances (same database).
             tables[c] = [new_table(setup) for _ in range(c)]
-            scaling: dict[str, list[float]] = {
-                "service1": [],
-                "service2": [],
-                "baseline1": [],
-                "baseline2": [],
-            }
-            for _ in range(args.rounds):
-                for label, server, load_for in (
-                    ("service1", svc, post),
-                    ("service2", svc2, post),
-                    ("baseline1", base, insert),
-                    ("baseline2", base2, insert),
-                ):
-                    if args.warmup > 0:
-                        run_wrk(wrk, server, load_for(c), c, args.warmup, tmp, pg)
-                    r = run_wrk(wrk, server, load_for(c), c, args.duration, tmp, pg)
-                    r["clients"] = c
-                    r["server"] = server.name
-                    scaling[label].append(r)
-            for label, runs in scaling.items():
-                r = median_run(runs)
-                result["runs"][f"{label} POST@{c} workers"] = r
-                log(f"{db:8} {label:10} POST c={c}: {r['rps']:8.1f} req/s  p50 {r['p50_ms']:.2f} ms")
+            workers = [
+                ("service1 POST", svc, post),
+                ("service2 POST", svc2, post),
+                ("baseline1 POST", base, insert),
+                ("baseline2 POST", base2, insert),
+            ]
+            measure(workers, c, " workers")
         setup.close()
     finally:
         for s in servers.values():
