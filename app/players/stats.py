@@ -162,8 +162,10 @@ def _balances(rules: Rules, state: TableState) -> list[Fraction | int]:
 
 # --- the hooks of app/deals/service.py ------------------------------------------------
 
-# The column the post's read of the table row carries (app/deals/service.py).
+# The column the post's read of the table row carries, and the statement that rewrites the
+# seats' rows as a member of the post's own (PostgreSQL; app/deals/repository.py).
 registered_seats = repository.registered_seats
+SEAT_ROWS_REWRITTEN = repository.SEAT_ROWS_REWRITTEN
 
 
 @dataclass(frozen=True)
@@ -216,9 +218,6 @@ def seats_after_deal(
 def on_deal_posted(session: Session | Connection, seats: SeatsAfterDeal) -> None:
     """In a post's transaction: its seats' rows rewritten (``seats_after_deal``)."""
     repository.rewrite_seat_rows(session, seats.changes)
-
-
-SEAT_ROWS_REWRITTEN = repository.SEAT_ROWS_REWRITTEN
 
 
 def on_log_refolded(session: Session, table_id: str, rules: Rules, first_dealer: int) -> None:
